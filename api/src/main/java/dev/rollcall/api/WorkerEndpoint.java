@@ -1,0 +1,190 @@
+package dev.rollcall.api;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Where a worker listens: a host, a port and whether to speak TLS, plus labels a discovery backend
+ * knows about it (zone, node, tags).
+ *
+ * <p>Written {@code grpc://host:port} (plaintext) or {@code grpcs://host:port} (TLS);
+ * {@code http} and {@code https} are accepted as synonyms. IPv6 hosts are written in brackets
+ * ({@code grpc://[::1]:7001}). {@link #url()} is the canonical form and the endpoint's identity in
+ * the resolver: two endpoints with the same URL and different labels are the same worker, and the
+ * labels of the latest candidate set win.
+ *
+ * <p>Immutable and thread-safe.
+ *
+ * @param host   a host name or IP literal; brackets around IPv6 are removed and names lower-cased
+ * @param port   1 to 65535
+ * @param tls    whether the worker is reached over TLS
+ * @param labels facts from the discovery backend; never null, may be empty
+ */
+public record WorkerEndpoint(String host, int port, boolean tls, Map<String, String> labels) {
+
+    public WorkerEndpoint {
+        Objects.requireNonNull(host, "host");
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        if (host.isBlank()) {
+            throw new IllegalArgumentException("worker endpoint host is empty");
+        }
+        // One worker, one identity: host names are case-insensitive.
+        host = host.toLowerCase(Locale.ROOT);
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException(
+                    "worker endpoint port " + port + " for host '" + host + "' is outside 1..65535");
+        }
+        labels = Map.copyOf(Objects.requireNonNull(labels, "labels"));
+    }
+
+    /** A plaintext endpoint without labels. */
+    public static WorkerEndpoint of(String host, int port) {
+        return new WorkerEndpoint(host, port, false, Map.of());
+    }
+
+    /**
+     * Parses {@code grpc://host:port}, {@code grpcs://host:port} or their {@code http}/{@code https}
+     * synonyms. A trailing {@code /} is tolerated; a path, query, fragment or user info is not.
+     * Hosts are names (letters, digits, {@code - . _}), IPv4 addresses, or IPv6 addresses in
+     * brackets.
+     *
+     * @throws IllegalArgumentException naming the text and what is wrong with it
+     */
+    public static WorkerEndpoint parse(String text) {
+        Objects.requireNonNull(text, "endpoint");
+        String trimmed = text.strip();
+        if (trimmed.isEmpty()) {
+            throw invalid(text, "it is empty");
+        }
+        for (int i = 0; i < trimmed.length(); i++) {
+            char c = trimmed.charAt(i);
+            if (Character.isWhitespace(c) || Character.isISOControl(c)) {
+                throw invalid(text, "it contains white space or a control character");
+            }
+            if (c > 0x7e) {
+                throw invalid(text, "it contains a non-ASCII character (write the host as punycode or an IP)");
+            }
+        }
+        int sep = trimmed.indexOf("://");
+        if (sep < 0) {
+            throw invalid(text, "it has no scheme; expected grpc://host:port or grpcs://host:port");
+        }
+        String scheme = trimmed.substring(0, sep);
+        boolean tls = switch (scheme.toLowerCase(Locale.ROOT)) {
+            case "grpc", "http" -> false;
+            case "grpcs", "https" -> true;
+            default -> throw invalid(text, "scheme '" + scheme + "' is not one of grpc, grpcs, http, https");
+        };
+        String authority = trimmed.substring(sep + 3);
+        if (authority.endsWith("/")) {
+            authority = authority.substring(0, authority.length() - 1);
+        }
+        int junk = indexOfAny(authority, "/?#");
+        if (junk >= 0) {
+            String what = switch (authority.charAt(junk)) {
+                case '/' -> "path";
+                case '?' -> "query";
+                default -> "fragment";
+            };
+            throw invalid(text, "it has a " + what + " ('" + authority.substring(junk) + "')");
+        }
+        if (authority.indexOf('@') >= 0) {
+            throw invalid(text, "it carries user info");
+        }
+        if (authority.isEmpty()) {
+            throw invalid(text, "it has no host");
+        }
+        String host;
+        String port;
+        if (authority.startsWith("[")) {
+            int close = authority.indexOf(']');
+            if (close < 0) {
+                throw invalid(text, "its IPv6 address has no closing ']'");
+            }
+            host = authority.substring(1, close);
+            String rest = authority.substring(close + 1);
+            if (rest.isEmpty()) {
+                throw invalid(text, "it has no port");
+            }
+            if (!rest.startsWith(":")) {
+                throw invalid(text, "unexpected '" + rest + "' after the IPv6 address");
+            }
+            port = rest.substring(1);
+            if (!isIpv6(host)) {
+                throw invalid(text, "'" + host + "' is not an IPv6 address");
+            }
+        } else {
+            int colon = authority.lastIndexOf(':');
+            if (colon < 0) {
+                throw invalid(text, "it has no port");
+            }
+            host = authority.substring(0, colon);
+            port = authority.substring(colon + 1);
+            if (host.indexOf(':') >= 0) {
+                throw invalid(text, "IPv6 addresses go in brackets: grpc://[::1]:7001");
+            }
+            if (host.isEmpty()) {
+                throw invalid(text, "it has no host");
+            }
+            if (!isHostName(host)) {
+                throw invalid(text, "'" + host + "' is not a valid host name or IPv4 address");
+            }
+        }
+        if (port.isEmpty()) {
+            throw invalid(text, "it has no port");
+        }
+        if (port.length() > 9 || !port.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw invalid(text, "port '" + port + "' is not a number from 1 to 65535");
+        }
+        int p = Integer.parseInt(port);
+        if (p < 1 || p > 65535) {
+            throw invalid(text, "port " + p + " is outside 1..65535");
+        }
+        return new WorkerEndpoint(host, p, tls, Map.of());
+    }
+
+    private static int indexOfAny(String s, String chars) {
+        for (int i = 0; i < s.length(); i++) {
+            if (chars.indexOf(s.charAt(i)) >= 0) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean isHostName(String host) {
+        if (host.startsWith("-") || host.startsWith(".") || host.endsWith("-") || host.contains("..")) {
+            return false;
+        }
+        return host.chars().allMatch(c -> (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                || c == '-' || c == '.' || c == '_');
+    }
+
+    private static boolean isIpv6(String host) {
+        // Hex groups, colons, and an optional dotted IPv4 tail; a zone id ("%eth0") is not supported.
+        return host.indexOf(':') >= 0 && host.chars().allMatch(c -> Character.digit(c, 16) >= 0 || c == ':' || c == '.');
+    }
+
+    /** The canonical URL, {@code grpc://host:port} or {@code grpcs://host:port}: this endpoint's identity. */
+    public String url() {
+        String h = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
+        return (tls ? "grpcs://" : "grpc://") + h + ":" + port;
+    }
+
+    /** This endpoint with other labels. */
+    public WorkerEndpoint withLabels(Map<String, String> newLabels) {
+        return new WorkerEndpoint(host, port, tls, newLabels);
+    }
+
+    @Override
+    public String toString() {
+        return labels.isEmpty() ? url() : url() + " " + labels;
+    }
+
+    private static IllegalArgumentException invalid(String text, String why) {
+        return new IllegalArgumentException("invalid worker endpoint '" + text + "': " + why);
+    }
+}

@@ -1,0 +1,39 @@
+package dev.rollcall.api;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What a worker said about itself when it was probed ({@code rollcall.v1.WorkerService/WorkerInfo}).
+ *
+ * <p>Immutable and thread-safe. Rollcall never interprets {@link #version()}: a
+ * {@code VersionPolicy} does.
+ *
+ * @param endpoint   where the worker was reached
+ * @param version    the user-defined version; {@code ""} when the worker did not set one
+ * @param instanceId new on every process start; a change means the worker restarted in place
+ * @param labels     facts the worker reported about itself
+ * @param services   what the worker serves
+ */
+public record WorkerInfo(WorkerEndpoint endpoint, String version, String instanceId,
+                         Map<String, String> labels, List<ServiceInfo> services) {
+
+    public WorkerInfo {
+        Objects.requireNonNull(endpoint, "endpoint");
+        Objects.requireNonNull(version, "version");
+        Objects.requireNonNull(instanceId, "instanceId");
+        labels = Map.copyOf(labels);
+        services = List.copyOf(services);
+    }
+
+    /** A worker with a version and nothing else: handy in policy tests. */
+    public static WorkerInfo of(WorkerEndpoint endpoint, String version) {
+        return new WorkerInfo(endpoint, version, "", Map.of(), List.of());
+    }
+
+    @Override
+    public String toString() {
+        return endpoint.url() + " version='" + version + "' instance=" + instanceId;
+    }
+}

@@ -1,0 +1,2 @@
+/** The discovery SPI: backends that push the latest full set of candidate worker endpoints. */
+package dev.rollcall.api.discovery;

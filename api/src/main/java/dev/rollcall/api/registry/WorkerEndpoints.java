@@ -1,0 +1,26 @@
+package dev.rollcall.api.registry;
+
+import dev.rollcall.api.WorkerEndpoint;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Read-only view: which endpoints may be used, and why the others may not.
+ *
+ * <p>Every method answers from one immutable snapshot; implementations are thread-safe and never
+ * block.
+ */
+public interface WorkerEndpoints {
+
+    /** The compatible endpoints, ordered by URL. */
+    List<WorkerEndpoint> compatibleEndpoints();
+
+    /**
+     * The status of one candidate, looked up by its URL (any accepted spelling, e.g.
+     * {@code http://h:1} for {@code grpc://h:1}) or by the instance id it reported.
+     */
+    Optional<WorkerStatus> status(String endpointId);
+
+    /** Every candidate's status, ordered by URL. */
+    List<WorkerStatus> statuses();
+}

@@ -1,0 +1,439 @@
+package dev.rollcall.core;
+
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.policy.Selection;
+import dev.rollcall.api.policy.VersionPolicy;
+import dev.rollcall.api.registry.WorkerStatus;
+import dev.rollcall.api.registry.WorkerStatus.State;
+import dev.rollcall.core.internal.ProbeClient;
+import io.grpc.ConnectivityState;
+import io.grpc.ManagedChannel;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything the resolver knows about the fleet, and the only code that changes it.
+ *
+ * <p>Confined to the resolver's serial executor: every method runs there, so the state needs no
+ * locks (the pattern of grpc-java's {@code SynchronizationContext}). Network callbacks hop back to
+ * it. Each change marks the state dirty; at the end of each task one snapshot is built and, if it
+ * differs from the last, published.
+ */
+final class FleetTracker {
+
+    private static final Logger log = LoggerFactory.getLogger(FleetTracker.class);
+
+    private final ScheduledExecutorService serial;
+    private final ProbeClient probes;
+    private final VersionPolicy policy;
+    private final ResolverOptions options;
+    private final Backoff backoff;
+    private final Clock clock;
+    private final Consumer<ResolvedSnapshot> publisher;
+
+    private final Map<String, Tracked> tracked = new HashMap<>();
+    private final ArrayDeque<Tracked> queue = new ArrayDeque<>();
+    private final AtomicLong probesSent = new AtomicLong();
+    private final AtomicLong probesFailed = new AtomicLong();
+    private int inFlight;
+    private boolean dirty;
+    private boolean closed;
+    private Instant staleSince;
+    private ResolvedSnapshot last;
+
+    FleetTracker(ScheduledExecutorService serial, ProbeClient probes, VersionPolicy policy, ResolverOptions options,
+                 Clock clock, ResolvedSnapshot initial, Consumer<ResolvedSnapshot> publisher) {
+        this.serial = serial;
+        this.probes = probes;
+        this.policy = policy;
+        this.options = options;
+        this.backoff = new Backoff(options.backoffInitial(), options.backoffMax());
+        this.clock = clock;
+        this.last = initial;
+        this.publisher = publisher;
+    }
+
+    /** Where a candidate is in its probe life; the policy turns ANSWERED into COMPATIBLE or REJECTED. */
+    private enum Phase {
+        NEW(State.PENDING), ANSWERED(State.COMPATIBLE), RECONNECTING(State.PENDING), UNREACHABLE(State.UNREACHABLE);
+
+        final State shown;
+
+        Phase(State shown) {
+            this.shown = shown;
+        }
+    }
+
+    /** One candidate endpoint and what is known about it. Confined to the serial executor. */
+    private static final class Tracked {
+        final String url;
+        WorkerEndpoint endpoint;
+        WorkerInfo info;              // the last answer; null until the first
+        Phase phase = Phase.NEW;
+        String reason = "not probed yet";
+        int failures;
+        boolean queued;
+        boolean probing;
+        boolean reprobeWanted;        // asked for while a probe was in flight
+        boolean watching;
+        ScheduledFuture<?> timer;     // the next retry or refresh
+        ManagedChannel channel;
+
+        Tracked(WorkerEndpoint endpoint) {
+            this.url = endpoint.url();
+            this.endpoint = endpoint;
+        }
+    }
+
+    long probesSent() {
+        return probesSent.get();
+    }
+
+    long probesFailed() {
+        return probesFailed.get();
+    }
+
+    /** Applies the latest full candidate set: forgets what left, probes what is new. */
+    void applyCandidates(Set<WorkerEndpoint> latest) {
+        if (closed) {
+            return;
+        }
+        Map<String, WorkerEndpoint> byUrl = new LinkedHashMap<>();
+        for (WorkerEndpoint e : latest) {
+            WorkerEndpoint previous = byUrl.put(e.url(), e);
+            if (previous != null && !previous.labels().equals(e.labels())) {
+                log.warn("discovery reported {} twice with different labels ({} and {}); using the latter",
+                        e.url(), previous.labels(), e.labels());
+            }
+        }
+        for (Tracked t : new ArrayList<>(tracked.values())) {
+            if (!byUrl.containsKey(t.url)) {
+                forget(t);
+                log.info("worker {} left discovery", t.url);
+            }
+        }
+        for (WorkerEndpoint e : byUrl.values()) {
+            Tracked t = tracked.get(e.url());
+            if (t == null) {
+                t = new Tracked(e);
+                tracked.put(t.url, t);
+                dirty = true;
+                requestProbe(t);
+            } else if (!t.endpoint.labels().equals(e.labels())) {
+                t.endpoint = e;
+                if (t.info != null) {
+                    t.info = withEndpoint(t.info, e);
+                }
+                dirty = true;
+            }
+        }
+        if (last.number() == 0) {
+            dirty = true;
+        }
+        if (staleSince != null) {
+            log.info("discovery recovered; candidates are current again");
+            staleSince = null;
+            dirty = true;
+        }
+        publishIfChanged();
+    }
+
+    /** Discovery failed: keep the last good set and mark it stale. */
+    void discoveryFailed(Throwable cause) {
+        if (closed) {
+            return;
+        }
+        if (staleSince == null) {
+            staleSince = clock.instant();
+            dirty = true;
+            log.warn("discovery failed; keeping the last {} candidates until it recovers: {}", tracked.size(),
+                    String.valueOf(cause));
+        } else {
+            log.debug("discovery still failing", cause);
+        }
+        publishIfChanged();
+    }
+
+    private void forget(Tracked t) {
+        tracked.remove(t.url);
+        cancelTimer(t);
+        closeChannel(t);
+        dirty = true;
+    }
+
+    private void requestProbe(Tracked t) {
+        if (t.probing) {
+            t.reprobeWanted = true;
+            return;
+        }
+        if (t.queued) {
+            return;
+        }
+        cancelTimer(t);
+        t.queued = true;
+        queue.add(t);
+        pump();
+    }
+
+    private void pump() {
+        while (inFlight < options.probeConcurrency() && !queue.isEmpty()) {
+            Tracked t = queue.poll();
+            t.queued = false;
+            if (tracked.get(t.url) == t) {
+                startProbe(t);
+            }
+        }
+    }
+
+    private void startProbe(Tracked t) {
+        if (t.channel == null) {
+            t.channel = probes.open(t.endpoint);
+        } else {
+            // Our backoff decides when to retry; gRPC's own reconnect backoff (1 s and up) must not add to it.
+            t.channel.resetConnectBackoff();
+        }
+        ManagedChannel channel = t.channel;
+        t.probing = true;
+        inFlight++;
+        probesSent.incrementAndGet();
+        probes.probe(channel, t.endpoint, options.probeTimeout())
+                .whenComplete((info, failure) -> execute(() -> probeDone(t, channel, info, failure)));
+    }
+
+    private void probeDone(Tracked t, ManagedChannel channel, WorkerInfo info, Throwable failure) {
+        inFlight--;
+        t.probing = false;
+        if (closed) {
+            return;
+        }
+        if (tracked.get(t.url) != t) {
+            pump();
+            return; // left while we were probing; its channel is already closed
+        }
+        if (failure != null) {
+            probesFailed.incrementAndGet();
+            t.failures++;
+            String reason = ProbeClient.describe(failure);
+            if (t.phase != Phase.UNREACHABLE || !reason.equals(t.reason)) {
+                log.info("worker {} is unreachable: {}; retrying with backoff", t.url, reason);
+            }
+            t.phase = Phase.UNREACHABLE;
+            t.reason = reason;
+            t.info = null;
+            if (!options.keepChannels()) {
+                closeChannel(t);
+            }
+            schedule(t, backoff.delayNanos(t.failures));
+        } else {
+            WorkerInfo answered = withEndpoint(info, t.endpoint);
+            if (t.info != null && !t.info.instanceId().equals(answered.instanceId())) {
+                log.info("worker {} restarted in place: instance {} -> {}, version '{}' -> '{}'", t.url,
+                        t.info.instanceId(), answered.instanceId(), t.info.version(), answered.version());
+            }
+            t.info = answered;
+            t.failures = 0;
+            t.phase = Phase.ANSWERED;
+            t.reason = "";
+            if (options.keepChannels()) {
+                watchConnection(t, channel);
+            } else {
+                closeChannel(t);
+            }
+            long refresh = options.refreshInterval().toNanos();
+            schedule(t, refresh - (long) (refresh * 0.1 * ThreadLocalRandom.current().nextDouble()));
+        }
+        dirty = true;
+        if (t.reprobeWanted) {
+            t.reprobeWanted = false;
+            requestProbe(t);
+        }
+        pump();
+        publishIfChanged();
+    }
+
+    /** A kept channel that leaves READY means the worker may have restarted: probe it again. */
+    private void watchConnection(Tracked t, ManagedChannel channel) {
+        if (t.watching) {
+            return;
+        }
+        ConnectivityState seen = channel.getState(false);
+        if (seen != ConnectivityState.READY) {
+            connectionLost(t); // dropped between the answer and now
+            return;
+        }
+        t.watching = true;
+        channel.notifyWhenStateChanged(seen, () -> execute(() -> {
+            t.watching = false;
+            if (closed || tracked.get(t.url) != t || t.channel != channel || channel.isShutdown()) {
+                return;
+            }
+            ConnectivityState now = channel.getState(false);
+            if (t.phase != Phase.ANSWERED) {
+                return; // already being probed again; a successful probe watches anew
+            }
+            if (channel.getState(false) != ConnectivityState.READY) {
+                connectionLost(t);
+                publishIfChanged();
+            } else {
+                watchConnection(t, channel);
+            }
+        }));
+    }
+
+    private void connectionLost(Tracked t) {
+        log.info("worker {} dropped its connection; excluding it until it answers again", t.url);
+        t.phase = Phase.RECONNECTING;
+        t.reason = "connection lost; probing again";
+        dirty = true;
+        requestProbe(t);
+    }
+
+    private void schedule(Tracked t, long delayNanos) {
+        cancelTimer(t);
+        t.timer = serial.schedule(() -> {
+            t.timer = null;
+            if (!closed && tracked.get(t.url) == t) {
+                requestProbe(t);
+                publishIfChanged();
+            }
+        }, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private static void cancelTimer(Tracked t) {
+        if (t.timer != null) {
+            t.timer.cancel(false);
+            t.timer = null;
+        }
+    }
+
+    private static void closeChannel(Tracked t) {
+        if (t.channel != null) {
+            t.channel.shutdownNow();
+            t.channel = null;
+            t.watching = false;
+        }
+    }
+
+    private static WorkerInfo withEndpoint(WorkerInfo info, WorkerEndpoint endpoint) {
+        return info.endpoint().equals(endpoint) ? info
+                : new WorkerInfo(endpoint, info.version(), info.instanceId(), info.labels(), info.services());
+    }
+
+    /** Runs {@code task} on the serial executor unless it has stopped (then the task no longer matters). */
+    private void execute(Runnable task) {
+        try {
+            serial.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException afterClose) {
+            log.trace("resolver closed; dropping a late callback");
+        }
+    }
+
+    /** Builds the snapshot of the current state and publishes it if anything a reader sees changed. */
+    void publishIfChanged() {
+        if (!dirty || closed) {
+            return;
+        }
+        dirty = false;
+        List<Tracked> sorted = new ArrayList<>(tracked.values());
+        sorted.sort((a, b) -> a.url.compareTo(b.url));
+        List<WorkerInfo> answered = new ArrayList<>();
+        for (Tracked t : sorted) {
+            if (t.phase == Phase.ANSWERED) {
+                answered.add(t.info);
+            }
+        }
+        Map<String, String> verdicts = select(answered);
+        List<WorkerStatus> statuses = new ArrayList<>(sorted.size());
+        for (Tracked t : sorted) {
+            Optional<WorkerInfo> info = Optional.ofNullable(t.info);
+            if (t.phase == Phase.ANSWERED) {
+                String reason = verdicts.getOrDefault(t.url, "the policy made no decision about it");
+                statuses.add(reason.isEmpty()
+                        ? new WorkerStatus(t.endpoint, State.COMPATIBLE, "", info)
+                        : new WorkerStatus(t.endpoint, State.REJECTED, reason, info));
+            } else {
+                statuses.add(new WorkerStatus(t.endpoint, t.phase.shown, t.reason, info));
+            }
+        }
+        // Snapshot 0 means "nothing known yet": the first set from discovery is news even when empty.
+        if (last.number() > 0 && statuses.equals(last.statuses())
+                && Objects.equals(staleSince, last.staleSince().orElse(null))) {
+            return;
+        }
+        logVerdictChanges(statuses);
+        last = new ResolvedSnapshot(last.number() + 1, clock.instant(), staleSince, policy.description(), statuses);
+        publisher.accept(last);
+    }
+
+    /** URL to "" for accepted workers, or to the reason they were rejected. */
+    private Map<String, String> select(List<WorkerInfo> answered) {
+        Map<String, String> verdicts = new HashMap<>();
+        if (answered.isEmpty()) {
+            return verdicts;
+        }
+        Selection selection;
+        try {
+            selection = policy.select(List.copyOf(answered));
+        } catch (RuntimeException e) {
+            log.error("policy {} failed; rejecting every worker until it succeeds", policy.description(), e);
+            answered.forEach(w -> verdicts.put(w.endpoint().url(), "policy failed: " + e));
+            return verdicts;
+        }
+        for (Selection.Rejection r : selection.rejected()) {
+            verdicts.put(r.worker().endpoint().url(), r.reason().isEmpty() ? "rejected by the policy" : r.reason());
+        }
+        for (WorkerInfo w : selection.accepted()) {
+            // A worker in both lists is rejected: fail closed on an inconsistent policy.
+            verdicts.putIfAbsent(w.endpoint().url(), "");
+        }
+        return verdicts;
+    }
+
+    private void logVerdictChanges(List<WorkerStatus> statuses) {
+        Map<String, WorkerStatus> before = new HashMap<>();
+        last.statuses().forEach(s -> before.put(s.endpoint().url(), s));
+        for (WorkerStatus s : statuses) {
+            WorkerStatus b = before.get(s.endpoint().url());
+            boolean changed = b == null || b.state() != s.state() || !b.reason().equals(s.reason());
+            if (!changed) {
+                continue;
+            }
+            String version = s.info().map(i -> "'" + i.version() + "'").orElse("unknown");
+            if (s.state() == State.COMPATIBLE) {
+                log.info("worker {} is compatible (version {})", s.endpoint().url(), version);
+            } else if (s.state() == State.REJECTED) {
+                log.info("worker {} is rejected (version {}): {}", s.endpoint().url(), version, s.reason());
+            }
+        }
+    }
+
+    /** Stops every timer and closes every channel. Runs on the serial executor. */
+    void close() {
+        closed = true;
+        for (Tracked t : tracked.values()) {
+            cancelTimer(t);
+            closeChannel(t);
+        }
+        tracked.clear();
+        queue.clear();
+    }
+
+}

@@ -1,0 +1,94 @@
+package dev.rollcall.core;
+
+import dev.rollcall.api.ConfigurationException;
+import java.net.URL;
+import java.security.CodeSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+import java.util.TreeMap;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Finds the provider of a configured {@code type} among those {@link ServiceLoader} sees. An
+ * unknown type, or one that two modules provide, is a start-up error listing every type found and
+ * the jar it came from.
+ */
+final class ProviderLookup {
+
+    private static final Logger log = LoggerFactory.getLogger(ProviderLookup.class);
+
+    private ProviderLookup() {
+    }
+
+    record Found<P>(String type, P provider, String location) {
+    }
+
+    static <P> P find(Class<P> spi, Function<P, String> typeOf, String key, String wanted, String what,
+                      ClassLoader loader) {
+        Map<String, List<Found<P>>> byType = all(spi, typeOf, loader);
+        List<Found<P>> matches = byType.getOrDefault(wanted, List.of());
+        if (matches.size() > 1) {
+            StringBuilder sb = new StringBuilder(key + "='" + wanted + "': " + matches.size()
+                    + " modules provide " + what + " type '" + wanted + "'; keep one on the classpath:");
+            matches.forEach(f -> sb.append("\n  ").append(f.provider().getClass().getName())
+                    .append(" from ").append(f.location()));
+            throw new ConfigurationException(key, sb.toString());
+        }
+        if (matches.isEmpty()) {
+            StringBuilder sb = new StringBuilder(key + "='" + wanted + "': no module on the classpath provides "
+                    + what + " type '" + wanted + "'");
+            String nearest = Nearest.of(wanted, byType.keySet());
+            if (nearest != null) {
+                sb.append(" (did you mean '").append(nearest).append("'?)");
+            }
+            if (byType.isEmpty()) {
+                sb.append("; found none: add a module that provides one (see the README)");
+            } else {
+                sb.append("; found:");
+                byType.forEach((type, list) -> list.forEach(f -> sb.append("\n  ").append(type).append(" (")
+                        .append(f.provider().getClass().getName()).append(" from ").append(f.location()).append(')')));
+            }
+            throw new ConfigurationException(key, sb.toString());
+        }
+        byType.forEach((type, list) -> {
+            if (list.size() > 1 && !type.equals(wanted)) {
+                log.warn("{} type '{}' is provided {} times ({}); harmless while it is not selected", what, type,
+                        list.size(), list.stream().map(Found::location).toList());
+            }
+        });
+        return matches.get(0).provider();
+    }
+
+    /** Every provider found, by type name, sorted. */
+    static <P> Map<String, List<Found<P>>> all(Class<P> spi, Function<P, String> typeOf, ClassLoader loader) {
+        Map<String, List<Found<P>>> byType = new TreeMap<>();
+        try {
+            for (ServiceLoader.Provider<P> p : ServiceLoader.load(spi, loader).stream().toList()) {
+                P provider = p.get();
+                String type = typeOf.apply(provider);
+                byType.computeIfAbsent(type, t -> new ArrayList<>())
+                        .add(new Found<>(type, provider, location(p.type())));
+            }
+        } catch (ServiceConfigurationError e) {
+            throw new ConfigurationException(spi.getName(),
+                    "a module on the classpath lists a " + spi.getSimpleName() + " that cannot be loaded: "
+                            + e.getMessage(), e);
+        }
+        return byType;
+    }
+
+    private static String location(Class<?> type) {
+        CodeSource source = type.getProtectionDomain().getCodeSource();
+        URL url = source == null ? null : source.getLocation();
+        if (url == null) {
+            return "an unknown location";
+        }
+        String s = url.getPath();
+        return s.isEmpty() ? url.toString() : s;
+    }
+}

@@ -1,0 +1,146 @@
+package dev.rollcall.core;
+
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.registry.FleetCounts;
+import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.api.registry.WorkerStatus;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/** An immutable {@link FleetSnapshot}: every answer is computed once, when the resolver builds it. */
+final class ResolvedSnapshot implements FleetSnapshot {
+
+    private final long number;
+    private final Instant publishedAt;
+    private final Instant staleSince;
+    private final String policy;
+    private final List<WorkerStatus> statuses;
+    private final List<WorkerInfo> workers;
+    private final List<WorkerEndpoint> endpoints;
+    private final Map<String, WorkerStatus> byId;
+    private final SortedMap<String, Integer> histogram;
+    private final FleetCounts counts;
+
+    /** @param statuses sorted by URL */
+    ResolvedSnapshot(long number, Instant publishedAt, Instant staleSince, String policy, List<WorkerStatus> statuses) {
+        this.number = number;
+        this.publishedAt = publishedAt;
+        this.staleSince = staleSince;
+        this.policy = policy;
+        this.statuses = List.copyOf(statuses);
+        List<WorkerInfo> w = new ArrayList<>();
+        List<WorkerEndpoint> e = new ArrayList<>();
+        Map<String, WorkerStatus> ids = new HashMap<>();
+        TreeMap<String, Integer> h = new TreeMap<>();
+        int compatible = 0;
+        int rejected = 0;
+        int unreachable = 0;
+        int pending = 0;
+        for (WorkerStatus s : this.statuses) {
+            ids.put(s.endpoint().url(), s);
+            s.info().ifPresent(info -> {
+                if (!info.instanceId().isEmpty()) {
+                    ids.putIfAbsent(info.instanceId(), s);
+                }
+                if (s.state() == WorkerStatus.State.COMPATIBLE || s.state() == WorkerStatus.State.REJECTED) {
+                    h.merge(info.version(), 1, Integer::sum);
+                }
+            });
+            switch (s.state()) {
+                case COMPATIBLE -> {
+                    compatible++;
+                    w.add(s.info().orElseThrow());
+                    e.add(s.endpoint());
+                }
+                case REJECTED -> rejected++;
+                case UNREACHABLE -> unreachable++;
+                case PENDING -> pending++;
+            }
+        }
+        this.workers = List.copyOf(w);
+        this.endpoints = List.copyOf(e);
+        this.byId = Map.copyOf(ids);
+        this.histogram = Collections.unmodifiableSortedMap(h);
+        this.counts = new FleetCounts(this.statuses.size(), compatible, rejected, unreachable, pending);
+    }
+
+    static ResolvedSnapshot empty(Instant at, String policy) {
+        return new ResolvedSnapshot(0, at, null, policy, List.of());
+    }
+
+    @Override
+    public long number() {
+        return number;
+    }
+
+    @Override
+    public Instant publishedAt() {
+        return publishedAt;
+    }
+
+    @Override
+    public Optional<Instant> staleSince() {
+        return Optional.ofNullable(staleSince);
+    }
+
+    @Override
+    public List<WorkerInfo> workers() {
+        return workers;
+    }
+
+    @Override
+    public FleetCounts counts() {
+        return counts;
+    }
+
+    @Override
+    public String policy() {
+        return policy;
+    }
+
+    @Override
+    public List<WorkerEndpoint> compatibleEndpoints() {
+        return endpoints;
+    }
+
+    @Override
+    public Optional<WorkerStatus> status(String endpointId) {
+        WorkerStatus s = byId.get(endpointId);
+        if (s == null && endpointId.contains("://")) {
+            try {
+                s = byId.get(WorkerEndpoint.parse(endpointId).url());
+            } catch (IllegalArgumentException notAnEndpoint) {
+                return Optional.empty();
+            }
+        }
+        return Optional.ofNullable(s);
+    }
+
+    @Override
+    public List<WorkerStatus> statuses() {
+        return statuses;
+    }
+
+    @Override
+    public Optional<String> version(String endpointId) {
+        return status(endpointId).flatMap(WorkerStatus::info).map(WorkerInfo::version);
+    }
+
+    @Override
+    public SortedMap<String, Integer> versionHistogram() {
+        return histogram;
+    }
+
+    @Override
+    public String toString() {
+        return "snapshot " + number + " (" + counts + (staleSince == null ? "" : ", stale since " + staleSince) + ")";
+    }
+}

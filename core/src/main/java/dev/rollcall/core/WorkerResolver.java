@@ -1,0 +1,494 @@
+package dev.rollcall.core;
+
+import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.Settings;
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.discovery.CandidateListener;
+import dev.rollcall.api.discovery.WorkerDiscovery;
+import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
+import dev.rollcall.api.policy.VersionPolicy;
+import dev.rollcall.api.policy.VersionPolicyProvider;
+import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.core.internal.NamedThreads;
+import dev.rollcall.core.internal.ProbeClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the set of workers a coordinator may use: it takes candidate endpoints from a discovery
+ * backend, probes each new one once over gRPC ({@code rollcall.v1.WorkerService/WorkerInfo}), and
+ * publishes the workers its {@link VersionPolicy} accepts as immutable, numbered
+ * {@link FleetSnapshot}s.
+ *
+ * <pre>{@code
+ * try (WorkerResolver resolver = WorkerResolver.fromConfig()) {   // rollcall.properties & co
+ *     resolver.awaitWorkers(1, Duration.ofSeconds(10));
+ *     FleetSnapshot snapshot = resolver.pin();                    // one view for the whole query
+ *     plan(snapshot.workers());
+ * }
+ * }</pre>
+ *
+ * <h2>Guarantees</h2>
+ * <ul>
+ *   <li>Only workers that answered a probe and that the policy accepts are returned; a probe
+ *       failure leaves the worker out (fail closed) and is retried with exponential backoff and
+ *       jitter.</li>
+ *   <li>A new URL is probed once, with at most one probe in flight per URL, at most
+ *       {@code probe.concurrency} in all, each with the {@code probe.timeout} deadline. It is probed
+ *       again only if it may have changed: its connection dropped (a restart in place), or the
+ *       {@code probe.refresh-interval} ran out.</li>
+ *   <li>A URL that leaves discovery is gone from the next snapshot.</li>
+ *   <li>When discovery fails, the last good set is kept and snapshots say since when it is
+ *       stale.</li>
+ * </ul>
+ *
+ * <h2>Threads</h2>
+ * All state changes happen on one thread, {@code rollcall-resolver-<name>}; probes run on
+ * {@code rollcall-probe-<name>} event-loop threads; listeners on {@code rollcall-listeners-<name>}.
+ * Reads ({@link #workers()}, {@link #pin()}) are one volatile read, never block, and may be called
+ * from any thread. {@link #close()} stops every thread and connection the resolver started, and
+ * closes the discovery backend.
+ */
+public final class WorkerResolver implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(WorkerResolver.class);
+    private static final AtomicInteger RESOLVERS = new AtomicInteger();
+
+    private final String name;
+    private final WorkerDiscovery discovery;
+    private final VersionPolicy policy;
+    private final ProbeClient probes;
+    private final ScheduledThreadPoolExecutor serial;
+    private final ExecutorService listenerExecutor;
+    private final FleetTracker tracker;
+    private final List<SnapshotListener> listeners = new CopyOnWriteArrayList<>();
+    private final Object published = new Object();
+    private final AtomicReference<PendingDiscovery> pending = new AtomicReference<>();
+    private volatile ResolvedSnapshot current;
+    private volatile boolean closed;
+
+    /** The latest unapplied discovery news: a set, and whether an error came after it. */
+    private record PendingDiscovery(Set<WorkerEndpoint> candidates, Throwable errorAfter) {
+    }
+
+    private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ResolverOptions options) {
+        this.name = b.name != null ? b.name : String.valueOf(RESOLVERS.incrementAndGet());
+        this.discovery = discovery;
+        this.policy = policy;
+        this.probes = new ProbeClient("rollcall-probe-" + name, options.maxResponseBytes());
+        this.serial = new ScheduledThreadPoolExecutor(1, NamedThreads.daemon("rollcall-resolver-" + name));
+        this.serial.setRemoveOnCancelPolicy(true);
+        this.listenerExecutor = Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-listeners-" + name));
+        this.current = ResolvedSnapshot.empty(b.clock.instant(), policy.description());
+        this.tracker = new FleetTracker(serial, probes, policy, options, b.clock, current, this::publish);
+    }
+
+    /** Builds a resolver from {@link RollcallConfig#load()}: the properties files, system properties and environment. */
+    public static WorkerResolver fromConfig() {
+        return builder().config(RollcallConfig.load()).build();
+    }
+
+    /** Builds a resolver from the given configuration alone. */
+    public static WorkerResolver fromConfig(RollcallConfig config) {
+        return builder().config(config).build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The compatible workers of the current snapshot, ordered by URL. Lock-free. */
+    public List<WorkerInfo> workers() {
+        return current.workers();
+    }
+
+    /** The current snapshot: one consistent view for all the work that must agree on the fleet. Lock-free. */
+    public FleetSnapshot pin() {
+        return current;
+    }
+
+    /**
+     * Waits until the current snapshot has at least {@code min} compatible workers and returns it.
+     *
+     * @throws WorkersUnavailableException on timeout, with the counts of candidates, rejected by
+     *                                     version, unreachable and pending
+     */
+    public FleetSnapshot awaitWorkers(int min, Duration timeout) throws WorkersUnavailableException, InterruptedException {
+        if (min < 0) {
+            throw new IllegalArgumentException("min " + min + " is negative");
+        }
+        ResolvedSnapshot s = await(timeout, snap -> snap.counts().compatible() >= min);
+        if (s.counts().compatible() < min) {
+            throw new WorkersUnavailableException(min, timeout, s);
+        }
+        return s;
+    }
+
+    /**
+     * Waits until a snapshot numbered {@code number} or higher is published and returns the
+     * current one; returns the newest snapshot so far (lower) on timeout.
+     */
+    public FleetSnapshot awaitSnapshot(long number, Duration timeout) throws InterruptedException {
+        return await(timeout, snap -> snap.number() >= number);
+    }
+
+    private ResolvedSnapshot await(Duration timeout, java.util.function.Predicate<ResolvedSnapshot> done)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (published) {
+            while (true) {
+                ResolvedSnapshot s = current;
+                long left = deadline - System.nanoTime();
+                if (done.test(s) || left <= 0 || closed) {
+                    return s;
+                }
+                TimeUnit.NANOSECONDS.timedWait(published, left);
+            }
+        }
+    }
+
+    /**
+     * Calls {@code listener} with the current snapshot, then with each new one, on the listener
+     * thread. Close the returned handle to stop.
+     */
+    public AutoCloseable addListener(SnapshotListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        listenerExecutor.execute(() -> {
+            listeners.add(listener);
+            deliver(listener, current);
+        });
+        return () -> listeners.remove(listener);
+    }
+
+    /** How many probes this resolver has sent so far, successful or not. */
+    public long probesSent() {
+        return tracker.probesSent();
+    }
+
+    /** The policy in use. */
+    public VersionPolicy policy() {
+        return policy;
+    }
+
+    /** The discovery backend in use. */
+    public WorkerDiscovery discovery() {
+        return discovery;
+    }
+
+    private void start() {
+        discovery.start(new CandidateListener() {
+            @Override
+            public void onCandidates(Set<WorkerEndpoint> latest) {
+                Set<WorkerEndpoint> copy = Set.copyOf(latest);
+                if (pending.getAndSet(new PendingDiscovery(copy, null)) == null) {
+                    submit(WorkerResolver.this::drainDiscovery);
+                }
+            }
+
+            @Override
+            public void onError(Throwable cause) {
+                PendingDiscovery before = pending.getAndUpdate(
+                        p -> new PendingDiscovery(p == null ? null : p.candidates(), cause));
+                if (before == null) {
+                    submit(WorkerResolver.this::drainDiscovery);
+                }
+            }
+        });
+        log.info("resolver {} started: discovery {}, policy {}", name, discovery.description(), policy.description());
+    }
+
+    /** Applies the newest discovery news; older sets that were replaced meanwhile are skipped. */
+    private void drainDiscovery() {
+        PendingDiscovery news = pending.getAndSet(null);
+        if (news == null) {
+            return;
+        }
+        if (news.candidates() != null) {
+            tracker.applyCandidates(news.candidates());
+        }
+        if (news.errorAfter() != null) {
+            tracker.discoveryFailed(news.errorAfter());
+        }
+    }
+
+    private void submit(Runnable task) {
+        try {
+            serial.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            log.debug("resolver {} is closed; ignoring discovery news", name);
+        }
+    }
+
+    /** Called on the serial thread with each new snapshot. */
+    private void publish(ResolvedSnapshot snapshot) {
+        current = snapshot;
+        synchronized (published) {
+            published.notifyAll();
+        }
+        log.debug("resolver {} published {}", name, snapshot);
+        if (!listeners.isEmpty()) {
+            listenerExecutor.execute(() -> listeners.forEach(l -> deliver(l, snapshot)));
+        }
+    }
+
+    private void deliver(SnapshotListener listener, FleetSnapshot snapshot) {
+        try {
+            listener.onSnapshot(snapshot);
+        } catch (RuntimeException e) {
+            log.warn("snapshot listener {} failed on snapshot {}", listener, snapshot.number(), e);
+        }
+    }
+
+    /**
+     * Closes the discovery backend, cancels probes and timers, closes every channel and stops the
+     * resolver's threads. Readers keep seeing the last snapshot. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            discovery.close();
+        } catch (RuntimeException e) {
+            log.warn("discovery {} failed to close", discovery.description(), e);
+        }
+        try {
+            serial.submit(tracker::close).get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            log.warn("resolver {} did not stop its probes cleanly", name, e);
+        }
+        serial.shutdownNow();
+        probes.close();
+        listenerExecutor.shutdown();
+        try {
+            serial.awaitTermination(5, TimeUnit.SECONDS);
+            listenerExecutor.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        listenerExecutor.shutdownNow();
+        synchronized (published) {
+            published.notifyAll();
+        }
+        log.info("resolver {} closed", name);
+    }
+
+    @Override
+    public String toString() {
+        return "WorkerResolver[" + name + ", " + current + "]";
+    }
+
+    /**
+     * Configures a {@link WorkerResolver}. Values set here win over the configuration; anything
+     * unset comes from {@link #config(RollcallConfig)}, or else from the defaults. Not thread-safe.
+     *
+     * <table>
+     *   <caption>Configuration keys read by the resolver</caption>
+     *   <tr><th>key</th><th>default</th></tr>
+     *   <tr><td>{@code rollcall.discovery.type}</td><td>required unless {@link #discovery} is set</td></tr>
+     *   <tr><td>{@code rollcall.policy.type}</td><td>required unless {@link #policy} is set</td></tr>
+     *   <tr><td>{@code rollcall.probe.timeout}</td><td>2s</td></tr>
+     *   <tr><td>{@code rollcall.probe.concurrency}</td><td>64</td></tr>
+     *   <tr><td>{@code rollcall.probe.backoff.initial}</td><td>250ms</td></tr>
+     *   <tr><td>{@code rollcall.probe.backoff.max}</td><td>30s</td></tr>
+     *   <tr><td>{@code rollcall.probe.refresh-interval}</td><td>10m</td></tr>
+     *   <tr><td>{@code rollcall.probe.keep-channels}</td><td>true</td></tr>
+     *   <tr><td>{@code rollcall.probe.max-response-bytes}</td><td>1048576</td></tr>
+     * </table>
+     */
+    public static final class Builder {
+        private RollcallConfig config;
+        private WorkerDiscovery discovery;
+        private VersionPolicy policy;
+        private Duration probeTimeout;
+        private Integer probeConcurrency;
+        private Duration backoffInitial;
+        private Duration backoffMax;
+        private Duration refreshInterval;
+        private Boolean keepChannels;
+        private Integer maxResponseBytes;
+        private Clock clock = Clock.systemUTC();
+        private String name;
+        private ClassLoader classLoader;
+
+        private Builder() {
+        }
+
+        /** Where unset values come from; default none (only the values set here, and defaults). */
+        public Builder config(RollcallConfig config) {
+            this.config = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /** The discovery backend to use instead of {@code rollcall.discovery.type}. The resolver closes it. */
+        public Builder discovery(WorkerDiscovery discovery) {
+            this.discovery = Objects.requireNonNull(discovery, "discovery");
+            return this;
+        }
+
+        /** The policy to use instead of {@code rollcall.policy.type}. */
+        public Builder policy(VersionPolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** The deadline of each probe ({@code rollcall.probe.timeout}, default 2 s). */
+        public Builder probeTimeout(Duration timeout) {
+            this.probeTimeout = positive(timeout, "probeTimeout");
+            return this;
+        }
+
+        /** At most this many probes in flight ({@code rollcall.probe.concurrency}, default 64). */
+        public Builder probeConcurrency(int concurrency) {
+            if (concurrency < 1) {
+                throw new IllegalArgumentException("probeConcurrency " + concurrency + " is below 1");
+            }
+            this.probeConcurrency = concurrency;
+            return this;
+        }
+
+        /** Retry delays after failed probes: {@code initial}, doubling up to {@code max}, ±20 % jitter. */
+        public Builder backoff(Duration initial, Duration max) {
+            this.backoffInitial = positive(initial, "backoff initial");
+            this.backoffMax = positive(max, "backoff max");
+            return this;
+        }
+
+        /** Re-probe a worker that answered after this long even if nothing changed (default 10 min). */
+        public Builder refreshInterval(Duration interval) {
+            this.refreshInterval = positive(interval, "refreshInterval");
+            return this;
+        }
+
+        /**
+         * Whether to keep one idle connection per worker (default true). Kept connections notice a
+         * worker that restarts in place at once (about 15 KB of heap and one file descriptor per
+         * worker); without them a restart is noticed at the next refresh.
+         */
+        public Builder keepProbeChannels(boolean keep) {
+            this.keepChannels = keep;
+            return this;
+        }
+
+        /** The largest {@code WorkerInfo} answer accepted (default 1 MiB): a hostile worker cannot exhaust memory. */
+        public Builder maxResponseBytes(int bytes) {
+            if (bytes < 1024) {
+                throw new IllegalArgumentException("maxResponseBytes " + bytes + " is below 1024");
+            }
+            this.maxResponseBytes = bytes;
+            return this;
+        }
+
+        /** The clock for snapshot timestamps; default UTC system clock. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** A name for thread names and logs; default a number. */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /** Where providers are looked up; default the thread's context class loader. */
+        public Builder classLoader(ClassLoader loader) {
+            this.classLoader = Objects.requireNonNull(loader, "classLoader");
+            return this;
+        }
+
+        /**
+         * Validates everything, finds the backend and the policy, and starts resolving.
+         *
+         * @throws ConfigurationException naming the key and value at fault, or the type that no
+         *                                module provides (with the ones found)
+         */
+        public WorkerResolver build() {
+            RollcallConfig cfg = config != null ? config : RollcallConfig.of(java.util.Map.of());
+            Settings root = cfg.settings();
+            Settings probe = root.scope("rollcall.probe.");
+            ResolverOptions options = new ResolverOptions(
+                    probeTimeout != null ? probeTimeout : probe.positiveDuration("timeout", Duration.ofSeconds(2)),
+                    probeConcurrency != null ? probeConcurrency : probe.integer("concurrency", 64, 1, 100_000),
+                    backoffInitial != null ? backoffInitial
+                            : probe.positiveDuration("backoff.initial", Duration.ofMillis(250)),
+                    backoffMax != null ? backoffMax : probe.positiveDuration("backoff.max", Duration.ofSeconds(30)),
+                    refreshInterval != null ? refreshInterval
+                            : probe.positiveDuration("refresh-interval", Duration.ofMinutes(10)),
+                    keepChannels != null ? keepChannels : probe.bool("keep-channels", true),
+                    maxResponseBytes != null ? maxResponseBytes
+                            : probe.integer("max-response-bytes", 1 << 20, 1024, 64 << 20));
+            if (options.backoffMax().compareTo(options.backoffInitial()) < 0) {
+                throw ConfigurationException.invalid(probe.fullKey("backoff.max"), options.backoffMax().toString(),
+                        "at least rollcall.probe.backoff.initial (" + options.backoffInitial() + ")");
+            }
+            ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
+
+            String policyType = null;
+            VersionPolicy chosenPolicy = policy;
+            if (chosenPolicy == null) {
+                policyType = root.raw("rollcall.policy.type").orElseThrow(() -> ConfigurationException.missing(
+                        "rollcall.policy.type", "a version policy type; found: "
+                                + ProviderLookup.all(VersionPolicyProvider.class, VersionPolicyProvider::type, loader)
+                                .keySet()));
+                VersionPolicyProvider provider = ProviderLookup.find(VersionPolicyProvider.class,
+                        VersionPolicyProvider::type, "rollcall.policy.type", policyType, "version policy", loader);
+                chosenPolicy = Objects.requireNonNull(
+                        provider.create(root.scope("rollcall.policy." + policyType + ".")),
+                        () -> provider.getClass().getName() + " created a null policy");
+            }
+            String discoveryType = null;
+            WorkerDiscovery chosenDiscovery = discovery;
+            if (chosenDiscovery == null) {
+                discoveryType = root.raw("rollcall.discovery.type").orElseThrow(() -> ConfigurationException.missing(
+                        "rollcall.discovery.type", "a discovery type; found: "
+                                + ProviderLookup.all(WorkerDiscoveryProvider.class, WorkerDiscoveryProvider::type,
+                                loader).keySet()));
+                WorkerDiscoveryProvider provider = ProviderLookup.find(WorkerDiscoveryProvider.class,
+                        WorkerDiscoveryProvider::type, "rollcall.discovery.type", discoveryType, "discovery", loader);
+                chosenDiscovery = Objects.requireNonNull(
+                        provider.create(root.scope("rollcall.discovery." + discoveryType + ".")),
+                        () -> provider.getClass().getName() + " created a null discovery");
+            }
+            try {
+                UnknownKeys.check(cfg, discoveryType, policyType);
+            } catch (ConfigurationException e) {
+                if (discovery == null) {
+                    chosenDiscovery.close();
+                }
+                throw e;
+            }
+            WorkerResolver resolver = new WorkerResolver(this, chosenDiscovery, chosenPolicy, options);
+            try {
+                resolver.start();
+            } catch (RuntimeException e) {
+                resolver.close();
+                throw e;
+            }
+            return resolver;
+        }
+
+        private static Duration positive(Duration d, String what) {
+            Objects.requireNonNull(d, what);
+            if (d.isZero() || d.isNegative()) {
+                throw new IllegalArgumentException(what + " " + d + " is not positive");
+            }
+            return d;
+        }
+    }
+}

@@ -1,0 +1,146 @@
+package dev.rollcall.core.internal;
+
+import com.google.common.net.InetAddresses;
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.protocol.v1.WorkerInfoRequest;
+import dev.rollcall.protocol.v1.WorkerInfoResponse;
+import dev.rollcall.protocol.v1.WorkerServiceGrpc;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Opens probe channels and sends {@code WorkerInfo} calls. Internal: not part of Rollcall's public
+ * API.
+ *
+ * <p>All channels share one small event loop group and run callbacks directly on it (no executor
+ * hop, no per-channel threads); IP literals skip name resolution. Thread-safe.
+ */
+public final class ProbeClient implements AutoCloseable {
+
+    /** Idle timeouts above 30 days switch gRPC's idle mode off: a kept channel must not go idle on its own. */
+    private static final long NO_IDLE_TIMEOUT_DAYS = 31;
+
+    private final EventLoopGroup eventLoop;
+    private final int maxResponseBytes;
+
+    /** A client with its own event loop threads, named {@code threadName-N}; close it to stop them. */
+    public ProbeClient(String threadName, int maxResponseBytes) {
+        int threads = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
+        this.eventLoop = new MultiThreadIoEventLoopGroup(threads,
+                new DefaultThreadFactory(threadName, true), NioIoHandler.newFactory());
+        this.maxResponseBytes = maxResponseBytes;
+    }
+
+    private ProbeClient(int maxResponseBytes) {
+        this.eventLoop = null;
+        this.maxResponseBytes = maxResponseBytes;
+    }
+
+    /**
+     * A client on gRPC's shared, reference-counted event loop, for one-off probes: nothing to
+     * close beyond the channels.
+     */
+    public static ProbeClient onSharedEventLoop(int maxResponseBytes) {
+        return new ProbeClient(maxResponseBytes);
+    }
+
+    /** A channel to {@code endpoint}; it connects lazily, on the first call. */
+    public ManagedChannel open(WorkerEndpoint endpoint) {
+        NettyChannelBuilder builder = InetAddresses.isInetAddress(endpoint.host())
+                ? NettyChannelBuilder.forAddress(
+                        new InetSocketAddress(InetAddresses.forString(endpoint.host()), endpoint.port()))
+                : NettyChannelBuilder.forAddress(endpoint.host(), endpoint.port());
+        if (eventLoop != null) {
+            builder.eventLoopGroup(eventLoop).channelType(NioSocketChannel.class, InetSocketAddress.class);
+        }
+        builder.directExecutor()
+                .idleTimeout(NO_IDLE_TIMEOUT_DAYS, TimeUnit.DAYS)
+                .maxInboundMessageSize(maxResponseBytes)
+                .maxInboundMetadataSize(64 * 1024)
+                .disableRetry()
+                .userAgent("rollcall");
+        if (endpoint.tls()) {
+            builder.useTransportSecurity();
+        } else {
+            builder.usePlaintext();
+        }
+        return builder.build();
+    }
+
+    /**
+     * Sends one {@code WorkerInfo} call with a deadline. The future completes on a network thread,
+     * with the worker's answer or with the call's failure ({@link io.grpc.StatusRuntimeException}).
+     */
+    public CompletableFuture<WorkerInfo> probe(ManagedChannel channel, WorkerEndpoint endpoint, Duration timeout) {
+        CompletableFuture<WorkerInfo> result = new CompletableFuture<>();
+        ClientCall<WorkerInfoRequest, WorkerInfoResponse> call = channel.newCall(
+                WorkerServiceGrpc.getWorkerInfoMethod(),
+                CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS));
+        ClientCalls.asyncUnaryCall(call, WorkerInfoRequest.getDefaultInstance(), new StreamObserver<>() {
+            @Override
+            public void onNext(WorkerInfoResponse response) {
+                result.complete(WireFormat.toWorkerInfo(endpoint, response));
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                result.completeExceptionally(t);
+            }
+
+            @Override
+            public void onCompleted() {
+                if (!result.isDone()) {
+                    result.completeExceptionally(Status.INTERNAL
+                            .withDescription("WorkerInfo completed without a response").asRuntimeException());
+                }
+            }
+        });
+        return result;
+    }
+
+    /** A short, human reason for a failed probe: {@code UNAVAILABLE: Connection refused}. */
+    public static String describe(Throwable failure) {
+        Throwable t = failure;
+        while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        Status status = Status.fromThrowable(t);
+        if (status.getCode() == Status.Code.UNKNOWN && status.getDescription() == null) {
+            return String.valueOf(t);
+        }
+        String description = status.getDescription();
+        Throwable cause = status.getCause();
+        if (cause != null && cause.getMessage() != null) {
+            // gRPC says "io exception"; the cause says what happened ("Connection refused: /10.0.0.7:7001").
+            description = description == null ? cause.getMessage() : description + ": " + cause.getMessage();
+        }
+        if (status.getCode() == Status.Code.UNIMPLEMENTED) {
+            description = "the server does not serve rollcall.v1.WorkerService (not a Rollcall worker?)";
+        }
+        return status.getCode() + (description == null ? "" : ": " + description);
+    }
+
+    /** Shuts down the event loop, waiting briefly for it. Channels must be shut down first. */
+    @Override
+    public void close() {
+        if (eventLoop == null) {
+            return;
+        }
+        eventLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,77 @@
+package dev.rollcall.core.internal;
+
+import dev.rollcall.api.HandlerInfo;
+import dev.rollcall.api.ServiceInfo;
+import dev.rollcall.api.Visibility;
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.protocol.v1.WorkerInfoResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Converts between the {@code rollcall.v1} messages and the API's value types. Internal: not part
+ * of Rollcall's public API, may change without notice.
+ */
+public final class WireFormat {
+
+    private WireFormat() {
+    }
+
+    /** What a worker reported, as the API's value type. */
+    public static WorkerInfo toWorkerInfo(WorkerEndpoint endpoint, WorkerInfoResponse response) {
+        List<ServiceInfo> services = new ArrayList<>(response.getServicesCount());
+        for (dev.rollcall.protocol.v1.ServiceInfo s : response.getServicesList()) {
+            List<HandlerInfo> handlers = new ArrayList<>(s.getHandlersCount());
+            for (dev.rollcall.protocol.v1.HandlerInfo h : s.getHandlersList()) {
+                handlers.add(new HandlerInfo(h.getName(),
+                        h.hasVisibility() ? Optional.of(fromWire(h.getVisibility())) : Optional.empty()));
+            }
+            services.add(new ServiceInfo(s.getName(), fromWire(s.getVisibility()), handlers));
+        }
+        return new WorkerInfo(endpoint, response.getVersion(), response.getInstanceId(),
+                response.getLabelsMap(), services);
+    }
+
+    /** The response a worker sends about itself. */
+    public static WorkerInfoResponse toResponse(String version, String instanceId, Map<String, String> labels,
+                                                List<ServiceInfo> services) {
+        WorkerInfoResponse.Builder b = WorkerInfoResponse.newBuilder()
+                .setVersion(version)
+                .setInstanceId(instanceId)
+                .putAllLabels(labels);
+        for (ServiceInfo s : services) {
+            dev.rollcall.protocol.v1.ServiceInfo.Builder sb = dev.rollcall.protocol.v1.ServiceInfo.newBuilder()
+                    .setName(s.name())
+                    .setVisibility(toWire(s.visibility()));
+            for (HandlerInfo h : s.handlers()) {
+                dev.rollcall.protocol.v1.HandlerInfo.Builder hb =
+                        dev.rollcall.protocol.v1.HandlerInfo.newBuilder().setName(h.name());
+                h.visibility().ifPresent(v -> hb.setVisibility(toWire(v)));
+                sb.addHandlers(hb);
+            }
+            b.addServices(sb);
+        }
+        return b.build();
+    }
+
+    private static Visibility fromWire(dev.rollcall.protocol.v1.Visibility v) {
+        return switch (v) {
+            case VISIBILITY_INTERNAL -> Visibility.INTERNAL;
+            case VISIBILITY_EXTERNAL -> Visibility.EXTERNAL;
+            // Unknown values from newer workers: the most open reading would be unsafe; PUBLIC is the
+            // proto default and what an old worker means when it sends nothing.
+            default -> Visibility.PUBLIC;
+        };
+    }
+
+    private static dev.rollcall.protocol.v1.Visibility toWire(Visibility v) {
+        return switch (v) {
+            case PUBLIC -> dev.rollcall.protocol.v1.Visibility.VISIBILITY_PUBLIC;
+            case INTERNAL -> dev.rollcall.protocol.v1.Visibility.VISIBILITY_INTERNAL;
+            case EXTERNAL -> dev.rollcall.protocol.v1.Visibility.VISIBILITY_EXTERNAL;
+        };
+    }
+}

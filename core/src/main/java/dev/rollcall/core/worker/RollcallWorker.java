@@ -1,0 +1,253 @@
+package dev.rollcall.core.worker;
+
+import dev.rollcall.api.ServiceInfo;
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.core.internal.NamedThreads;
+import io.grpc.BindableService;
+import io.grpc.Server;
+import io.grpc.ServerInterceptor;
+import io.grpc.netty.NettyServerBuilder;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.arrow.flight.FlightGrpcUtils;
+import org.apache.arrow.flight.FlightProducer;
+import org.apache.arrow.flight.NoOpFlightProducer;
+import org.apache.arrow.flight.auth.ServerAuthHandler;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A worker process's server in one call: its Arrow Flight service and Rollcall's
+ * {@link WorkerInfoService} on one gRPC server and port.
+ *
+ * <pre>{@code
+ * try (RollcallWorker worker = RollcallWorker.builder()
+ *         .version("1.4.0")
+ *         .flightProducer(myProducer)
+ *         .port(7001)
+ *         .start()) {
+ *     worker.awaitTermination();
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. {@link #close()} stops the server (in-flight calls get a grace period), the
+ * Flight executor, and the allocator if Rollcall created it. Arrow needs
+ * {@code --add-opens=java.base/java.nio=ALL-UNNAMED} on the JVM command line.
+ */
+public final class RollcallWorker implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RollcallWorker.class);
+    private static final AtomicInteger SERVERS = new AtomicInteger();
+
+    private final Server server;
+    private final WorkerInfoService info;
+    private final WorkerEndpoint endpoint;
+    private final ExecutorService executor;
+    private final BufferAllocator ownAllocator;
+    private final long shutdownGraceMillis;
+
+    private RollcallWorker(Server server, WorkerInfoService info, WorkerEndpoint endpoint, ExecutorService executor,
+                           BufferAllocator ownAllocator, long shutdownGraceMillis) {
+        this.server = server;
+        this.info = info;
+        this.endpoint = endpoint;
+        this.executor = executor;
+        this.ownAllocator = ownAllocator;
+        this.shutdownGraceMillis = shutdownGraceMillis;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Where coordinators reach this worker, e.g. {@code grpc://127.0.0.1:7001}. */
+    public WorkerEndpoint endpoint() {
+        return endpoint;
+    }
+
+    /** The port the server is bound to (useful with port 0). */
+    public int port() {
+        return endpoint.port();
+    }
+
+    /** The version this worker reports. */
+    public String version() {
+        return info.version();
+    }
+
+    /** This process start's instance id. */
+    public String instanceId() {
+        return info.instanceId();
+    }
+
+    /** Blocks until the server has stopped. */
+    public void awaitTermination() throws InterruptedException {
+        server.awaitTermination();
+    }
+
+    /**
+     * Stops accepting calls, lets in-flight ones finish within the grace period, then cancels the
+     * rest; releases the Flight executor and Rollcall's own allocator. Idempotent.
+     */
+    @Override
+    public void close() {
+        server.shutdown();
+        try {
+            if (!server.awaitTermination(shutdownGraceMillis, TimeUnit.MILLISECONDS)) {
+                server.shutdownNow();
+                server.awaitTermination(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            server.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+        executor.shutdownNow();
+        if (ownAllocator != null) {
+            ownAllocator.close();
+        }
+        log.debug("worker {} version '{}' stopped", endpoint.url(), info.version());
+    }
+
+    @Override
+    public String toString() {
+        return "RollcallWorker[" + endpoint.url() + " version='" + info.version() + "']";
+    }
+
+    /** Configures a worker. Not thread-safe; {@link #start()} validates and copies everything. */
+    public static final class Builder {
+        private final WorkerInfoService.Builder info = WorkerInfoService.builder();
+        private String host = "127.0.0.1";
+        private int port = 0;
+        private FlightProducer producer;
+        private BufferAllocator allocator;
+        private final List<BindableService> services = new ArrayList<>();
+        private final List<ServerInterceptor> interceptors = new ArrayList<>();
+        private long shutdownGraceMillis = 5_000;
+
+        private Builder() {
+        }
+
+        /** The version coordinators see; default {@code ""}. */
+        public Builder version(String version) {
+            info.version(version);
+            return this;
+        }
+
+        /** A fact about this worker reported over {@code WorkerInfo} (zone, engine version). */
+        public Builder label(String key, String value) {
+            info.label(key, value);
+            return this;
+        }
+
+        /** A service (function, task kind) this worker advertises. */
+        public Builder advertise(ServiceInfo service) {
+            info.service(service);
+            return this;
+        }
+
+        /** Overrides the random per-start instance id. */
+        public Builder instanceId(String instanceId) {
+            info.instanceId(instanceId);
+            return this;
+        }
+
+        /**
+         * The address to bind and advertise; default {@code 127.0.0.1}. Use the address coordinators
+         * reach this worker at (or {@code 0.0.0.0} to bind every interface).
+         */
+        public Builder host(String host) {
+            this.host = Objects.requireNonNull(host, "host");
+            return this;
+        }
+
+        /** The port; default 0, a free port chosen by the system. */
+        public Builder port(int port) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port " + port + " is outside 0..65535");
+            }
+            this.port = port;
+            return this;
+        }
+
+        /** What the worker serves over Arrow Flight; default a producer that implements nothing. */
+        public Builder flightProducer(FlightProducer producer) {
+            this.producer = Objects.requireNonNull(producer, "producer");
+            return this;
+        }
+
+        /** The allocator Flight uses; default a new root allocator that {@link #close()} closes. */
+        public Builder allocator(BufferAllocator allocator) {
+            this.allocator = Objects.requireNonNull(allocator, "allocator");
+            return this;
+        }
+
+        /** Another gRPC service to serve on the same server and port. */
+        public Builder service(BindableService service) {
+            services.add(Objects.requireNonNull(service, "service"));
+            return this;
+        }
+
+        /** An interceptor around every call this server takes (authentication, metrics, counting). */
+        public Builder intercept(ServerInterceptor interceptor) {
+            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
+        /** How long {@link RollcallWorker#close()} lets in-flight calls finish; default 5 s. */
+        public Builder shutdownGrace(java.time.Duration grace) {
+            if (grace.isNegative()) {
+                throw new IllegalArgumentException("shutdownGrace " + grace + " is negative");
+            }
+            this.shutdownGraceMillis = grace.toMillis();
+            return this;
+        }
+
+        /**
+         * Binds the server and starts serving.
+         *
+         * @throws IOException when the address cannot be bound (port in use)
+         */
+        public RollcallWorker start() throws IOException {
+            WorkerInfoService infoService = info.build();
+            BufferAllocator own = allocator == null ? new RootAllocator() : null;
+            BufferAllocator alloc = allocator != null ? allocator : own;
+            int n = SERVERS.incrementAndGet();
+            ExecutorService executor = Executors.newCachedThreadPool(NamedThreads.daemon("rollcall-worker-" + n));
+            NettyServerBuilder sb = NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
+                    .executor(executor)
+                    .permitKeepAliveTime(10, TimeUnit.SECONDS)
+                    .permitKeepAliveWithoutCalls(true)
+                    .maxInboundMessageSize(Integer.MAX_VALUE) // Flight's own default: record batches are big
+                    .addService(infoService)
+                    .addService(FlightGrpcUtils.createFlightService(alloc,
+                            producer != null ? producer : new NoOpFlightProducer(), ServerAuthHandler.NO_OP, executor));
+            services.forEach(sb::addService);
+            interceptors.forEach(sb::intercept);
+            Server server = sb.build();
+            try {
+                server.start();
+            } catch (IOException | RuntimeException e) {
+                executor.shutdownNow();
+                if (own != null) {
+                    own.close();
+                }
+                throw new IOException("cannot start worker on " + host + ":" + port + ": " + e.getMessage(), e);
+            }
+            int bound = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+            WorkerEndpoint endpoint = new WorkerEndpoint(host, bound, false, Map.of());
+            log.debug("worker {} version '{}' instance {} started", endpoint.url(), infoService.version(),
+                    infoService.instanceId());
+            return new RollcallWorker(server, infoService, endpoint, executor, own, shutdownGraceMillis);
+        }
+    }
+}
