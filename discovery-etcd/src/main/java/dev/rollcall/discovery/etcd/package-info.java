@@ -1,0 +1,2 @@
+/** The etcd discovery backend. Not implemented yet: see this module's README. */
+package dev.rollcall.discovery.etcd;
