@@ -231,7 +231,7 @@ final class FleetTracker {
         if (failure != null) {
             probesFailed.incrementAndGet();
             t.failures++;
-            String reason = ProbeClient.describe(failure);
+            String reason = ProbeClient.describe(failure, options.probeTimeout());
             if (t.phase != Phase.UNREACHABLE || !reason.equals(t.reason)) {
                 log.info("worker {} is unreachable: {}; retrying with backoff", t.url, reason);
             }

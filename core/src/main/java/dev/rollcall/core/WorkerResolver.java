@@ -22,8 +22,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -130,7 +132,7 @@ public final class WorkerResolver implements AutoCloseable {
         if (min < 0) {
             throw new IllegalArgumentException("min " + min + " is negative");
         }
-        ResolvedSnapshot s = await(timeout, snap -> snap.counts().compatible() >= min);
+        ResolvedSnapshot s = awaitUntil(timeout, snap -> snap.counts().compatible() >= min);
         if (s.counts().compatible() < min) {
             throw new WorkersUnavailableException(min, timeout, s);
         }
@@ -138,14 +140,33 @@ public final class WorkerResolver implements AutoCloseable {
     }
 
     /**
-     * Waits until a snapshot numbered {@code number} or higher is published and returns the
-     * current one; returns the newest snapshot so far (lower) on timeout.
+     * Waits until a snapshot numbered {@code number} or higher is published, and returns the
+     * current one.
+     *
+     * @throws TimeoutException when none is published in time (or the resolver is closed)
      */
-    public FleetSnapshot awaitSnapshot(long number, Duration timeout) throws InterruptedException {
-        return await(timeout, snap -> snap.number() >= number);
+    public FleetSnapshot awaitSnapshot(long number, Duration timeout) throws TimeoutException, InterruptedException {
+        return await(snap -> snap.number() >= number, timeout);
     }
 
-    private ResolvedSnapshot await(Duration timeout, java.util.function.Predicate<ResolvedSnapshot> done)
+    /**
+     * Waits until the current snapshot satisfies {@code condition} and returns it. The condition
+     * is tested on the calling thread, once per published snapshot: nothing polls.
+     *
+     * @throws TimeoutException naming the last snapshot, when none satisfies it in time (or the
+     *                          resolver is closed)
+     */
+    public FleetSnapshot await(Predicate<? super FleetSnapshot> condition, Duration timeout)
+            throws TimeoutException, InterruptedException {
+        ResolvedSnapshot s = awaitUntil(timeout, condition);
+        if (!condition.test(s)) {
+            throw new TimeoutException("no snapshot satisfied the condition within " + timeout
+                    + (closed ? " (the resolver is closed)" : "") + "; last: " + s);
+        }
+        return s;
+    }
+
+    private ResolvedSnapshot awaitUntil(Duration timeout, Predicate<? super FleetSnapshot> done)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (published) {

@@ -84,7 +84,10 @@ public final class WorkerFleet implements AutoCloseable {
         return List.copyOf(workers);
     }
 
-    /** The endpoints of every worker and every unresponsive one, in the order they were started. */
+    /**
+     * The endpoints of every worker (stopped ones too, until {@link #retire}d) and every unresponsive
+     * one, in the order they were started.
+     */
     public List<WorkerEndpoint> endpoints() {
         List<WorkerEndpoint> all = new ArrayList<>();
         workers.forEach(w -> all.add(w.endpoint()));
@@ -114,6 +117,12 @@ public final class WorkerFleet implements AutoCloseable {
         FleetWorker w = new FleetWorker(version, endpoint.port(), producers);
         workers.add(w);
         return w;
+    }
+
+    /** Stops {@code worker} and forgets it: it is no longer in {@link #workers()} or {@link #endpoints()}. */
+    public void retire(FleetWorker worker) {
+        worker.stop();
+        workers.remove(worker);
     }
 
     /** Stops every worker. Idempotent. */

@@ -113,13 +113,21 @@ public final class ProbeClient implements AutoCloseable {
         return result;
     }
 
-    /** A short, human reason for a failed probe: {@code UNAVAILABLE: Connection refused}. */
-    public static String describe(Throwable failure) {
+    /**
+     * A short, human reason for a failed probe, stable across retries of the same failure:
+     * {@code UNAVAILABLE: io exception: Connection refused: /10.0.0.7:7001}.
+     */
+    public static String describe(Throwable failure, Duration timeout) {
         Throwable t = failure;
         while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
             t = t.getCause();
         }
         Status status = Status.fromThrowable(t);
+        if (status.getCode() == Status.Code.DEADLINE_EXCEEDED) {
+            // gRPC's own text carries timings that differ on every retry; a stable reason keeps
+            // repeated failures from looking like changes.
+            return "DEADLINE_EXCEEDED: no answer within " + timeout.toMillis() + " ms";
+        }
         if (status.getCode() == Status.Code.UNKNOWN && status.getDescription() == null) {
             return String.valueOf(t);
         }

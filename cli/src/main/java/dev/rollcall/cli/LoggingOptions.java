@@ -1,0 +1,41 @@
+package dev.rollcall.cli;
+
+import picocli.CommandLine.Option;
+
+/**
+ * {@code -v/--verbose}, shared by every subcommand through {@code @Mixin}.
+ *
+ * <p>slf4j-simple is configured through system properties. Its global settings are read once, when
+ * the first logger is created, so {@link #configureDefaults()} runs at the start of {@code main};
+ * a per-package level is read when each logger is created, and Rollcall's loggers are created when
+ * its classes are first used, so {@link #apply()} at the start of a subcommand is still in time.
+ * A value already given with {@code -D} always wins.
+ */
+final class LoggingOptions {
+
+    private static final String PREFIX = "org.slf4j.simpleLogger.";
+
+    @Option(names = {"-v", "--verbose"}, description = "Also log what Rollcall decides (INFO) to stderr.")
+    boolean verbose;
+
+    /** Quiet by default: the commands' own output tells the story; warnings and errors still show. */
+    static void configureDefaults() {
+        setIfAbsent("defaultLogLevel", "warn");
+        setIfAbsent("showThreadName", "false");
+        setIfAbsent("showShortLogName", "true");
+        setIfAbsent("levelInBrackets", "true");
+    }
+
+    /** Turns on Rollcall's INFO logs when {@code --verbose} was given. */
+    void apply() {
+        if (verbose) {
+            setIfAbsent("log.dev.rollcall", "info");
+        }
+    }
+
+    private static void setIfAbsent(String key, String value) {
+        if (System.getProperty(PREFIX + key) == null) {
+            System.setProperty(PREFIX + key, value);
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package dev.rollcall.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code rollcall} command. Each job is a subcommand ({@code demo} today; {@code workers} and
+ * {@code probe} are meant to slot in next to it); run without one, it prints its usage.
+ *
+ * <pre>{@code
+ * rollcall demo            # a local fleet, a version policy, a job over Arrow Flight, a rolling upgrade
+ * rollcall demo --verbose  # the same, with Rollcall's own INFO logs on stderr
+ * rollcall --version
+ * }</pre>
+ *
+ * <p>Subcommands print to {@code spec.commandLine().getOut()} and {@code getErr()}, so that they can
+ * be run in-process with captured output: {@code new CommandLine(new RollcallCommand()).setOut(w).execute("demo")}.
+ */
+@Command(name = "rollcall",
+        mixinStandardHelpOptions = true,
+        versionProvider = RollcallCommand.Version.class,
+        description = "Finds the workers of a distributed compute engine and keeps only those whose version"
+                + " can be mixed safely.",
+        subcommands = {DemoCommand.class, CommandLine.HelpCommand.class})
+public final class RollcallCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    /** For picocli. */
+    public RollcallCommand() {
+    }
+
+    /** Runs the command line and exits with its code. */
+    public static void main(String[] args) {
+        // Before anything creates a logger: slf4j-simple reads its configuration once.
+        LoggingOptions.configureDefaults();
+        System.exit(new CommandLine(new RollcallCommand()).execute(args));
+    }
+
+    /** Without a subcommand there is nothing to do: say what there is. */
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return CommandLine.ExitCode.USAGE;
+    }
+
+    /** The version Maven built, read from a filtered resource (works from the jar and from classes/). */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            Properties p = new Properties();
+            try (InputStream in = RollcallCommand.class.getResourceAsStream("version.properties")) {
+                if (in != null) {
+                    p.load(in);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read the rollcall version", e);
+            }
+            return new String[] {
+                "rollcall " + p.getProperty("version", "(unknown version)"),
+                "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.vendor") + "), "
+                        + System.getProperty("os.name") + " " + System.getProperty("os.arch")
+            };
+        }
+    }
+}
