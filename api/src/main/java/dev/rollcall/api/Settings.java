@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * A typed, read-only view over Rollcall's configuration, scoped to one prefix.
@@ -34,7 +36,15 @@ public interface Settings {
 
     /** A view over a plain map of full keys, for tests and programmatic configuration. */
     static Settings of(Map<String, String> values) {
-        return new MapSettings("", Map.copyOf(values));
+        return over(Map.copyOf(values)::get);
+    }
+
+    /**
+     * A view over any source of values: {@code lookup} takes a full key and returns its value or
+     * {@code null}. It must be thread-safe.
+     */
+    static Settings over(Function<String, String> lookup) {
+        return new LookupSettings("", Objects.requireNonNull(lookup, "lookup"));
     }
 
     /** A required string. */

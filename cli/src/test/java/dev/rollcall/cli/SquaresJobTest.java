@@ -5,15 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
-import dev.rollcall.api.registry.FleetCounts;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.core.worker.RollcallWorker;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.SortedMap;
-import java.util.TreeMap;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
 
@@ -72,66 +69,6 @@ class SquaresJobTest {
 
     /** A snapshot with exactly these statuses. */
     private static FleetSnapshot snapshot(long number, List<WorkerStatus> statuses) {
-        return new FleetSnapshot() {
-            @Override
-            public long number() {
-                return number;
-            }
-
-            @Override
-            public Instant publishedAt() {
-                return Instant.EPOCH;
-            }
-
-            @Override
-            public Optional<Instant> staleSince() {
-                return Optional.empty();
-            }
-
-            @Override
-            public List<WorkerInfo> workers() {
-                return statuses.stream().filter(s -> s.state() == WorkerStatus.State.COMPATIBLE)
-                        .map(s -> s.info().orElseThrow()).toList();
-            }
-
-            @Override
-            public FleetCounts counts() {
-                int compatible = workers().size();
-                int rejected = (int) statuses.stream().filter(s -> s.state() == WorkerStatus.State.REJECTED).count();
-                return new FleetCounts(statuses.size(), compatible, rejected, statuses.size() - compatible - rejected, 0);
-            }
-
-            @Override
-            public String policy() {
-                return "semver ^1.4.0";
-            }
-
-            @Override
-            public List<WorkerEndpoint> compatibleEndpoints() {
-                return workers().stream().map(WorkerInfo::endpoint).toList();
-            }
-
-            @Override
-            public Optional<WorkerStatus> status(String endpointId) {
-                return statuses.stream().filter(s -> s.endpoint().url().equals(endpointId)).findFirst();
-            }
-
-            @Override
-            public List<WorkerStatus> statuses() {
-                return statuses;
-            }
-
-            @Override
-            public Optional<String> version(String endpointId) {
-                return status(endpointId).flatMap(WorkerStatus::info).map(WorkerInfo::version);
-            }
-
-            @Override
-            public SortedMap<String, Integer> versionHistogram() {
-                SortedMap<String, Integer> h = new TreeMap<>();
-                statuses.forEach(s -> s.info().ifPresent(i -> h.merge(i.version(), 1, Integer::sum)));
-                return h;
-            }
-        };
+        return FleetSnapshot.of(number, Instant.EPOCH, null, "semver ^1.4.0", statuses);
     }
 }

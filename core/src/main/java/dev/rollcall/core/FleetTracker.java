@@ -4,6 +4,7 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.policy.Selection;
 import dev.rollcall.api.policy.VersionPolicy;
+import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.core.internal.ProbeClient;
@@ -47,20 +48,19 @@ final class FleetTracker {
     private final ResolverOptions options;
     private final Backoff backoff;
     private final Clock clock;
-    private final Consumer<ResolvedSnapshot> publisher;
+    private final Consumer<FleetSnapshot> publisher;
 
     private final Map<String, Tracked> tracked = new HashMap<>();
     private final ArrayDeque<Tracked> queue = new ArrayDeque<>();
     private final AtomicLong probesSent = new AtomicLong();
-    private final AtomicLong probesFailed = new AtomicLong();
     private int inFlight;
     private boolean dirty;
     private boolean closed;
     private Instant staleSince;
-    private ResolvedSnapshot last;
+    private FleetSnapshot last;
 
     FleetTracker(ScheduledExecutorService serial, ProbeClient probes, VersionPolicy policy, ResolverOptions options,
-                 Clock clock, ResolvedSnapshot initial, Consumer<ResolvedSnapshot> publisher) {
+                 Clock clock, FleetSnapshot initial, Consumer<FleetSnapshot> publisher) {
         this.serial = serial;
         this.probes = probes;
         this.policy = policy;
@@ -105,10 +105,6 @@ final class FleetTracker {
 
     long probesSent() {
         return probesSent.get();
-    }
-
-    long probesFailed() {
-        return probesFailed.get();
     }
 
     /** Applies the latest full candidate set: forgets what left, probes what is new. */
@@ -229,7 +225,6 @@ final class FleetTracker {
             return; // left while we were probing; its channel is already closed
         }
         if (failure != null) {
-            probesFailed.incrementAndGet();
             t.failures++;
             String reason = ProbeClient.describe(failure, options.probeTimeout());
             if (t.phase != Phase.UNREACHABLE || !reason.equals(t.reason)) {
@@ -379,7 +374,7 @@ final class FleetTracker {
             return;
         }
         logVerdictChanges(statuses);
-        last = new ResolvedSnapshot(last.number() + 1, clock.instant(), staleSince, policy.description(), statuses);
+        last = FleetSnapshot.of(last.number() + 1, clock.instant(), staleSince, policy.description(), statuses);
         publisher.accept(last);
     }
 

@@ -137,7 +137,7 @@ public final class RollcallConfig {
 
     /** The root view, whose keys are full ({@code rollcall.probe.timeout}). Records what is read. */
     public Settings settings() {
-        return new TrackingSettings("", this);
+        return Settings.over(this::lookup);
     }
 
     /** Every key set in properties (not the environment), sorted, for diagnostics. */

@@ -12,4 +12,11 @@ import dev.rollcall.api.registry.FleetSnapshot;
 public interface SnapshotListener {
 
     void onSnapshot(FleetSnapshot snapshot);
+
+    /** Stops the calls to a listener; returned by {@link WorkerResolver#addListener}. */
+    interface Registration extends AutoCloseable {
+        /** Stops later calls; one already under way on the listener thread may still complete. Idempotent. */
+        @Override
+        void close();
+    }
 }

@@ -79,7 +79,7 @@ public final class WorkerResolver implements AutoCloseable {
     private final List<SnapshotListener> listeners = new CopyOnWriteArrayList<>();
     private final Object published = new Object();
     private final AtomicReference<PendingDiscovery> pending = new AtomicReference<>();
-    private volatile ResolvedSnapshot current;
+    private volatile FleetSnapshot current;
     private volatile boolean closed;
 
     /** The latest unapplied discovery news: a set, and whether an error came after it. */
@@ -94,7 +94,7 @@ public final class WorkerResolver implements AutoCloseable {
         this.serial = new ScheduledThreadPoolExecutor(1, NamedThreads.daemon("rollcall-resolver-" + name));
         this.serial.setRemoveOnCancelPolicy(true);
         this.listenerExecutor = Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-listeners-" + name));
-        this.current = ResolvedSnapshot.empty(b.clock.instant(), policy.description());
+        this.current = FleetSnapshot.of(0, b.clock.instant(), null, policy.description(), List.of());
         this.tracker = new FleetTracker(serial, probes, policy, options, b.clock, current, this::publish);
     }
 
@@ -132,7 +132,7 @@ public final class WorkerResolver implements AutoCloseable {
         if (min < 0) {
             throw new IllegalArgumentException("min " + min + " is negative");
         }
-        ResolvedSnapshot s = awaitUntil(timeout, snap -> snap.counts().compatible() >= min);
+        FleetSnapshot s = awaitUntil(timeout, snap -> snap.counts().compatible() >= min);
         if (s.counts().compatible() < min) {
             throw new WorkersUnavailableException(min, timeout, s);
         }
@@ -158,7 +158,7 @@ public final class WorkerResolver implements AutoCloseable {
      */
     public FleetSnapshot await(Predicate<? super FleetSnapshot> condition, Duration timeout)
             throws TimeoutException, InterruptedException {
-        ResolvedSnapshot s = awaitUntil(timeout, condition);
+        FleetSnapshot s = awaitUntil(timeout, condition);
         if (!condition.test(s)) {
             throw new TimeoutException("no snapshot satisfied the condition within " + timeout
                     + (closed ? " (the resolver is closed)" : "") + "; last: " + s);
@@ -166,12 +166,12 @@ public final class WorkerResolver implements AutoCloseable {
         return s;
     }
 
-    private ResolvedSnapshot awaitUntil(Duration timeout, Predicate<? super FleetSnapshot> done)
+    private FleetSnapshot awaitUntil(Duration timeout, Predicate<? super FleetSnapshot> done)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (published) {
             while (true) {
-                ResolvedSnapshot s = current;
+                FleetSnapshot s = current;
                 long left = deadline - System.nanoTime();
                 if (done.test(s) || left <= 0 || closed) {
                     return s;
@@ -185,7 +185,7 @@ public final class WorkerResolver implements AutoCloseable {
      * Calls {@code listener} with the current snapshot, then with each new one, on the listener
      * thread. Close the returned handle to stop.
      */
-    public AutoCloseable addListener(SnapshotListener listener) {
+    public SnapshotListener.Registration addListener(SnapshotListener listener) {
         Objects.requireNonNull(listener, "listener");
         listenerExecutor.execute(() -> {
             listeners.add(listener);
@@ -254,7 +254,7 @@ public final class WorkerResolver implements AutoCloseable {
     }
 
     /** Called on the serial thread with each new snapshot. */
-    private void publish(ResolvedSnapshot snapshot) {
+    private void publish(FleetSnapshot snapshot) {
         current = snapshot;
         synchronized (published) {
             published.notifyAll();

@@ -35,4 +35,15 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions {
 
     /** The policy's own description, e.g. {@code semver ^1.4.0}. */
     String policy();
+
+    /**
+     * A snapshot of the given statuses (any order; they are sorted by URL). Rollcall's resolver
+     * builds its snapshots with it; users can build fixed ones to test their planners.
+     *
+     * @param staleSince since when discovery has been failing, or {@code null} while it is healthy
+     */
+    static FleetSnapshot of(long number, Instant publishedAt, Instant staleSince, String policy,
+                            List<WorkerStatus> statuses) {
+        return new ImmutableFleetSnapshot(number, publishedAt, staleSince, policy, statuses);
+    }
 }

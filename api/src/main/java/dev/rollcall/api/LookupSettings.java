@@ -1,23 +1,23 @@
 package dev.rollcall.api;
 
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 
-/** {@link Settings} over an immutable map of full keys. */
-final class MapSettings implements Settings {
+/** {@link Settings} over a function from full keys to values. */
+final class LookupSettings implements Settings {
 
     private final String prefix;
-    private final Map<String, String> values;
+    private final Function<String, String> lookup;
 
-    MapSettings(String prefix, Map<String, String> values) {
+    LookupSettings(String prefix, Function<String, String> lookup) {
         this.prefix = prefix;
-        this.values = values;
+        this.lookup = lookup;
     }
 
     @Override
     public Optional<String> raw(String key) {
-        return Optional.ofNullable(values.get(fullKey(key))).map(String::strip).filter(s -> !s.isEmpty());
+        return Optional.ofNullable(lookup.apply(fullKey(key))).map(String::strip).filter(s -> !s.isEmpty());
     }
 
     @Override
@@ -27,7 +27,7 @@ final class MapSettings implements Settings {
 
     @Override
     public Settings scope(String subPrefix) {
-        return new MapSettings(fullKey(subPrefix), values);
+        return new LookupSettings(fullKey(subPrefix), lookup);
     }
 
     @Override

@@ -1,22 +1,21 @@
-package dev.rollcall.core;
+package dev.rollcall.api.registry;
 
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
-import dev.rollcall.api.registry.FleetCounts;
-import dev.rollcall.api.registry.FleetSnapshot;
-import dev.rollcall.api.registry.WorkerStatus;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
-/** An immutable {@link FleetSnapshot}: every answer is computed once, when the resolver builds it. */
-final class ResolvedSnapshot implements FleetSnapshot {
+/** An immutable {@link FleetSnapshot}: every answer is computed once, when it is built. */
+final class ImmutableFleetSnapshot implements FleetSnapshot {
 
     private final long number;
     private final Instant publishedAt;
@@ -29,13 +28,15 @@ final class ResolvedSnapshot implements FleetSnapshot {
     private final SortedMap<String, Integer> histogram;
     private final FleetCounts counts;
 
-    /** @param statuses sorted by URL */
-    ResolvedSnapshot(long number, Instant publishedAt, Instant staleSince, String policy, List<WorkerStatus> statuses) {
+    ImmutableFleetSnapshot(long number, Instant publishedAt, Instant staleSince, String policy,
+                           List<WorkerStatus> statuses) {
         this.number = number;
-        this.publishedAt = publishedAt;
+        this.publishedAt = Objects.requireNonNull(publishedAt, "publishedAt");
         this.staleSince = staleSince;
-        this.policy = policy;
-        this.statuses = List.copyOf(statuses);
+        this.policy = Objects.requireNonNull(policy, "policy");
+        List<WorkerStatus> sorted = new ArrayList<>(statuses);
+        sorted.sort(Comparator.comparing(st -> st.endpoint().url()));
+        this.statuses = List.copyOf(sorted);
         List<WorkerInfo> w = new ArrayList<>();
         List<WorkerEndpoint> e = new ArrayList<>();
         Map<String, WorkerStatus> ids = new HashMap<>();
@@ -70,10 +71,6 @@ final class ResolvedSnapshot implements FleetSnapshot {
         this.byId = Map.copyOf(ids);
         this.histogram = Collections.unmodifiableSortedMap(h);
         this.counts = new FleetCounts(this.statuses.size(), compatible, rejected, unreachable, pending);
-    }
-
-    static ResolvedSnapshot empty(Instant at, String policy) {
-        return new ResolvedSnapshot(0, at, null, policy, List.of());
     }
 
     @Override
