@@ -210,6 +210,30 @@ class WorkerResolverTest {
     }
 
     @Test
+    void boundsProbesInFlightAndQueuesTheRest() throws Exception {
+        WorkerFleet fleet = closing(WorkerFleet.start());
+        List<UnresponsiveWorker> hung = List.of(fleet.addUnresponsive(), fleet.addUnresponsive(),
+                fleet.addUnresponsive(), fleet.addUnresponsive());
+        WorkerResolver r = resolver(WorkerResolver.builder().probeConcurrency(2).probeTimeout(Duration.ofMinutes(5))
+                .backoff(Duration.ofMinutes(5), Duration.ofMinutes(5)));
+        discovery.push(fleet.endpoints());
+        await().atMost(WAIT).until(() -> hung.stream().mapToInt(UnresponsiveWorker::connectionsAccepted).sum() == 2);
+
+        FleetWorker real = fleet.addWorker("1.0.0");
+        discovery.push(fleet.endpoints());
+        // The snapshot that shows the new worker is published by the same task that would have
+        // started its probe: no slot was free, so it waits.
+        await().atMost(WAIT).until(() -> r.pin().status(real.endpoint().url()).isPresent());
+        assertThat(r.probesSent()).isEqualTo(2);
+        assertThat(state(r, real.endpoint())).isEqualTo(State.PENDING);
+
+        hung.forEach(UnresponsiveWorker::close); // their probes fail at once and free the slots
+        assertThat(r.awaitWorkers(1, WAIT).workers()).extracting(w -> w.endpoint().url())
+                .containsExactly(real.endpoint().url());
+        assertThat(real.probeCount()).isEqualTo(1);
+    }
+
+    @Test
     void hungWorkerIsUnreachableOnceItsDeadlinePasses() throws Exception {
         WorkerFleet fleet = closing(WorkerFleet.start());
         UnresponsiveWorker hung = fleet.addUnresponsive();
