@@ -1,2 +1,2 @@
-/** The consul discovery backend. Not implemented yet: see this module's README. */
+/** The consul discovery backend: an empty shell until its own issue lands; see this module's README. */
 package dev.rollcall.discovery.consul;

@@ -1,2 +1,2 @@
-/** The etcd discovery backend. Not implemented yet: see this module's README. */
+/** The etcd discovery backend: an empty shell until its own issue lands; see this module's README. */
 package dev.rollcall.discovery.etcd;
