@@ -26,8 +26,10 @@ import org.slf4j.LoggerFactory;
  * renaming it over the old one, and Kubernetes swaps a ConfigMap by re-pointing a {@code ..data}
  * symlink; neither modifies the original file, but both show up as events in its directory. The
  * periodic run covers what events miss: file systems without events (NFS, some container mounts),
- * a file that is a symlink into another directory, a directory that does not exist yet, and the
- * JDK's polling WatchService on macOS.
+ * a file that is a symlink into another directory, and a directory that does not exist yet. Where
+ * the platform has no real change events (the JDK's polling WatchService on macOS, or none at all)
+ * the period is capped at {@link #NO_EVENTS_POLL_NANOS}, so that an edit is seen within a second
+ * everywhere.
  *
  * <p>{@code check} must not throw; if it does, the failure is logged and the loop goes on.
  * {@link #close} may be called from any thread, is idempotent and never throws.
@@ -49,10 +51,17 @@ final class FileWatchLoop implements AutoCloseable {
 
     private static final Duration STOP_WAIT = Duration.ofSeconds(2);
 
+    /**
+     * Re-read period when no real change events can be had (the JDK's polling WatchService, as on
+     * macOS, checks every 10 s; some file systems have none): short enough that an edit is still
+     * seen within a second. Reading a small file this often costs next to nothing.
+     */
+    static final long NO_EVENTS_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
     private final Path file;
     private final Path directory;
-    private final long pollNanos;
     private final Runnable check;
+    private long pollNanos;                 // touched only by the loop thread after start
 
     private final Object lock = new Object();
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -162,9 +171,16 @@ final class FileWatchLoop implements AutoCloseable {
         try {
             ws = file.getFileSystem().newWatchService();
         } catch (IOException | UnsupportedOperationException e) {
+            pollNanos = Math.min(pollNanos, NO_EVENTS_POLL_NANOS);
             LOG.warn("cannot watch {} for changes ({}); re-reading it every {} instead",
                     file, e.getMessage(), Duration.ofNanos(pollNanos));
             return;
+        }
+        if (ws.getClass().getName().equals("sun.nio.fs.PollingWatchService")) {
+            // Its "events" arrive up to 10 s late: keep the one-second promise by reading more often.
+            pollNanos = Math.min(pollNanos, NO_EVENTS_POLL_NANOS);
+            LOG.info("this platform's file watching polls slowly; re-reading {} every {}", file,
+                    Duration.ofNanos(pollNanos));
         }
         synchronized (lock) {
             if (!closed) {
