@@ -153,8 +153,8 @@ public final class RollcallConfig {
         return origins.getOrDefault(key, "default");
     }
 
-    /** The environment variable that overrides {@code key}. */
-    static String envName(String key) {
+    /** The environment variable that overrides {@code key}: {@code rollcall.probe.timeout} → {@code ROLLCALL_PROBE_TIMEOUT}. */
+    public static String envName(String key) {
         return key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
     }
 
@@ -164,15 +164,18 @@ public final class RollcallConfig {
         return fromEnv != null ? fromEnv : values.get(key);
     }
 
-    boolean wasRead(String key) {
+    /** Whether anything has looked {@code key} up through {@link #settings()} (read keys are known keys). */
+    public boolean wasRead(String key) {
         return read.contains(key);
     }
 
-    Set<String> readKeys() {
+    /** Every key looked up so far through {@link #settings()}, set or not. */
+    public Set<String> readKeys() {
         return Set.copyOf(read);
     }
 
-    Map<String, String> environment() {
+    /** The environment this configuration was loaded with (only {@code ROLLCALL_*} variables matter). */
+    public Map<String, String> environment() {
         return env;
     }
 

@@ -12,6 +12,8 @@ import dev.rollcall.api.policy.VersionPolicyProvider;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.internal.NamedThreads;
 import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.ProviderLookup;
+import dev.rollcall.core.internal.UnknownKeys;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -487,7 +489,7 @@ public final class WorkerResolver implements AutoCloseable {
                         () -> provider.getClass().getName() + " created a null discovery");
             }
             try {
-                UnknownKeys.check(cfg, discoveryType, policyType);
+                UnknownKeys.checkResolver(cfg, discoveryType, policyType);
             } catch (ConfigurationException e) {
                 if (discovery == null) {
                     chosenDiscovery.close();

@@ -142,4 +142,15 @@ class WorkerResolverConfigTest {
                 .hasMessageContaining("rollcall.discovery.nothing.dealy")
                 .hasMessageContaining("did you mean rollcall.discovery.nothing.delay?");
     }
+
+    @Test
+    void leavesTheWorkersKeysInASharedFileToTheWorker() throws Exception {
+        Map<String, String> m = base();
+        m.put("rollcall.worker.register", "true");
+        m.put("rollcall.worker.port", "7001");
+        m.put("rollcall.discovery.nothing.registration.ttl", "5s");
+        try (WorkerResolver resolver = build(m)) {
+            assertThat(resolver.pin().number()).isGreaterThanOrEqualTo(0);
+        }
+    }
 }

@@ -1,7 +1,15 @@
 package dev.rollcall.core.worker;
 
+import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.ServiceInfo;
+import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.registration.WorkerRegistration;
+import dev.rollcall.api.registration.WorkerRegistrationProvider;
+import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.core.internal.ProviderLookup;
+import dev.rollcall.core.internal.UnknownKeys;
 import dev.rollcall.core.internal.NamedThreads;
 import io.grpc.BindableService;
 import io.grpc.Server;
@@ -9,14 +17,17 @@ import io.grpc.ServerInterceptor;
 import io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.flight.FlightGrpcUtils;
 import org.apache.arrow.flight.FlightProducer;
 import org.apache.arrow.flight.NoOpFlightProducer;
@@ -55,6 +66,7 @@ public final class RollcallWorker implements AutoCloseable {
     private final ExecutorService executor;
     private final BufferAllocator ownAllocator;
     private final long shutdownGraceMillis;
+    private final AtomicReference<WorkerRegistration> registration = new AtomicReference<>();
 
     private RollcallWorker(Server server, WorkerInfoService info, WorkerEndpoint endpoint, ExecutorService executor,
                            BufferAllocator ownAllocator, long shutdownGraceMillis) {
@@ -90,17 +102,36 @@ public final class RollcallWorker implements AutoCloseable {
         return info.instanceId();
     }
 
+    /** Everything coordinators learn about this worker: endpoint, version, instance id, labels, services. */
+    public WorkerInfo info() {
+        return info.describe(endpoint);
+    }
+
+    /** The discovery entry this worker keeps, when it registers ({@code rollcall.worker.register=true}). */
+    public Optional<WorkerRegistration> registration() {
+        return Optional.ofNullable(registration.get());
+    }
+
     /** Blocks until the server has stopped. */
     public void awaitTermination() throws InterruptedException {
         server.awaitTermination();
     }
 
     /**
-     * Stops accepting calls, lets in-flight ones finish within the grace period, then cancels the
-     * rest; releases the Flight executor and Rollcall's own allocator. Idempotent.
+     * Leaves discovery first (so coordinators stop planning onto this worker at once), then stops
+     * accepting calls, lets in-flight ones finish within the grace period, and cancels the rest;
+     * releases the Flight executor and Rollcall's own allocator. Idempotent.
      */
     @Override
     public void close() {
+        WorkerRegistration entry = registration.getAndSet(null);
+        if (entry != null) {
+            try {
+                entry.close();
+            } catch (RuntimeException e) {
+                log.warn("worker {}: leaving discovery failed: {}", endpoint.url(), e.toString());
+            }
+        }
         server.shutdown();
         try {
             if (!server.awaitTermination(shutdownGraceMillis, TimeUnit.MILLISECONDS)) {
@@ -123,18 +154,60 @@ public final class RollcallWorker implements AutoCloseable {
         return "RollcallWorker[" + endpoint.url() + " version='" + info.version() + "']";
     }
 
-    /** Configures a worker. Not thread-safe; {@link #start()} validates and copies everything. */
+    /**
+     * Configures a worker. Values set through methods win over {@link #config(RollcallConfig)}. Not
+     * thread-safe; {@link #start()} validates and copies everything.
+     */
     public static final class Builder {
         private final WorkerInfoService.Builder info = WorkerInfoService.builder();
-        private String host = "127.0.0.1";
-        private int port = 0;
+        private String host;
+        private String advertiseHost;
+        private Integer port;
+        private Boolean register;
+        private RollcallConfig config;
+        private ClassLoader classLoader;
         private FlightProducer producer;
         private BufferAllocator allocator;
         private final List<BindableService> services = new ArrayList<>();
         private final List<ServerInterceptor> interceptors = new ArrayList<>();
-        private long shutdownGraceMillis = 5_000;
+        private Long shutdownGraceMillis;
 
         private Builder() {
+        }
+
+        /**
+         * Reads the worker's keys from {@code config}: {@code rollcall.worker.host} (default
+         * {@code 127.0.0.1}), {@code rollcall.worker.port} (default 0), {@code rollcall.worker.advertise-host}
+         * (default the host), {@code rollcall.worker.shutdown-grace} (default 5 s), and
+         * {@code rollcall.worker.register} (default {@code false}): when true, {@link #start()}
+         * registers the worker with the backend named by {@code rollcall.discovery.type}, with that
+         * backend's settings. A typo among the worker's keys fails {@link #start()} naming the nearest
+         * key; the coordinator's keys in the same file are left alone.
+         */
+        public Builder config(RollcallConfig config) {
+            this.config = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /** Registers (or not) with the discovery backend; overrides {@code rollcall.worker.register}. */
+        public Builder register(boolean register) {
+            this.register = register;
+            return this;
+        }
+
+        /** Where registration providers are looked up; default the thread's context class loader. */
+        public Builder classLoader(ClassLoader loader) {
+            this.classLoader = Objects.requireNonNull(loader, "loader");
+            return this;
+        }
+
+        /**
+         * The host coordinators reach this worker at, when it differs from the bound one (binding
+         * {@code 0.0.0.0}, or behind NAT). Required to register a worker bound to a wildcard address.
+         */
+        public Builder advertiseHost(String host) {
+            this.advertiseHost = Objects.requireNonNull(host, "host");
+            return this;
         }
 
         /** The version coordinators see; default {@code ""}. */
@@ -204,7 +277,7 @@ public final class RollcallWorker implements AutoCloseable {
         }
 
         /** How long {@link RollcallWorker#close()} lets in-flight calls finish; default 5 s. */
-        public Builder shutdownGrace(java.time.Duration grace) {
+        public Builder shutdownGrace(Duration grace) {
             if (grace.isNegative()) {
                 throw new IllegalArgumentException("shutdownGrace " + grace + " is negative");
             }
@@ -212,12 +285,45 @@ public final class RollcallWorker implements AutoCloseable {
             return this;
         }
 
+        private static boolean isWildcard(String host) {
+            String h = host.replace("[", "").replace("]", "");
+            return h.equals("0.0.0.0") || h.equals("::") || h.equals("0:0:0:0:0:0:0:0");
+        }
+
         /**
-         * Binds the server and starts serving.
+         * Binds the server and starts serving; with registration on, registers the worker and
+         * returns once the backend has acknowledged it.
          *
          * @throws IOException when the address cannot be bound (port in use)
+         * @throws ConfigurationException on a bad worker key, or a backend that no module provides
+         * @throws dev.rollcall.api.registration.RegistrationException when registration failed; the
+         *         server is stopped again
          */
         public RollcallWorker start() throws IOException {
+            RollcallConfig cfg = config != null ? config : RollcallConfig.of(Map.of());
+            Settings settings = cfg.settings().scope("rollcall.worker.");
+            String host = this.host != null ? this.host : settings.string("host", "127.0.0.1");
+            int port = this.port != null ? this.port : settings.integer("port", 0, 0, 65535);
+            String advertised = advertiseHost != null ? advertiseHost : settings.string("advertise-host", host);
+            long shutdownGraceMillis = this.shutdownGraceMillis != null ? this.shutdownGraceMillis
+                    : settings.duration("shutdown-grace", Duration.ofSeconds(5)).toMillis();
+            boolean registering = register != null ? register : settings.bool("register", false);
+            WorkerRegistrationProvider registrar = null;
+            String registrationType = null;
+            if (registering) {
+                ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
+                registrationType = cfg.settings().raw("rollcall.discovery.type").orElseThrow(() ->
+                        ConfigurationException.missing("rollcall.discovery.type",
+                                "the discovery backend to register with (rollcall.worker.register=true); found: "
+                                        + ProviderLookup.all(WorkerRegistrationProvider.class,
+                                        WorkerRegistrationProvider::type, loader).keySet()));
+                registrar = ProviderLookup.find(WorkerRegistrationProvider.class, WorkerRegistrationProvider::type,
+                        "rollcall.discovery.type", registrationType, "worker registration", loader);
+                if (isWildcard(advertised)) {
+                    throw ConfigurationException.invalid("rollcall.worker.advertise-host", advertised,
+                            "the address coordinators reach this worker at; a wildcard cannot be registered");
+                }
+            }
             WorkerInfoService infoService = info.build();
             BufferAllocator own = allocator == null ? new RootAllocator() : null;
             BufferAllocator alloc = allocator != null ? allocator : own;
@@ -244,10 +350,30 @@ public final class RollcallWorker implements AutoCloseable {
                 throw new IOException("cannot start worker on " + host + ":" + port + ": " + e.getMessage(), e);
             }
             int bound = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
-            WorkerEndpoint endpoint = new WorkerEndpoint(host, bound, false, Map.of());
+            WorkerEndpoint endpoint = new WorkerEndpoint(advertised, bound, false, Map.of());
             log.debug("worker {} version '{}' instance {} started", endpoint.url(), infoService.version(),
                     infoService.instanceId());
-            return new RollcallWorker(server, infoService, endpoint, executor, own, shutdownGraceMillis);
+            RollcallWorker worker = new RollcallWorker(server, infoService, endpoint, executor, own,
+                    shutdownGraceMillis);
+            try {
+                WorkerRegistration entry = null;
+                if (registrar != null) {
+                    String type = registrationType;
+                    entry = Objects.requireNonNull(registrar.create(worker.info(),
+                                    cfg.settings().scope("rollcall.discovery." + type + ".")),
+                            () -> "a null registration from " + type);
+                }
+                UnknownKeys.checkWorker(cfg, registrationType);
+                if (entry != null) {
+                    worker.registration.set(entry);
+                    entry.start();
+                    log.info("worker {} registered: {}", endpoint.url(), entry.description());
+                }
+            } catch (RuntimeException e) {
+                worker.close();
+                throw e;
+            }
+            return worker;
         }
     }
 }

@@ -1,6 +1,8 @@
 package dev.rollcall.core.worker;
 
 import dev.rollcall.api.ServiceInfo;
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.core.internal.WireFormat;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
@@ -58,6 +60,11 @@ public final class WorkerInfoService implements BindableService {
     /** The random id of this process start. */
     public String instanceId() {
         return response.getInstanceId();
+    }
+
+    /** What a coordinator learns from this service about the worker at {@code endpoint}. */
+    public WorkerInfo describe(WorkerEndpoint endpoint) {
+        return WireFormat.toWorkerInfo(endpoint, response);
     }
 
     @Override

@@ -1,4 +1,4 @@
-package dev.rollcall.core;
+package dev.rollcall.core.internal;
 
 import dev.rollcall.api.ConfigurationException;
 import java.net.URL;
@@ -18,17 +18,17 @@ import org.slf4j.LoggerFactory;
  * unknown type, or one that two modules provide, is a start-up error listing every type found and
  * the jar it came from.
  */
-final class ProviderLookup {
+public final class ProviderLookup {
 
     private static final Logger log = LoggerFactory.getLogger(ProviderLookup.class);
 
     private ProviderLookup() {
     }
 
-    record Found<P>(String type, P provider, String location) {
+    public record Found<P>(String type, P provider, String location) {
     }
 
-    static <P> P find(Class<P> spi, Function<P, String> typeOf, String key, String wanted, String what,
+    public static <P> P find(Class<P> spi, Function<P, String> typeOf, String key, String wanted, String what,
                       ClassLoader loader) {
         Map<String, List<Found<P>>> byType = all(spi, typeOf, loader);
         List<Found<P>> matches = byType.getOrDefault(wanted, List.of());
@@ -65,7 +65,7 @@ final class ProviderLookup {
     }
 
     /** Every provider found, by type name, sorted. */
-    static <P> Map<String, List<Found<P>>> all(Class<P> spi, Function<P, String> typeOf, ClassLoader loader) {
+    public static <P> Map<String, List<Found<P>>> all(Class<P> spi, Function<P, String> typeOf, ClassLoader loader) {
         Map<String, List<Found<P>>> byType = new TreeMap<>();
         try {
             for (ServiceLoader.Provider<P> p : ServiceLoader.load(spi, loader).stream().toList()) {

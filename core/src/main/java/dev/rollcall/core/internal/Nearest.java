@@ -1,15 +1,15 @@
-package dev.rollcall.core;
+package dev.rollcall.core.internal;
 
 import java.util.Collection;
 
 /** The known name closest to a misspelt one, for "did you mean" hints. */
-final class Nearest {
+public final class Nearest {
 
     private Nearest() {
     }
 
     /** The candidate within a small edit distance of {@code name}, or {@code null}. */
-    static String of(String name, Collection<String> candidates) {
+    public static String of(String name, Collection<String> candidates) {
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (String c : candidates) {
