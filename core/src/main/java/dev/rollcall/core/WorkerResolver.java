@@ -10,6 +10,10 @@ import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
 import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.policy.VersionPolicyProvider;
 import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.api.registry.InvocationTargets;
+import dev.rollcall.api.registry.WorkerEndpoints;
+import dev.rollcall.api.registry.WorkerServices;
+import dev.rollcall.api.registry.WorkerVersions;
 import dev.rollcall.core.internal.NamedThreads;
 import dev.rollcall.core.internal.ProbeClient;
 import dev.rollcall.core.internal.ProviderLookup;
@@ -78,11 +82,22 @@ public final class WorkerResolver implements AutoCloseable {
     private final ScheduledThreadPoolExecutor serial;
     private final ExecutorService listenerExecutor;
     private final FleetTracker tracker;
-    private final List<SnapshotListener> listeners = new CopyOnWriteArrayList<>();
+    private final List<Subscriber> listeners = new CopyOnWriteArrayList<>();
     private final Object published = new Object();
     private final AtomicReference<PendingDiscovery> pending = new AtomicReference<>();
     private volatile FleetSnapshot current;
+    private final LiveViews live = new LiveViews(() -> current);
     private volatile boolean closed;
+
+    /** A listener and the last snapshot it was given; touched only on the listener thread. */
+    private static final class Subscriber {
+        final SnapshotListener listener;
+        long delivered = -1;
+
+        Subscriber(SnapshotListener listener) {
+            this.listener = listener;
+        }
+    }
 
     /** The latest unapplied discovery news: a set, and whether an error came after it. */
     private record PendingDiscovery(Set<WorkerEndpoint> candidates, Throwable errorAfter) {
@@ -119,9 +134,36 @@ public final class WorkerResolver implements AutoCloseable {
         return current.workers();
     }
 
-    /** The current snapshot: one consistent view for all the work that must agree on the fleet. Lock-free. */
+    /**
+     * The current snapshot: one consistent state that implements every read view, for all the work
+     * that must agree on the fleet. Lock-free.
+     */
     public FleetSnapshot pin() {
         return current;
+    }
+
+    /**
+     * The endpoints view, live: each call answers from the snapshot current at that moment (one
+     * volatile read). Hand it to a consumer that needs only endpoints; for several calls that must
+     * agree with each other, {@link #pin()} one snapshot instead.
+     */
+    public WorkerEndpoints endpoints() {
+        return live;
+    }
+
+    /** The versions view, live (see {@link #endpoints()}). */
+    public WorkerVersions versions() {
+        return live;
+    }
+
+    /** The services view, live (see {@link #endpoints()}). */
+    public WorkerServices services() {
+        return live;
+    }
+
+    /** The invocation-targets view, live (see {@link #endpoints()}). */
+    public InvocationTargets targets() {
+        return live;
     }
 
     /**
@@ -142,13 +184,20 @@ public final class WorkerResolver implements AutoCloseable {
     }
 
     /**
-     * Waits until a snapshot numbered {@code number} or higher is published, and returns the
-     * current one.
+     * Waits until the registry reaches version {@code number}, that is until a snapshot numbered
+     * {@code number} or higher is published, and returns the current one. Wakes as soon as it is
+     * published; nothing polls.
      *
-     * @throws TimeoutException when none is published in time (or the resolver is closed)
+     * @throws TimeoutException naming the number waited for and the current snapshot, when none is
+     *                          published in time (or the resolver is closed)
      */
-    public FleetSnapshot awaitSnapshot(long number, Duration timeout) throws TimeoutException, InterruptedException {
-        return await(snap -> snap.number() >= number, timeout);
+    public FleetSnapshot awaitVersion(long number, Duration timeout) throws TimeoutException, InterruptedException {
+        FleetSnapshot s = awaitUntil(timeout, snap -> snap.number() >= number);
+        if (s.number() < number) {
+            throw new TimeoutException("snapshot " + number + " was not published within " + timeout
+                    + (closed ? " (the resolver is closed)" : "") + "; the current one is " + s);
+        }
+        return s;
     }
 
     /**
@@ -189,11 +238,12 @@ public final class WorkerResolver implements AutoCloseable {
      */
     public SnapshotListener.Registration addListener(SnapshotListener listener) {
         Objects.requireNonNull(listener, "listener");
+        Subscriber subscriber = new Subscriber(listener);
         listenerExecutor.execute(() -> {
-            listeners.add(listener);
-            deliver(listener, current);
+            listeners.add(subscriber);
+            deliver(subscriber, current);
         });
-        return () -> listeners.remove(listener);
+        return () -> listeners.remove(subscriber);
     }
 
     /** How many probes this resolver has sent so far, successful or not. */
@@ -267,7 +317,13 @@ public final class WorkerResolver implements AutoCloseable {
         }
     }
 
-    private void deliver(SnapshotListener listener, FleetSnapshot snapshot) {
+    /** On the listener thread: each snapshot once per listener, in increasing number. */
+    private void deliver(Subscriber subscriber, FleetSnapshot snapshot) {
+        if (snapshot.number() <= subscriber.delivered || !listeners.contains(subscriber)) {
+            return;
+        }
+        subscriber.delivered = snapshot.number();
+        SnapshotListener listener = subscriber.listener;
         try {
             listener.onSnapshot(snapshot);
         } catch (RuntimeException e) {

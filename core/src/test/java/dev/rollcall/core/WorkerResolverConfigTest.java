@@ -25,7 +25,7 @@ class WorkerResolverConfigTest {
     void buildsFromTypesFoundOnTheClasspath() throws Exception {
         try (WorkerResolver resolver = build(base())) {
             // The first set from discovery is published even when it is empty: "no candidates" is news.
-            assertThat(resolver.awaitSnapshot(1, java.time.Duration.ofSeconds(5)).number()).isEqualTo(1);
+            assertThat(resolver.awaitVersion(1, java.time.Duration.ofSeconds(5)).number()).isEqualTo(1);
             assertThat(resolver.workers()).isEmpty();
         }
     }

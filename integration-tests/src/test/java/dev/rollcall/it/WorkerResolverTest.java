@@ -136,7 +136,7 @@ class WorkerResolverTest {
         FleetSnapshot both = r.awaitWorkers(2, WAIT);
 
         discovery.push(List.of(fleet.worker(0).endpoint()));
-        FleetSnapshot next = r.awaitSnapshot(both.number() + 1, WAIT);
+        FleetSnapshot next = r.awaitVersion(both.number() + 1, WAIT);
 
         assertThat(next.number()).isEqualTo(both.number() + 1);
         assertThat(urls(next.compatibleEndpoints())).containsExactly(fleet.worker(0).endpoint().url());
@@ -271,12 +271,12 @@ class WorkerResolverTest {
         FleetSnapshot good = r.awaitWorkers(1, WAIT);
 
         discovery.fail(new IllegalStateException("backend unreachable"));
-        FleetSnapshot stale = r.awaitSnapshot(good.number() + 1, WAIT);
+        FleetSnapshot stale = r.awaitVersion(good.number() + 1, WAIT);
         assertThat(stale.staleSince()).isPresent();
         assertThat(stale.workers()).isEqualTo(good.workers());
 
         discovery.push(fleet.endpoints());
-        FleetSnapshot fresh = r.awaitSnapshot(stale.number() + 1, WAIT);
+        FleetSnapshot fresh = r.awaitVersion(stale.number() + 1, WAIT);
         assertThat(fresh.staleSince()).isEmpty();
         assertThat(fresh.workers()).isEqualTo(good.workers());
     }

@@ -6,14 +6,16 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * One consistent, immutable state of the fleet: every view answers from the same data. A query
- * pins one snapshot and uses it throughout (sizing, planning, routing) so that it never mixes two
- * states.
+ * One consistent, immutable state of the fleet, implementing every read view
+ * ({@link WorkerEndpoints}, {@link WorkerVersions}, {@link WorkerServices}, {@link InvocationTargets}):
+ * all answer from the same data, computed once when the snapshot is built. A query pins one snapshot
+ * and uses it throughout (sizing, planning, routing) so that it never mixes two states. A consumer
+ * that needs one view takes that interface alone.
  *
  * <p>Snapshot 0 is the empty one from before discovery first reported; each published change adds
  * one, and a higher number always replaces a lower one. Thread-safe; no method blocks.
  */
-public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions {
+public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerServices, InvocationTargets {
 
     /** This snapshot's number, increasing by one with each published change. */
     long number();

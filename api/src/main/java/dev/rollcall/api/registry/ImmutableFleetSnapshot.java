@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
 
 /** An immutable {@link FleetSnapshot}: every answer is computed once, when it is built. */
@@ -27,6 +28,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     private final Map<String, WorkerStatus> byId;
     private final SortedMap<String, Integer> histogram;
     private final FleetCounts counts;
+    private final ServiceIndex services;
 
     ImmutableFleetSnapshot(long number, Instant publishedAt, Instant staleSince, String policy,
                            List<WorkerStatus> statuses) {
@@ -71,6 +73,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         this.byId = Map.copyOf(ids);
         this.histogram = Collections.unmodifiableSortedMap(h);
         this.counts = new FleetCounts(this.statuses.size(), compatible, rejected, unreachable, pending);
+        this.services = new ServiceIndex(this.statuses);
     }
 
     @Override
@@ -134,6 +137,31 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     @Override
     public SortedMap<String, Integer> versionHistogram() {
         return histogram;
+    }
+
+    @Override
+    public List<WorkerEndpoint> latestEndpoints(String service) {
+        return services.latestEndpoints(service);
+    }
+
+    @Override
+    public SortedSet<String> services() {
+        return services.services();
+    }
+
+    @Override
+    public List<WorkerInfo> workersOffering(String service) {
+        return services.workersOffering(service);
+    }
+
+    @Override
+    public List<InvocationTarget> targets() {
+        return services.targets();
+    }
+
+    @Override
+    public InvocationTarget target(String service, String handler, Caller caller) {
+        return services.target(service, handler, caller);
     }
 
     @Override

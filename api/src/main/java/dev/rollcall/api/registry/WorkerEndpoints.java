@@ -21,6 +21,14 @@ public interface WorkerEndpoints {
      */
     Optional<WorkerStatus> status(String endpointId);
 
+    /**
+     * The endpoints to send new work for {@code service} to: the compatible workers that offer it,
+     * on the newest version among them (semantic-version order), ordered by URL. During a rolling
+     * upgrade this moves to the new version as soon as one compatible worker offers the service on
+     * it. Empty when no compatible worker offers it.
+     */
+    List<WorkerEndpoint> latestEndpoints(String service);
+
     /** Every candidate's status, ordered by URL. */
     List<WorkerStatus> statuses();
 }
