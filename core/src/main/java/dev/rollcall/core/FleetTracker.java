@@ -5,6 +5,7 @@ import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.policy.Selection;
 import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.api.registry.SelectionReport;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.core.internal.ProbeClient;
@@ -53,6 +54,13 @@ final class FleetTracker {
     private final Map<String, Tracked> tracked = new HashMap<>();
     private final ArrayDeque<Tracked> queue = new ArrayDeque<>();
     private final AtomicLong probesSent = new AtomicLong();
+    private final AtomicLong probesFailed = new AtomicLong();
+    private final List<ProbeObserver> observers = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** Told of every finished probe, on the gRPC thread that finished it: must be fast and thread-safe. */
+    interface ProbeObserver {
+        void probed(long latencyNanos, boolean answered);
+    }
     private int inFlight;
     private boolean dirty;
     private boolean closed;
@@ -101,6 +109,14 @@ final class FleetTracker {
             this.url = endpoint.url();
             this.endpoint = endpoint;
         }
+    }
+
+    void addObserver(ProbeObserver observer) {
+        observers.add(observer);
+    }
+
+    long probesFailed() {
+        return probesFailed.get();
     }
 
     long probesSent() {
@@ -210,8 +226,18 @@ final class FleetTracker {
         t.probing = true;
         inFlight++;
         probesSent.incrementAndGet();
+        long started = System.nanoTime();
         probes.probe(channel, t.endpoint, options.probeTimeout())
-                .whenComplete((info, failure) -> execute(() -> probeDone(t, channel, info, failure)));
+                .whenComplete((info, failure) -> {
+                    if (failure != null) {
+                        probesFailed.incrementAndGet();
+                    }
+                    if (!observers.isEmpty()) {
+                        long nanos = System.nanoTime() - started;
+                        observers.forEach(o -> o.probed(nanos, failure == null));
+                    }
+                    execute(() -> probeDone(t, channel, info, failure));
+                });
     }
 
     private void probeDone(Tracked t, ManagedChannel channel, WorkerInfo info, Throwable failure) {
@@ -355,7 +381,8 @@ final class FleetTracker {
                 answered.add(t.info);
             }
         }
-        Map<String, String> verdicts = select(answered);
+        Chosen chosen = select(answered);
+        Map<String, String> verdicts = chosen.verdicts();
         List<WorkerStatus> statuses = new ArrayList<>(sorted.size());
         for (Tracked t : sorted) {
             Optional<WorkerInfo> info = Optional.ofNullable(t.info);
@@ -369,28 +396,40 @@ final class FleetTracker {
             }
         }
         // Snapshot 0 means "nothing known yet": the first set from discovery is news even when empty.
+        SelectionReport before = last.selection();
         if (last.number() > 0 && statuses.equals(last.statuses())
-                && Objects.equals(staleSince, last.staleSince().orElse(null))) {
+                && Objects.equals(staleSince, last.staleSince().orElse(null))
+                && chosen.cohort().equals(before.cohort()) && chosen.explanation().equals(before.explanation())) {
             return;
         }
         logVerdictChanges(statuses);
-        last = FleetSnapshot.of(last.number() + 1, clock.instant(), staleSince, policy.description(), statuses);
+        last = FleetSnapshot.of(last.number() + 1, clock.instant(), staleSince, policy.description(), statuses,
+                chosen.cohort(), chosen.explanation());
+        if (!chosen.cohort().equals(before.cohort()) || !chosen.explanation().equals(before.explanation())) {
+            log.info("snapshot {}: {}", last.number(), last.selection().summary());
+        }
         publisher.accept(last);
     }
 
-    /** URL to "" for accepted workers, or to the reason they were rejected. */
-    private Map<String, String> select(List<WorkerInfo> answered) {
+    /**
+     * What the policy chose: URL to "" for accepted workers or to the reason they were rejected,
+     * and the cohort and explanation it gave.
+     */
+    private record Chosen(Map<String, String> verdicts, Optional<String> cohort, String explanation) {
+    }
+
+    private Chosen select(List<WorkerInfo> answered) {
         Map<String, String> verdicts = new HashMap<>();
         if (answered.isEmpty()) {
-            return verdicts;
+            return new Chosen(verdicts, Optional.empty(), "");
         }
         Selection selection;
         try {
-            selection = policy.select(List.copyOf(answered));
+            selection = Objects.requireNonNull(policy.select(List.copyOf(answered)), "the policy returned no selection");
         } catch (RuntimeException e) {
             log.error("policy {} failed; rejecting every worker until it succeeds", policy.description(), e);
             answered.forEach(w -> verdicts.put(w.endpoint().url(), "policy failed: " + e));
-            return verdicts;
+            return new Chosen(verdicts, Optional.empty(), "policy failed: " + e);
         }
         for (Selection.Rejection r : selection.rejected()) {
             verdicts.put(r.worker().endpoint().url(), r.reason().isEmpty() ? "rejected by the policy" : r.reason());
@@ -399,7 +438,7 @@ final class FleetTracker {
             // A worker in both lists is rejected: fail closed on an inconsistent policy.
             verdicts.putIfAbsent(w.endpoint().url(), "");
         }
-        return verdicts;
+        return new Chosen(verdicts, selection.cohort(), selection.explanation());
     }
 
     private void logVerdictChanges(List<WorkerStatus> statuses) {

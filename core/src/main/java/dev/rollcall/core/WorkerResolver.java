@@ -83,6 +83,9 @@ public final class WorkerResolver implements AutoCloseable {
     private final ExecutorService listenerExecutor;
     private final FleetTracker tracker;
     private final List<Subscriber> listeners = new CopyOnWriteArrayList<>();
+    private final List<FleetEventListener> eventListeners = new CopyOnWriteArrayList<>();
+    /** The snapshot the last events were computed up to; touched only on the listener thread. */
+    private FleetSnapshot eventBaseline;
     private final Object published = new Object();
     private final AtomicReference<PendingDiscovery> pending = new AtomicReference<>();
     private volatile FleetSnapshot current;
@@ -246,9 +249,40 @@ public final class WorkerResolver implements AutoCloseable {
         return () -> listeners.remove(subscriber);
     }
 
+    /**
+     * Calls {@code listener} with each {@link dev.rollcall.api.registry.FleetEvent} from now on
+     * (workers joined, left, rejected; cohort switched), on the listener thread, in order. Close
+     * the returned handle to stop.
+     */
+    public SnapshotListener.Registration addEventListener(FleetEventListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        listenerExecutor.execute(() -> {
+            if (eventBaseline == null) {
+                eventBaseline = current;
+            }
+            eventListeners.add(listener);
+        });
+        return () -> eventListeners.remove(listener);
+    }
+
     /** How many probes this resolver has sent so far, successful or not. */
     public long probesSent() {
         return tracker.probesSent();
+    }
+
+    /** How many probes failed (refused, timed out, bad answer) so far. */
+    public long probesFailed() {
+        return tracker.probesFailed();
+    }
+
+    /** Package-private hook for {@link RollcallMetrics}: probe latencies as they happen. */
+    void addProbeObserver(FleetTracker.ProbeObserver observer) {
+        tracker.addObserver(observer);
+    }
+
+    /** This resolver's name, used in its thread names and metric tags. */
+    public String name() {
+        return name;
     }
 
     /** The policy in use. */
@@ -312,8 +346,39 @@ public final class WorkerResolver implements AutoCloseable {
             published.notifyAll();
         }
         log.debug("resolver {} published {}", name, snapshot);
-        if (!listeners.isEmpty()) {
-            listenerExecutor.execute(() -> listeners.forEach(l -> deliver(l, snapshot)));
+        if (!listeners.isEmpty() || !eventListeners.isEmpty()) {
+            try {
+                listenerExecutor.execute(() -> {
+                    listeners.forEach(l -> deliver(l, snapshot));
+                    emitEvents(snapshot);
+                });
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                log.debug("resolver {} is closing; snapshot {} not delivered to listeners", name, snapshot.number());
+            }
+        }
+    }
+
+    /** On the listener thread: the events from the last baseline to {@code snapshot}. */
+    private void emitEvents(FleetSnapshot snapshot) {
+        if (eventListeners.isEmpty()) {
+            eventBaseline = null;
+            return;
+        }
+        if (eventBaseline == null || snapshot.number() <= eventBaseline.number()) {
+            eventBaseline = eventBaseline == null ? snapshot : eventBaseline;
+            return;
+        }
+        List<dev.rollcall.api.registry.FleetEvent> events = dev.rollcall.api.registry.FleetEvent.between(eventBaseline,
+                snapshot);
+        eventBaseline = snapshot;
+        for (dev.rollcall.api.registry.FleetEvent event : events) {
+            for (FleetEventListener l : eventListeners) {
+                try {
+                    l.onEvent(event);
+                } catch (RuntimeException e) {
+                    log.warn("event listener {} failed on {}", l, event, e);
+                }
+            }
         }
     }
 

@@ -38,6 +38,9 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
     /** The policy's own description, e.g. {@code semver ^1.4.0}. */
     String policy();
 
+    /** Why the compatible workers are these: the chosen cohort, the cohorts seen, who was left out and why. */
+    SelectionReport selection();
+
     /**
      * A snapshot of the given statuses (any order; they are sorted by URL). Rollcall's resolver
      * builds its snapshots with it; users can build fixed ones to test their planners.
@@ -46,6 +49,15 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
      */
     static FleetSnapshot of(long number, Instant publishedAt, Instant staleSince, String policy,
                             List<WorkerStatus> statuses) {
-        return new ImmutableFleetSnapshot(number, publishedAt, staleSince, policy, statuses);
+        return of(number, publishedAt, staleSince, policy, statuses, Optional.empty(), "");
+    }
+
+    /**
+     * A snapshot of the given statuses, with the cohort a policy chose and its explanation (see
+     * {@link dev.rollcall.api.policy.Selection}).
+     */
+    static FleetSnapshot of(long number, Instant publishedAt, Instant staleSince, String policy,
+                            List<WorkerStatus> statuses, Optional<String> cohort, String explanation) {
+        return new ImmutableFleetSnapshot(number, publishedAt, staleSince, policy, statuses, cohort, explanation);
     }
 }

@@ -29,9 +29,10 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     private final SortedMap<String, Integer> histogram;
     private final FleetCounts counts;
     private final ServiceIndex services;
+    private final SelectionReport selection;
 
     ImmutableFleetSnapshot(long number, Instant publishedAt, Instant staleSince, String policy,
-                           List<WorkerStatus> statuses) {
+                           List<WorkerStatus> statuses, Optional<String> cohort, String explanation) {
         this.number = number;
         this.publishedAt = Objects.requireNonNull(publishedAt, "publishedAt");
         this.staleSince = staleSince;
@@ -74,6 +75,8 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         this.histogram = Collections.unmodifiableSortedMap(h);
         this.counts = new FleetCounts(this.statuses.size(), compatible, rejected, unreachable, pending);
         this.services = new ServiceIndex(this.statuses);
+        this.selection = new SelectionReport(policy, cohort, explanation, h,
+                this.statuses.stream().filter(st -> st.state() != WorkerStatus.State.COMPATIBLE).toList());
     }
 
     @Override
@@ -104,6 +107,11 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     @Override
     public String policy() {
         return policy;
+    }
+
+    @Override
+    public SelectionReport selection() {
+        return selection;
     }
 
     @Override

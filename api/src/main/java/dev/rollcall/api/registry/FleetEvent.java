@@ -1,0 +1,104 @@
+package dev.rollcall.api.registry;
+
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Something that changed between two consecutive snapshots, for users who react to changes rather
+ * than read state: a worker joined or left the compatible set, a worker was rejected, the policy
+ * switched cohorts. Immutable. Each event names the snapshot that first shows it.
+ */
+public sealed interface FleetEvent {
+
+    /** The number of the snapshot that first shows this change. */
+    long snapshot();
+
+    /** A worker became compatible: it is in {@link FleetSnapshot#workers()} from this snapshot on. */
+    record WorkerJoined(long snapshot, WorkerInfo worker) implements FleetEvent {
+        public WorkerJoined {
+            Objects.requireNonNull(worker, "worker");
+        }
+    }
+
+    /**
+     * A compatible worker is no longer: it left discovery, stopped answering, or is now rejected
+     * (then a {@link WorkerRejected} follows too).
+     */
+    record WorkerLeft(long snapshot, WorkerEndpoint endpoint, String reason) implements FleetEvent {
+        public WorkerLeft {
+            Objects.requireNonNull(endpoint, "endpoint");
+            Objects.requireNonNull(reason, "reason");
+        }
+    }
+
+    /** A worker that answered is now rejected by the policy (it was not rejected before). */
+    record WorkerRejected(long snapshot, WorkerInfo worker, String reason) implements FleetEvent {
+        public WorkerRejected {
+            Objects.requireNonNull(worker, "worker");
+            Objects.requireNonNull(reason, "reason");
+        }
+    }
+
+    /**
+     * The policy's chosen cohort changed, e.g. from {@code 2.0.0} to {@code 2.1.0} during a rollout;
+     * {@code from} is empty at the first choice, {@code to} when no cohort qualifies any more.
+     */
+    record CohortSwitched(long snapshot, Optional<String> from, Optional<String> to, String explanation)
+            implements FleetEvent {
+        public CohortSwitched {
+            Objects.requireNonNull(from, "from");
+            Objects.requireNonNull(to, "to");
+            Objects.requireNonNull(explanation, "explanation");
+        }
+    }
+
+    /**
+     * The events that lead from {@code before} to {@code after}, in a fixed order: the cohort
+     * switch, then workers that left, were rejected, joined (each by URL).
+     */
+    static List<FleetEvent> between(FleetSnapshot before, FleetSnapshot after) {
+        long n = after.number();
+        List<FleetEvent> events = new ArrayList<>();
+        Optional<String> from = before.selection().cohort();
+        Optional<String> to = after.selection().cohort();
+        if (!from.equals(to)) {
+            events.add(new CohortSwitched(n, from, to, after.selection().explanation()));
+        }
+        Map<String, WorkerStatus> old = new HashMap<>();
+        before.statuses().forEach(s -> old.put(s.endpoint().url(), s));
+        Map<String, WorkerStatus> now = new HashMap<>();
+        after.statuses().forEach(s -> now.put(s.endpoint().url(), s));
+        for (WorkerStatus was : before.statuses()) {
+            if (was.state() != WorkerStatus.State.COMPATIBLE) {
+                continue;
+            }
+            WorkerStatus is = now.get(was.endpoint().url());
+            if (is == null) {
+                events.add(new WorkerLeft(n, was.endpoint(), "left discovery"));
+            } else if (is.state() != WorkerStatus.State.COMPATIBLE) {
+                events.add(new WorkerLeft(n, was.endpoint(), is.state().name().toLowerCase(java.util.Locale.ROOT)
+                        + (is.reason().isEmpty() ? "" : ": " + is.reason())));
+            }
+        }
+        for (WorkerStatus is : after.statuses()) {
+            WorkerStatus was = old.get(is.endpoint().url());
+            if (is.state() == WorkerStatus.State.REJECTED && (was == null || was.state() != WorkerStatus.State.REJECTED)) {
+                events.add(new WorkerRejected(n, is.info().orElseThrow(), is.reason()));
+            }
+        }
+        for (WorkerStatus is : after.statuses()) {
+            WorkerStatus was = old.get(is.endpoint().url());
+            if (is.state() == WorkerStatus.State.COMPATIBLE
+                    && (was == null || was.state() != WorkerStatus.State.COMPATIBLE)) {
+                events.add(new WorkerJoined(n, is.info().orElseThrow()));
+            }
+        }
+        return events;
+    }
+}

@@ -1,0 +1,80 @@
+package dev.rollcall.core;
+
+import dev.rollcall.api.registry.FleetCounts;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToIntFunction;
+
+/**
+ * A resolver's metrics in a Micrometer registry. Micrometer is an optional dependency of
+ * {@code rollcall-core}: without it on the classpath nothing here is loaded and the resolver runs
+ * without metrics. Bind once per resolver:
+ *
+ * <pre>{@code
+ * new RollcallMetrics(resolver).bindTo(meterRegistry);
+ * }</pre>
+ *
+ * <p>Meters, each tagged {@code resolver=<name>}:
+ * <ul>
+ *   <li>{@code rollcall.workers} (gauge, tag {@code state}: {@code candidate}, {@code compatible},
+ *       {@code rejected} (by version), {@code unreachable}, {@code pending}) — from the current snapshot;
+ *   <li>{@code rollcall.snapshot.number} (gauge) — the current snapshot's number;
+ *   <li>{@code rollcall.discovery.staleness} (gauge, seconds) — how long discovery has been failing,
+ *       0 while it is healthy;
+ *   <li>{@code rollcall.probes.sent}, {@code rollcall.probes.failed} (function counters);
+ *   <li>{@code rollcall.probe.latency} (timer, tag {@code outcome}: {@code answered}, {@code failed}).
+ * </ul>
+ * Gauges read the current snapshot when the registry asks (one volatile read each). Thread-safe.
+ */
+public final class RollcallMetrics implements MeterBinder {
+
+    private final WorkerResolver resolver;
+
+    public RollcallMetrics(WorkerResolver resolver) {
+        this.resolver = Objects.requireNonNull(resolver, "resolver");
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        Tags tags = Tags.of("resolver", resolver.name());
+        workers(registry, tags, "candidate", FleetCounts::candidates);
+        workers(registry, tags, "compatible", FleetCounts::compatible);
+        workers(registry, tags, "rejected", FleetCounts::rejected);
+        workers(registry, tags, "unreachable", FleetCounts::unreachable);
+        workers(registry, tags, "pending", FleetCounts::pending);
+        Gauge.builder("rollcall.snapshot.number", resolver, r -> r.pin().number())
+                .description("the number of the current snapshot").tags(tags).register(registry);
+        Gauge.builder("rollcall.discovery.staleness", resolver, RollcallMetrics::staleSeconds)
+                .description("how long discovery has been failing (0 while healthy)")
+                .baseUnit("seconds").tags(tags).register(registry);
+        FunctionCounter.builder("rollcall.probes.sent", resolver, WorkerResolver::probesSent)
+                .description("WorkerInfo probes sent").tags(tags).register(registry);
+        FunctionCounter.builder("rollcall.probes.failed", resolver, WorkerResolver::probesFailed)
+                .description("WorkerInfo probes that failed (refused, timed out, bad answer)").tags(tags)
+                .register(registry);
+        Timer answered = Timer.builder("rollcall.probe.latency").description("WorkerInfo probe round trip")
+                .tags(tags).tag("outcome", "answered").register(registry);
+        Timer failed = Timer.builder("rollcall.probe.latency").description("WorkerInfo probe round trip")
+                .tags(tags).tag("outcome", "failed").register(registry);
+        resolver.addProbeObserver((nanos, ok) -> (ok ? answered : failed).record(nanos, TimeUnit.NANOSECONDS));
+    }
+
+    private void workers(MeterRegistry registry, Tags tags, String state, ToIntFunction<FleetCounts> count) {
+        Gauge.builder("rollcall.workers", resolver, r -> count.applyAsInt(r.pin().counts()))
+                .description("candidate workers by state, in the current snapshot")
+                .tags(tags).tag("state", state).register(registry);
+    }
+
+    private static double staleSeconds(WorkerResolver r) {
+        return r.pin().staleSince().map(since -> Duration.between(since, Instant.now()).toMillis() / 1000.0)
+                .orElse(0.0);
+    }
+}
