@@ -405,8 +405,11 @@ final class FleetTracker {
         logVerdictChanges(statuses);
         last = FleetSnapshot.of(last.number() + 1, clock.instant(), staleSince, policy.description(), statuses,
                 chosen.cohort(), chosen.explanation());
-        if (!chosen.cohort().equals(before.cohort()) || !chosen.explanation().equals(before.explanation())) {
+        // Once per change of choice at INFO; the explanation's counts move with every probe answer.
+        if (!chosen.cohort().equals(before.cohort())) {
             log.info("snapshot {}: {}", last.number(), last.selection().summary());
+        } else if (!chosen.explanation().equals(before.explanation()) && log.isDebugEnabled()) {
+            log.debug("snapshot {}: {}", last.number(), last.selection().summary());
         }
         publisher.accept(last);
     }
