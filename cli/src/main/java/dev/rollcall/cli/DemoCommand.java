@@ -51,6 +51,9 @@ import picocli.CommandLine.Spec;
  *       planned on.</li>
  *   <li>Upgrades the 1.x workers to 1.6.0 one at a time by editing the workers file, and runs the
  *       job again after each step. The 2.0.0 worker never takes part.</li>
+ *   <li>Upgrades a second fleet of five 2.0.0 workers in place to 2.1.0 under the {@code rollout}
+ *       policy (quorum 3): the job stays on 2.0.0 until 2.1.0 has three workers, then switches once;
+ *       no snapshot ever mixes the two.</li>
  * </ol>
  *
  * <p>Exit code 0 when every check held, 1 otherwise (with one line on stderr saying what failed).
@@ -71,6 +74,11 @@ public final class DemoCommand implements Callable<Integer> {
     static final String RANGE = "^1.4.0";
     static final String UPGRADE_TO = "1.6.0";
     static final long ROWS = 1_000_000;
+
+    static final String ROLLOUT_FROM = "2.0.0";
+    static final String ROLLOUT_TO = "2.1.0";
+    static final int ROLLOUT_WORKERS = 5;
+    static final int ROLLOUT_QUORUM = 3;
 
     /** Versions of the initial fleet, in start order. */
     private static final List<String> VERSIONS = List.of("1.4.0", "1.4.0", "1.5.1", "2.0.0");
@@ -227,6 +235,84 @@ public final class DemoCommand implements Callable<Integer> {
                         + jobs + " jobs: no job mixed versions the policy calls incompatible, and each job used"
                         + " only the workers its own snapshot called compatible.");
             }
+
+            rollout(out, fleet, dir, job);
+        }
+    }
+
+    /**
+     * Part 7: a second fleet upgraded in place under the {@code rollout} policy. The job runs on one
+     * cohort at a time: the old one until the new one has its quorum, then the new one; every
+     * snapshot in between is watched, not just the sampled ones.
+     */
+    private static void rollout(PrintWriter out, WorkerFleet fleet, ScratchDirectory dir, SquaresJob job)
+            throws Exception {
+        heading(out, "7. Rolling upgrade " + ROLLOUT_FROM + " -> " + ROLLOUT_TO + " under the rollout policy");
+        List<FleetWorker> cohort = new ArrayList<>();
+        for (int i = 0; i < ROLLOUT_WORKERS; i++) {
+            cohort.add(fleet.addWorker(ROLLOUT_FROM));
+        }
+        WorkersFile file = new WorkersFile(dir.path().resolve("rollout-workers.txt"));
+        file.write(cohort.stream().map(w -> w.endpoint().url()).toList());
+        Path properties = dir.path().resolve("rollout.properties");
+        Files.writeString(properties, String.join("\n",
+                "# The rollout policy: among ^2.0.0, the newest version with a quorum, never two at once.",
+                "rollcall.discovery.type=static",
+                "rollcall.discovery.static.file=" + file.path().toAbsolutePath().toString().replace("\\", "\\\\"),
+                "rollcall.policy.type=rollout",
+                "rollcall.policy.rollout.range=^2.0.0",
+                "rollcall.policy.rollout.min-workers=" + ROLLOUT_QUORUM,
+                ""), StandardCharsets.UTF_8);
+        out.println("Started " + ROLLOUT_WORKERS + " more workers on " + ROLLOUT_FROM + ", listed in "
+                + file.path().getFileName() + "; a second resolver reads:");
+        printFile(out, properties);
+        try (WorkerResolver resolver = WorkerResolver.fromConfig(RollcallConfig.fromFile(properties))) {
+            List<String> mixed = new CopyOnWriteArrayList<>();
+            List<String> cohorts = new CopyOnWriteArrayList<>();
+            resolver.addListener(s -> {
+                Set<String> versions = s.workers().stream().map(WorkerInfo::version).collect(Collectors.toSet());
+                if (versions.size() > 1) {
+                    mixed.add("snapshot " + s.number() + " " + versions);
+                }
+                s.selection().cohort().ifPresent(c -> {
+                    if (cohorts.isEmpty() || !cohorts.get(cohorts.size() - 1).equals(c)) {
+                        cohorts.add(c);
+                    }
+                });
+            });
+            FleetSnapshot ready = awaitFleet(resolver, s -> s.counts().compatible() == ROLLOUT_WORKERS,
+                    "the " + ROLLOUT_WORKERS + " " + ROLLOUT_FROM + " workers to be compatible");
+            out.println("snapshot " + ready.number() + ": " + ready.selection().summary());
+            out.println("Each step restarts one worker in place (same port) on " + ROLLOUT_TO
+                    + ", waits until the resolver has seen it, and runs the job on a freshly pinned snapshot:");
+            for (int i = 0; i < cohort.size(); i++) {
+                FleetWorker w = cohort.get(i);
+                String url = w.endpoint().url();
+                w.restart(ROLLOUT_TO);
+                FleetSnapshot seen = awaitFleet(resolver, s -> s.version(url).equals(java.util.Optional.of(ROLLOUT_TO))
+                                && s.counts().pending() == 0 && s.counts().unreachable() == 0,
+                        url + " to report " + ROLLOUT_TO);
+                SquaresJob.Result r = job.run(resolver.pin(), ROWS);
+                if (!r.correct()) {
+                    throw new DemoFailure("wrong result: " + r.summary());
+                }
+                Set<String> used = r.parts().stream().map(SquaresJob.Part::version).collect(Collectors.toSet());
+                if (used.size() != 1) {
+                    throw new DemoFailure("the job on snapshot " + r.snapshot() + " mixed versions " + used);
+                }
+                out.printf(Locale.ROOT, "step %d/%d: %s x%d, %s x%d -> job on %s (%d workers), sum correct%n",
+                        i + 1, cohort.size(), ROLLOUT_TO, i + 1, ROLLOUT_FROM, cohort.size() - i - 1,
+                        used.iterator().next(), r.parts().size());
+                out.println("  snapshot " + seen.number() + ": " + seen.selection().summary());
+            }
+            if (!mixed.isEmpty()) {
+                throw new DemoFailure("snapshots mixed versions under the rollout policy: " + mixed);
+            }
+            if (!cohorts.equals(List.of(ROLLOUT_FROM, ROLLOUT_TO))) {
+                throw new DemoFailure("expected one switch " + ROLLOUT_FROM + " -> " + ROLLOUT_TO + ", saw " + cohorts);
+            }
+            out.println("Every snapshot used one version; the cohort switched once, when " + ROLLOUT_TO + " had "
+                    + ROLLOUT_QUORUM + " workers: " + String.join(" -> ", cohorts) + ".");
         }
     }
 

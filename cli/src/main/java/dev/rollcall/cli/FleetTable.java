@@ -3,15 +3,25 @@ package dev.rollcall.cli;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
+import dev.rollcall.api.registry.WorkerStatus.State;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
-/** Prints a snapshot as a table of candidates and a one-line summary. Stateless. */
+/**
+ * Prints a snapshot as a table of candidates and a one-line summary: the demo's four-column form
+ * ({@link #print}) and the {@code workers} command's form ({@link #printWorkers}). Stateless.
+ */
 final class FleetTable {
 
     private static final String[] HEADINGS = {"ENDPOINT", "VERSION", "STATUS", "REASON"};
+    private static final String[] WORKERS_HEADINGS = {"ENDPOINT", "VERSION", "INSTANCE", "STATUS"};
+    /** Enough of an instance id to see that a worker restarted; JSON carries the whole id. */
+    static final int SHORT_INSTANCE = 8;
 
     private FleetTable() {
     }
@@ -28,7 +38,104 @@ final class FleetTable {
                 s.reason()
             });
         }
-        int[] widths = new int[HEADINGS.length];
+        printRows(out, rows);
+        out.println(summary(snapshot));
+    }
+
+    /** E.g. {@code snapshot 5: 5 candidates: 3 compatible, ...; versions {1.4.0=2, ...}; policy semver ^1.4.0}. */
+    static String summary(FleetSnapshot snapshot) {
+        return "snapshot " + snapshot.number() + ": " + snapshot.counts() + "; versions "
+                + snapshot.versionHistogram() + "; policy " + snapshot.policy()
+                + snapshot.staleSince().map(t -> "; discovery failing since " + t).orElse("");
+    }
+
+    /**
+     * The {@code workers} table: endpoint, version, short instance id and the status with its
+     * reason ({@code rejected: version '2.0.0' is outside ^1.4.0}), one row per candidate ordered by
+     * URL, then {@link #census}. A snapshot without candidates prints only the summary.
+     */
+    static void printWorkers(PrintWriter out, FleetSnapshot snapshot) {
+        if (!snapshot.statuses().isEmpty()) {
+            List<String[]> rows = new ArrayList<>();
+            rows.add(WORKERS_HEADINGS);
+            for (WorkerStatus s : snapshot.statuses()) {
+                rows.add(new String[] {
+                    s.endpoint().url(),
+                    version(s),
+                    s.info().map(i -> shortInstance(i.instanceId())).orElse("-"),
+                    status(s)
+                });
+            }
+            printRows(out, rows);
+        }
+        out.println(census(snapshot));
+    }
+
+    /**
+     * E.g. {@code snapshot 6: 6 candidates: 4 compatible (1.4.0 x4), 1 rejected (2.0.0 x1), 1 unreachable;
+     * policy semver ^1.4}. Pending candidates are counted only when there are some; a failing
+     * discovery backend is named at the end.
+     */
+    static String census(FleetSnapshot snapshot) {
+        var counts = snapshot.counts();
+        StringBuilder line = new StringBuilder("snapshot ").append(snapshot.number()).append(": ")
+                .append(counts.candidates()).append(counts.candidates() == 1 ? " candidate: " : " candidates: ")
+                .append(counts.compatible()).append(" compatible")
+                .append(histogram(versionsIn(snapshot, State.COMPATIBLE)))
+                .append(", ").append(counts.rejected()).append(" rejected")
+                .append(histogram(versionsIn(snapshot, State.REJECTED)))
+                .append(", ").append(counts.unreachable()).append(" unreachable");
+        if (counts.pending() > 0) {
+            line.append(", ").append(counts.pending()).append(" pending");
+        }
+        line.append("; policy ").append(snapshot.policy());
+        snapshot.staleSince().ifPresent(t -> line.append("; discovery failing since ").append(t)
+                .append(" (candidates are the last good set)"));
+        return line.toString();
+    }
+
+    /** How many workers in {@code state} report each version, by version. */
+    static SortedMap<String, Integer> versionsIn(FleetSnapshot snapshot, State state) {
+        SortedMap<String, Integer> h = new TreeMap<>();
+        for (WorkerStatus s : snapshot.statuses()) {
+            if (s.state() == state) {
+                s.info().ifPresent(i -> h.merge(i.version(), 1, Integer::sum));
+            }
+        }
+        return h;
+    }
+
+    /** {@code compatible}, {@code rejected: <policy reason>}, {@code unreachable: <probe failure>}, {@code pending}. */
+    static String status(WorkerStatus s) {
+        String state = s.state().name().toLowerCase(Locale.ROOT);
+        return s.reason().isEmpty() ? state : state + ": " + s.reason();
+    }
+
+    /** The version the worker reported, {@code (none)} when it reported an empty one, {@code -} when it never answered. */
+    private static String version(WorkerStatus s) {
+        return s.info().map(i -> i.version().isEmpty() ? "(none)" : i.version()).orElse("-");
+    }
+
+    private static String shortInstance(String id) {
+        if (id.isEmpty()) {
+            return "-";
+        }
+        return id.length() <= SHORT_INSTANCE ? id : id.substring(0, SHORT_INSTANCE);
+    }
+
+    private static String histogram(Map<String, Integer> versions) {
+        if (versions.isEmpty()) {
+            return "";
+        }
+        List<String> parts = new ArrayList<>();
+        versions.forEach((v, n) -> parts.add((v.isEmpty() ? "(none)" : v) + " x" + n));
+        return " (" + String.join(", ", parts) + ")";
+    }
+
+    /** Left-aligned columns two spaces apart, indented by two; the last column is not padded. */
+    private static void printRows(PrintWriter out, List<String[]> rows) {
+        int columns = rows.get(0).length;
+        int[] widths = new int[columns];
         for (String[] row : rows) {
             for (int i = 0; i < row.length; i++) {
                 widths[i] = Math.max(widths[i], row[i].length());
@@ -41,14 +148,6 @@ final class FleetTable {
             }
             out.println(line.toString().stripTrailing());
         }
-        out.println(summary(snapshot));
-    }
-
-    /** E.g. {@code snapshot 5: 5 candidates: 3 compatible, ...; versions {1.4.0=2, ...}; policy semver ^1.4.0}. */
-    static String summary(FleetSnapshot snapshot) {
-        return "snapshot " + snapshot.number() + ": " + snapshot.counts() + "; versions "
-                + snapshot.versionHistogram() + "; policy " + snapshot.policy()
-                + snapshot.staleSince().map(t -> "; discovery failing since " + t).orElse("");
     }
 
     private static String pad(String s, int width) {

@@ -11,38 +11,54 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code rollcall} command. Each job is a subcommand ({@code demo} today; {@code workers} and
- * {@code probe} are meant to slot in next to it); run without one, it prints its usage.
+ * The {@code rollcall} command. Each job is a subcommand; run without one, it prints its usage.
  *
  * <pre>{@code
- * rollcall demo            # a local fleet, a version policy, a job over Arrow Flight, a rolling upgrade
- * rollcall demo --verbose  # the same, with Rollcall's own INFO logs on stderr
+ * rollcall demo                          # a local fleet, a version policy, a job over Arrow Flight, a rolling upgrade
+ * rollcall workers --config rollcall.properties [--watch] [--output json]
+ * rollcall probe grpc://w1:7001 grpc://w2:7001 --expect ^1.4
  * rollcall --version
  * }</pre>
  *
+ * <p>Exit codes: 0 success, 1 the job ran and the answer is "no" (a check failed, a worker did not
+ * match or answer), 2 a usage or configuration error, with a message naming the option or key.
+ *
  * <p>Subcommands print to {@code spec.commandLine().getOut()} and {@code getErr()}, so that they can
  * be run in-process with captured output: {@code new CommandLine(new RollcallCommand()).setOut(w).execute("demo")}.
+ * Run that way, neither stream counts as a terminal (no redraws, no progress unless asked for).
  */
 @Command(name = "rollcall",
         mixinStandardHelpOptions = true,
         versionProvider = RollcallCommand.Version.class,
         description = "Finds the workers of a distributed compute engine and keeps only those whose version"
                 + " can be mixed safely.",
-        subcommands = {DemoCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, WorkersCommand.class, ProbeCommand.class, CommandLine.HelpCommand.class})
 public final class RollcallCommand implements Callable<Integer> {
 
     @Spec
     private CommandSpec spec;
 
-    /** For picocli. */
+    private final Terminals terminals;
+
+    /** For picocli and in-process runs: neither output stream is treated as a terminal. */
     public RollcallCommand() {
+        this(Terminals.NONE);
+    }
+
+    RollcallCommand(Terminals terminals) {
+        this.terminals = terminals;
     }
 
     /** Runs the command line and exits with its code. */
     public static void main(String[] args) {
         // Before anything creates a logger: slf4j-simple reads its configuration once.
         LoggingOptions.configureDefaults();
-        System.exit(new CommandLine(new RollcallCommand()).execute(args));
+        System.exit(new CommandLine(new RollcallCommand(Terminals.detect())).execute(args));
+    }
+
+    /** Whether stdout and stderr are terminals, as seen from a subcommand whose parent is {@code parent} (may be null). */
+    static Terminals terminals(RollcallCommand parent) {
+        return parent == null ? Terminals.NONE : parent.terminals;
     }
 
     /** Without a subcommand there is nothing to do: say what there is. */

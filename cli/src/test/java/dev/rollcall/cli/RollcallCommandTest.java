@@ -32,6 +32,19 @@ class RollcallCommandTest {
     }
 
     @Test
+    void usage_listsEveryCommand() {
+        assertThat(run("--help")).isZero();
+        assertThat(out.toString()).contains("demo").contains("workers").contains("probe");
+    }
+
+    @Test
+    void help_probe_listsItsExitCodes() {
+        assertThat(run("help", "probe")).isZero();
+        assertThat(out.toString()).contains("Usage: rollcall probe").contains("--expect").contains("--timeout")
+                .contains("Exit codes:");
+    }
+
+    @Test
     void help_listsTheDemo() {
         assertThat(run("help", "demo")).isZero();
         assertThat(out.toString()).contains("Usage: rollcall demo").contains("--verbose");

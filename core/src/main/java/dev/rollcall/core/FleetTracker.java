@@ -463,14 +463,20 @@ final class FleetTracker {
     }
 
     /** Stops every timer and closes every channel. Runs on the serial executor. */
-    void close() {
+    /** Stops everything; returns the channels it shut down, so that the caller can wait for them. */
+    List<ManagedChannel> close() {
         closed = true;
+        List<ManagedChannel> channels = new ArrayList<>();
         for (Tracked t : tracked.values()) {
             cancelTimer(t);
+            if (t.channel != null) {
+                channels.add(t.channel);
+            }
             closeChannel(t);
         }
         tracked.clear();
         queue.clear();
+        return channels;
     }
 
 }

@@ -60,6 +60,20 @@ public final class RollcallConfig {
         return load(System.getProperties(), System.getenv(), Thread.currentThread().getContextClassLoader());
     }
 
+    /**
+     * The full chain with {@code file} in the place of {@code -Drollcall.config} / {@code ROLLCALL_CONFIG}:
+     * classpath file, then {@code file}, then system properties, then environment. For tools that
+     * take a {@code --config FILE} option and must keep the library's precedence.
+     *
+     * @throws ConfigurationException when the file does not exist or cannot be read
+     */
+    public static RollcallConfig load(Path file) {
+        Properties system = new Properties();
+        system.putAll(System.getProperties());
+        system.setProperty(CONFIG_PROPERTY, file.toString());
+        return load(system, System.getenv(), Thread.currentThread().getContextClassLoader());
+    }
+
     /** The full chain over the given system properties, environment and class loader (for tests). */
     static RollcallConfig load(Properties system, Map<String, String> env, ClassLoader loader) {
         Map<String, String> values = new LinkedHashMap<>();

@@ -411,12 +411,27 @@ public final class WorkerResolver implements AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("discovery {} failed to close", discovery.description(), e);
         }
+        List<io.grpc.ManagedChannel> channels = List.of();
         try {
-            serial.submit(tracker::close).get(10, TimeUnit.SECONDS);
+            channels = serial.submit(tracker::close).get(10, TimeUnit.SECONDS);
         } catch (Exception e) {
             log.warn("resolver {} did not stop its probes cleanly", name, e);
         }
         serial.shutdownNow();
+        // The event loop must outlive its channels: a late frame on a channel whose loop is gone makes
+        // Netty log a "Panic!" about a terminated executor.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        try {
+            for (io.grpc.ManagedChannel channel : channels) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !channel.awaitTermination(left, TimeUnit.NANOSECONDS)) {
+                    log.debug("resolver {}: probe channels still closing after 5 s", name);
+                    break;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         probes.close();
         listenerExecutor.shutdown();
         try {

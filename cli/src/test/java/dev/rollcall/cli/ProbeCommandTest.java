@@ -1,0 +1,222 @@
+package dev.rollcall.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rollcall.testkit.UnresponsiveWorker;
+import dev.rollcall.testkit.WorkerFleet;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code rollcall probe} in-process against real loopback workers: output lines and exit codes. */
+class ProbeCommandTest {
+
+    private static WorkerFleet fleet;
+    private static String v140;
+    private static String v141;
+    private static String v200;
+    /** Nothing listens there: refused at once. */
+    private static String down;
+
+    @BeforeAll
+    static void startFleet() {
+        fleet = WorkerFleet.start("1.4.0", "1.4.1", "2.0.0");
+        v140 = fleet.worker(0).endpoint().url();
+        v141 = fleet.worker(1).endpoint().url();
+        v200 = fleet.worker(2).endpoint().url();
+        down = WorkerFleet.freeEndpoint().url();
+    }
+
+    @AfterAll
+    static void stopFleet() {
+        fleet.close();
+    }
+
+    /**
+     * {@code rollcall probe args}, with a generous {@code --timeout} unless the test gives one: on a
+     * loaded 2-core machine a healthy worker's first answer can take longer than the default 2 s.
+     */
+    private static CommandRun.Finished probe(String... args) {
+        List<String> all = new ArrayList<>(List.of("probe"));
+        all.addAll(List.of(args));
+        return CommandRun.run(withTimeout(all).toArray(String[]::new));
+    }
+
+    private static List<String> withTimeout(List<String> args) {
+        List<String> all = new ArrayList<>(args);
+        if (!all.contains("--timeout")) {
+            all.addAll(List.of("--timeout", "10s"));
+        }
+        return all;
+    }
+
+    @Test
+    void allInRange_printsOkForEachAndExitsZero() {
+        var run = probe(v140, v141, "--expect", "^1.4");
+
+        assertThat(run.exit()).as(run.transcript()).isZero();
+        assertThat(run.lines()).as(run.transcript()).containsExactly(
+                v140 + "  1.4.0  ok",
+                v141 + "  1.4.1  ok",
+                "2 workers: 2 ok, 0 mismatch, 0 unreachable; expected ^1.4");
+        assertThat(run.err()).isEmpty();
+    }
+
+    @Test
+    void versionOutsideTheRange_isAMismatchAndExitsOne() {
+        var run = probe(v140, v200, "--expect", "^1.4");
+
+        assertThat(run.exit()).as(run.transcript()).isEqualTo(1);
+        assertThat(run.lines()).as(run.transcript()).containsExactly(
+                v140 + "  1.4.0  ok",
+                v200 + "  2.0.0  mismatch: version '2.0.0' is outside ^1.4",
+                "2 workers: 1 ok, 1 mismatch, 0 unreachable; expected ^1.4");
+    }
+
+    @Test
+    void workerThatIsDown_isUnreachableWithTheCauseAndExitsOne() {
+        var run = probe(v140, down, "--expect", "^1.4");
+
+        assertThat(run.exit()).as(run.transcript()).isEqualTo(1);
+        assertThat(run.lines()).as(run.transcript()).hasSize(3);
+        assertThat(run.lines().get(1)).as(run.transcript())
+                .startsWith(down + "  -      unreachable: UNAVAILABLE: ")
+                .contains("Connection refused");
+        assertThat(run.lines().get(2)).isEqualTo("2 workers: 1 ok, 0 mismatch, 1 unreachable; expected ^1.4");
+    }
+
+    @Test
+    void workerThatNeverAnswers_isUnreachableAfterTheTimeout() {
+        try (UnresponsiveWorker hung = UnresponsiveWorker.start()) {
+            var run = probe(hung.endpoint().url(), "--timeout", "300ms");
+
+            assertThat(run.exit()).as(run.transcript()).isEqualTo(1);
+            assertThat(run.lines()).as(run.transcript()).containsExactly(
+                    hung.endpoint().url() + "  -  unreachable: DEADLINE_EXCEEDED: no answer within 300 ms",
+                    "1 worker: 0 ok, 1 unreachable");
+        }
+    }
+
+    @Test
+    void withoutExpect_anyVersionThatAnswersIsOk() {
+        var run = probe(v140, v200);
+
+        assertThat(run.exit()).as(run.transcript()).isZero();
+        assertThat(run.lines()).as(run.transcript()).containsExactly(
+                v140 + "  1.4.0  ok",
+                v200 + "  2.0.0  ok",
+                "2 workers: 2 ok, 0 unreachable");
+    }
+
+    @Test
+    void withoutExpect_aWorkerThatIsDownStillFails() {
+        var run = probe(v140, down);
+
+        assertThat(run.exit()).as(run.transcript()).isEqualTo(1);
+        assertThat(run.lines().get(2)).isEqualTo("2 workers: 1 ok, 1 unreachable");
+    }
+
+    @Test
+    void manyEndpointsThroughASmallConcurrency_keepTheOrderGiven() {
+        List<String> args = new ArrayList<>(List.of("probe", "--concurrency", "2", "--expect", ">=1.4.0 <3"));
+        List<String> urls = List.of(v200, down, v141, v140);
+        args.addAll(urls);
+
+        var run = CommandRun.run(withTimeout(args).toArray(String[]::new));
+
+        assertThat(run.exit()).as(run.transcript()).isEqualTo(1);
+        assertThat(run.lines()).as(run.transcript()).hasSize(5);
+        for (int i = 0; i < urls.size(); i++) {
+            assertThat(run.lines().get(i)).startsWith(urls.get(i) + " ");
+        }
+        assertThat(run.lines().get(4)).isEqualTo("4 workers: 3 ok, 0 mismatch, 1 unreachable; expected >=1.4.0 <3");
+    }
+
+    @Test
+    void theSameWorkerGivenTwice_isProbedOnce() {
+        long before = fleet.worker(0).probeCount();
+        String sameWrittenDifferently = "http://127.0.0.1:" + fleet.worker(0).endpoint().port() + "/";
+
+        var run = probe(v140, sameWrittenDifferently);
+
+        assertThat(run.exit()).as(run.transcript()).isZero();
+        assertThat(run.lines()).as(run.transcript()).containsExactly(v140 + "  1.4.0  ok", "1 worker: 1 ok, 0 unreachable");
+        assertThat(fleet.worker(0).probeCount()).isEqualTo(before + 1);
+    }
+
+    @Test
+    void progressFlag_reportsOnStderr_andStdoutStaysTheSame() {
+        var run = probe("--progress", v140, v141, down);
+
+        assertThat(run.err().lines().toList()).as(run.transcript())
+                .containsExactly("probed 1/3", "probed 2/3", "probed 3/3");
+        assertThat(run.lines()).hasSize(4).noneMatch(l -> l.contains("probed"));
+    }
+
+    @Test
+    void withoutProgressFlag_stderrStaysEmptyWhenItIsNotATerminal() {
+        var run = probe(v140, v141, down);
+
+        assertThat(run.err()).as(run.transcript()).isEmpty();
+    }
+
+    @Test
+    void malformedRange_isAUsageErrorNamingExpect() {
+        var run = probe(v140, "--expect", "^^1.4");
+
+        assertThat(run.exit()).as(run.transcript()).isEqualTo(2);
+        assertThat(run.err()).contains("Invalid value for option '--expect'").contains("'^^1.4'");
+        assertThat(run.out()).isEmpty();
+    }
+
+    @Test
+    void malformedEndpoint_isAUsageErrorNamingTheArgument() {
+        var run = probe(v140, "127.0.0.1:7001");
+
+        assertThat(run.exit()).as(run.transcript()).isEqualTo(2);
+        assertThat(run.err()).contains("ENDPOINT").contains("invalid worker endpoint '127.0.0.1:7001'")
+                .contains("no scheme");
+        assertThat(run.out()).isEmpty();
+    }
+
+    @Test
+    void durationWithoutUnit_isAUsageErrorNamingTimeout() {
+        var run = probe(v140, "--timeout", "2");
+
+        assertThat(run.exit()).as(run.transcript()).isEqualTo(2);
+        assertThat(run.err()).contains("Invalid value for option '--timeout'").contains("'2'");
+    }
+
+    @Test
+    void zeroConcurrency_isAUsageError() {
+        var run = probe(v140, "--concurrency", "0");
+
+        assertThat(run.exit()).as(run.transcript()).isEqualTo(2);
+        assertThat(run.err()).contains("--concurrency");
+    }
+
+    @Test
+    void noEndpoint_isAUsageError() {
+        var run = probe("--expect", "^1.4");
+
+        assertThat(run.exit()).as(run.transcript()).isEqualTo(2);
+        assertThat(run.err()).contains("ENDPOINT");
+    }
+
+    @Test
+    void endpointsFromAnArgumentFile(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("workers.txt");
+        Files.writeString(file, "# the 1.x workers\n" + v140 + "\n" + v141 + "\n");
+
+        var run = probe("--expect", "1.x", "@" + file);
+
+        assertThat(run.exit()).as(run.transcript()).isZero();
+        assertThat(run.lines()).containsExactly(v140 + "  1.4.0  ok", v141 + "  1.4.1  ok",
+                "2 workers: 2 ok, 0 mismatch, 0 unreachable; expected 1.x");
+    }
+}

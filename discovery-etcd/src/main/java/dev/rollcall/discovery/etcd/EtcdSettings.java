@@ -1,0 +1,332 @@
+package dev.rollcall.discovery.etcd;
+
+import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.Settings;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.MethodDescriptor;
+import io.grpc.netty.GrpcSslContexts;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
+
+/**
+ * The connection settings shared by discovery and registration, read and checked from
+ * {@code rollcall.discovery.etcd.*}. Immutable and thread-safe; {@link #toString()} never shows the
+ * password.
+ */
+final class EtcdSettings {
+
+    static final String ENDPOINTS = "endpoints";
+    static final String PREFIX = "prefix";
+    static final String CONNECT_TIMEOUT = "connect-timeout";
+    static final String REQUEST_TIMEOUT = "request-timeout";
+    static final String BACKOFF_INITIAL = "backoff.initial";
+    static final String BACKOFF_MAX = "backoff.max";
+    static final String TLS_CA = "tls.ca";
+    static final String TLS_CERT = "tls.cert";
+    static final String TLS_KEY = "tls.key";
+    static final String USER = "user";
+    static final String PASSWORD = "password";
+
+    static final String DEFAULT_PREFIX = "/rollcall/workers/";
+    static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(3);
+    static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
+    static final Duration DEFAULT_BACKOFF_INITIAL = Duration.ofMillis(500);
+    static final Duration DEFAULT_BACKOFF_MAX = Duration.ofSeconds(10);
+    static final int DEFAULT_PORT = 2379;
+
+    /**
+     * gRPC keepalive on the connection: a silent etcd (hung, or cut off without a reset) is noticed
+     * within this plus the request timeout, even when no call is under way. 10 s is gRPC's minimum.
+     */
+    static final Duration KEEPALIVE_TIME = Duration.ofSeconds(10);
+
+    /** A range read of a large fleet can exceed gRPC's default 4 MiB. */
+    private static final int MAX_INBOUND_BYTES = 64 << 20;
+
+    private final List<URI> endpoints;
+    private final boolean tls;
+    private final String prefix;
+    private final Duration connectTimeout;
+    private final Duration requestTimeout;
+    private final Duration backoffInitial;
+    private final Duration backoffMax;
+    private final SslContext sslContext;
+    private final String user;
+    private final String password;
+
+    private EtcdSettings(List<URI> endpoints, boolean tls, String prefix, Duration connectTimeout,
+                         Duration requestTimeout, Duration backoffInitial, Duration backoffMax, SslContext sslContext,
+                         String user, String password) {
+        this.endpoints = endpoints;
+        this.tls = tls;
+        this.prefix = prefix;
+        this.connectTimeout = connectTimeout;
+        this.requestTimeout = requestTimeout;
+        this.backoffInitial = backoffInitial;
+        this.backoffMax = backoffMax;
+        this.sslContext = sslContext;
+        this.user = user;
+        this.password = password;
+    }
+
+    /**
+     * Reads every connection key (so that none is reported unknown) and checks them all.
+     *
+     * @throws ConfigurationException naming the first bad key and its value
+     */
+    static EtcdSettings read(Settings s) {
+        // Read everything first: an early throw would add "unknown key" complaints to the real error.
+        List<String> endpointItems = s.list(ENDPOINTS);
+        Optional<String> prefixText = s.raw(PREFIX);
+        Duration connectTimeout = s.positiveDuration(CONNECT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT);
+        Duration requestTimeout = s.positiveDuration(REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT);
+        Duration backoffInitial = s.positiveDuration(BACKOFF_INITIAL, DEFAULT_BACKOFF_INITIAL);
+        Duration backoffMax = s.positiveDuration(BACKOFF_MAX, DEFAULT_BACKOFF_MAX);
+        Optional<String> ca = s.raw(TLS_CA);
+        Optional<String> cert = s.raw(TLS_CERT);
+        Optional<String> key = s.raw(TLS_KEY);
+        Optional<String> user = s.raw(USER);
+        Optional<String> password = s.raw(PASSWORD);
+
+        String endpointsKey = s.fullKey(ENDPOINTS);
+        if (endpointItems.isEmpty()) {
+            throw ConfigurationException.missing(endpointsKey,
+                    "comma-separated etcd client URLs such as http://127.0.0.1:2379,http://10.0.0.2:2379");
+        }
+        List<URI> endpoints = new ArrayList<>();
+        for (String item : endpointItems) {
+            endpoints.add(parseEndpoint(endpointsKey, s.raw(ENDPOINTS).orElse(""), item));
+        }
+        long https = endpoints.stream().filter(u -> u.getScheme().equals("https")).count();
+        if (https != 0 && https != endpoints.size()) {
+            throw ConfigurationException.invalid(endpointsKey, s.raw(ENDPOINTS).orElse(""),
+                    "URLs that all use http:// or all use https://, not a mix");
+        }
+        boolean tls = https != 0;
+
+        String prefix = prefixText.orElse(DEFAULT_PREFIX);
+        if (prefix.chars().anyMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c))) {
+            throw ConfigurationException.invalid(s.fullKey(PREFIX), prefix,
+                    "a key prefix without white space or control characters, such as " + DEFAULT_PREFIX);
+        }
+
+        if (backoffMax.compareTo(backoffInitial) < 0) {
+            throw ConfigurationException.invalid(s.fullKey(BACKOFF_MAX), s.raw(BACKOFF_MAX).orElse(backoffMax.toString()),
+                    "a duration no shorter than " + s.fullKey(BACKOFF_INITIAL) + " (" + backoffInitial + ")");
+        }
+
+        Path caPath = ca.map(v -> existingFile(s.fullKey(TLS_CA), v)).orElse(null);
+        Path certPath = cert.map(v -> existingFile(s.fullKey(TLS_CERT), v)).orElse(null);
+        Path keyPath = key.map(v -> existingFile(s.fullKey(TLS_KEY), v)).orElse(null);
+        if ((certPath == null) != (keyPath == null)) {
+            String missing = certPath == null ? s.fullKey(TLS_CERT) : s.fullKey(TLS_KEY);
+            String set = certPath == null ? s.fullKey(TLS_KEY) : s.fullKey(TLS_CERT);
+            throw ConfigurationException.missing(missing, "a PEM file, since " + set
+                    + " is set (a client certificate needs both its certificate and its private key)");
+        }
+        if (!tls && (caPath != null || certPath != null)) {
+            String setKey = caPath != null ? s.fullKey(TLS_CA) : s.fullKey(TLS_CERT);
+            throw ConfigurationException.invalid(endpointsKey, s.raw(ENDPOINTS).orElse(""),
+                    "https:// URLs, since " + setKey + " is set (TLS settings apply to https:// endpoints only)");
+        }
+        SslContext ssl = tls ? sslContext(s, caPath, certPath, keyPath) : null;
+
+        if (user.isPresent() != password.isPresent()) {
+            String missing = user.isPresent() ? s.fullKey(PASSWORD) : s.fullKey(USER);
+            String set = user.isPresent() ? s.fullKey(USER) : s.fullKey(PASSWORD);
+            throw ConfigurationException.missing(missing, "a value, since " + set
+                    + " is set (etcd authentication needs both the user and the password)");
+        }
+        return new EtcdSettings(List.copyOf(endpoints), tls, prefix, connectTimeout, requestTimeout,
+                backoffInitial, backoffMax, ssl, user.orElse(null), password.orElse(null));
+    }
+
+    private static URI parseEndpoint(String key, String whole, String item) {
+        String expected = "comma-separated etcd client URLs such as http://127.0.0.1:2379 (scheme http or https,"
+                + " a host, an optional port; '" + item + "' is not one)";
+        URI uri;
+        try {
+            uri = new URI(item);
+        } catch (URISyntaxException e) {
+            throw ConfigurationException.invalid(key, whole, expected);
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        boolean pathOk = uri.getRawPath() == null || uri.getRawPath().isEmpty() || uri.getRawPath().equals("/");
+        if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null || !pathOk
+                || uri.getRawQuery() != null || uri.getRawFragment() != null || uri.getRawUserInfo() != null) {
+            throw ConfigurationException.invalid(key, whole, expected);
+        }
+        int port = uri.getPort() == -1 ? DEFAULT_PORT : uri.getPort();
+        return URI.create(scheme + "://" + uri.getRawAuthority().replaceFirst(":\\d+$", "") + ":" + port);
+    }
+
+    private static Path existingFile(String key, String value) {
+        Path p;
+        try {
+            p = Path.of(value).toAbsolutePath();
+        } catch (InvalidPathException e) {
+            throw ConfigurationException.invalid(key, value, "the path of a PEM file (" + e.getReason() + ")");
+        }
+        if (!Files.isRegularFile(p)) {
+            throw ConfigurationException.invalid(key, value, "the path of an existing PEM file; " + p
+                    + (Files.exists(p) ? " is not a regular file" : " does not exist"));
+        }
+        if (!Files.isReadable(p)) {
+            throw ConfigurationException.invalid(key, value, "a readable PEM file; " + p + " cannot be read");
+        }
+        return p;
+    }
+
+    /**
+     * Parses the PEM files now, so that a file that is not a certificate or key fails start-up naming
+     * its key. The file's content never appears in the message.
+     */
+    private static SslContext sslContext(Settings s, Path ca, Path cert, Path key) {
+        SslContextBuilder builder = GrpcSslContexts.forClient();
+        if (ca != null) {
+            try {
+                builder.trustManager(ca.toFile());
+            } catch (RuntimeException e) {
+                throw ConfigurationException.invalid(s.fullKey(TLS_CA), ca.toString(),
+                        "a PEM file with one or more CA certificates (" + rootMessage(e) + ")");
+            }
+        }
+        if (cert != null) {
+            try {
+                builder.keyManager(cert.toFile(), key.toFile());
+            } catch (RuntimeException e) {
+                throw new ConfigurationException(s.fullKey(TLS_CERT), s.fullKey(TLS_CERT) + "='" + cert + "' and "
+                        + s.fullKey(TLS_KEY) + ": expected a PEM certificate and its PEM (PKCS#8) private key ("
+                        + rootMessage(e) + ")");
+            }
+        }
+        try {
+            return builder.build();
+        } catch (SSLException | RuntimeException e) {
+            throw new ConfigurationException(s.fullKey(TLS_CA), "cannot set up TLS from " + s.fullKey(TLS_CA) + ", "
+                    + s.fullKey(TLS_CERT) + " and " + s.fullKey(TLS_KEY) + ": " + rootMessage(e));
+        }
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+    }
+
+    /**
+     * A new jetcd client. Builds only objects: the connection is made by the first call. Every unary
+     * call gets a deadline of {@link #requestTimeout()}; calls fail at once instead of waiting while
+     * etcd is unreachable (no wait-for-ready), and jetcd's own retries are off, so that the caller's
+     * backoff is the only retry loop and every failure surfaces within a bounded time.
+     */
+    Client newClient() {
+        ClientBuilder b = Client.builder()
+                .endpoints(endpoints.toArray(URI[]::new))
+                .connectTimeout(connectTimeout)
+                .keepaliveTime(KEEPALIVE_TIME)
+                .keepaliveTimeout(requestTimeout)
+                .keepaliveWithoutCalls(true)
+                .waitForReady(false)
+                .retryMaxAttempts(0)
+                .maxInboundMessageSize(MAX_INBOUND_BYTES)
+                .interceptor(new DeadlineInterceptor(requestTimeout));
+        if (sslContext != null) {
+            b.sslContext(sslContext);
+        }
+        if (user != null) {
+            b.user(ByteSequence.from(user, StandardCharsets.UTF_8))
+                    .password(ByteSequence.from(password, StandardCharsets.UTF_8));
+        }
+        return b.build();
+    }
+
+    /** The endpoints as written in logs and messages, e.g. {@code http://127.0.0.1:2379}. */
+    String endpointList() {
+        return String.join(",", endpoints.stream().map(URI::toString).toList());
+    }
+
+    String prefix() {
+        return prefix;
+    }
+
+    ByteSequence prefixBytes() {
+        return ByteSequence.from(prefix, StandardCharsets.UTF_8);
+    }
+
+    Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    Duration backoffInitial() {
+        return backoffInitial;
+    }
+
+    Duration backoffMax() {
+        return backoffMax;
+    }
+
+    boolean tls() {
+        return tls;
+    }
+
+    boolean authenticated() {
+        return user != null;
+    }
+
+    /**
+     * How long a caller waits for one call to complete: the gRPC deadline plus the time to connect,
+     * plus a margin, so that the deadline (which cancels the call) normally fires first.
+     */
+    long callBudgetMillis() {
+        return requestTimeout.toMillis() + connectTimeout.toMillis() + 1000;
+    }
+
+    @Override
+    public String toString() {
+        return "etcd[" + endpointList() + ", prefix=" + prefix + (tls ? ", tls" : "")
+                + (user != null ? ", user=" + user : "") + "]";
+    }
+
+    /** Gives every unary call a deadline; streams (watch, lease keep-alive) are long-lived and get none. */
+    static final class DeadlineInterceptor implements ClientInterceptor {
+        private final long timeoutNanos;
+
+        DeadlineInterceptor(Duration timeout) {
+            this.timeoutNanos = timeout.toNanos();
+        }
+
+        @Override
+        public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+            if (method.getType() == MethodDescriptor.MethodType.UNARY && options.getDeadline() == null) {
+                options = options.withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS);
+            }
+            return next.newCall(method, options);
+        }
+    }
+}

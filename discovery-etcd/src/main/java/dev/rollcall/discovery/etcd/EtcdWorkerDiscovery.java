@@ -1,0 +1,502 @@
+package dev.rollcall.discovery.etcd;
+
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.discovery.CandidateListener;
+import dev.rollcall.api.discovery.WorkerDiscovery;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.common.exception.CompactedException;
+import io.etcd.jetcd.common.exception.ErrorCode;
+import io.etcd.jetcd.common.exception.EtcdException;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code etcd} discovery backend: the workers are the keys under a prefix. Created by
+ * {@link EtcdWorkerDiscoveryProvider}.
+ *
+ * <p><b>How it follows etcd.</b> It reads the whole prefix once, publishes that set, and watches the
+ * prefix from the revision after the read, so that no change between the read and the watch is
+ * lost; after each watch response that changes the set it publishes the full set again. When the
+ * watch breaks or etcd cannot be reached it tells the listener ({@code onError}: the resolver keeps
+ * the last set, marked stale), and reconnects with exponential backoff on a fresh connection,
+ * resuming the watch from the revision after the last one it applied: changes made while it was
+ * away arrive as ordinary watch events. If etcd has compacted that revision away, it reads the
+ * whole prefix again instead. A value that is not a valid worker description is skipped with a
+ * WARN naming its key; the other keys are published.
+ *
+ * <p><b>Threads.</b> Everything happens on one daemon thread, {@code rollcall-etcd-watch}; jetcd's
+ * callbacks only hand their news to it, so the state needs no locks and the listener is called
+ * from that thread alone, never concurrently. {@link #start} returns at once. Every call to etcd
+ * has a deadline, so the thread never waits on the network for longer than
+ * {@code request-timeout} (plus {@code connect-timeout} to connect).
+ */
+final class EtcdWorkerDiscovery implements WorkerDiscovery {
+
+    static final String THREAD_NAME = "rollcall-etcd-watch";
+
+    private static final Logger LOG = LoggerFactory.getLogger(EtcdWorkerDiscovery.class);
+
+    /**
+     * After a watch resumes, how long to wait for the events missed while away before publishing
+     * (which clears the resolver's stale mark) anyway. etcd sends them within about 100 ms.
+     */
+    static final Duration CATCH_UP_WINDOW = Duration.ofMillis(500);
+
+    private final EtcdSettings settings;
+    private final ByteSequence prefix;
+    private final Backoff backoff;
+    private final Object lock = new Object();
+    private ScheduledThreadPoolExecutor loop;   // guarded by lock
+    private CandidateListener listener;         // written once under lock, before the loop starts
+    private volatile boolean closed;
+    private volatile Thread loopThread;
+
+    // Loop state: touched only on the loop thread.
+    private Client client;
+    private Watch.Watcher watcher;
+    private long session;                       // bumped per watch; callbacks of older ones are ignored
+    private boolean established;
+    private ScheduledFuture<?> pending;         // the next connect, a catch-up publish or a creation check
+    private final Map<String, WorkerEndpoint> entries = new TreeMap<>();
+    private long revision;                      // the entries reflect every change up to this revision
+    private boolean needFullRead = true;
+    private boolean freshConnection;            // the next attempt replaces the client
+    private Set<WorkerEndpoint> published;
+    private boolean stale;                      // onError was called after the last publish
+    private boolean failing;                    // in an outage: log later failures at DEBUG
+    private String lastError;
+
+    private volatile int knownCount;
+    private final AtomicLong fullReads = new AtomicLong();
+    private final AtomicLong watchesEstablished = new AtomicLong();
+
+    EtcdWorkerDiscovery(EtcdSettings settings) {
+        this.settings = settings;
+        this.prefix = settings.prefixBytes();
+        this.backoff = new Backoff(settings.backoffInitial(), settings.backoffMax());
+    }
+
+    /** Starts the loop thread, which connects, reads the prefix, publishes and watches. Returns at once. */
+    @Override
+    public void start(CandidateListener candidateListener) {
+        Objects.requireNonNull(candidateListener, "listener");
+        synchronized (lock) {
+            if (closed || loop != null) {
+                throw new IllegalStateException(description() + " was already started or closed");
+            }
+            listener = candidateListener;
+            loop = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, THREAD_NAME);
+                t.setDaemon(true);
+                loopThread = t;
+                return t;
+            });
+            loop.setRemoveOnCancelPolicy(true);
+            loop.execute(guarded(this::connect));
+        }
+        LOG.debug("watching {} under {}", settings.endpointList(), settings.prefix());
+    }
+
+    // ---- on the loop thread ------------------------------------------------------------------
+
+    private void connect() {
+        pending = null;
+        if (closed) {
+            return;
+        }
+        try {
+            if (freshConnection) {
+                closeClient();
+                freshConnection = false;
+            }
+            if (client == null) {
+                client = settings.newClient();
+            }
+            if (needFullRead) {
+                readAll();
+            }
+            openWatch();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // close() is stopping the loop
+        } catch (RuntimeException | ExecutionException | TimeoutException e) {
+            failed(needFullRead ? "cannot read " + settings.prefix() + " from etcd " + settings.endpointList()
+                    : "cannot watch " + settings.prefix() + " on etcd " + settings.endpointList(), e);
+        }
+    }
+
+    private void readAll() throws InterruptedException, ExecutionException, TimeoutException {
+        GetResponse r = client.getKVClient()
+                .get(prefix, GetOption.builder().isPrefix(true).build())
+                .get(settings.callBudgetMillis(), TimeUnit.MILLISECONDS);
+        if (closed) {
+            return;
+        }
+        entries.clear();
+        for (KeyValue kv : r.getKvs()) {
+            put(kv);
+        }
+        revision = r.getHeader().getRevision();
+        needFullRead = false;
+        fullReads.incrementAndGet();
+        LOG.debug("read {} keys under {} at revision {}", r.getKvs().size(), settings.prefix(), revision);
+        publish(true);
+    }
+
+    private void openWatch() {
+        long id = ++session;
+        established = false;
+        WatchOption option = WatchOption.builder()
+                .isPrefix(true)
+                .withRevision(revision + 1)
+                .withCreateNotify(true)
+                .build();
+        watcher = client.getWatchClient().watch(prefix, option, Watch.listener(
+                response -> onLoop(() -> onWatchResponse(id, response)),
+                error -> onLoop(() -> onWatchError(id, error)),
+                () -> onLoop(() -> onWatchCompleted(id))));
+        // A watch that etcd never confirms (a hung server) must not leave us waiting forever.
+        Duration confirmWithin = Duration.ofMillis(settings.callBudgetMillis());
+        pending = schedule(() -> {
+            if (id == session && !established) {
+                failed("etcd " + settings.endpointList() + " did not confirm the watch on " + settings.prefix()
+                        + " within " + confirmWithin.toMillis() + " ms", null);
+            }
+        }, confirmWithin);
+    }
+
+    private void onWatchResponse(long id, WatchResponse response) {
+        if (id != session || closed) {
+            return;
+        }
+        if (response.isCreatedNotify()) {
+            established = true;
+            cancelPending();
+            watchesEstablished.incrementAndGet();
+            backoff.reset();
+            lastError = null;
+            if (failing) {
+                LOG.info("etcd {} is back; watching {} again from revision {}", settings.endpointList(),
+                        settings.prefix(), revision + 1);
+                failing = false;
+            }
+            if (stale) {
+                if (response.getHeader().getRevision() <= revision) {
+                    publish(true);      // nothing at all changed while we were away
+                } else {
+                    // Changes were made meanwhile (perhaps elsewhere in etcd): their events follow
+                    // shortly; publish once they are in, or after the window if none are ours.
+                    pending = schedule(() -> {
+                        if (id == session && stale) {
+                            publish(true);
+                        }
+                    }, CATCH_UP_WINDOW);
+                }
+            }
+            return;
+        }
+        boolean changed = false;
+        for (WatchEvent event : response.getEvents()) {
+            KeyValue kv = event.getKeyValue();
+            switch (event.getEventType()) {
+                case PUT -> changed |= put(kv);
+                case DELETE -> changed |= entries.remove(key(kv)) != null;
+                default -> LOG.debug("ignoring an unrecognised watch event on {}", key(kv));
+            }
+            revision = Math.max(revision, kv.getModRevision());
+        }
+        if (changed || stale) {
+            cancelPending();
+            publish(stale);
+        }
+    }
+
+    private void onWatchError(long id, Throwable error) {
+        if (id != session || closed) {
+            return;
+        }
+        closeWatcher();
+        if (isCompaction(error)) {
+            needFullRead = true;
+            LOG.info("etcd compacted revision {} away before the watch on {} resumed; reading the whole prefix"
+                    + " again", revision + 1, settings.prefix());
+            cancelPending();
+            pending = schedule(this::connect, Duration.ZERO);
+            return;
+        }
+        failed("the watch on " + settings.prefix() + " at etcd " + settings.endpointList() + " broke", error);
+    }
+
+    private void onWatchCompleted(long id) {
+        if (id != session || closed) {
+            return;
+        }
+        closeWatcher();
+        failed("etcd " + settings.endpointList() + " ended the watch on " + settings.prefix(), null);
+    }
+
+    /**
+     * Reports the failure (the resolver keeps the last set) and tries again after the backoff, on a
+     * fresh connection: gRPC's own reconnect backoff grows to two minutes and would delay the resume
+     * long after etcd is back. The old connection is closed only then, since jetcd may still be
+     * scheduling work on it right after reporting the error.
+     */
+    private void failed(String what, Throwable cause) {
+        if (closed) {
+            return;
+        }
+        closeWatcher();
+        freshConnection = true;
+        cancelPending();
+        Duration delay = backoff.next();
+        String message = what + (cause == null ? "" : ": " + describe(cause));
+        if (!failing) {
+            LOG.warn("{}; keeping the last {} workers, retrying with backoff (next in {} ms)", message,
+                    knownCount, delay.toMillis());
+            failing = true;
+        } else {
+            LOG.debug("{}; retry {} in {} ms", message, backoff.failures(), delay.toMillis());
+        }
+        if (!message.equals(lastError)) {
+            lastError = message;
+            stale = true;
+            try {
+                listener.onError(new IOException(message, cause));
+            } catch (RuntimeException e) {
+                LOG.warn("candidate listener failed on an error report", e);
+            }
+        }
+        pending = schedule(this::connect, delay);
+    }
+
+    /** Applies a PUT; {@code true} when the set of workers changed. */
+    private boolean put(KeyValue kv) {
+        String key = key(kv);
+        WorkerEndpoint endpoint;
+        try {
+            endpoint = WorkerValue.parse(kv.getValue().getBytes());
+        } catch (IllegalArgumentException e) {
+            LOG.warn("etcd key {}: skipping malformed worker value (revision {}), keeping the others: {}", key,
+                    kv.getModRevision(), e.getMessage());
+            return entries.remove(key) != null;
+        }
+        return !endpoint.equals(entries.put(key, endpoint));
+    }
+
+    private void publish(boolean force) {
+        // One candidate per URL: two keys naming one worker (a re-registration under a new id) count once.
+        Map<String, WorkerEndpoint> byUrl = new LinkedHashMap<>();
+        entries.forEach((key, endpoint) -> {
+            WorkerEndpoint first = byUrl.putIfAbsent(endpoint.url(), endpoint);
+            if (first != null && !first.equals(endpoint)) {
+                LOG.debug("etcd key {} names {} again with other labels; the first key's labels are used",
+                        key, endpoint.url());
+            }
+        });
+        Set<WorkerEndpoint> set = Collections.unmodifiableSet(new LinkedHashSet<>(byUrl.values()));
+        if (!force && set.equals(published)) {
+            return;
+        }
+        published = set;
+        knownCount = set.size();
+        stale = false;
+        try {
+            listener.onCandidates(set);
+        } catch (RuntimeException e) {
+            LOG.warn("candidate listener failed", e);
+        }
+    }
+
+    private void closeWatcher() {
+        session++;                       // late callbacks of the old watch are ignored from now on
+        established = false;
+        if (watcher != null) {
+            Watch.Watcher w = watcher;
+            watcher = null;
+            try {
+                w.close();
+            } catch (RuntimeException e) {
+                LOG.debug("closing the watch failed", e);
+            }
+        }
+    }
+
+    private void closeClient() {
+        if (client != null) {
+            Client c = client;
+            client = null;
+            try {
+                c.close();
+            } catch (RuntimeException e) {
+                LOG.debug("closing the etcd client failed", e);
+            }
+        }
+    }
+
+    private void cancelPending() {
+        if (pending != null) {
+            pending.cancel(false);
+            pending = null;
+        }
+    }
+
+    private ScheduledFuture<?> schedule(Runnable task, Duration delay) {
+        synchronized (lock) {
+            if (closed) {
+                return null;
+            }
+            return loop.schedule(guarded(task), delay.toNanos(), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Hands jetcd's news to the loop thread; dropped once closed. */
+    private void onLoop(Runnable task) {
+        ScheduledExecutorService l;
+        synchronized (lock) {
+            l = closed ? null : loop;
+        }
+        if (l == null) {
+            return;
+        }
+        try {
+            l.execute(guarded(task));
+        } catch (RejectedExecutionException e) {
+            // Closed meanwhile.
+        }
+    }
+
+    /** A bug in one step must not end the loop silently: log it and carry on with the next news. */
+    private static Runnable guarded(Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                LOG.error("unexpected failure in the etcd watch loop", e);
+            }
+        };
+    }
+
+    private static String key(KeyValue kv) {
+        return kv.getKey().toString(StandardCharsets.UTF_8);
+    }
+
+    static boolean isCompaction(Throwable error) {
+        Throwable t = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (t instanceof CompactedException) {
+            return true;
+        }
+        return t instanceof EtcdException e && e.getErrorCode() == ErrorCode.OUT_OF_RANGE
+                && String.valueOf(e.getMessage()).contains("compacted");
+    }
+
+    /**
+     * A short reason for logs and the listener, e.g. {@code UNAVAILABLE: io exception (Connection
+     * refused: /127.0.0.1:2379)}; etcd's and gRPC's messages carry no secrets.
+     */
+    static String describe(Throwable t) {
+        Throwable c = t;
+        while ((c instanceof ExecutionException || c instanceof CompletionException) && c.getCause() != null) {
+            c = c.getCause();
+        }
+        if (c instanceof TimeoutException) {
+            return "no answer in time";
+        }
+        String m = message(c);
+        Throwable root = c;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String r = message(root);
+        return root == c || m.contains(r) ? m : m + " (" + r + ")";
+    }
+
+    private static String message(Throwable t) {
+        String m = t.getMessage();
+        return m == null || m.isBlank() ? t.getClass().getSimpleName() : m;
+    }
+
+    // ---- any thread -------------------------------------------------------------------------
+
+    /**
+     * Stops the watch and the loop thread and closes the connection; no listener call happens after
+     * it returns (unless it is called from the listener itself). Idempotent; never throws.
+     */
+    @Override
+    public void close() {
+        ScheduledThreadPoolExecutor l;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            l = loop;
+        }
+        if (l == null) {
+            return;
+        }
+        // Interrupts a read in progress and drops scheduled retries; jetcd's callbacks see closed.
+        l.shutdownNow();
+        if (Thread.currentThread() != loopThread) {
+            try {
+                if (!l.awaitTermination(settings.callBudgetMillis(), TimeUnit.MILLISECONDS)) {
+                    LOG.warn("thread {} did not stop; it is a daemon and will not keep the JVM alive", THREAD_NAME);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        // The loop has ended, so its state is ours now.
+        closeWatcher();
+        closeClient();
+        LOG.debug("stopped watching {} under {}", settings.endpointList(), settings.prefix());
+    }
+
+    /** E.g. {@code etcd[http://127.0.0.1:2379, prefix=/rollcall/workers/, 3 workers]}; never the password. */
+    @Override
+    public String description() {
+        int n = knownCount;
+        return "etcd[" + settings.endpointList() + ", prefix=" + settings.prefix() + ", " + n
+                + (n == 1 ? " worker]" : " workers]");
+    }
+
+    @Override
+    public String toString() {
+        return description();
+    }
+
+    /** How many times the whole prefix was read (1 at start, +1 per compaction recovery). */
+    long fullReads() {
+        return fullReads.get();
+    }
+
+    /** How many watches etcd has confirmed (1 at start, +1 per resume). */
+    long watchesEstablished() {
+        return watchesEstablished.get();
+    }
+}

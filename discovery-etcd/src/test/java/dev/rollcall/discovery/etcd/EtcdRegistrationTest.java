@@ -1,0 +1,275 @@
+package dev.rollcall.discovery.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.registration.RegistrationException;
+import dev.rollcall.api.registration.WorkerRegistration;
+import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.api.registry.WorkerStatus;
+import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.testkit.etcd.EtcdServer;
+import io.etcd.jetcd.KeyValue;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * Workers registering themselves in a real etcd, and a real resolver watching them: they appear,
+ * leave at once on a clean shutdown, and vanish after their lease's TTL when they die.
+ */
+class EtcdRegistrationTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private static EtcdServer server;
+    private static Etcd etcd;
+
+    private String prefix;
+
+    @BeforeAll
+    static void startEtcd() {
+        server = EtcdServer.start();
+        etcd = new Etcd(server);
+    }
+
+    @AfterAll
+    static void stopEtcd() {
+        if (etcd != null) {
+            etcd.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @BeforeEach
+    void prefixPerTest(TestInfo test) {
+        prefix = "/test/" + test.getTestMethod().orElseThrow().getName() + "/";
+    }
+
+    /** One configuration for both sides, as a deployment would share one file. */
+    private RollcallConfig config(String ttl) {
+        Map<String, String> keys = new HashMap<>(Map.of(
+                "rollcall.worker.register", "true",
+                "rollcall.discovery.type", "etcd",
+                "rollcall.discovery.etcd.endpoints", server.endpoint(),
+                "rollcall.discovery.etcd.prefix", prefix,
+                "rollcall.discovery.etcd.registration.ttl", ttl,
+                "rollcall.policy.type", "semver",
+                "rollcall.policy.semver.range", "^1.0.0"));
+        return RollcallConfig.of(keys);
+    }
+
+    private static List<String> urls(FleetSnapshot snapshot) {
+        return snapshot.workers().stream().map(w -> w.endpoint().url()).toList();
+    }
+
+    @Test
+    void aRegisteredWorkerAppearsInTheResolversSet() throws Exception {
+        try (RollcallWorker worker = RollcallWorker.builder().version("1.0.0").label("zone", "eu-1")
+                .config(config("3s")).start();
+             WorkerResolver resolver = WorkerResolver.fromConfig(config("3s"))) {
+
+            FleetSnapshot snapshot = resolver.awaitWorkers(1, WAIT);
+
+            assertThat(urls(snapshot)).containsExactly(worker.endpoint().url());
+            assertThat(snapshot.workers().get(0).version()).isEqualTo("1.0.0");
+            WorkerStatus status = snapshot.status(worker.endpoint().url()).orElseThrow();
+            assertThat(status.endpoint().labels()).as("labels travel through etcd").containsEntry("zone", "eu-1");
+            String key = prefix + "127.0.0.1_" + worker.port();
+            assertThat(worker.registration().orElseThrow().description())
+                    .isEqualTo("etcd key " + key + " (lease 3 s) at " + server.endpoint());
+            String json = etcd.get(key).map(kv -> kv.getValue().toString(StandardCharsets.UTF_8)).orElseThrow();
+            assertThat(json).contains("\"endpoint\":\"" + worker.endpoint().url() + "\"", "\"version\":\"1.0.0\"",
+                    "\"instance_id\":\"" + worker.instanceId() + "\"");
+        }
+    }
+
+    @Test
+    void aCleanShutdownRemovesTheWorkerAtOnce() throws Exception {
+        // A long TTL: if the worker left the set within the wait below, its shutdown removed it, not expiry.
+        RollcallConfig config = config("60s");
+        RollcallWorker worker = RollcallWorker.builder().version("1.0.0").config(config).start();
+        try (WorkerResolver resolver = WorkerResolver.fromConfig(config)) {
+            resolver.awaitWorkers(1, WAIT);
+            String key = prefix + "127.0.0.1_" + worker.port();
+            assertThat(etcd.get(key)).isPresent();
+
+            worker.close();
+
+            assertThat(etcd.get(key)).as("deleted before close() returned").isEmpty();
+            await().atMost(Duration.ofSeconds(15)).until(() -> resolver.pin().statuses().isEmpty());
+        } finally {
+            worker.close();
+        }
+    }
+
+    /**
+     * A real worker process killed with SIGKILL: no shutdown hook, no revoke, its keep-alives simply
+     * stop, as when a machine dies. Its key stays until etcd expires the lease.
+     */
+    @Test
+    void aKilledWorkerDisappearsWhenItsLeaseExpires() throws Exception {
+        RollcallConfig config = config("4s");
+        Process child = startWorkerProcess(config.values());
+        try (WorkerResolver resolver = WorkerResolver.fromConfig(config)) {
+            String[] registered = awaitRegistered(child);
+            String url = registered[1];
+            String key = registered[2];
+            assertThat(urls(resolver.awaitWorkers(1, WAIT))).containsExactly(url);
+            long lease = etcd.get(key).map(KeyValue::getLease).orElseThrow();
+
+            child.destroyForcibly();
+            assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(etcd.get(key).map(KeyValue::getLease)).as("nothing deleted it: only its lease can")
+                    .contains(lease);
+
+            await().atMost(WAIT).until(() -> etcd.get(key).isEmpty());
+            await().atMost(WAIT).until(() -> resolver.pin().statuses().isEmpty());
+        } finally {
+            child.destroyForcibly();
+        }
+    }
+
+    @Test
+    void writesTheEntryAgainWhenItsLeaseIsRevoked() {
+        WorkerInfo self = new WorkerInfo(WorkerEndpoint.of("127.0.0.1", 7101), "1.0.0", "i-1", Map.of(), List.of());
+        EtcdRegistration registration = (EtcdRegistration) new EtcdRegistrationProvider().create(self,
+                Etcd.settings(Map.of("endpoints", server.endpoint(), "prefix", prefix, "registration.ttl", "3s",
+                        "backoff.initial", "100ms", "backoff.max", "1s")));
+        try {
+            registration.start();
+            String key = prefix + "127.0.0.1_7101";
+            assertThat(registration.key()).isEqualTo(key);
+            long first = etcd.get(key).map(KeyValue::getLease).orElseThrow();
+
+            etcd.revokeLease(first);        // an operator's mistake, or a lease lost while etcd was away
+
+            await().atMost(WAIT).until(() -> etcd.get(key).map(KeyValue::getLease).filter(l -> l != first).isPresent());
+            assertThat(registration.leasesGranted()).isEqualTo(2);
+            assertThat(WorkerValue.parse(etcd.get(key).orElseThrow().getValue().getBytes()))
+                    .isEqualTo(WorkerEndpoint.of("127.0.0.1", 7101));
+        } finally {
+            registration.close();
+        }
+        assertThat(etcd.getPrefix(prefix)).isEmpty();
+    }
+
+    @Test
+    void keepsTheEntryAcrossAnEtcdRestart() {
+        try (EtcdServer own = EtcdServer.start()) {
+            WorkerInfo self = WorkerInfo.of(WorkerEndpoint.of("127.0.0.1", 7102), "1.0.0");
+            EtcdRegistration registration = (EtcdRegistration) new EtcdRegistrationProvider().create(self,
+                    Etcd.settings(Map.of("endpoints", own.endpoint(), "prefix", prefix, "registration.ttl", "5s")));
+            try {
+                registration.start();
+                String key = prefix + "127.0.0.1_7102";
+                own.stop();
+                long acknowledged = registration.keepAlivesAcknowledged();
+                own.restart();
+
+                // etcd renews every lease when it comes back; the keep-alives must reach it again.
+                await().atMost(WAIT).until(() -> registration.keepAlivesAcknowledged() > acknowledged);
+                try (Etcd etcd2 = new Etcd(own)) {
+                    assertThat(etcd2.get(key)).isPresent();
+                }
+                assertThat(registration.leasesGranted()).as("the first lease carried on").isEqualTo(1);
+            } finally {
+                registration.close();
+            }
+        }
+    }
+
+    @Test
+    void failsWithARegistrationExceptionWithoutSecretsWhenEtcdIsUnreachable() {
+        String nowhere = "http://127.0.0.1:" + WorkerFleet.freeEndpoint().port();
+        String password = "hunter2-do-not-print";
+        WorkerInfo self = WorkerInfo.of(WorkerEndpoint.of("127.0.0.1", 7103), "1.0.0");
+        WorkerRegistration registration = new EtcdRegistrationProvider().create(self, Etcd.settings(Map.of(
+                "endpoints", nowhere, "prefix", prefix, "user", "rollcall", "password", password,
+                "connect-timeout", "500ms", "request-timeout", "1s")));
+
+        assertThatThrownBy(registration::start)
+                .isInstanceOf(RegistrationException.class)
+                .hasMessageContaining("grpc://127.0.0.1:7103")
+                .hasMessageContaining(prefix + "127.0.0.1_7103")
+                .hasMessageContaining(nowhere)
+                .satisfies(e -> assertThat(stackTrace(e)).doesNotContain(password));
+        assertThat(registration.description()).doesNotContain(password);
+        registration.close();
+        await().atMost(WAIT).until(() -> Thread.getAllStackTraces().keySet().stream()
+                .noneMatch(t -> t.getName().equals(EtcdRegistration.THREAD_NAME) && t.isAlive()));
+    }
+
+    @Test
+    void aTypoInARegistrationKeyFailsTheWorkerBeforeAnythingIsRegistered() {
+        RollcallConfig config = config("3s").with("rollcall.discovery.etcd.registration.tll", "5s");
+
+        assertThatThrownBy(() -> RollcallWorker.builder().version("1.0.0").config(config).start())
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("rollcall.discovery.etcd.registration.tll")
+                .hasMessageContaining("rollcall.discovery.etcd.registration.ttl");
+        assertThat(etcd.getPrefix(prefix)).isEmpty();
+    }
+
+    private static String stackTrace(Throwable e) {
+        StringWriter out = new StringWriter();
+        e.printStackTrace(new PrintWriter(out));
+        return out.toString();
+    }
+
+    /** A worker in its own JVM, configured like a user's, its output in target/. */
+    private static Process startWorkerProcess(Map<String, String> config) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--add-opens=java.base/java.nio=ALL-UNNAMED",   // Arrow, as for every worker
+                "-cp", System.getProperty("java.class.path"),
+                RegisteredWorkerProcess.class.getName()));
+        config.forEach((k, v) -> cmd.add(k + "=" + v));
+        Path log = Path.of("target", "registered-worker-" + ProcessHandle.current().pid() + ".log");
+        Files.createDirectories(log.getParent());
+        return new ProcessBuilder(cmd)
+                .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
+    }
+
+    /** {@code REGISTERED <url> <key>}, split; fails if the process does not say it within the wait. */
+    private static String[] awaitRegistered(Process child) throws Exception {
+        BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+        String line = CompletableFuture.supplyAsync(() -> {
+            try {
+                return out.readLine();
+            } catch (IOException e) {
+                return null;
+            }
+        }).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(line).as("the worker process's first line (its log is under target/)").startsWith("REGISTERED ");
+        return Optional.of(line.split(" ")).filter(parts -> parts.length == 3).orElseThrow();
+    }
+}

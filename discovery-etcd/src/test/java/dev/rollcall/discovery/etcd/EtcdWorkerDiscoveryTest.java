@@ -1,0 +1,185 @@
+package dev.rollcall.discovery.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.discovery.WorkerDiscovery;
+import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.testkit.etcd.EtcdServer;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/** The watch against a real etcd: what it publishes as keys come, change and go. */
+class EtcdWorkerDiscoveryTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private static EtcdServer server;
+    private static Etcd etcd;
+
+    private String prefix;
+    private WorkerDiscovery discovery;
+    private final RecordingListener listener = new RecordingListener();
+
+    @BeforeAll
+    static void startEtcd() {
+        server = EtcdServer.start();
+        etcd = new Etcd(server);
+    }
+
+    @AfterAll
+    static void stopEtcd() {
+        if (etcd != null) {
+            etcd.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @BeforeEach
+    void prefixPerTest(TestInfo test) {
+        prefix = "/test/" + test.getTestMethod().orElseThrow().getName() + "/";
+    }
+
+    @AfterEach
+    void closeDiscovery() {
+        if (discovery != null) {
+            discovery.close();
+        }
+    }
+
+    private WorkerDiscovery start(Map<String, String> extra) {
+        Map<String, String> keys = new LinkedHashMap<>(Map.of("endpoints", server.endpoint(), "prefix", prefix));
+        keys.putAll(extra);
+        discovery = new EtcdWorkerDiscoveryProvider().create(Etcd.settings(keys));
+        discovery.start(listener);
+        return discovery;
+    }
+
+    private void awaitLatest(Set<WorkerEndpoint> expected) {
+        await().atMost(WAIT).untilAsserted(() -> assertThat(listener.latest()).isEqualTo(expected));
+    }
+
+    @Test
+    void publishesTheWorkersAlreadyUnderThePrefixAtStart() {
+        etcd.put(prefix + "w1", "grpc://127.0.0.1:7001");
+        etcd.put(prefix + "w2", "{\"endpoint\":\"grpcs://127.0.0.2:7002\",\"labels\":{\"zone\":\"eu-1\"},"
+                + "\"version\":\"1.4.0\"}");
+        etcd.put(prefix.substring(0, prefix.length() - 1) + "-other/w3", "grpc://127.0.0.3:7003");
+
+        start(Map.of());
+
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.0.1:7001"),
+                WorkerEndpoint.parse("grpcs://127.0.0.2:7002").withLabels(Map.of("zone", "eu-1"))));
+        assertThat(listener.sets()).as("the first set is already complete").hasSize(1);
+        assertThat(listener.errors()).isEmpty();
+    }
+
+    @Test
+    void publishesTheFullSetAfterEachChange() {
+        start(Map.of());
+        awaitLatest(Set.of());
+
+        etcd.put(prefix + "a", "grpc://127.0.1.1:7001");
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.1.1:7001")));
+
+        etcd.put(prefix + "b", "grpc://127.0.1.2:7001");
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.1.1:7001"), WorkerEndpoint.parse("grpc://127.0.1.2:7001")));
+
+        etcd.delete(prefix + "a");
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.1.2:7001")));
+
+        etcd.put(prefix + "b", "{\"endpoint\":\"grpc://127.0.1.2:7001\",\"labels\":{\"zone\":\"b\"}}");
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.1.2:7001").withLabels(Map.of("zone", "b"))));
+
+        etcd.deletePrefix(prefix);
+        awaitLatest(Set.of());
+        assertThat(listener.errors()).isEmpty();
+    }
+
+    @Test
+    void skipsAMalformedValueAndAppliesTheRest() {
+        etcd.put(prefix + "good", "grpc://127.0.2.1:7001");
+        etcd.put(prefix + "no-scheme", "127.0.2.2:7001");
+        etcd.put(prefix + "bad-json", "{\"endpoint\": grpc://127.0.2.3:7001}");
+        start(Map.of());
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.2.1:7001")));
+
+        // One transaction, one watch response: the malformed value costs only itself.
+        Map<String, String> batch = new LinkedHashMap<>();
+        batch.put(prefix + "new", "grpc://127.0.2.4:7001");
+        batch.put(prefix + "labels-not-strings", "{\"endpoint\":\"grpc://127.0.2.5:7001\",\"labels\":{\"n\":1}}");
+        batch.put(prefix + "fixed", "grpc://127.0.2.6:7001");
+        etcd.putAll(batch);
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.2.1:7001"), WorkerEndpoint.parse("grpc://127.0.2.4:7001"),
+                WorkerEndpoint.parse("grpc://127.0.2.6:7001")));
+
+        // A key whose value turns bad no longer names a worker; fixing it brings the worker back.
+        etcd.put(prefix + "good", "not a url");
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.2.4:7001"), WorkerEndpoint.parse("grpc://127.0.2.6:7001")));
+        etcd.put(prefix + "good", "grpc://127.0.2.1:7001");
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.2.1:7001"), WorkerEndpoint.parse("grpc://127.0.2.4:7001"),
+                WorkerEndpoint.parse("grpc://127.0.2.6:7001")));
+        assertThat(listener.errors()).as("bad values are not outages").isEmpty();
+    }
+
+    @Test
+    void countsTwoKeysNamingOneWorkerOnce() {
+        etcd.put(prefix + "old-id", "grpc://127.0.3.1:7001");
+        etcd.put(prefix + "new-id", "http://127.0.3.1:7001/");
+        start(Map.of());
+
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.3.1:7001")));
+        etcd.delete(prefix + "new-id");
+        etcd.put(prefix + "other", "grpc://127.0.3.2:7001");
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.3.1:7001"), WorkerEndpoint.parse("grpc://127.0.3.2:7001")));
+    }
+
+    @Test
+    void reportsAnUnreachableEtcdAndPublishesNothing() {
+        String nowhere = "http://127.0.0.1:" + WorkerFleet.freeEndpoint().port();
+        discovery = new EtcdWorkerDiscoveryProvider().create(Etcd.settings(Map.of(
+                "endpoints", nowhere, "prefix", prefix, "connect-timeout", "1s", "request-timeout", "1s",
+                "backoff.initial", "100ms", "backoff.max", "200ms")));
+
+        discovery.start(listener);
+
+        await().atMost(WAIT).until(() -> !listener.errors().isEmpty());
+        assertThat(listener.errors().get(0)).hasMessageContaining(nowhere).hasMessageContaining(prefix);
+        assertThat(listener.sets()).as("an unreachable etcd does not mean there are no workers").isEmpty();
+    }
+
+    @Test
+    void stopsPublishingAndEndsItsThreadWhenClosed() {
+        start(Map.of());
+        awaitLatest(Set.of());
+        etcd.put(prefix + "a", "grpc://127.0.4.1:7001");
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.4.1:7001")));
+
+        discovery.close();
+        int published = listener.sets().size();
+        etcd.put(prefix + "b", "grpc://127.0.4.2:7001");
+        // A marker written after the change: once a fresh watcher sees it, the change had its chance too.
+        RecordingListener witness = new RecordingListener();
+        try (WorkerDiscovery other = new EtcdWorkerDiscoveryProvider().create(Etcd.settings(Map.of(
+                "endpoints", server.endpoint(), "prefix", prefix)))) {
+            other.start(witness);
+            await().atMost(WAIT).until(() -> witness.latest() != null && witness.latest().size() == 2);
+        }
+
+        assertThat(listener.sets()).hasSize(published);
+        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().equals(EtcdWorkerDiscovery.THREAD_NAME)
+                && t.isAlive());
+        assertThat(discovery.description()).isEqualTo("etcd[" + server.endpoint() + ", prefix=" + prefix + ", 1 worker]");
+    }
+}
