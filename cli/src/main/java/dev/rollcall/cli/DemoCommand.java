@@ -33,6 +33,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
@@ -95,6 +96,27 @@ public final class DemoCommand implements Callable<Integer> {
     @Mixin
     private LoggingOptions logging;
 
+    /** Where the fleet is discovered from. */
+    enum Discovery { STATIC, ETCD }
+
+    @Option(names = "--discovery", paramLabel = "static|etcd", defaultValue = "static",
+            converter = DiscoveryConverter.class,
+            description = "Discover the fleet from a watched file (static, the default) or from a real etcd the demo"
+                    + " starts on loopback, each worker registered under a lease (etcd; needs Debian's etcd-server)")
+    private Discovery discovery = Discovery.STATIC;
+
+    /** Lower-case names, and an error that lists them. */
+    static final class DiscoveryConverter implements picocli.CommandLine.ITypeConverter<Discovery> {
+        @Override
+        public Discovery convert(String value) {
+            try {
+                return Discovery.valueOf(value.strip().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not static or etcd");
+            }
+        }
+    }
+
     /** For picocli. */
     public DemoCommand() {
     }
@@ -142,6 +164,8 @@ public final class DemoCommand implements Callable<Integer> {
              Producers producers = new Producers(allocator);
              WorkerFleet fleet = WorkerFleet.withFlightProducers(producers::create);
              ScratchDirectory dir = ScratchDirectory.create();
+             Candidates workers = discovery == Discovery.ETCD ? EtcdCandidates.start()
+                     : new FileCandidates(dir.path().resolve("workers.txt"));
              SquaresJob job = new SquaresJob(allocator.newChildAllocator("flight-clients", 0, Long.MAX_VALUE), 4)) {
 
             heading(out, "1. A local fleet");
@@ -157,12 +181,14 @@ public final class DemoCommand implements Callable<Integer> {
             out.println("  " + hung.endpoint().url() + "  (hung)");
 
             heading(out, "2. Configuration, as a user writes it");
-            WorkersFile workers = new WorkersFile(dir.path().resolve("workers.txt"));
-            workers.write(fleet.endpoints().stream().map(e -> e.url()).toList());
+            for (FleetWorker w : fleet.workers()) {
+                workers.add(w.endpoint(), w.version());
+            }
+            workers.add(hung.endpoint(), "");
             Path properties = dir.path().resolve("rollcall.properties");
-            Files.writeString(properties, properties(workers.path()), StandardCharsets.UTF_8);
+            Files.writeString(properties, properties(workers), StandardCharsets.UTF_8);
             printFile(out, properties);
-            printFile(out, workers.path());
+            workers.print(out);
 
             try (WorkerResolver resolver = WorkerResolver.fromConfig(RollcallConfig.fromFile(properties))) {
                 heading(out, "3. What the resolver found");
@@ -201,20 +227,20 @@ public final class DemoCommand implements Callable<Integer> {
                         .toList();
                 out.println("Every 1.x version here is inside " + RANGE + ", so the policy lets them share a job;"
                         + " 2.0.0 is not, so it must never join one.");
-                out.println("Each step: start a " + UPGRADE_TO + " worker, add it to " + workers.path().getFileName()
-                        + ", wait until it is compatible; take the old one out of the file, wait until it is gone,"
+                out.println("Each step: start a " + UPGRADE_TO + " worker, add it to " + workers.where()
+                        + ", wait until it is compatible; take the old one out, wait until it is gone,"
                         + " stop it; run the job on a freshly pinned snapshot.");
                 for (int i = 0; i < old.size(); i++) {
                     FleetWorker retiring = old.get(i);
                     String oldUrl = retiring.endpoint().url();
                     FleetWorker fresh = fleet.addWorker(UPGRADE_TO);
                     String newUrl = fresh.endpoint().url();
-                    workers.add(newUrl);
+                    workers.add(fresh.endpoint(), UPGRADE_TO);
                     FleetSnapshot in = awaitFleet(resolver, s -> state(s, newUrl) == State.COMPATIBLE,
                             newUrl + " (" + UPGRADE_TO + ") to become compatible");
                     // Out of discovery before it stops: no snapshot from now on offers it, so no new
                     // job plans on a worker that is about to go away.
-                    workers.remove(oldUrl);
+                    workers.remove(retiring.endpoint());
                     FleetSnapshot gone = awaitFleet(resolver, s -> s.status(oldUrl).isEmpty(),
                             oldUrl + " (" + retiring.version() + ") to leave the snapshot");
                     retiring.stop();
@@ -351,13 +377,11 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static String properties(Path workersFile) {
-        // Properties syntax treats '\' as an escape: double it so a Windows path survives.
-        String file = workersFile.toAbsolutePath().toString().replace("\\", "\\\\");
-        return String.join("\n",
-                "# Written by `rollcall demo`, as a coordinator would configure Rollcall.",
-                "rollcall.discovery.type=static",
-                "rollcall.discovery.static.file=" + file,
+    private static String properties(Candidates workers) {
+        List<String> lines = new ArrayList<>();
+        lines.add("# Written by `rollcall demo`, as a coordinator would configure Rollcall.");
+        lines.addAll(workers.discoveryProperties());
+        return String.join("\n", lines) + "\n" + String.join("\n",
                 "rollcall.policy.type=semver",
                 "rollcall.policy.semver.range=" + RANGE,
                 "# Declare the hung worker unreachable after 1 s (default 2s).",

@@ -80,6 +80,28 @@ class DemoCommandTest {
     }
 
     @Test
+    void rolloutStage_staysOnTheOldCohortUntilTheNewOneHasItsQuorum_thenSwitchesOnce() {
+        List<String> steps = lines().stream().filter(l -> l.matches("step \\d/5: .*")).toList();
+        assertThat(steps).as(output).containsExactly(
+                "step 1/5: 2.1.0 x1, 2.0.0 x4 -> job on 2.0.0 (4 workers), sum correct",
+                "step 2/5: 2.1.0 x2, 2.0.0 x3 -> job on 2.0.0 (3 workers), sum correct",
+                "step 3/5: 2.1.0 x3, 2.0.0 x2 -> job on 2.1.0 (3 workers), sum correct",
+                "step 4/5: 2.1.0 x4, 2.0.0 x1 -> job on 2.1.0 (4 workers), sum correct",
+                "step 5/5: 2.1.0 x5, 2.0.0 x0 -> job on 2.1.0 (5 workers), sum correct");
+        assertThat(output).contains("Every snapshot used one version; the cohort switched once, when 2.1.0 had 3"
+                + " workers: 2.0.0 -> 2.1.0.");
+    }
+
+    @Test
+    void unknownDiscoveryIsAUsageErrorNamingTheOption() {
+        StringWriter captured = new StringWriter();
+        PrintWriter pw = new PrintWriter(captured, true);
+        int code = new CommandLine(new RollcallCommand()).setOut(pw).setErr(pw).execute("demo", "--discovery", "zk");
+        assertThat(code).isEqualTo(2);
+        assertThat(captured.toString()).contains("--discovery").contains("'zk' is not static or etcd");
+    }
+
+    @Test
     void everythingItStartedIsGone() {
         // Rollcall's own threads stop within close(); gRPC releases its shared event loops and
         // executor about a second after the last channel or server is gone.

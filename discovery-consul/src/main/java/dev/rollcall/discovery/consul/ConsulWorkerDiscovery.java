@@ -1,0 +1,323 @@
+package dev.rollcall.discovery.consul;
+
+import com.ecwid.consul.transport.HttpResponse;
+import com.ecwid.consul.v1.ConsulRawClient;
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.discovery.CandidateListener;
+import dev.rollcall.api.discovery.WorkerDiscovery;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.http.impl.client.CloseableHttpClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Follows the instances of one Consul service with blocking health queries on a daemon thread
+ * named {@value #THREAD_NAME}, and publishes them as the full candidate set. Created by
+ * {@link ConsulWorkerDiscoveryProvider}.
+ *
+ * <p>The first query does not block; each next one carries the last {@code X-Consul-Index} and
+ * {@code wait}, so Consul answers as soon as the service changes, or after {@code wait} (plus its
+ * jitter) when nothing did. The index follows {@link BlockingIndex}'s rules. A set is published
+ * when it differs from the last one, and after a failure even when it does not (it clears the
+ * resolver's stale mark).
+ *
+ * <p>On a failure (agent unreachable, a non-200 answer, a body that is not a JSON array) the
+ * listener's {@code onError} is called (once per distinct reason), the loop backs off with jitter,
+ * and resumes with the index it had: an agent that comes back with its state answers at once
+ * only if something changed meanwhile. A malformed entry is skipped and logged with the reason;
+ * the others are published.
+ *
+ * <p>Thread-safe. The listener is called from the watch thread only, and never after
+ * {@link #close()} returns.
+ */
+final class ConsulWorkerDiscovery implements WorkerDiscovery {
+
+    static final String THREAD_NAME = "rollcall-consul-watch";
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConsulWorkerDiscovery.class);
+    private static final Duration STOP_WAIT = Duration.ofSeconds(5);
+
+    private final ConsulConnection connection;
+    private final HealthQuery query;
+    private final Backoff backoff;
+    private final String path;
+
+    private final Object lock = new Object();
+    private final CountDownLatch closing = new CountDownLatch(1);
+    private CandidateListener listener;         // guarded by lock
+    private Thread thread;                      // guarded by lock
+    private CloseableHttpClient http;           // guarded by lock
+    private boolean closed;                     // guarded by lock
+    private Set<WorkerEndpoint> published;      // guarded by lock
+    private String failure;                     // guarded by lock: the reported reason, null when healthy
+    private volatile int knownCount;
+
+    // Touched only by the watch thread.
+    private Set<String> lastSkipped = Set.of();
+
+    /** Health queries sent, so that tests can tell a blocking loop from a spinning one. */
+    private final AtomicLong queries = new AtomicLong();
+
+    ConsulWorkerDiscovery(ConsulConnection connection, HealthQuery query) {
+        this.connection = connection;
+        this.query = query;
+        this.backoff = new Backoff(query.backoffInitial(), query.backoffMax());
+        this.path = "/v1/health/service/" + connection.service();
+    }
+
+    /**
+     * Starts the watch thread and returns at once; the first set is published when Consul has
+     * answered.
+     *
+     * @throws IllegalStateException when called a second time or after {@link #close}
+     */
+    @Override
+    public void start(CandidateListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        synchronized (lock) {
+            if (thread != null || closed) {
+                throw new IllegalStateException(description() + " was already " + (closed ? "closed" : "started"));
+            }
+            this.listener = listener;
+            this.http = connection.newHttpClient(query.readTimeout(connection.requestTimeout()));
+            thread = new Thread(this::run, THREAD_NAME);
+            thread.setDaemon(true);
+            thread.start();
+        }
+    }
+
+    private void run() {
+        ConsulRawClient raw;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            raw = connection.rawClient(http);
+        }
+        LOG.debug("watching {}", description());
+        long index = 0;
+        int failures = 0;
+        int stalls = 0;
+        long waitNanos = query.waitTime().toNanos();
+        while (!isClosed()) {
+            long sent = index;
+            long began = System.nanoTime();
+            HttpResponse response;
+            try {
+                queries.incrementAndGet();
+                response = raw.makeGetRequest(path, query.parameters(sent));
+            } catch (RuntimeException e) {
+                if (isClosed()) {
+                    break;
+                }
+                failures++;
+                reportFailure("cannot reach it: " + reason(e), e);
+                pause(backoff.delayNanos(failures));
+                continue;
+            }
+            if (response.getStatusCode() != 200) {
+                failures++;
+                reportFailure(httpProblem(response), null);
+                pause(backoff.delayNanos(failures));
+                continue;
+            }
+            HealthEntries.Parsed parsed;
+            try {
+                parsed = HealthEntries.parse(response.getContent());
+            } catch (RuntimeException e) {     // IllegalArgumentException: not a JSON array
+                failures++;
+                reportFailure(e instanceof IllegalArgumentException ? e.getMessage() : "cannot read the answer: " + e, e);
+                pause(backoff.delayNanos(failures));
+                continue;
+            }
+            failures = 0;
+            long returned = response.getConsulIndex() == null ? 0 : response.getConsulIndex();
+            logSkipped(parsed);
+            publish(parsed.endpoints(), returned);
+
+            index = BlockingIndex.next(sent, returned);
+            if (BlockingIndex.wentBackwards(sent, returned)) {
+                LOG.info("consul: the index of service '{}' went backwards from {} to {} (snapshot restore or a new "
+                        + "cluster?); starting over with a fresh query", connection.service(),
+                        Long.toUnsignedString(sent), Long.toUnsignedString(returned));
+            }
+            if (BlockingIndex.returnedEarlyWithoutChange(sent, returned, System.nanoTime() - began, waitNanos)) {
+                stalls++;
+                long delay = backoff.delayNanos(stalls);
+                LOG.debug("consul: a blocking query on '{}' returned early with index {} (sent {}); waiting {} ms",
+                        connection.service(), Long.toUnsignedString(returned), Long.toUnsignedString(sent),
+                        TimeUnit.NANOSECONDS.toMillis(delay));
+                pause(delay);
+            } else {
+                stalls = 0;
+            }
+        }
+        LOG.debug("stopped watching {}", description());
+    }
+
+    private void publish(Set<WorkerEndpoint> latest, long index) {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            boolean recovering = failure != null;
+            if (!recovering && latest.equals(published)) {
+                return;
+            }
+            if (recovering) {
+                LOG.info("consul: watch of service '{}' at {} recovered: {} instance{}", connection.service(),
+                        connection.address(), latest.size(), latest.size() == 1 ? "" : "s");
+            } else {
+                LOG.info("consul: service '{}' has {} {}instance{} (index {})", connection.service(), latest.size(),
+                        query.passingOnly() ? "healthy " : "", latest.size() == 1 ? "" : "s",
+                        Long.toUnsignedString(index));
+            }
+            LOG.debug("consul candidates: {}", latest);
+            published = latest;
+            failure = null;
+            knownCount = latest.size();
+            try {
+                listener.onCandidates(latest);
+            } catch (RuntimeException e) {
+                // The listener's bug must not end the watch: the next change is published as usual.
+                LOG.error("the candidate listener of {} failed", description(), e);
+            }
+        }
+    }
+
+    /** Each skipped entry is logged at WARN once, while it stays malformed; again only if it comes back. */
+    private void logSkipped(HealthEntries.Parsed parsed) {
+        Set<String> now = new HashSet<>(parsed.skipped());
+        for (String reason : parsed.skipped()) {
+            if (lastSkipped.contains(reason)) {
+                LOG.debug("consul: still skipping service '{}' {}", connection.service(), reason);
+            } else {
+                LOG.warn("consul: skipping a malformed instance of service '{}' at {}, keeping the others: {}",
+                        connection.service(), connection.address(), reason);
+            }
+        }
+        for (String duplicate : parsed.duplicates()) {
+            LOG.debug("consul: service '{}': {}; keeping the first", connection.service(), duplicate);
+        }
+        lastSkipped = now;
+    }
+
+    private void reportFailure(String why, Throwable cause) {
+        String message = "consul health query for service '" + connection.service() + "' at " + connection.address()
+                + " failed: " + why;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            if (message.equals(failure)) {
+                LOG.debug("{} (again)", message);
+                return;
+            }
+            failure = message;
+            LOG.warn("{}; keeping the last known instances and retrying with backoff", message);
+            try {
+                listener.onError(new IOException(message, cause));
+            } catch (RuntimeException e) {
+                LOG.error("the candidate listener of {} failed", description(), e);
+            }
+        }
+    }
+
+    private String httpProblem(HttpResponse response) {
+        int status = response.getStatusCode();
+        String body = response.getContent() == null ? "" : response.getContent().strip();
+        if (body.length() > 200) {
+            body = body.substring(0, 200) + "...";
+        }
+        String what = "HTTP " + status + (body.isEmpty() ? "" : " (" + body + ")");
+        if (status == 403) {
+            return what + ": the ACL token " + (connection.hasToken() ? "was refused" : "is missing")
+                    + "; it needs service:read on '" + connection.service() + "' and node:read";
+        }
+        return what;
+    }
+
+    private static String reason(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = root.getMessage();
+        return root.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+    }
+
+    private void pause(long nanos) {
+        try {
+            closing.await(nanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private boolean isClosed() {
+        synchronized (lock) {
+            return closed;
+        }
+    }
+
+    /**
+     * Stops the watch: aborts the query in flight (closing its connection), waits briefly for the
+     * thread to end. Idempotent; never throws.
+     */
+    @Override
+    public void close() {
+        Thread t;
+        CloseableHttpClient client;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            t = thread;
+            client = http;
+        }
+        closing.countDown();
+        if (client != null) {
+            try {
+                client.close();     // fails a blocked read at once
+            } catch (IOException e) {
+                LOG.debug("closing the HTTP client of {} failed", description(), e);
+            }
+        }
+        if (t != null && t != Thread.currentThread()) {
+            try {
+                t.join(STOP_WAIT.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (t.isAlive()) {
+                LOG.warn("thread {} of {} did not stop within {}; it is a daemon and will not keep the JVM alive",
+                        THREAD_NAME, description(), STOP_WAIT);
+            }
+        }
+    }
+
+    /** E.g. {@code consul[service=workers at http://127.0.0.1:8500, tag=prod, 3 endpoints]}; no token. */
+    @Override
+    public String description() {
+        int n = knownCount;
+        return "consul[service=" + connection.service() + " at " + connection.address() + query.filters() + ", "
+                + n + (n == 1 ? " endpoint" : " endpoints") + "]";
+    }
+
+    @Override
+    public String toString() {
+        return description();
+    }
+
+    long queriesSent() {
+        return queries.get();
+    }
+}

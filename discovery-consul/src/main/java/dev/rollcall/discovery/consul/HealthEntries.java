@@ -1,0 +1,197 @@
+package dev.rollcall.discovery.consul;
+
+import com.ecwid.consul.json.GsonFactory;
+import com.ecwid.consul.v1.health.model.HealthService;
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParseException;
+import com.google.gson.JsonParser;
+import dev.rollcall.api.WorkerEndpoint;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Turns the body of {@code GET /v1/health/service/<name>} into worker endpoints, one entry at a
+ * time, so that one malformed entry is skipped (with the reason) and the rest are kept.
+ * consul-api's own {@code getHealthServices} parses the whole array in one go, where a single
+ * mistyped field would throw every instance away; we map each entry to its {@code HealthService}
+ * model separately instead.
+ *
+ * <p>An entry becomes {@code grpc://address:port}, or {@code grpcs://} when its service meta has
+ * {@code rollcall-scheme=grpcs}; the address is the service's, or the node's when the service has
+ * none. Labels: the service meta as is, plus {@code consul.service-id}, {@code consul.node},
+ * {@code consul.datacenter} and {@code consul.tags} (comma-separated, in order).
+ */
+final class HealthEntries {
+
+    static final String SCHEME_META = "rollcall-scheme";
+    static final String LABEL_SERVICE_ID = "consul.service-id";
+    static final String LABEL_NODE = "consul.node";
+    static final String LABEL_DATACENTER = "consul.datacenter";
+    static final String LABEL_TAGS = "consul.tags";
+
+    /**
+     * @param endpoints  the usable entries, in Consul's order, one per URL
+     * @param skipped    why each unusable entry was skipped, naming it
+     * @param duplicates entries whose URL an earlier entry already had
+     */
+    record Parsed(Set<WorkerEndpoint> endpoints, List<String> skipped, List<String> duplicates) {
+    }
+
+    private HealthEntries() {
+    }
+
+    /**
+     * @throws IllegalArgumentException when the body as a whole is not a JSON array (nothing of it
+     *                                  can be trusted)
+     */
+    static Parsed parse(String body) {
+        JsonElement root;
+        try {
+            root = JsonParser.parseString(body == null ? "" : body);
+        } catch (JsonParseException e) {
+            throw new IllegalArgumentException("the health answer is not JSON: " + e.getMessage(), e);
+        }
+        if (!root.isJsonArray()) {
+            throw new IllegalArgumentException("the health answer is not a JSON array but " + kind(root));
+        }
+        JsonArray entries = root.getAsJsonArray();
+        Map<String, WorkerEndpoint> byUrl = new LinkedHashMap<>();
+        List<String> skipped = new ArrayList<>();
+        List<String> duplicates = new ArrayList<>();
+        for (int i = 0; i < entries.size(); i++) {
+            JsonElement entry = entries.get(i);
+            String name = name(entry, i);
+            WorkerEndpoint endpoint;
+            try {
+                if (!entry.isJsonObject()) {
+                    throw new IllegalArgumentException("it is " + kind(entry) + ", not an object");
+                }
+                endpoint = endpoint(GsonFactory.getGson().fromJson(entry, HealthService.class));
+            } catch (JsonParseException e) {
+                skipped.add(name + ": it does not match Consul's health entry format (" + rootMessage(e) + ")");
+                continue;
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                skipped.add(name + ": " + e.getMessage());
+                continue;
+            }
+            WorkerEndpoint earlier = byUrl.putIfAbsent(endpoint.url(), endpoint);
+            if (earlier != null) {
+                duplicates.add(name + " has the address of " + earlier.labels().get(LABEL_SERVICE_ID));
+            }
+        }
+        return new Parsed(Collections.unmodifiableSet(new LinkedHashSet<>(byUrl.values())), List.copyOf(skipped),
+                List.copyOf(duplicates));
+    }
+
+    private static WorkerEndpoint endpoint(HealthService entry) {
+        HealthService.Service service = entry.getService();
+        if (service == null) {
+            throw new IllegalArgumentException("it has no Service");
+        }
+        Integer port = service.getPort();
+        if (port == null || port == 0) {
+            throw new IllegalArgumentException("it has no port (registered without one)");
+        }
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("port " + port + " is outside 1..65535");
+        }
+        HealthService.Node node = entry.getNode();
+        String address = blankToNull(service.getAddress());
+        if (address == null && node != null) {
+            address = blankToNull(node.getAddress());
+        }
+        if (address == null) {
+            throw new IllegalArgumentException("it has neither a service address nor a node address");
+        }
+        Map<String, String> meta = service.getMeta() == null ? Map.of() : service.getMeta();
+        String scheme = meta.getOrDefault(SCHEME_META, "grpc").toLowerCase(Locale.ROOT);
+        boolean tls = switch (scheme) {
+            case "grpc", "http" -> false;
+            case "grpcs", "https" -> true;
+            default -> throw new IllegalArgumentException(
+                    "its meta " + SCHEME_META + "='" + meta.get(SCHEME_META) + "' is not grpc or grpcs");
+        };
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put(LABEL_SERVICE_ID, String.valueOf(service.getId()));
+        if (node != null && node.getNode() != null) {
+            labels.put(LABEL_NODE, node.getNode());
+        }
+        if (node != null && node.getDatacenter() != null) {
+            labels.put(LABEL_DATACENTER, node.getDatacenter());
+        }
+        if (service.getTags() != null && !service.getTags().isEmpty()) {
+            labels.put(LABEL_TAGS, String.join(",", service.getTags()));
+        }
+        meta.forEach((k, v) -> {
+            if (k != null && v != null && !k.equals(SCHEME_META)) {
+                labels.putIfAbsent(k, v);
+            }
+        });
+        WorkerEndpoint candidate = new WorkerEndpoint(address, port, tls, labels);
+        WorkerEndpoint.parse(candidate.url());  // the same host rules as every other backend; throws with the reason
+        return candidate;
+    }
+
+    /**
+     * "service ID 'w-1' on node 'n-1'" as far as the entry says, else "entry 3": stable while the
+     * entry stays, so that it is warned about once.
+     */
+    private static String name(JsonElement entry, int i) {
+        String id = null;
+        String node = null;
+        if (entry.isJsonObject()) {
+            id = text(entry.getAsJsonObject(), "Service", "ID");
+            node = text(entry.getAsJsonObject(), "Node", "Node");
+        }
+        if (id == null && node == null) {
+            return "entry " + i;
+        }
+        StringBuilder s = new StringBuilder();
+        if (id != null) {
+            s.append("service ID '").append(id).append('\'');
+        }
+        if (node != null) {
+            s.append(id != null ? " on " : "").append("node '").append(node).append('\'');
+        }
+        return s.toString();
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+    }
+
+    private static String text(JsonObject o, String outer, String inner) {
+        JsonElement e = o.get(outer);
+        if (e == null || !e.isJsonObject()) {
+            return null;
+        }
+        JsonElement v = e.getAsJsonObject().get(inner);
+        return v != null && v.isJsonPrimitive() ? v.getAsString() : null;
+    }
+
+    private static String kind(JsonElement e) {
+        if (e.isJsonNull()) {
+            return "null";
+        }
+        if (e.isJsonObject()) {
+            return "an object";
+        }
+        return e.isJsonArray() ? "an array" : "a value";
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s.strip();
+    }
+}

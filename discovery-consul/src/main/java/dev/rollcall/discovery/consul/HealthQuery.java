@@ -1,0 +1,138 @@
+package dev.rollcall.discovery.consul;
+
+import com.ecwid.consul.UrlParameters;
+import com.ecwid.consul.v1.QueryParams;
+import com.ecwid.consul.v1.health.HealthServicesRequest;
+import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.Settings;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What the discovery asks Consul: one service's health entries, filtered, as a blocking query.
+ * Immutable.
+ *
+ * @param passingOnly  only instances whose every check passes ({@code ?passing})
+ * @param tags         every one of them must be on the instance ({@code tag=}, repeated)
+ * @param nodeMeta     node meta the instance's node must have ({@code node-meta=k:v}, repeated)
+ * @param datacenter   the datacenter to ask about ({@code dc=}); null for the agent's own
+ * @param waitTime       how long one blocking query may wait ({@code wait=}); whole seconds
+ * @param backoffInitial the first retry delay after a failure or a query that did not block
+ * @param backoffMax     the longest retry delay
+ */
+record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> nodeMeta, String datacenter,
+                   Duration waitTime, Duration backoffInitial, Duration backoffMax) {
+
+    static final String PASSING_ONLY = "passing-only";
+    static final String TAG = "tag";
+    static final String NODE_META = "node-meta";
+    static final String DATACENTER = "datacenter";
+    static final String WAIT = "wait";
+    static final String BACKOFF_INITIAL = "backoff.initial";
+    static final String BACKOFF_MAX = "backoff.max";
+
+    /** Consul's own default; it caps {@code wait} at 10 minutes. */
+    static final Duration DEFAULT_WAIT = Duration.ofMinutes(5);
+    static final Duration MAX_WAIT = Duration.ofMinutes(10);
+    static final Duration DEFAULT_BACKOFF_INITIAL = Duration.ofSeconds(1);
+    static final Duration DEFAULT_BACKOFF_MAX = Duration.ofSeconds(30);
+
+    HealthQuery {
+        tags = List.copyOf(tags);
+        nodeMeta = Map.copyOf(nodeMeta);
+    }
+
+    /** Reads the discovery-only keys; {@link ConsulConnection#read} reads the shared ones. */
+    static HealthQuery read(Settings settings) {
+        for (String k : new String[] {PASSING_ONLY, TAG, NODE_META, DATACENTER, WAIT, BACKOFF_INITIAL, BACKOFF_MAX}) {
+            settings.raw(k);    // all read before any is judged
+        }
+        boolean passingOnly = settings.bool(PASSING_ONLY, true);
+        List<String> tags = settings.list(TAG);
+        List<String> metaItems = settings.list(NODE_META);
+        Optional<String> datacenter = settings.raw(DATACENTER);
+        Duration wait = settings.positiveDuration(WAIT, DEFAULT_WAIT);
+        Duration initial = settings.positiveDuration(BACKOFF_INITIAL, DEFAULT_BACKOFF_INITIAL);
+        Duration max = settings.positiveDuration(BACKOFF_MAX, DEFAULT_BACKOFF_MAX);
+
+        for (String tag : tags) {
+            if (tag.chars().anyMatch(Character::isISOControl)) {
+                throw ConfigurationException.invalid(settings.fullKey(TAG), tag, "tags without control characters");
+            }
+        }
+        Map<String, String> nodeMeta = new LinkedHashMap<>();
+        for (String item : metaItems) {
+            int colon = item.indexOf(':');
+            if (colon <= 0) {
+                throw ConfigurationException.invalid(settings.fullKey(NODE_META), item,
+                        "comma-separated key:value pairs such as zone:eu-1,rack:r7");
+            }
+            nodeMeta.put(item.substring(0, colon).strip(), item.substring(colon + 1).strip());
+        }
+        datacenter.ifPresent(dc -> ConsulConnection.checkName(settings.fullKey(DATACENTER), dc, "a datacenter name"));
+        if (wait.compareTo(Duration.ofSeconds(1)) < 0 || wait.compareTo(MAX_WAIT) > 0 || wait.toNanosPart() != 0) {
+            throw ConfigurationException.invalid(settings.fullKey(WAIT), settings.raw(WAIT).orElse(wait.toString()),
+                    "whole seconds from 1s to 10m (Consul's limit)");
+        }
+        if (initial.compareTo(max) > 0) {
+            throw ConfigurationException.invalid(settings.fullKey(BACKOFF_INITIAL),
+                    settings.raw(BACKOFF_INITIAL).orElse(initial.toString()),
+                    "at most " + settings.fullKey(BACKOFF_MAX) + " (" + max + ")");
+        }
+        return new HealthQuery(passingOnly, tags, nodeMeta, datacenter.orElse(null), wait, initial, max);
+    }
+
+    /**
+     * The query's URL parameters. {@code index} 0 asks without blocking (the first query, and after
+     * a reset). consul-api does not escape tags and node meta, so they are escaped here.
+     */
+    List<UrlParameters> parameters(long index) {
+        HealthServicesRequest.Builder b = HealthServicesRequest.newBuilder()
+                .setPassing(passingOnly)
+                .setDatacenter(datacenter);
+        if (!tags.isEmpty()) {
+            b.setTags(tags.stream().map(HealthQuery::escape).toArray(String[]::new));
+        }
+        if (!nodeMeta.isEmpty()) {
+            Map<String, String> escaped = new LinkedHashMap<>();
+            nodeMeta.forEach((k, v) -> escaped.put(escape(k), escape(v)));
+            b.setNodeMeta(escaped);
+        }
+        b.setQueryParams(index == 0 ? QueryParams.DEFAULT : new QueryParams(waitTime.toSeconds(), index));
+        return b.build().asUrlParameters();
+    }
+
+    /** The HTTP read timeout for a blocking query: Consul may hold it for {@code wait + wait/16}. */
+    Duration readTimeout(Duration margin) {
+        return waitTime.plus(waitTime.dividedBy(16)).plus(margin);
+    }
+
+    private static String escape(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    /** For descriptions: {@code tag=a,b node-meta=zone:eu dc=dc2}, only what is set. */
+    String filters() {
+        StringBuilder s = new StringBuilder();
+        if (!passingOnly) {
+            s.append(", all health states");
+        }
+        if (!tags.isEmpty()) {
+            s.append(", tag=").append(String.join(",", tags));
+        }
+        if (!nodeMeta.isEmpty()) {
+            s.append(", node-meta=");
+            nodeMeta.forEach((k, v) -> s.append(k).append(':').append(v).append(','));
+            s.setLength(s.length() - 1);
+        }
+        if (datacenter != null) {
+            s.append(", dc=").append(datacenter);
+        }
+        return s.toString();
+    }
+}

@@ -1,0 +1,155 @@
+package dev.rollcall.discovery.consul;
+
+import static dev.rollcall.discovery.consul.ConsulScenarios.P;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.Settings;
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.discovery.WorkerDiscovery;
+import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
+import dev.rollcall.api.registration.WorkerRegistrationProvider;
+import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.core.WorkerResolver;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.junit.jupiter.api.Test;
+
+/** Configuration: every key checked at creation, each error naming its full key. */
+class ConsulProvidersTest {
+
+    private static WorkerDiscovery create(Map<String, String> keys) {
+        Map<String, String> full = new HashMap<>();
+        full.put(P + "service", "workers");
+        keys.forEach((k, v) -> full.put(P + k, v));
+        return new ConsulWorkerDiscoveryProvider().create(Settings.of(full).scope(P));
+    }
+
+    @Test
+    void isFoundByServiceLoaderAsTypeConsulOnBothSides() {
+        assertThat(ServiceLoader.load(WorkerDiscoveryProvider.class).stream().map(ServiceLoader.Provider::get))
+                .filteredOn(p -> p.type().equals("consul")).singleElement()
+                .isInstanceOf(ConsulWorkerDiscoveryProvider.class);
+        assertThat(ServiceLoader.load(WorkerRegistrationProvider.class).stream().map(ServiceLoader.Provider::get))
+                .filteredOn(p -> p.type().equals("consul")).singleElement()
+                .isInstanceOf(ConsulRegistrationProvider.class);
+    }
+
+    @Test
+    void requiresTheServiceName() {
+        assertThatThrownBy(() -> new ConsulWorkerDiscoveryProvider().create(Settings.of(Map.of()).scope(P)))
+                .isInstanceOfSatisfying(ConfigurationException.class, e -> assertThat(e.key()).isEqualTo(P + "service"))
+                .hasMessageContaining(P + "service is not set");
+        assertThatThrownBy(() -> create(Map.of("service", "my workers")))
+                .isInstanceOf(ConfigurationException.class).hasMessageContaining("'my workers'");
+    }
+
+    @Test
+    void describesItselfWithDefaultsAndWithoutTheToken() {
+        try (WorkerDiscovery d = create(Map.of("token", "very-secret-token"))) {
+            assertThat(d.description()).isEqualTo("consul[service=workers at http://127.0.0.1:8500, 0 endpoints]");
+            assertThat(d.toString()).doesNotContain("very-secret-token");
+        }
+        try (WorkerDiscovery d = create(Map.of("address", "consul.local:8600", "tag", "a,b", "node-meta", "zone:eu",
+                "datacenter", "dc2", "passing-only", "false"))) {
+            assertThat(d.description()).isEqualTo("consul[service=workers at http://consul.local:8600, all health "
+                    + "states, tag=a,b, node-meta=zone:eu, dc=dc2, 0 endpoints]");
+        }
+    }
+
+    @Test
+    void acceptsTheAddressFormsConsulToolsUse() {
+        assertThat(connection("127.0.0.1:8500").address()).isEqualTo("http://127.0.0.1:8500");
+        assertThat(connection("http://consul.local").address()).isEqualTo("http://consul.local:8500");
+        assertThat(connection("https://consul.local/").address()).isEqualTo("https://consul.local:8501");
+        assertThat(connection("http://[::1]:8500").address()).isEqualTo("http://[::1]:8500");
+    }
+
+    private static ConsulConnection connection(String address) {
+        return ConsulConnection.read(Settings.of(Map.of(P + "address", address, P + "service", "w")).scope(P));
+    }
+
+    @Test
+    void rejectsAddressesThatAreNotAnAgent() {
+        for (String bad : new String[] {"ftp://h:1", "http://h:1/v1", "http://user@h:1", "http://h:1?x=1", "http://"}) {
+            assertThatThrownBy(() -> create(Map.of("address", bad))).as(bad)
+                    .isInstanceOfSatisfying(ConfigurationException.class, e -> assertThat(e.key()).isEqualTo(P + "address"))
+                    .hasMessageContaining("'" + bad + "'");
+        }
+    }
+
+    @Test
+    void acceptsOnlyAWaitConsulCanHonour() {
+        for (String bad : new String[] {"500ms", "1500ms", "11m", "5"}) {
+            assertThatThrownBy(() -> create(Map.of("wait", bad))).as(bad)
+                    .isInstanceOfSatisfying(ConfigurationException.class, e -> assertThat(e.key()).isEqualTo(P + "wait"))
+                    .hasMessageContaining("'" + bad + "'");
+        }
+        create(Map.of("wait", "10m")).close();
+        create(Map.of("wait", "1s")).close();
+    }
+
+    @Test
+    void rejectsMalformedNodeMetaAndBackoff() {
+        assertThatThrownBy(() -> create(Map.of("node-meta", "zone:eu,rack")))
+                .isInstanceOf(ConfigurationException.class).hasMessageContaining(P + "node-meta").hasMessageContaining("'rack'");
+        assertThatThrownBy(() -> create(Map.of("backoff.initial", "10s", "backoff.max", "1s")))
+                .isInstanceOf(ConfigurationException.class).hasMessageContaining(P + "backoff.initial")
+                .hasMessageContaining(P + "backoff.max");
+        assertThatThrownBy(() -> create(Map.of("passing-only", "yes")))
+                .isInstanceOf(ConfigurationException.class).hasMessageContaining(P + "passing-only");
+    }
+
+    @Test
+    void masksATokenItRejects() {
+        assertThatThrownBy(() -> create(Map.of("token", "has a space")))
+                .isInstanceOf(ConfigurationException.class).hasMessageContaining(P + "token")
+                .hasMessageNotContaining("has a space");
+    }
+
+    @Test
+    void tlsKeysNeedAnHttpsAddressAndComeInPairs() {
+        assertThatThrownBy(() -> create(Map.of("tls.ca", "/etc/consul/ca.pem")))
+                .isInstanceOfSatisfying(ConfigurationException.class, e -> assertThat(e.key()).isEqualTo(P + "tls.ca"))
+                .hasMessageContaining("https://");
+        assertThatThrownBy(() -> create(Map.of("address", "https://h:8501", "tls.cert", "/etc/c.pem")))
+                .isInstanceOfSatisfying(ConfigurationException.class, e -> assertThat(e.key()).isEqualTo(P + "tls.key"));
+        assertThatThrownBy(() -> create(Map.of("address", "https://h:8501", "tls.ca", "/no/such/ca.pem")))
+                .isInstanceOfSatisfying(ConfigurationException.class, e -> assertThat(e.key()).isEqualTo(P + "tls.ca"))
+                .hasMessageContaining("/no/such/ca.pem");
+    }
+
+    @Test
+    void theCoordinatorReadsEveryDiscoveryKeyAndLeavesRegistrationKeysToTheWorker() {
+        Map<String, String> keys = new HashMap<>();
+        keys.put("rollcall.discovery.type", "consul");
+        keys.put("rollcall.policy.type", "exact");
+        keys.put("rollcall.policy.exact.version", "1.0.0");
+        for (String k : new String[] {"address=http://127.0.0.1:1", "service=w", "passing-only=true", "tag=a",
+                "node-meta=z:1", "datacenter=dc1", "token=t", "wait=1s", "request-timeout=1s", "backoff.initial=1s",
+                "backoff.max=2s", "registration.check-ttl=5s", "registration.tags=x"}) {
+            int eq = k.indexOf('=');
+            keys.put(P + k.substring(0, eq), k.substring(eq + 1));
+        }
+        // No "unknown key" complaint: the resolver starts (its discovery just cannot reach the agent).
+        WorkerResolver.fromConfig(RollcallConfig.of(keys)).close();
+
+        keys.put(P + "waitt", "1s");
+        assertThatThrownBy(() -> WorkerResolver.fromConfig(RollcallConfig.of(keys)))
+                .isInstanceOf(ConfigurationException.class).hasMessageContaining(P + "waitt")
+                .hasMessageContaining("did you mean " + P + "wait");
+    }
+
+    @Test
+    void registrationDefaultsItsIdFromTheWorkersAddress() {
+        WorkerInfo self = WorkerInfo.of(WorkerEndpoint.of("10.0.0.7", 7001), "1.0.0");
+        ConsulRegistration r = (ConsulRegistration) new ConsulRegistrationProvider().create(self,
+                Settings.of(Map.of(P + "service", "workers")).scope(P));
+        assertThat(r.serviceId()).isEqualTo("workers-10.0.0.7-7001");
+        assertThat(r.checkId()).isEqualTo("service:workers-10.0.0.7-7001");
+        r.close();
+    }
+}

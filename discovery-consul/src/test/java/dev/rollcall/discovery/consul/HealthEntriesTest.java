@@ -1,0 +1,92 @@
+package dev.rollcall.discovery.consul;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.rollcall.api.WorkerEndpoint;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class HealthEntriesTest {
+
+    private static String entry(String service, String node) {
+        return "{\"Node\":" + node + ",\"Service\":" + service + ",\"Checks\":[]}";
+    }
+
+    private static final String NODE = "{\"Node\":\"n1\",\"Address\":\"10.0.0.1\",\"Datacenter\":\"dc1\",\"Meta\":{}}";
+
+    @Test
+    void usesTheServiceAddressOrElseTheNodeAddress() {
+        HealthEntries.Parsed parsed = HealthEntries.parse("[" + String.join(",",
+                entry("{\"ID\":\"a\",\"Service\":\"w\",\"Address\":\"10.0.0.9\",\"Port\":7001}", NODE),
+                entry("{\"ID\":\"b\",\"Service\":\"w\",\"Address\":\"\",\"Port\":7002}", NODE)) + "]");
+
+        assertThat(parsed.endpoints()).extracting(WorkerEndpoint::url)
+                .containsExactly("grpc://10.0.0.9:7001", "grpc://10.0.0.1:7002");
+        assertThat(parsed.skipped()).isEmpty();
+    }
+
+    @Test
+    void turnsTagsMetaAndPlacementIntoLabels() {
+        HealthEntries.Parsed parsed = HealthEntries.parse("[" + entry("{\"ID\":\"a\",\"Service\":\"w\",\"Port\":7001,"
+                + "\"Tags\":[\"x\",\"y\"],\"Meta\":{\"zone\":\"eu-1\",\"rollcall-scheme\":\"grpcs\"}}", NODE) + "]");
+
+        WorkerEndpoint e = parsed.endpoints().iterator().next();
+        assertThat(e.url()).isEqualTo("grpcs://10.0.0.1:7001");
+        assertThat(e.labels()).containsOnly(
+                java.util.Map.entry("consul.service-id", "a"), java.util.Map.entry("consul.node", "n1"),
+                java.util.Map.entry("consul.datacenter", "dc1"), java.util.Map.entry("consul.tags", "x,y"),
+                java.util.Map.entry("zone", "eu-1"));
+    }
+
+    @Test
+    void skipsEachMalformedEntryWithItsReasonAndKeepsTheRest() {
+        HealthEntries.Parsed parsed = HealthEntries.parse("[" + String.join(",",
+                entry("{\"ID\":\"good\",\"Service\":\"w\",\"Port\":7001}", NODE),
+                entry("{\"ID\":\"text-port\",\"Service\":\"w\",\"Port\":\"x\"}", NODE),
+                entry("{\"ID\":\"no-port\",\"Service\":\"w\"}", NODE),
+                entry("{\"ID\":\"big-port\",\"Service\":\"w\",\"Port\":70000}", NODE),
+                entry("{\"ID\":\"bad-host\",\"Service\":\"w\",\"Address\":\"a b\",\"Port\":7005}", NODE),
+                entry("{\"ID\":\"scheme\",\"Service\":\"w\",\"Port\":7006,\"Meta\":{\"rollcall-scheme\":\"ftp\"}}", NODE),
+                entry("{\"ID\":\"no-address\",\"Service\":\"w\",\"Port\":7007}", "{\"Node\":\"n2\"}"),
+                "{\"Node\":" + NODE + "}",
+                "42") + "]");
+
+        assertThat(parsed.endpoints()).extracting(WorkerEndpoint::url).containsExactly("grpc://10.0.0.1:7001");
+        assertThat(parsed.skipped()).hasSize(8);
+        assertThat(String.join("\n", parsed.skipped()))
+                .contains("service ID 'text-port' on node 'n1': it does not match Consul's health entry format")
+                .contains("service ID 'no-port' on node 'n1': it has no port")
+                .contains("service ID 'big-port' on node 'n1': port 70000 is outside 1..65535")
+                .contains("service ID 'bad-host' on node 'n1': invalid worker endpoint")
+                .contains("service ID 'scheme' on node 'n1': its meta rollcall-scheme='ftp' is not grpc or grpcs")
+                .contains("service ID 'no-address' on node 'n2': it has neither a service address nor a node address")
+                .contains("node 'n1': it has no Service")
+                .contains("entry 8: it is a value, not an object");
+    }
+
+    @Test
+    void keepsTheFirstOfTwoEntriesWithOneAddress() {
+        HealthEntries.Parsed parsed = HealthEntries.parse("[" + String.join(",",
+                entry("{\"ID\":\"new\",\"Service\":\"w\",\"Port\":7001}", NODE),
+                entry("{\"ID\":\"stale\",\"Service\":\"w\",\"Port\":7001}", NODE)) + "]");
+
+        assertThat(parsed.endpoints()).singleElement()
+                .satisfies(e -> assertThat(e.labels()).containsEntry("consul.service-id", "new"));
+        assertThat(parsed.duplicates()).containsExactly("service ID 'stale' on node 'n1' has the address of new");
+        assertThat(parsed.skipped()).isEmpty();
+    }
+
+    @Test
+    void anEmptyArrayIsNoInstances() {
+        assertThat(HealthEntries.parse("[]").endpoints()).isEmpty();
+    }
+
+    @Test
+    void rejectsABodyThatIsNotAnArrayAsAWhole() {
+        for (String body : List.of("{\"error\":\"x\"}", "not json {", "", "null")) {
+            assertThatThrownBy(() -> HealthEntries.parse(body)).as(body)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("health answer");
+        }
+    }
+}

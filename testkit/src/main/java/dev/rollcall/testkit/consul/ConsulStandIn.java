@@ -1,0 +1,1066 @@
+package dev.rollcall.testkit.consul;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParseException;
+import com.google.gson.JsonParser;
+import com.google.gson.JsonPrimitive;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A stand-in for one Consul agent (and its server), speaking the parts of Consul's HTTP API that
+ * service discovery and TTL-checked registration use, over real HTTP on {@code 127.0.0.1}. For
+ * tests where a real agent cannot be installed.
+ *
+ * <p>What it serves, with Consul's JSON shapes, status codes and messages:
+ * <ul>
+ *   <li>{@code PUT /v1/agent/service/register} (TTL checks only, in {@code Check} or {@code Checks},
+ *       with {@code Status}, {@code CheckID}, {@code DeregisterCriticalServiceAfter}; field names in any
+ *       case or in snake_case, as Consul accepts them);</li>
+ *   <li>{@code PUT /v1/agent/service/deregister/<id>};</li>
+ *   <li>{@code PUT /v1/agent/check/pass|warn|fail/<checkId>?note=} and
+ *       {@code PUT /v1/agent/check/update/<checkId>} with {@code {"Status","Output"}};</li>
+ *   <li>{@code GET /v1/health/service/<name>?passing&tag=&node-meta=k:v&dc=&index=&wait=}: health
+ *       entries {@code {Node, Service, Checks}}, the {@code X-Consul-Index} header, and blocking:
+ *       with {@code index > 0} the request waits until the service's index exceeds it or
+ *       {@code wait} (default 5m, at most 10m, plus up to {@code wait/16} of random jitter) has
+ *       passed, then answers with the current state.</li>
+ * </ul>
+ * A TTL check that is not updated within its TTL turns {@code critical} with output
+ * {@code TTL expired}; a service whose check stayed critical for its
+ * {@code DeregisterCriticalServiceAfter} is removed. With an ACL token configured, every request
+ * must carry it ({@code X-Consul-Token}, {@code Authorization: Bearer} or {@code ?token=}): none
+ * gives 403 {@code Permission denied}, a wrong one 403 {@code ACL not found}.
+ *
+ * <p>Where it differs from Consul: one node (the agent's own); only TTL checks; it reaps
+ * critical services within ~25 ms of the deadline and allows a deregister-after below Consul's
+ * 1-minute minimum (see {@link Builder#minDeregisterCriticalServiceAfter}); an anonymous read is
+ * refused with 403, where Consul with {@code default_policy=deny} answers 200 with an empty,
+ * ACL-filtered list; every change advances one index, and a service name never seen reports the
+ * current global index; check output changes are visible at once (Consul defers output-only
+ * changes of TTL checks).
+ *
+ * <p>Test hooks: every request is recorded ({@link #requests()}, {@link #healthQueries(String)});
+ * {@link #rewindIndex(long)} makes the index go backwards (as a snapshot restore does);
+ * {@link #stop()} and {@link #restart()} take the agent away and bring it back on the same port,
+ * keeping its state; {@link #injectRawInstance(String, String)} adds a raw JSON entry to a
+ * service's health answer; {@link #answerBlockingQueriesAtOnce(boolean)} stops blocking.
+ *
+ * <p>Thread-safe. {@link #close()} stops it for good.
+ */
+public final class ConsulStandIn implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ConsulStandIn.class);
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    static final Duration DEFAULT_WAIT = Duration.ofMinutes(5);
+    static final Duration MAX_WAIT = Duration.ofMinutes(10);
+    private static final long TICK_MILLIS = 25;
+    private static final Pattern META_KEY = Pattern.compile("[A-Za-z0-9_-]{1,128}");
+    private static final Set<String> STATUSES = Set.of("passing", "warning", "critical");
+
+    private final String aclToken;
+    private final String datacenter;
+    private final String nodeName;
+    private final String nodeId = UUID.randomUUID().toString();
+    private final String nodeAddress;
+    private final Map<String, String> nodeMeta;
+    private final Duration minDeregisterAfter;
+    private final SSLContext sslContext;
+    private final boolean needClientAuth;
+
+    private final ExecutorService handlers;
+    private final ScheduledExecutorService ticker;
+    private final List<RecordedRequest> requests = new CopyOnWriteArrayList<>();
+    private volatile boolean answerAtOnce;
+
+    private final Object lock = new Object();
+    // Everything below is guarded by lock.
+    private long index = 1;
+    private final Map<String, Long> serviceIndexes = new HashMap<>();
+    private final Map<String, Service> services = new TreeMap<>();
+    private final Map<String, Check> checks = new TreeMap<>();
+    private final Map<String, List<String>> injected = new HashMap<>();
+    private HttpServer server;
+    private int port;
+    private boolean running;
+    private boolean closed;
+    private int generation;
+
+    private ConsulStandIn(Builder b) {
+        this.aclToken = b.aclToken;
+        this.datacenter = b.datacenter;
+        this.nodeName = b.nodeName;
+        this.nodeAddress = b.nodeAddress;
+        this.nodeMeta = Map.copyOf(b.nodeMeta);
+        this.minDeregisterAfter = b.minDeregisterAfter;
+        this.sslContext = b.sslContext;
+        this.needClientAuth = b.needClientAuth;
+        int n = INSTANCES.incrementAndGet();
+        this.handlers = Executors.newCachedThreadPool(daemon("rollcall-consul-standin-" + n + "-http"));
+        this.ticker = Executors.newSingleThreadScheduledExecutor(daemon("rollcall-consul-standin-" + n + "-ttl"));
+    }
+
+    /** A stand-in with defaults (no ACLs, datacenter {@code dc1}, plain HTTP), already listening. */
+    public static ConsulStandIn start() {
+        return builder().start();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    private void listen() {
+        HttpServer s = bind();
+        s.setExecutor(handlers);
+        s.createContext("/", this::handle);
+        s.start();
+        synchronized (lock) {
+            server = s;
+            port = s.getAddress().getPort();
+            running = true;
+            // A restarted agent restores its checks and gives each TTL a fresh period.
+            long now = System.nanoTime();
+            for (Check c : checks.values()) {
+                c.deadline = now + c.ttl.toNanos();
+                if (c.criticalSince >= 0) {
+                    c.criticalSince = now;
+                }
+            }
+        }
+        log.debug("Consul stand-in listening on {}", address());
+    }
+
+    private HttpServer bind() {
+        int wanted;
+        synchronized (lock) {
+            wanted = port;
+        }
+        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (true) {
+            try {
+                InetSocketAddress at = new InetSocketAddress(InetAddress.getLoopbackAddress(), wanted);
+                if (sslContext == null) {
+                    return HttpServer.create(at, 64);
+                }
+                HttpsServer https = HttpsServer.create(at, 64);
+                https.setHttpsConfigurator(new HttpsConfigurator(sslContext) {
+                    @Override
+                    public void configure(HttpsParameters params) {
+                        SSLParameters p = getSSLContext().getDefaultSSLParameters();
+                        p.setNeedClientAuth(needClientAuth);
+                        params.setSSLParameters(p);
+                    }
+                });
+                return https;
+            } catch (BindException e) {
+                // Restarting on the same port: the old socket may take a moment to go.
+                if (wanted == 0 || System.nanoTime() > giveUp) {
+                    throw new UncheckedIOException("cannot listen on 127.0.0.1:" + wanted, e);
+                }
+                Thread.onSpinWait();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot listen on 127.0.0.1:" + wanted, e);
+            }
+        }
+    }
+
+    /**
+     * The agent goes away: the listening socket and every open connection (including blocked
+     * queries) are closed at once; registrations, checks and the index are kept. TTLs do not run
+     * out while it is stopped. Idempotent.
+     */
+    public void stop() {
+        HttpServer s;
+        synchronized (lock) {
+            if (!running) {
+                return;
+            }
+            running = false;
+            generation++;
+            s = server;
+            server = null;
+            lock.notifyAll();
+        }
+        s.stop(0);
+        log.debug("Consul stand-in on port {} stopped", port);
+    }
+
+    /** Brings a {@link #stop() stopped} agent back on the same port with the state it had. */
+    public void restart() {
+        synchronized (lock) {
+            if (closed) {
+                throw new IllegalStateException("the Consul stand-in was closed");
+            }
+            if (running) {
+                return;
+            }
+        }
+        listen();
+    }
+
+    /** Stops for good and releases its threads. Idempotent. */
+    @Override
+    public void close() {
+        stop();
+        synchronized (lock) {
+            closed = true;
+        }
+        ticker.shutdownNow();
+        handlers.shutdownNow();
+    }
+
+    /** Whether it is listening. */
+    public boolean isRunning() {
+        synchronized (lock) {
+            return running;
+        }
+    }
+
+    /** The agent's HTTP address, e.g. {@code http://127.0.0.1:41234} ({@code https://} with TLS). */
+    public String address() {
+        return (sslContext == null ? "http" : "https") + "://127.0.0.1:" + port();
+    }
+
+    /** The port, the same across {@link #stop()} and {@link #restart()}. */
+    public int port() {
+        synchronized (lock) {
+            return port;
+        }
+    }
+
+    /** The datacenter it answers for. */
+    public String datacenter() {
+        return datacenter;
+    }
+
+    /** The agent's node name, as health entries report it. */
+    public String nodeName() {
+        return nodeName;
+    }
+
+    // ---------------------------------------------------------------- test hooks
+
+    /** The current (global) index. */
+    public long index() {
+        synchronized (lock) {
+            return index;
+        }
+    }
+
+    /**
+     * Sets the index back to {@code to} (as a Raft snapshot restore does), for every service;
+     * blocked queries whose index is now ahead of the server keep waiting, as in Consul.
+     * {@code 0} reproduces the old Consul bug that answered {@code X-Consul-Index: 0}.
+     */
+    public void rewindIndex(long to) {
+        if (to < 0) {
+            throw new IllegalArgumentException("index " + to + " is negative");
+        }
+        synchronized (lock) {
+            index = to;
+            serviceIndexes.replaceAll((name, i) -> Math.min(i, to));
+            lock.notifyAll();
+        }
+    }
+
+    /**
+     * Adds {@code rawJson} verbatim as one more entry of {@code service}'s health answers, whatever
+     * the filters, and advances the index. For malformed-instance tests: it is not checked.
+     */
+    public void injectRawInstance(String service, String rawJson) {
+        Objects.requireNonNull(rawJson, "rawJson");
+        synchronized (lock) {
+            injected.computeIfAbsent(Objects.requireNonNull(service, "service"), k -> new ArrayList<>()).add(rawJson);
+            bump(service);
+        }
+    }
+
+    /**
+     * With {@code true}, blocking queries are answered at once with the unchanged index, as when a
+     * proxy in between cuts long polls short or a server does not block: a client that does not
+     * rate-limit its loop then spins.
+     */
+    public void answerBlockingQueriesAtOnce(boolean atOnce) {
+        this.answerAtOnce = atOnce;
+    }
+
+    /** Every request received so far, oldest first. */
+    public List<RecordedRequest> requests() {
+        return List.copyOf(requests);
+    }
+
+    /** The requests received so far that match {@code filter}. */
+    public long requestCount(Predicate<RecordedRequest> filter) {
+        return requests.stream().filter(filter).count();
+    }
+
+    /** How many {@code GET /v1/health/service/<service>} requests arrived so far. */
+    public long healthQueries(String service) {
+        String path = "/v1/health/service/" + service;
+        return requestCount(r -> r.method().equals("GET") && r.path().equals(path));
+    }
+
+    /** Every distinct ACL token received, by any of the three ways Consul accepts one. */
+    public Set<String> tokensSeen() {
+        Set<String> tokens = new LinkedHashSet<>();
+        for (RecordedRequest r : requests) {
+            String t = tokenOf(r);
+            if (t != null) {
+                tokens.add(t);
+            }
+        }
+        return tokens;
+    }
+
+    /** The registered services, by ID. */
+    public Map<String, RegisteredService> services() {
+        synchronized (lock) {
+            Map<String, RegisteredService> out = new TreeMap<>();
+            services.forEach((id, s) -> out.put(id, s.snapshot()));
+            return Collections.unmodifiableMap(out);
+        }
+    }
+
+    /** The status of a check ({@code passing}, {@code warning}, {@code critical}), if it exists. */
+    public Optional<String> checkStatus(String checkId) {
+        synchronized (lock) {
+            Check c = checks.get(checkId);
+            return c == null ? Optional.empty() : Optional.of(c.status);
+        }
+    }
+
+    // ---------------------------------------------------------------- HTTP
+
+    private void handle(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            String method = exchange.getRequestMethod();
+            String path = exchange.getRequestURI().getPath();
+            String query = Objects.requireNonNullElse(exchange.getRequestURI().getRawQuery(), "");
+            RecordedRequest request = new RecordedRequest(method, path, query, exchange.getRequestHeaders(),
+                    Instant.now());
+            requests.add(request);
+            byte[] body = exchange.getRequestBody().readAllBytes();
+            log.debug("Consul stand-in: {}", request);
+            Reply reply;
+            try {
+                reply = route(request, body);
+            } catch (BadRequest e) {
+                reply = Reply.text(e.status, e.getMessage());
+            } catch (RuntimeException e) {
+                log.warn("Consul stand-in failed on {}", request, e);
+                reply = Reply.text(500, "stand-in error: " + e);
+            }
+            if (reply == null) {
+                return;     // stopped while the query blocked: the connection is being closed
+            }
+            byte[] bytes = reply.body.getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", reply.json ? "application/json" : "text/plain; charset=utf-8");
+            if (reply.index >= 0) {
+                exchange.getResponseHeaders().set("X-Consul-Index", Long.toString(reply.index));
+                exchange.getResponseHeaders().set("X-Consul-KnownLeader", "true");
+                exchange.getResponseHeaders().set("X-Consul-LastContact", "0");
+            }
+            exchange.sendResponseHeaders(reply.status, bytes.length == 0 ? -1 : bytes.length);
+            if (bytes.length > 0) {
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(bytes);
+                }
+            }
+        } catch (IOException e) {
+            log.debug("Consul stand-in: connection dropped: {}", e.toString());
+        }
+    }
+
+    private Reply route(RecordedRequest r, byte[] body) throws IOException {
+        String path = r.path();
+        boolean put = r.method().equals("PUT");
+        boolean get = r.method().equals("GET");
+        Reply denied = checkAcl(r);
+        if (path.startsWith("/v1/health/service/")) {
+            requireMethod(get, r);
+            if (denied != null) {
+                return denied;
+            }
+            return health(path.substring("/v1/health/service/".length()), r);
+        }
+        if (path.equals("/v1/agent/service/register")) {
+            requireMethod(put, r);
+            return denied != null ? denied : register(body);
+        }
+        if (path.startsWith("/v1/agent/service/deregister/")) {
+            requireMethod(put, r);
+            return denied != null ? denied : deregister(path.substring("/v1/agent/service/deregister/".length()));
+        }
+        if (path.startsWith("/v1/agent/check/")) {
+            String rest = path.substring("/v1/agent/check/".length());
+            int slash = rest.indexOf('/');
+            String verb = slash < 0 ? rest : rest.substring(0, slash);
+            String checkId = slash < 0 ? "" : rest.substring(slash + 1);
+            if (Set.of("pass", "warn", "fail", "update").contains(verb)) {
+                requireMethod(put, r);
+                if (denied != null) {
+                    return denied;
+                }
+                if (verb.equals("update")) {
+                    JsonObject o = parseObject(body);
+                    String status = string(o, "Status");
+                    if (status == null || !STATUSES.contains(status)) {
+                        throw new BadRequest(400, "Invalid check status: \"" + status + "\"");
+                    }
+                    return updateCheck(checkId, status, Objects.requireNonNullElse(string(o, "Output"), ""));
+                }
+                String status = switch (verb) {
+                    case "pass" -> "passing";
+                    case "warn" -> "warning";
+                    default -> "critical";
+                };
+                List<String> note = r.queryParameter("note");
+                return updateCheck(checkId, status, note.isEmpty() ? "" : note.get(0));
+            }
+        }
+        return Reply.text(404, "404 page not found");
+    }
+
+    private static void requireMethod(boolean ok, RecordedRequest r) {
+        if (!ok) {
+            throw new BadRequest(405, "method " + r.method() + " not allowed");
+        }
+    }
+
+    private static String tokenOf(RecordedRequest r) {
+        Optional<String> header = r.tokenHeader();
+        if (header.isPresent() && !header.get().isEmpty()) {
+            return header.get();
+        }
+        Optional<String> auth = r.header("Authorization");
+        if (auth.isPresent() && auth.get().regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return auth.get().substring(7).strip();
+        }
+        List<String> query = r.queryParameter("token");
+        return query.isEmpty() || query.get(0).isEmpty() ? null : query.get(0);
+    }
+
+    private Reply checkAcl(RecordedRequest r) {
+        if (aclToken == null) {
+            return null;
+        }
+        String token = tokenOf(r);
+        if (token == null) {
+            return Reply.text(403, "Permission denied");
+        }
+        return token.equals(aclToken) ? null : Reply.text(403, "ACL not found");
+    }
+
+    // ---------------------------------------------------------------- health
+
+    private Reply health(String name, RecordedRequest r) {
+        List<String> dc = r.queryParameter("dc");
+        if (!dc.isEmpty() && !dc.get(0).isEmpty() && !dc.get(0).equals(datacenter)) {
+            return Reply.text(500, "No path to datacenter");
+        }
+        boolean passing = false;
+        List<String> passingParam = r.queryParameter("passing");
+        if (!passingParam.isEmpty()) {
+            // Consul: present without a value means true, else Go's strconv.ParseBool.
+            String v = passingParam.get(0);
+            if (v.isEmpty() || Set.of("1", "t", "T", "TRUE", "true", "True").contains(v)) {
+                passing = true;
+            } else if (!Set.of("0", "f", "F", "FALSE", "false", "False").contains(v)) {
+                return Reply.text(400, "Invalid value for ?passing");
+            }
+        }
+        List<String> tags = r.queryParameter("tag");
+        Map<String, String> meta = new LinkedHashMap<>();
+        for (String item : r.queryParameter("node-meta")) {
+            int colon = item.indexOf(':');
+            meta.put(colon < 0 ? item : item.substring(0, colon), colon < 0 ? "" : item.substring(colon + 1));
+        }
+        long minIndex = 0;
+        List<String> indexParam = r.queryParameter("index");
+        if (!indexParam.isEmpty()) {
+            try {
+                minIndex = Long.parseUnsignedLong(indexParam.get(0));
+            } catch (NumberFormatException e) {
+                return Reply.text(400, "Invalid index");
+            }
+        }
+        Duration wait = DEFAULT_WAIT;
+        List<String> waitParam = r.queryParameter("wait");
+        if (!waitParam.isEmpty()) {
+            wait = GoDuration.parse(waitParam.get(0));
+            if (wait == null || wait.isNegative()) {
+                return Reply.text(400, "Invalid wait time");
+            }
+        }
+        if (wait.compareTo(MAX_WAIT) > 0 || wait.isZero()) {
+            wait = wait.isZero() ? DEFAULT_WAIT : MAX_WAIT;
+        }
+        long jitter = wait.toNanos() / 16 > 0 ? ThreadLocalRandom.current().nextLong(wait.toNanos() / 16) : 0;
+        long deadline = System.nanoTime() + wait.toNanos() + jitter;
+        synchronized (lock) {
+            int gen = generation;
+            while (!answerAtOnce && minIndex > 0 && Long.compareUnsigned(serviceIndex(name), minIndex) <= 0) {
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0 || gen != generation) {
+                    break;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(lock, remaining);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return null;
+                }
+            }
+            if (gen != generation || !running) {
+                return null;
+            }
+            StringBuilder json = new StringBuilder("[");
+            for (Service s : services.values()) {
+                if (!s.name.equals(name) || !s.tags.containsAll(tags) || !nodeMatches(meta)) {
+                    continue;
+                }
+                List<Check> own = checksOf(s.id);
+                if (passing && own.stream().anyMatch(c -> !c.status.equals("passing"))) {
+                    continue;
+                }
+                if (json.length() > 1) {
+                    json.append(',');
+                }
+                json.append(entry(s, own));
+            }
+            for (String raw : injected.getOrDefault(name, List.of())) {
+                if (json.length() > 1) {
+                    json.append(',');
+                }
+                json.append(raw);
+            }
+            json.append(']');
+            return new Reply(200, json.toString(), true, serviceIndex(name));
+        }
+    }
+
+    private boolean nodeMatches(Map<String, String> filter) {
+        return filter.entrySet().stream().allMatch(e -> e.getValue().equals(nodeMeta.get(e.getKey())));
+    }
+
+    private long serviceIndex(String name) {
+        Long i = serviceIndexes.get(name);
+        return i == null ? index : i;
+    }
+
+    private List<Check> checksOf(String serviceId) {
+        List<Check> out = new ArrayList<>();
+        for (Check c : checks.values()) {
+            if (c.serviceId.equals(serviceId)) {
+                out.add(c);
+            }
+        }
+        return out;
+    }
+
+    private String entry(Service s, List<Check> own) {
+        JsonObject node = new JsonObject();
+        node.addProperty("ID", nodeId);
+        node.addProperty("Node", nodeName);
+        node.addProperty("Address", nodeAddress);
+        node.addProperty("Datacenter", datacenter);
+        JsonObject tagged = new JsonObject();
+        tagged.addProperty("lan", nodeAddress);
+        tagged.addProperty("wan", nodeAddress);
+        node.add("TaggedAddresses", tagged);
+        node.add("Meta", stringMap(nodeMeta));
+        node.addProperty("CreateIndex", 1);
+        node.addProperty("ModifyIndex", 1);
+
+        JsonObject service = new JsonObject();
+        service.addProperty("ID", s.id);
+        service.addProperty("Service", s.name);
+        service.add("Tags", stringList(s.tags));
+        service.addProperty("Address", s.address);
+        service.add("Meta", stringMap(s.meta));
+        service.addProperty("Port", s.port);
+        JsonObject weights = new JsonObject();
+        weights.addProperty("Passing", 1);
+        weights.addProperty("Warning", 1);
+        service.add("Weights", weights);
+        service.addProperty("EnableTagOverride", false);
+        service.addProperty("CreateIndex", s.createIndex);
+        service.addProperty("ModifyIndex", s.modifyIndex);
+
+        JsonArray checkArray = new JsonArray();
+        JsonObject serf = new JsonObject();
+        serf.addProperty("Node", nodeName);
+        serf.addProperty("CheckID", "serfHealth");
+        serf.addProperty("Name", "Serf Health Status");
+        serf.addProperty("Status", "passing");
+        serf.addProperty("Notes", "");
+        serf.addProperty("Output", "Agent alive and reachable");
+        serf.addProperty("ServiceID", "");
+        serf.addProperty("ServiceName", "");
+        serf.add("ServiceTags", new JsonArray());
+        serf.addProperty("Type", "");
+        serf.addProperty("CreateIndex", 1);
+        serf.addProperty("ModifyIndex", 1);
+        checkArray.add(serf);
+        for (Check c : own) {
+            JsonObject check = new JsonObject();
+            check.addProperty("Node", nodeName);
+            check.addProperty("CheckID", c.id);
+            check.addProperty("Name", c.name);
+            check.addProperty("Status", c.status);
+            check.addProperty("Notes", c.notes);
+            check.addProperty("Output", c.output);
+            check.addProperty("ServiceID", s.id);
+            check.addProperty("ServiceName", s.name);
+            check.add("ServiceTags", stringList(s.tags));
+            check.addProperty("Type", "ttl");
+            check.addProperty("CreateIndex", c.createIndex);
+            check.addProperty("ModifyIndex", c.modifyIndex);
+            checkArray.add(check);
+        }
+        JsonObject entry = new JsonObject();
+        entry.add("Node", node);
+        entry.add("Service", service);
+        entry.add("Checks", checkArray);
+        return entry.toString();
+    }
+
+    private static JsonArray stringList(List<String> items) {
+        JsonArray a = new JsonArray();
+        items.forEach(a::add);
+        return a;
+    }
+
+    private static JsonObject stringMap(Map<String, String> map) {
+        JsonObject o = new JsonObject();
+        new TreeMap<>(map).forEach(o::addProperty);
+        return o;
+    }
+
+    // ---------------------------------------------------------------- agent endpoints
+
+    private Reply register(byte[] body) {
+        JsonObject o = parseObject(body);
+        String name = string(o, "Name");
+        if (name == null || name.isEmpty()) {
+            return Reply.text(400, "Missing service name");
+        }
+        String id = Objects.requireNonNullElse(string(o, "ID"), name);
+        List<String> tags = new ArrayList<>();
+        JsonElement tagsJson = field(o, "Tags");
+        if (tagsJson != null && tagsJson.isJsonArray()) {
+            tagsJson.getAsJsonArray().forEach(t -> tags.add(t.getAsString()));
+        }
+        Map<String, String> meta = new LinkedHashMap<>();
+        JsonElement metaJson = field(o, "Meta");
+        if (metaJson != null && metaJson.isJsonObject()) {
+            for (Map.Entry<String, JsonElement> e : metaJson.getAsJsonObject().entrySet()) {
+                if (!META_KEY.matcher(e.getKey()).matches() || e.getKey().startsWith("consul-")) {
+                    return Reply.text(400, "Invalid Service Meta: Key contains invalid characters or is reserved: "
+                            + e.getKey());
+                }
+                meta.put(e.getKey(), e.getValue().isJsonNull() ? "" : e.getValue().getAsString());
+            }
+        }
+        int port = 0;
+        JsonElement portJson = field(o, "Port");
+        if (portJson != null && !portJson.isJsonNull()) {
+            if (!portJson.isJsonPrimitive() || !portJson.getAsJsonPrimitive().isNumber()) {
+                return Reply.text(400, "Request decode failed: json: cannot unmarshal "
+                        + (portJson.isJsonPrimitive() ? "string" : "object") + " into Go struct field Port of type int");
+            }
+            port = portJson.getAsInt();
+        }
+        String address = Objects.requireNonNullElse(string(o, "Address"), "");
+
+        List<JsonObject> checkDefs = new ArrayList<>();
+        JsonElement check = field(o, "Check");
+        if (check != null && check.isJsonObject()) {
+            checkDefs.add(check.getAsJsonObject());
+        }
+        JsonElement more = field(o, "Checks");
+        if (more != null && more.isJsonArray()) {
+            more.getAsJsonArray().forEach(c -> checkDefs.add(c.getAsJsonObject()));
+        }
+        List<Check> newChecks = new ArrayList<>();
+        for (int i = 0; i < checkDefs.size(); i++) {
+            JsonObject def = checkDefs.get(i);
+            Duration ttl = GoDuration.parse(string(def, "TTL"));
+            if (ttl == null || ttl.isZero() || ttl.isNegative()) {
+                return Reply.text(400, "Invalid check: the Consul stand-in supports TTL checks only (TTL="
+                        + string(def, "TTL") + ")");
+            }
+            String status = Objects.requireNonNullElse(string(def, "Status"), "critical");
+            if (!STATUSES.contains(status)) {
+                return Reply.text(400, "Invalid check status: \"" + status + "\"");
+            }
+            String deregister = string(def, "DeregisterCriticalServiceAfter");
+            Duration deregisterAfter = deregister == null ? null : GoDuration.parse(deregister);
+            if (deregister != null && deregisterAfter == null) {
+                return Reply.text(400, "Invalid check: DeregisterCriticalServiceAfter '" + deregister + "'");
+            }
+            String checkId = string(def, "CheckID");
+            if (checkId == null) {
+                checkId = "service:" + id + (checkDefs.size() > 1 ? ":" + (i + 1) : "");
+            }
+            Check c = new Check(checkId, Objects.requireNonNullElse(string(def, "Name"), "Service '" + name + "' check"),
+                    id, name, ttl, status, Objects.requireNonNullElse(string(def, "Notes"), ""), deregisterAfter);
+            newChecks.add(c);
+        }
+        synchronized (lock) {
+            Service old = services.get(id);
+            long at = bump(name);
+            if (old != null && !old.name.equals(name)) {
+                bump(old.name);
+            }
+            Service s = new Service(id, name, tags, address, port, meta);
+            s.createIndex = old == null ? at : old.createIndex;
+            s.modifyIndex = at;
+            services.put(id, s);
+            Map<String, Check> previous = new HashMap<>();
+            checks.values().removeIf(c -> {
+                if (c.serviceId.equals(id)) {
+                    previous.put(c.id, c);
+                    return true;
+                }
+                return false;
+            });
+            long now = System.nanoTime();
+            for (Check c : newChecks) {
+                Check before = previous.get(c.id);
+                if (before != null) {
+                    // Consul keeps a re-registered check's state, so that re-registering does not flap.
+                    c.status = before.status;
+                    c.output = before.output;
+                    c.criticalSince = before.criticalSince;
+                    c.createIndex = before.createIndex;
+                } else {
+                    c.createIndex = at;
+                    c.criticalSince = c.status.equals("critical") ? now : -1;
+                }
+                c.modifyIndex = at;
+                c.deadline = now + c.ttl.toNanos();
+                checks.put(c.id, c);
+            }
+        }
+        log.debug("Consul stand-in: registered service {} ({}) at {}:{} with {} check(s)", id, name, address, port,
+                newChecks.size());
+        return Reply.text(200, "");
+    }
+
+    private Reply deregister(String id) {
+        synchronized (lock) {
+            Service s = services.remove(id);
+            if (s == null) {
+                return Reply.text(404, "Unknown service ID \"" + id
+                        + "\". Ensure that the service ID is passed, not the service name.");
+            }
+            checks.values().removeIf(c -> c.serviceId.equals(id));
+            bump(s.name);
+        }
+        log.debug("Consul stand-in: deregistered service {}", id);
+        return Reply.text(200, "");
+    }
+
+    private Reply updateCheck(String checkId, String status, String output) {
+        synchronized (lock) {
+            Check c = checks.get(checkId);
+            if (c == null) {
+                return Reply.text(404, "Unknown check ID \"" + checkId
+                        + "\". Ensure that the check ID is passed, not the check name.");
+            }
+            c.deadline = System.nanoTime() + c.ttl.toNanos();
+            setStatus(c, status, output);
+        }
+        return Reply.text(200, "");
+    }
+
+    /** Caller holds lock. */
+    private void setStatus(Check c, String status, String output) {
+        if (c.status.equals(status) && c.output.equals(output)) {
+            return;     // nothing changed: no write, no index change (as in Consul)
+        }
+        if (!c.status.equals(status)) {
+            c.criticalSince = status.equals("critical") ? System.nanoTime() : -1;
+        }
+        c.status = status;
+        c.output = output;
+        c.modifyIndex = bump(c.serviceName);
+    }
+
+    /** Caller holds lock. */
+    private long bump(String serviceName) {
+        index++;
+        serviceIndexes.put(serviceName, index);
+        lock.notifyAll();
+        return index;
+    }
+
+    private void tick() {
+        List<String> reaped = new ArrayList<>();
+        synchronized (lock) {
+            if (!running) {
+                return;
+            }
+            long now = System.nanoTime();
+            for (Check c : checks.values()) {
+                if (!c.status.equals("critical") && now - c.deadline > 0) {
+                    setStatus(c, "critical", "TTL expired");
+                    log.debug("Consul stand-in: check {} of service {} missed its TTL of {}", c.id, c.serviceId, c.ttl);
+                }
+            }
+            for (Check c : List.copyOf(checks.values())) {
+                if (c.deregisterAfter == null || c.criticalSince < 0 || !services.containsKey(c.serviceId)) {
+                    continue;
+                }
+                Duration after = c.deregisterAfter.compareTo(minDeregisterAfter) < 0 ? minDeregisterAfter : c.deregisterAfter;
+                if (now - c.criticalSince >= after.toNanos()) {
+                    Service s = services.remove(c.serviceId);
+                    checks.values().removeIf(x -> x.serviceId.equals(s.id));
+                    bump(s.name);
+                    reaped.add(s.id);
+                }
+            }
+        }
+        reaped.forEach(id -> log.debug("Consul stand-in: deregistered critical service {}", id));
+    }
+
+    // ---------------------------------------------------------------- JSON helpers
+
+    private static JsonObject parseObject(byte[] body) {
+        try {
+            JsonElement e = JsonParser.parseString(new String(body, StandardCharsets.UTF_8));
+            if (!e.isJsonObject()) {
+                throw new BadRequest(400, "Request decode failed: expected a JSON object");
+            }
+            return e.getAsJsonObject();
+        } catch (JsonParseException e) {
+            throw new BadRequest(400, "Request decode failed: " + e.getMessage());
+        }
+    }
+
+    /** A field by its Consul name, matched as Go's JSON decoder and Consul's key translation do. */
+    private static JsonElement field(JsonObject o, String name) {
+        String wanted = name.toLowerCase(Locale.ROOT);
+        for (Map.Entry<String, JsonElement> e : o.entrySet()) {
+            if (e.getKey().replace("_", "").toLowerCase(Locale.ROOT).equals(wanted)) {
+                return e.getValue();
+            }
+        }
+        return null;
+    }
+
+    private static String string(JsonObject o, String name) {
+        JsonElement e = field(o, name);
+        if (e == null || e.isJsonNull()) {
+            return null;
+        }
+        if (e instanceof JsonPrimitive p) {
+            return p.getAsString();
+        }
+        throw new BadRequest(400, "Request decode failed: " + name + " must be a string");
+    }
+
+    private static ThreadFactory daemon(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    private static final class Service {
+        final String id;
+        final String name;
+        final List<String> tags;
+        final String address;
+        final int port;
+        final Map<String, String> meta;
+        long createIndex;
+        long modifyIndex;
+
+        Service(String id, String name, List<String> tags, String address, int port, Map<String, String> meta) {
+            this.id = id;
+            this.name = name;
+            this.tags = List.copyOf(tags);
+            this.address = address;
+            this.port = port;
+            this.meta = Map.copyOf(meta);
+        }
+
+        RegisteredService snapshot() {
+            return new RegisteredService(id, name, tags, address, port, meta);
+        }
+    }
+
+    private static final class Check {
+        final String id;
+        final String name;
+        final String serviceId;
+        final String serviceName;
+        final Duration ttl;
+        final String notes;
+        final Duration deregisterAfter;
+        String status;
+        String output = "";
+        long deadline;
+        long criticalSince = -1;
+        long createIndex;
+        long modifyIndex;
+
+        Check(String id, String name, String serviceId, String serviceName, Duration ttl, String status, String notes,
+              Duration deregisterAfter) {
+            this.id = id;
+            this.name = name;
+            this.serviceId = serviceId;
+            this.serviceName = serviceName;
+            this.ttl = ttl;
+            this.status = status;
+            this.notes = notes;
+            this.deregisterAfter = deregisterAfter;
+        }
+    }
+
+    private record Reply(int status, String body, boolean json, long index) {
+        static Reply text(int status, String body) {
+            return new Reply(status, body, false, -1);
+        }
+    }
+
+    private static final class BadRequest extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final int status;
+
+        BadRequest(int status, String message) {
+            super(message);
+            this.status = status;
+        }
+    }
+
+    /**
+     * Configures a stand-in. Not thread-safe; {@link #start()} copies everything.
+     */
+    public static final class Builder {
+        private String aclToken;
+        private String datacenter = "dc1";
+        private String nodeName = "rollcall-standin";
+        private String nodeAddress = "127.0.0.1";
+        private Map<String, String> nodeMeta = Map.of();
+        private Duration minDeregisterAfter = Duration.ZERO;
+        private SSLContext sslContext;
+        private boolean needClientAuth;
+
+        private Builder() {
+        }
+
+        /** Requires this token on every request (403 otherwise). Default: no ACLs. */
+        public Builder aclToken(String token) {
+            this.aclToken = Objects.requireNonNull(token, "token");
+            return this;
+        }
+
+        /** The datacenter it answers for; default {@code dc1}. Queries for another get Consul's 500. */
+        public Builder datacenter(String datacenter) {
+            this.datacenter = Objects.requireNonNull(datacenter, "datacenter");
+            return this;
+        }
+
+        /** The agent's node name; default {@code rollcall-standin}. */
+        public Builder nodeName(String name) {
+            this.nodeName = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /** The node address, used by services registered without one; default {@code 127.0.0.1}. */
+        public Builder nodeAddress(String address) {
+            this.nodeAddress = Objects.requireNonNull(address, "address");
+            return this;
+        }
+
+        /** The node's meta, matched by {@code node-meta} filters; default none. */
+        public Builder nodeMeta(Map<String, String> meta) {
+            this.nodeMeta = Map.copyOf(meta);
+            return this;
+        }
+
+        /**
+         * The least {@code DeregisterCriticalServiceAfter} honoured; default zero, so tests can use
+         * seconds. Consul's is one minute: {@code Duration.ofMinutes(1)} behaves like it.
+         */
+        public Builder minDeregisterCriticalServiceAfter(Duration min) {
+            if (min.isNegative()) {
+                throw new IllegalArgumentException("minDeregisterCriticalServiceAfter " + min + " is negative");
+            }
+            this.minDeregisterAfter = min;
+            return this;
+        }
+
+        /** Serves HTTPS with this context (its key manager holds the server certificate). */
+        public Builder https(SSLContext context) {
+            this.sslContext = Objects.requireNonNull(context, "context");
+            return this;
+        }
+
+        /** With {@link #https}, requires a client certificate the context's trust manager accepts. */
+        public Builder requireClientCertificate(boolean require) {
+            this.needClientAuth = require;
+            return this;
+        }
+
+        /** Starts listening on a free port of {@code 127.0.0.1}. */
+        public ConsulStandIn start() {
+            if (needClientAuth && sslContext == null) {
+                throw new IllegalStateException("requireClientCertificate needs https(SSLContext)");
+            }
+            ConsulStandIn standIn = new ConsulStandIn(this);
+            standIn.listen();
+            standIn.ticker.scheduleWithFixedDelay(standIn::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+            return standIn;
+        }
+    }
+}

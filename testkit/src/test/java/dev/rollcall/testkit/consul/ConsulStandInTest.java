@@ -1,0 +1,192 @@
+package dev.rollcall.testkit.consul;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The stand-in speaks Consul's HTTP API the way the Consul docs describe it. */
+class ConsulStandInTest {
+
+    private final HttpClient http = HttpClient.newHttpClient();
+    private ConsulStandIn consul;
+
+    @AfterEach
+    void close() {
+        if (consul != null) {
+            consul.close();
+        }
+    }
+
+    private HttpResponse<String> send(String method, String path, String body, String token) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(consul.address() + path))
+                .timeout(Duration.ofSeconds(30))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (token != null) {
+            b.header("X-Consul-Token", token);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> put(String path, String body) throws Exception {
+        return send("PUT", path, body, null);
+    }
+
+    private static long index(HttpResponse<?> r) {
+        return Long.parseLong(r.headers().firstValue("X-Consul-Index").orElseThrow());
+    }
+
+    @Test
+    void answersHealthQueriesInConsulsShapeWithAnIndex() throws Exception {
+        consul = ConsulStandIn.builder().nodeName("n1").nodeMeta(java.util.Map.of("zone", "eu")).start();
+        assertThat(put("/v1/agent/service/register", """
+                {"ID":"w-1","Name":"workers","Tags":["a"],"Address":"10.0.0.1","Port":7001,"Meta":{"k":"v"},
+                 "Check":{"TTL":"30s","Status":"passing","DeregisterCriticalServiceAfter":"1m"}}""").statusCode())
+                .isEqualTo(200);
+
+        HttpResponse<String> r = send("GET", "/v1/health/service/workers?passing", null, null);
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(index(r)).isEqualTo(consul.index());
+        JsonObject entry = JsonParser.parseString(r.body()).getAsJsonArray().get(0).getAsJsonObject();
+        assertThat(entry.getAsJsonObject("Node").get("Node").getAsString()).isEqualTo("n1");
+        assertThat(entry.getAsJsonObject("Node").get("Datacenter").getAsString()).isEqualTo("dc1");
+        assertThat(entry.getAsJsonObject("Node").getAsJsonObject("Meta").get("zone").getAsString()).isEqualTo("eu");
+        JsonObject service = entry.getAsJsonObject("Service");
+        assertThat(service.get("ID").getAsString()).isEqualTo("w-1");
+        assertThat(service.get("Service").getAsString()).isEqualTo("workers");
+        assertThat(service.get("Port").getAsInt()).isEqualTo(7001);
+        assertThat(service.getAsJsonArray("Tags").get(0).getAsString()).isEqualTo("a");
+        JsonArray checks = entry.getAsJsonArray("Checks");
+        assertThat(checks.get(0).getAsJsonObject().get("CheckID").getAsString()).isEqualTo("serfHealth");
+        assertThat(checks.get(1).getAsJsonObject().get("CheckID").getAsString()).isEqualTo("service:w-1");
+        assertThat(checks.get(1).getAsJsonObject().get("Status").getAsString()).isEqualTo("passing");
+    }
+
+    @Test
+    void aBlockingQueryAnswersWhenTheServiceChangesOrWhenItsWaitRunsOut() throws Exception {
+        consul = ConsulStandIn.start();
+        put("/v1/agent/service/register", "{\"ID\":\"w-1\",\"Name\":\"workers\",\"Port\":7001}");
+        long index = index(send("GET", "/v1/health/service/workers", null, null));
+
+        CompletableFuture<HttpResponse<String>> blocked = http.sendAsync(HttpRequest.newBuilder(
+                URI.create(consul.address() + "/v1/health/service/workers?index=" + index + "&wait=60s")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        await().atMost(Duration.ofSeconds(10)).until(() -> consul.healthQueries("workers") == 2);
+        assertThat(blocked).isNotDone();
+        put("/v1/agent/service/register", "{\"ID\":\"w-2\",\"Name\":\"workers\",\"Port\":7002}");
+        HttpResponse<String> changed = blocked.get();
+        assertThat(index(changed)).isGreaterThan(index);
+        assertThat(JsonParser.parseString(changed.body()).getAsJsonArray()).hasSize(2);
+
+        // Nothing changes: the answer comes when wait (plus jitter) has passed, with the same index.
+        HttpResponse<String> timedOut = send("GET", "/v1/health/service/workers?index=" + index(changed) + "&wait=1s",
+                null, null);
+        assertThat(index(timedOut)).isEqualTo(index(changed));
+    }
+
+    @Test
+    void aTtlCheckNotUpdatedTurnsCriticalAndTheServiceIsReaped() throws Exception {
+        consul = ConsulStandIn.start();
+        put("/v1/agent/service/register", """
+                {"ID":"w-1","Name":"workers","Port":7001,
+                 "Check":{"TTL":"500ms","Status":"passing","deregister_critical_service_after":"1s"}}""");
+        assertThat(consul.checkStatus("service:w-1")).contains("passing");
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> consul.checkStatus("service:w-1").equals(Optional.of("critical")));
+        assertThat(JsonParser.parseString(send("GET", "/v1/health/service/workers?passing=true", null, null).body())
+                .getAsJsonArray()).isEmpty();
+        await().atMost(Duration.ofSeconds(5)).until(() -> consul.services().isEmpty());
+        assertThat(put("/v1/agent/check/pass/service:w-1", "").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void checkUpdatesChangeTheStatusAndUnknownChecksGet404() throws Exception {
+        consul = ConsulStandIn.start();
+        put("/v1/agent/service/register", "{\"ID\":\"w-1\",\"Name\":\"workers\",\"Port\":7001,\"Check\":{\"TTL\":\"30s\"}}");
+        assertThat(consul.checkStatus("service:w-1")).as("TTL checks start critical").contains("critical");
+
+        put("/v1/agent/check/pass/service:w-1?note=ok", "");
+        assertThat(consul.checkStatus("service:w-1")).contains("passing");
+        put("/v1/agent/check/warn/service:w-1", "");
+        assertThat(consul.checkStatus("service:w-1")).contains("warning");
+        put("/v1/agent/check/update/service:w-1", "{\"Status\":\"critical\",\"Output\":\"disk full\"}");
+        assertThat(consul.checkStatus("service:w-1")).contains("critical");
+        assertThat(put("/v1/agent/check/update/service:w-1", "{\"Status\":\"sick\"}").statusCode()).isEqualTo(400);
+        HttpResponse<String> unknown = put("/v1/agent/check/fail/service:nope", "");
+        assertThat(unknown.statusCode()).isEqualTo(404);
+        assertThat(unknown.body()).contains("Unknown check ID");
+        assertThat(put("/v1/agent/service/deregister/nope", "").statusCode()).isEqualTo(404);
+        assertThat(put("/v1/agent/service/register", "{\"ID\":\"x\",\"Name\":\"w\",\"Check\":{\"HTTP\":\"http://x\"}}")
+                .statusCode()).as("only TTL checks").isEqualTo(400);
+    }
+
+    @Test
+    void anAclTokenIsRequiredOnEveryRequest() throws Exception {
+        consul = ConsulStandIn.builder().aclToken("secret").start();
+
+        HttpResponse<String> none = send("GET", "/v1/health/service/workers", null, null);
+        HttpResponse<String> wrong = send("GET", "/v1/health/service/workers", null, "guess");
+        HttpResponse<String> right = send("GET", "/v1/health/service/workers", null, "secret");
+        HttpResponse<String> inUrl = send("GET", "/v1/health/service/workers?token=secret", null, null);
+
+        assertThat(none.statusCode()).isEqualTo(403);
+        assertThat(none.body()).isEqualTo("Permission denied");
+        assertThat(wrong.statusCode()).isEqualTo(403);
+        assertThat(wrong.body()).isEqualTo("ACL not found");
+        assertThat(right.statusCode()).isEqualTo(200);
+        assertThat(inUrl.statusCode()).isEqualTo(200);
+        assertThat(consul.tokensSeen()).containsExactly("guess", "secret");
+        assertThat(consul.requests().get(3).tokenInUrl()).isTrue();
+        assertThat(consul.requests().get(3).toString()).doesNotContain("secret");
+    }
+
+    @Test
+    void comesBackOnTheSamePortWithItsStateAfterAStop() throws Exception {
+        consul = ConsulStandIn.start();
+        put("/v1/agent/service/register", "{\"ID\":\"w-1\",\"Name\":\"workers\",\"Port\":7001}");
+        int port = consul.port();
+        long index = consul.index();
+
+        consul.stop();
+        assertThat(consul.isRunning()).isFalse();
+        try {
+            send("GET", "/v1/health/service/workers", null, null);
+            throw new AssertionError("a stopped stand-in answered");
+        } catch (IOException expected) {
+            // connection refused
+        }
+        consul.restart();
+
+        assertThat(consul.port()).isEqualTo(port);
+        HttpResponse<String> r = send("GET", "/v1/health/service/workers", null, null);
+        assertThat(index(r)).isEqualTo(index);
+        assertThat(JsonParser.parseString(r.body()).getAsJsonArray()).hasSize(1);
+    }
+
+    @Test
+    void rewindsTheIndexAndServesInjectedRawEntries() throws Exception {
+        consul = ConsulStandIn.start();
+        put("/v1/agent/service/register", "{\"ID\":\"w-1\",\"Name\":\"workers\",\"Port\":7001}");
+        consul.rewindIndex(0);
+        assertThat(index(send("GET", "/v1/health/service/workers", null, null))).isZero();
+
+        consul.injectRawInstance("workers", "{\"Service\":{\"ID\":\"raw\",\"Port\":\"x\"}}");
+
+        HttpResponse<String> r = send("GET", "/v1/health/service/workers", null, null);
+        assertThat(index(r)).isEqualTo(1);
+        assertThat(r.body()).endsWith(",{\"Service\":{\"ID\":\"raw\",\"Port\":\"x\"}}]");
+    }
+}
