@@ -1,5 +1,6 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.Backoff;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.policy.Selection;
@@ -73,7 +74,7 @@ final class FleetTracker {
         this.probes = probes;
         this.policy = policy;
         this.options = options;
-        this.backoff = new Backoff(options.backoffInitial(), options.backoffMax());
+        this.backoff = Backoff.of(options.backoffInitial(), options.backoffMax());
         this.clock = clock;
         this.last = initial;
         this.publisher = publisher;

@@ -1,5 +1,6 @@
 package dev.rollcall.discovery.consul;
 
+import dev.rollcall.api.Backoff;
 import com.ecwid.consul.transport.HttpResponse;
 import com.ecwid.consul.v1.ConsulRawClient;
 import dev.rollcall.api.WorkerEndpoint;
@@ -68,7 +69,7 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
     ConsulWorkerDiscovery(ConsulConnection connection, HealthQuery query) {
         this.connection = connection;
         this.query = query;
-        this.backoff = new Backoff(query.backoffInitial(), query.backoffMax());
+        this.backoff = Backoff.of(query.backoffInitial(), query.backoffMax());
         this.path = "/v1/health/service/" + connection.service();
     }
 

@@ -1,31 +1,25 @@
 package dev.rollcall.discovery.etcd;
 
 import java.time.Duration;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Exponential backoff (doubling from {@code initial} up to {@code max}) with up to 20 % jitter
- * downwards, so that clients that lost etcd together do not all come back in the same instant, and
- * no delay ever exceeds {@code max}. Not thread-safe: each loop owns one.
+ * The failures of one loop since its last success, and the delay they earn under Rollcall's
+ * {@link dev.rollcall.api.Backoff} (doubling from {@code initial} to {@code max}, up to 20 %
+ * shorter at random). Not thread-safe: each loop owns one.
  */
 final class Backoff {
 
-    private final long initialNanos;
-    private final long maxNanos;
+    private final dev.rollcall.api.Backoff delays;
     private int failures;
 
     Backoff(Duration initial, Duration max) {
-        this.initialNanos = initial.toNanos();
-        this.maxNanos = max.toNanos();
+        this.delays = dev.rollcall.api.Backoff.of(initial, max);
     }
 
     /** Records a failure and returns how long to wait before the next attempt. */
     Duration next() {
-        int shift = Math.min(failures, 30);
         failures++;
-        long base = initialNanos > (maxNanos >> shift) ? maxNanos : Math.min(maxNanos, initialNanos << shift);
-        double jitter = 0.8 + 0.2 * ThreadLocalRandom.current().nextDouble();
-        return Duration.ofNanos((long) (base * jitter));
+        return delays.delay(failures);
     }
 
     /** After a success: the next failure waits {@code initial} again. */
