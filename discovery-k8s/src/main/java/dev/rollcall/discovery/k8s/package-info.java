@@ -1,2 +1,9 @@
-/** The k8s discovery backend: an empty shell until its own issue lands; see this module's README. */
+/**
+ * The {@code k8s} discovery backend: the candidate workers are the ready endpoints of a Kubernetes
+ * service, followed through its {@code discovery.k8s.io/v1} EndpointSlices with a fabric8 informer.
+ *
+ * <p>Only {@link dev.rollcall.discovery.k8s.KubernetesWorkerDiscoveryProvider} is public; users select
+ * the backend with {@code rollcall.discovery.type=k8s}. There is no registration provider:
+ * Kubernetes registers pods in their service's EndpointSlices itself.
+ */
 package dev.rollcall.discovery.k8s;

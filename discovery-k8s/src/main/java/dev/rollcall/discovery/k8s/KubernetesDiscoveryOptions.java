@@ -1,0 +1,45 @@
+package dev.rollcall.discovery.k8s;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The validated settings of one {@code k8s} backend.
+ *
+ * @param service        the service whose EndpointSlices are followed (label {@code kubernetes.io/service-name})
+ * @param namespace      its namespace
+ * @param port           which slice port is the workers' gRPC port
+ * @param tls            whether workers are reached over TLS ({@code grpcs})
+ * @param access         how to reach the API server
+ * @param requestTimeout connect and request timeout of each API call (the watch itself is long-lived)
+ * @param resync         how often the informer re-delivers its cache (zero: never)
+ * @param timings        reconnect and staleness timings (tests shorten them)
+ */
+record KubernetesDiscoveryOptions(String service, String namespace, PortSelector port, boolean tls,
+                                  ClusterAccess access, Duration requestTimeout, Duration resync, Timings timings) {
+
+    KubernetesDiscoveryOptions {
+        Objects.requireNonNull(service, "service");
+        Objects.requireNonNull(namespace, "namespace");
+        Objects.requireNonNull(port, "port");
+        Objects.requireNonNull(access, "access");
+        Objects.requireNonNull(requestTimeout, "requestTimeout");
+        Objects.requireNonNull(resync, "resync");
+        Objects.requireNonNull(timings, "timings");
+    }
+
+    /**
+     * @param reconnectInterval the first delay before re-watching or re-listing after a failure; it
+     *                          doubles up to 32 times this (fabric8's backoff)
+     * @param staleAfter        how long the watch may be down before the backend reports an error: a
+     *                          routine watch restart (every 5 to 10 minutes, about a second) is not one
+     * @param watchCheck        how often the backend looks at the watch's state
+     */
+    record Timings(Duration reconnectInterval, Duration staleAfter, Duration watchCheck) {
+        static final Timings DEFAULT = new Timings(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(1));
+    }
+
+    KubernetesDiscoveryOptions withTimings(Timings newTimings) {
+        return new KubernetesDiscoveryOptions(service, namespace, port, tls, access, requestTimeout, resync, newTimings);
+    }
+}

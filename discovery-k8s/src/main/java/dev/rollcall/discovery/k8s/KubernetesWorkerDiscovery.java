@@ -1,0 +1,440 @@
+package dev.rollcall.discovery.k8s;
+
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.discovery.CandidateListener;
+import dev.rollcall.api.discovery.WorkerDiscovery;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code k8s} backend: a fabric8 informer on the {@code discovery.k8s.io/v1} EndpointSlices
+ * labelled {@code kubernetes.io/service-name=<service>} in one namespace, turned into candidate
+ * sets by {@link SliceCandidates}.
+ *
+ * <p><b>What it publishes.</b> Nothing until the first list of slices has succeeded; then the full
+ * set, and again after every informer event or resync that changes it. Everything that reaches the
+ * listener is computed from the informer's cache, so a relist (after {@code 410 Gone}) or a resync
+ * loses nothing: the next set is simply the cache's current state.
+ *
+ * <p><b>Failures.</b> A failed list (API server unreachable, forbidden) or a watch that stays down
+ * for longer than {@code staleAfter} is reported through {@link CandidateListener#onError}; the
+ * informer keeps its cache and keeps retrying with backoff. When the watch is back the backend
+ * publishes the full set again (even if unchanged), which clears the resolver's stale mark.
+ *
+ * <p><b>Threads.</b> One daemon thread, {@code rollcall-k8s-discovery}, builds the client, starts the
+ * informer, checks the watch and calls the listener; HTTP and informer callbacks run on daemon
+ * threads named {@code rollcall-k8s-client-N} (the JDK HTTP client adds its selector thread, and
+ * fabric8 one shared scheduler thread for its backoff timers). The listener is never called
+ * concurrently and never after {@link #close} returns.
+ */
+final class KubernetesWorkerDiscovery implements WorkerDiscovery {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KubernetesWorkerDiscovery.class);
+    static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
+    private static final Duration MAX_CONNECT_BACKOFF = Duration.ofSeconds(30);
+
+    private final KubernetesDiscoveryOptions options;
+    private final String source;
+
+    private final Object lock = new Object();
+    private CandidateListener listener;          // guarded by lock
+    private boolean started;                     // guarded by lock
+    private boolean closed;                      // guarded by lock
+    private ScheduledExecutorService loop;       // guarded by lock
+    private ExecutorService clientExecutor;      // guarded by lock
+    private KubernetesClient client;             // guarded by lock
+    private SharedIndexInformer<EndpointSlice> informer;   // guarded by lock
+    private Set<WorkerEndpoint> published;       // guarded by lock; null until the first publish
+    private String failure;                      // guarded by lock; the error reported last, null when healthy
+
+    // Touched only on the loop thread.
+    private boolean synced;
+    private long notWatchingSince = -1;
+    private volatile Set<String> lastProblems = Set.of();   // written on the loop only; read by tests
+    private int connectAttempts;
+
+    private final AtomicBoolean refreshQueued = new AtomicBoolean();
+    private final AtomicBoolean apiEventPending = new AtomicBoolean();
+    private final AtomicLong evaluations = new AtomicLong();
+    private volatile int knownCount;
+    private volatile Thread loopThread;
+
+    KubernetesWorkerDiscovery(KubernetesDiscoveryOptions options) {
+        this.options = Objects.requireNonNull(options, "options");
+        this.source = "service " + options.namespace() + "/" + options.service();
+    }
+
+    /**
+     * Starts the backend's thread, which connects and starts the informer; returns at once.
+     *
+     * @throws IllegalStateException when called a second time or after {@link #close}
+     */
+    @Override
+    public void start(CandidateListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        synchronized (lock) {
+            if (started || closed) {
+                throw new IllegalStateException(description() + " was already " + (closed ? "closed" : "started"));
+            }
+            started = true;
+            this.listener = listener;
+            loop = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = daemon("rollcall-k8s-discovery", false).newThread(r);
+                loopThread = t;
+                return t;
+            });
+            loop.execute(this::connect);
+        }
+    }
+
+    /** On the loop: builds the client and starts the informer; retried with backoff if that fails. */
+    private void connect() {
+        KubernetesClient newClient = null;
+        ExecutorService newExecutor = null;
+        try {
+            Config config = options.access().toConfig(options.namespace(), options.requestTimeout(),
+                    options.timings().reconnectInterval());
+            newExecutor = Executors.newCachedThreadPool(daemon("rollcall-k8s-client-", true));
+            newClient = new KubernetesClientBuilder()
+                    .withConfig(config)
+                    .withHttpClientFactory(new NamedThreadsHttpClientFactory(newExecutor))
+                    .withTaskExecutor(newExecutor)
+                    .build();
+            SharedIndexInformer<EndpointSlice> newInformer = newClient.discovery().v1().endpointSlices()
+                    .inNamespace(options.namespace())
+                    .withLabel(SERVICE_NAME_LABEL, options.service())
+                    .runnableInformer(options.resync().toMillis());
+            newInformer.addEventHandler(new SliceEvents());
+            newInformer.exceptionHandler(this::onInformerException);
+            synchronized (lock) {
+                if (closed) {
+                    newClient.close();
+                    newExecutor.shutdownNow();
+                    return;
+                }
+                client = newClient;
+                clientExecutor = newExecutor;
+                informer = newInformer;
+            }
+            LOG.info("k8s discovery: watching the EndpointSlices of {} through {}", source, options.access().describe());
+            newInformer.start().whenComplete((ignored, error) -> onLoop(() -> onSynced(error)));
+            long check = options.timings().watchCheck().toMillis();
+            loop.scheduleWithFixedDelay(this::checkWatch, check, check, TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            if (newClient != null) {
+                newClient.close();
+            }
+            if (newExecutor != null) {
+                newExecutor.shutdownNow();
+            }
+            long delay = Math.min(MAX_CONNECT_BACKOFF.toMillis(),
+                    options.timings().reconnectInterval().toMillis() << Math.min(connectAttempts++, 5));
+            reportFailure("cannot set up the Kubernetes client for " + source + " (" + options.access().describe()
+                    + "): " + message(e) + "; retrying in " + delay + " ms", e);
+            try {
+                loop.schedule(this::connect, delay, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException closing) {
+                // closed meanwhile
+            }
+        }
+    }
+
+    /** On the loop: the first list succeeded (or the informer was stopped before it did). */
+    private void onSynced(Throwable error) {
+        if (error != null) {
+            LOG.debug("k8s discovery: informer for {} stopped before its first list", source, error);
+            return;
+        }
+        synced = true;
+        refresh(Trigger.SYNCED);
+    }
+
+    /** Called by fabric8 when a list or watch fails in a way it does not retry by itself. */
+    private boolean onInformerException(boolean isStarted, Throwable t) {
+        synchronized (lock) {
+            if (closed) {
+                return false;
+            }
+        }
+        onLoop(() -> reportFailure("cannot list or watch the EndpointSlices of " + source + " at "
+                + options.access().describe() + ": " + message(t) + "; retrying", t));
+        return true;    // keep retrying: an API server that comes back, or RBAC that gets fixed, must be picked up
+    }
+
+    /** On the loop: reports a watch that has been down for too long, and publishes when it is back. */
+    private void checkWatch() {
+        SharedIndexInformer<EndpointSlice> current;
+        boolean failing;
+        synchronized (lock) {
+            current = informer;
+            failing = failure != null;
+        }
+        if (current == null || !synced) {
+            return;     // errors before the first list come from the exception handler
+        }
+        if (current.isWatching()) {
+            notWatchingSince = -1;
+            if (failing) {
+                refresh(Trigger.RECOVERED);
+            }
+            return;
+        }
+        long now = System.nanoTime();
+        if (notWatchingSince < 0) {
+            notWatchingSince = now;
+        } else if (!failing && now - notWatchingSince >= options.timings().staleAfter().toNanos()) {
+            reportFailure("lost the watch on the EndpointSlices of " + source + " at " + options.access().describe()
+                    + " for " + Duration.ofNanos(now - notWatchingSince).toMillis() + " ms; reconnecting", null);
+        }
+    }
+
+    /** Why the cache is evaluated; it decides whether an unchanged set is published again. */
+    private enum Trigger {
+        /** The first list succeeded: always publish, even an empty set. */
+        SYNCED,
+        /** The watch is back after a reported failure: publish even if unchanged, to clear the stale mark. */
+        RECOVERED,
+        /** An add, update or delete that came from the API server (watch or re-list): publish if changed. */
+        API_EVENT,
+        /** The informer's periodic resync re-delivered its cache: publish if changed, but not while failing. */
+        RESYNC
+    }
+
+    /** From any thread: schedules one evaluation of the cache, coalescing bursts of events. */
+    private void queueRefresh(boolean fromApi) {
+        if (fromApi) {
+            apiEventPending.set(true);
+        }
+        if (refreshQueued.compareAndSet(false, true)) {
+            onLoop(() -> {
+                refreshQueued.set(false);
+                refresh(apiEventPending.getAndSet(false) ? Trigger.API_EVENT : Trigger.RESYNC);
+            });
+        }
+    }
+
+    /** On the loop: computes the set from the informer's cache and publishes it when {@code trigger} calls for it. */
+    private void refresh(Trigger trigger) {
+        SharedIndexInformer<EndpointSlice> current;
+        synchronized (lock) {
+            current = informer;
+        }
+        if (current == null || !synced) {
+            return;
+        }
+        evaluations.incrementAndGet();
+        List<EndpointSlice> slices = current.getStore().list();
+        SliceCandidates.Result result = SliceCandidates.of(slices, options.port(), options.tls());
+        Set<String> problems = Set.copyOf(result.problems());
+        for (String problem : result.problems()) {
+            if (!lastProblems.contains(problem)) {
+                LOG.warn("k8s discovery: {}; keeping the others", problem);
+            }
+        }
+        lastProblems = problems;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            boolean recovering = failure != null;
+            boolean changed = !result.endpoints().equals(published);
+            boolean publish = switch (trigger) {
+                case SYNCED, RECOVERED -> true;
+                // Data that just came from the API server is fresh even if the watch is not back yet.
+                case API_EVENT -> changed;
+                // The cache alone cannot clear the stale mark: while failing it may be out of date.
+                case RESYNC -> changed && !recovering;
+            };
+            if (!publish) {
+                return;
+            }
+            LOG.info("k8s discovery: {} candidate endpoint{} from {} ({} slice{}{}){}", result.endpoints().size(),
+                    result.endpoints().size() == 1 ? "" : "s", source, slices.size(), slices.size() == 1 ? "" : "s",
+                    problems.isEmpty() ? "" : ", " + problems.size() + " skipped",
+                    recovering ? " (API server reachable again)" : "");
+            LOG.debug("k8s discovery candidates: {}", result.endpoints());
+            published = result.endpoints();
+            failure = null;
+            notWatchingSince = -1;      // the data is fresh: the staleness clock starts again
+            knownCount = published.size();
+            listener.onCandidates(published);
+        }
+    }
+
+    /** On the loop: tells the listener, once per distinct failure until the next publish. */
+    private void reportFailure(String message, Throwable cause) {
+        synchronized (lock) {
+            if (closed || message.equals(failure)) {
+                return;
+            }
+            boolean first = failure == null;
+            failure = message;
+            if (first) {
+                LOG.warn("k8s discovery: {}; {}", message, published == null ? "no candidates until it succeeds"
+                        : "the last " + published.size() + " candidates stay in use");
+            } else {
+                LOG.debug("k8s discovery: {}", message);
+            }
+            listener.onError(new IOException(message, cause));
+        }
+    }
+
+    private void onLoop(Runnable task) {
+        ScheduledExecutorService l;
+        synchronized (lock) {
+            l = closed ? null : loop;
+        }
+        if (l == null) {
+            return;
+        }
+        try {
+            l.execute(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    LOG.warn("k8s discovery: unexpected failure for {}", source, e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // closed meanwhile
+        }
+    }
+
+    /** Stops the informer, closes the client and stops every thread. Idempotent; never throws. */
+    @Override
+    public void close() {
+        SharedIndexInformer<EndpointSlice> toStop;
+        KubernetesClient toClose;
+        ExecutorService executor;
+        ScheduledExecutorService l;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            toStop = informer;
+            toClose = client;
+            executor = clientExecutor;
+            l = loop;
+        }
+        try {
+            if (toStop != null) {
+                toStop.stop();
+            }
+            if (toClose != null) {
+                toClose.close();
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("k8s discovery: closing the client for {} failed", source, e);
+        }
+        if (executor != null) {
+            executor.shutdownNow();
+        }
+        if (l != null) {
+            l.shutdownNow();
+            if (Thread.currentThread() == loopThread) {
+                return;     // closed from a listener call: the loop ends when this call returns
+            }
+            try {
+                if (!l.awaitTermination(5, TimeUnit.SECONDS)) {
+                    LOG.warn("k8s discovery: thread for {} did not stop within 5 s", source);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** E.g. {@code k8s[prod/workers, port grpc, 3 endpoints]}. */
+    @Override
+    public String description() {
+        int n = knownCount;
+        return "k8s[" + options.namespace() + "/" + options.service() + ", " + options.port().describe() + ", "
+                + n + (n == 1 ? " endpoint" : " endpoints") + "]";
+    }
+
+    @Override
+    public String toString() {
+        return description();
+    }
+
+    /** How many times the cache was evaluated: lets tests tell "looked and found no change" from "not yet looked". */
+    long evaluations() {
+        return evaluations.get();
+    }
+
+    /** A short reason: the HTTP status for API errors, else the root cause (e.g. "ConnectException: Connection refused"). */
+    private static String message(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof KubernetesClientException kce && kce.getCode() > 0) {
+                String status = kce.getStatus() == null ? null : kce.getStatus().getMessage();
+                String hint = kce.getCode() == 401 || kce.getCode() == 403
+                        ? " (the account needs get, list and watch on endpointslices.discovery.k8s.io in this namespace)"
+                        : "";
+                return "HTTP " + kce.getCode() + (status == null ? "" : " " + status) + hint;
+            }
+            if (c.getCause() == null || c.getCause() == c) {
+                return c.getClass().getSimpleName() + (c.getMessage() == null ? "" : ": " + c.getMessage());
+            }
+        }
+        return String.valueOf(t);
+    }
+
+    private static ThreadFactory daemon(String name, boolean numbered) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, numbered ? name + n.incrementAndGet() : name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** Informer callbacks, on a client thread: only schedule an evaluation of the cache. */
+    private final class SliceEvents implements ResourceEventHandler<EndpointSlice> {
+        @Override
+        public void onAdd(EndpointSlice slice) {
+            queueRefresh(true);
+        }
+
+        @Override
+        public void onUpdate(EndpointSlice before, EndpointSlice after) {
+            // A resync re-delivers the cached object as its own update.
+            queueRefresh(before != after && !Objects.equals(version(before), version(after)));
+        }
+
+        @Override
+        public void onDelete(EndpointSlice slice, boolean finalStateUnknown) {
+            queueRefresh(true);
+        }
+
+        private static String version(EndpointSlice slice) {
+            return slice == null || slice.getMetadata() == null ? null : slice.getMetadata().getResourceVersion();
+        }
+    }
+
+    /** The problems seen by the last evaluation; for tests. */
+    Set<String> problems() {
+        return lastProblems;
+    }
+}

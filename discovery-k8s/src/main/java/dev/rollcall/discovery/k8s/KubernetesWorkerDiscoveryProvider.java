@@ -1,0 +1,281 @@
+package dev.rollcall.discovery.k8s;
+
+import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.Settings;
+import dev.rollcall.api.discovery.WorkerDiscovery;
+import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
+import io.fabric8.kubernetes.api.model.NamedContext;
+import io.fabric8.kubernetes.client.internal.KubeConfigUtils;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Creates the {@code k8s} discovery backend ({@code rollcall.discovery.type=k8s}): the candidates
+ * are the ready endpoints of a Kubernetes service, read from its EndpointSlices. Keys, under
+ * {@code rollcall.discovery.k8s.}:
+ *
+ * <ul>
+ *   <li>{@code service} (required): the service's name;
+ *   <li>{@code namespace}: its namespace; by default the kubeconfig context's namespace, or the
+ *       pod's own namespace when running in a cluster;
+ *   <li>{@code port}: the name or number of the workers' gRPC port in the slices; required when
+ *       the slices list several ports;
+ *   <li>{@code scheme}: {@code grpc} (default) or {@code grpcs} (TLS);
+ *   <li>{@code kubeconfig}, {@code context}: a kubeconfig file and context to use instead of the
+ *       pod's service account;
+ *   <li>{@code master}: an API server URL used without credentials (tests, {@code kubectl proxy}),
+ *       or, with a kubeconfig, instead of its server;
+ *   <li>{@code request-timeout} (default {@code 10s}) and {@code resync} (default {@code 5m},
+ *       {@code 0} turns it off).
+ * </ul>
+ *
+ * <p>Without {@code kubeconfig}, {@code context} and {@code master} the backend uses the pod's
+ * service account when it runs in a pod, else the kubeconfig kubectl would use.
+ *
+ * <p>Found by {@link java.util.ServiceLoader}. Stateless and thread-safe. {@link #create} checks
+ * every key and throws {@link ConfigurationException} naming the full key for any bad one. It never
+ * contacts the API server; when the namespace is not configured it reads the pod's namespace file or
+ * parses the kubeconfig (without running credential plugins) so that a missing namespace fails at
+ * start-up, not later. There is no registration provider: Kubernetes registers pods itself.
+ */
+public final class KubernetesWorkerDiscoveryProvider implements WorkerDiscoveryProvider {
+
+    static final String TYPE = "k8s";
+    static final String SERVICE = "service";
+    static final String NAMESPACE = "namespace";
+    static final String PORT = "port";
+    static final String SCHEME = "scheme";
+    static final String KUBECONFIG = "kubeconfig";
+    static final String CONTEXT = "context";
+    static final String MASTER = "master";
+    static final String REQUEST_TIMEOUT = "request-timeout";
+    static final String RESYNC = "resync";
+
+    static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+    static final Duration DEFAULT_RESYNC = Duration.ofMinutes(5);
+    /** fabric8 raises shorter resync periods to one second anyway. */
+    static final Duration MIN_RESYNC = Duration.ofSeconds(1);
+
+    /** A Service name (RFC 1035 label). */
+    private static final Pattern DNS_1035_LABEL = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
+    /** A namespace or port name (RFC 1123 label). */
+    private static final Pattern DNS_1123_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+
+    private final HostEnvironment host;
+
+    /** Needed by {@link java.util.ServiceLoader}. */
+    public KubernetesWorkerDiscoveryProvider() {
+        this(HostEnvironment.system());
+    }
+
+    KubernetesWorkerDiscoveryProvider(HostEnvironment host) {
+        this.host = Objects.requireNonNull(host, "host");
+    }
+
+    @Override
+    public String type() {
+        return TYPE;
+    }
+
+    @Override
+    public WorkerDiscovery create(Settings settings) {
+        return new KubernetesWorkerDiscovery(options(settings));
+    }
+
+    /** Reads and checks every key; package-private so tests can adjust the timings. */
+    KubernetesDiscoveryOptions options(Settings settings) {
+        // Read every key before judging any: core reports unread keys as unknown, and an early
+        // throw would add a misleading "unknown key" complaint to the real error.
+        Optional<String> serviceText = settings.raw(SERVICE);
+        Optional<String> namespaceText = settings.raw(NAMESPACE);
+        Optional<String> portText = settings.raw(PORT);
+        Optional<String> schemeText = settings.raw(SCHEME);
+        Optional<String> kubeconfigText = settings.raw(KUBECONFIG);
+        Optional<String> contextText = settings.raw(CONTEXT);
+        Optional<String> masterText = settings.raw(MASTER);
+        settings.raw(REQUEST_TIMEOUT);
+        settings.raw(RESYNC);
+
+        String service = serviceText.orElseThrow(() -> ConfigurationException.missing(settings.fullKey(SERVICE),
+                "the name of the Kubernetes service whose endpoints are the workers"));
+        requireLabel(settings, SERVICE, service, DNS_1035_LABEL,
+                "a Kubernetes service name (lower-case letters, digits and '-', starting with a letter, at most 63 characters)");
+        namespaceText.ifPresent(ns -> requireLabel(settings, NAMESPACE, ns, DNS_1123_LABEL,
+                "a Kubernetes namespace (lower-case letters, digits and '-', at most 63 characters)"));
+        PortSelector port = port(settings, portText);
+        boolean tls = tls(settings, schemeText);
+        Duration requestTimeout = settings.positiveDuration(REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT);
+        Duration resync = settings.duration(RESYNC, DEFAULT_RESYNC);
+        if (!resync.isZero() && resync.compareTo(MIN_RESYNC) < 0) {
+            throw ConfigurationException.invalid(settings.fullKey(RESYNC), settings.raw(RESYNC).orElse(""),
+                    "0 (no resync) or a duration of at least 1s");
+        }
+        String master = masterText.map(m -> master(settings, m)).orElse(null);
+        ClusterAccess access = access(settings, kubeconfigText, contextText, master);
+        String namespace = namespaceText.orElseGet(() -> defaultNamespace(settings, access));
+        return new KubernetesDiscoveryOptions(service, namespace, port, tls, access, requestTimeout, resync,
+                KubernetesDiscoveryOptions.Timings.DEFAULT);
+    }
+
+    private static void requireLabel(Settings settings, String key, String value, Pattern pattern, String expected) {
+        if (value.length() > 63 || !pattern.matcher(value).matches()) {
+            throw ConfigurationException.invalid(settings.fullKey(key), value, expected);
+        }
+    }
+
+    private static PortSelector port(Settings settings, Optional<String> text) {
+        String key = settings.fullKey(PORT);
+        if (text.isEmpty()) {
+            return PortSelector.onlyPort(key);
+        }
+        String value = text.get();
+        if (value.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            int number = settings.integer(PORT, 0, 1, 65535);
+            return PortSelector.byNumber(number, key);
+        }
+        requireLabel(settings, PORT, value, DNS_1123_LABEL,
+                "a port number from 1 to 65535 or a port name (lower-case letters, digits and '-')");
+        return PortSelector.byName(value, key);
+    }
+
+    private static boolean tls(Settings settings, Optional<String> text) {
+        if (text.isEmpty()) {
+            return false;
+        }
+        return switch (text.get().toLowerCase(Locale.ROOT)) {
+            case "grpc" -> false;
+            case "grpcs" -> true;
+            default -> throw ConfigurationException.invalid(settings.fullKey(SCHEME), text.get(),
+                    "grpc (plaintext) or grpcs (TLS)");
+        };
+    }
+
+    private static String master(Settings settings, String text) {
+        String expected = "the API server's URL, such as https://203.0.113.10:6443 or http://127.0.0.1:8001";
+        URI uri;
+        try {
+            uri = new URI(text);
+        } catch (URISyntaxException e) {
+            throw ConfigurationException.invalid(settings.fullKey(MASTER), text, expected);
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null
+                || uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw ConfigurationException.invalid(settings.fullKey(MASTER), text, expected);
+        }
+        return text;
+    }
+
+    private ClusterAccess access(Settings settings, Optional<String> kubeconfigText, Optional<String> context,
+                                 String master) {
+        if (kubeconfigText.isPresent()) {
+            String key = settings.fullKey(KUBECONFIG);
+            Path file;
+            try {
+                file = Path.of(kubeconfigText.get()).toAbsolutePath();
+            } catch (InvalidPathException e) {
+                throw ConfigurationException.invalid(key, kubeconfigText.get(), "a kubeconfig file (" + e.getReason() + ")");
+            }
+            if (!Files.isRegularFile(file)) {
+                throw ConfigurationException.invalid(key, kubeconfigText.get(), "a kubeconfig file, but " + file
+                        + (Files.isDirectory(file) ? " is a directory" : " does not exist"));
+            }
+            return ClusterAccess.kubeconfig(file, context.orElse(null), master);
+        }
+        if (context.isPresent()) {
+            Path file = host.defaultKubeconfig().orElseThrow(() -> new ConfigurationException(settings.fullKey(CONTEXT),
+                    settings.fullKey(CONTEXT) + "=" + ConfigurationException.printable(settings.fullKey(CONTEXT), context.get())
+                            + " needs a kubeconfig, but there is none at " + candidates() + "; set "
+                            + settings.fullKey(KUBECONFIG)));
+            return ClusterAccess.kubeconfig(file, context.get(), master);
+        }
+        if (master != null) {
+            return ClusterAccess.master(master);
+        }
+        Optional<String> inCluster = host.inClusterUrl();
+        if (inCluster.isPresent()) {
+            return ClusterAccess.inCluster(inCluster.get(), host.serviceAccountDir());
+        }
+        return host.defaultKubeconfig().map(file -> ClusterAccess.kubeconfig(file, null, null))
+                .orElseThrow(() -> new ConfigurationException(settings.fullKey(KUBECONFIG),
+                        "k8s discovery cannot tell which Kubernetes API server to use: this is not a pod (no "
+                                + "KUBERNETES_SERVICE_HOST, or no service account token in " + host.serviceAccountDir()
+                                + ") and there is no kubeconfig at " + candidates() + "; set "
+                                + settings.fullKey(KUBECONFIG) + " (and maybe " + settings.fullKey(CONTEXT) + ") or "
+                                + settings.fullKey(MASTER)));
+    }
+
+    private String candidates() {
+        List<String> paths = new ArrayList<>();
+        host.kubeconfigCandidates().forEach(p -> paths.add(p.toString()));
+        return String.join(", ", paths);
+    }
+
+    /** The kubeconfig context's namespace, or the pod's; checks the context while at it. */
+    private String defaultNamespace(Settings settings, ClusterAccess access) {
+        String nsKey = settings.fullKey(NAMESPACE);
+        if (access.kind() == ClusterAccess.Kind.KUBECONFIG) {
+            NamedContext context = kubeconfigContext(settings, access);
+            String ns = context.getContext() == null ? null : context.getContext().getNamespace();
+            if (ns != null && !ns.isBlank()) {
+                requireLabel(settings, NAMESPACE, ns.strip(), DNS_1123_LABEL,
+                        "a Kubernetes namespace (this one comes from context '" + context.getName() + "' of "
+                                + access.kubeconfig() + ")");
+                return ns.strip();
+            }
+            throw ConfigurationException.missing(nsKey, "a namespace: context '" + context.getName() + "' of "
+                    + access.kubeconfig() + " does not set one");
+        }
+        Path file = host.namespaceFile();
+        if (Files.isRegularFile(file)) {
+            String ns;
+            try {
+                ns = Files.readString(file, StandardCharsets.UTF_8).strip();
+            } catch (IOException e) {
+                throw new ConfigurationException(nsKey, nsKey + " is not set and the pod's namespace file " + file
+                        + " cannot be read: " + e.getMessage(), e);
+            }
+            requireLabel(settings, NAMESPACE, ns, DNS_1123_LABEL, "a Kubernetes namespace (this one comes from " + file + ")");
+            return ns;
+        }
+        throw ConfigurationException.missing(nsKey, "a namespace: this is not a pod (no " + file + ") and "
+                + (access.kind() == ClusterAccess.Kind.MASTER ? settings.fullKey(MASTER) + " comes with none"
+                : "the service account names none"));
+    }
+
+    private static NamedContext kubeconfigContext(Settings settings, ClusterAccess access) {
+        io.fabric8.kubernetes.api.model.Config kubeconfig;
+        try {
+            kubeconfig = KubeConfigUtils.parseConfig(access.kubeconfig().toFile());
+        } catch (RuntimeException e) {
+            // The message of a YAML error quotes the offending text, which may be a credential.
+            throw new ConfigurationException(settings.fullKey(KUBECONFIG), "cannot parse the kubeconfig "
+                    + access.kubeconfig() + " (" + settings.fullKey(KUBECONFIG) + "): it is not valid kubeconfig YAML");
+        }
+        List<NamedContext> contexts = kubeconfig.getContexts() == null ? List.of() : kubeconfig.getContexts();
+        List<String> names = contexts.stream().map(NamedContext::getName).filter(Objects::nonNull).toList();
+        String wanted = access.context() != null ? access.context() : kubeconfig.getCurrentContext();
+        String contextKey = settings.fullKey(CONTEXT);
+        if (wanted == null || wanted.isBlank()) {
+            throw ConfigurationException.missing(contextKey, "a context: " + access.kubeconfig()
+                    + " has no current-context; its contexts are " + names);
+        }
+        return contexts.stream().filter(c -> wanted.equals(c.getName())).findFirst()
+                .orElseThrow(() -> new ConfigurationException(contextKey, (access.context() != null
+                        ? contextKey + "=" + ConfigurationException.printable(contextKey, wanted)
+                        : "the current-context '" + wanted + "'")
+                        + " is not a context of " + access.kubeconfig() + "; its contexts are " + names));
+    }
+}

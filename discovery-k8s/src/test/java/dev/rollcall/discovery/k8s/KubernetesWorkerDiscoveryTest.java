@@ -1,0 +1,368 @@
+package dev.rollcall.discovery.k8s;
+
+import static dev.rollcall.discovery.k8s.Slices.endpoint;
+import static dev.rollcall.discovery.k8s.Slices.ipv4;
+import static dev.rollcall.discovery.k8s.Slices.port;
+import static dev.rollcall.discovery.k8s.Slices.ready;
+import static dev.rollcall.discovery.k8s.Slices.slice;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.rollcall.api.Settings;
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.testkit.UnresponsiveWorker;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The backend against fabric8's mock API server (real HTTP and WebSocket watches), observed through
+ * a recording listener: what it publishes and when it reports errors. No worker is probed here.
+ */
+class KubernetesWorkerDiscoveryTest {
+
+    static final String NS = "workers";
+    static final String PREFIX = "rollcall.discovery.k8s.";
+    static final Duration WITHIN = Duration.ofSeconds(20);
+    /** Short enough that outages are reported and recovered from within a test's patience. */
+    static final KubernetesDiscoveryOptions.Timings FAST = new KubernetesDiscoveryOptions.Timings(
+            Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofMillis(100));
+
+    private MockKubernetesApi api;
+    private final List<KubernetesWorkerDiscovery> started = new ArrayList<>();
+
+    @BeforeAll
+    static void warmUp() {
+        MockKubernetesApi.warmUp();
+    }
+
+    @BeforeEach
+    void startApi() {
+        api = MockKubernetesApi.start();
+    }
+
+    @AfterEach
+    void stopAll() {
+        // The API server first: when a client closes a watch, the mock can stall its event loop for
+        // seconds (a close it queued waits for that loop), which would slow every test down.
+        api.close();
+        started.forEach(KubernetesWorkerDiscovery::close);
+    }
+
+    @Test
+    void publishesReadyEndpointsOfTheServiceWithZoneNodeAndPodLabels() {
+        create(ipv4("workers-abc", "compute", 7001, ready("127.0.0.2", "w-1"), ready("127.0.0.3", "w-2")));
+        RecordingListener listener = new RecordingListener();
+
+        start(Map.of(), listener);
+
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(listener.latest()))
+                .containsExactlyInAnyOrder("grpc://127.0.0.2:7001", "grpc://127.0.0.3:7001"));
+        assertThat(listener.latest()).extracting(WorkerEndpoint::labels)
+                .contains(Map.of("zone", "zone-a", "node", "node-1", "pod", "w-1"));
+        assertThat(listener.errors()).isEmpty();
+    }
+
+    @Test
+    void publishesAnEmptySetOnceTheFirstListShowsNoSlices() {
+        RecordingListener listener = new RecordingListener();
+
+        start(Map.of(), listener);
+
+        await().atMost(WITHIN).until(() -> listener.latest() != null);
+        assertThat(listener.sets()).containsExactly(Set.of());
+        assertThat(listener.errors()).isEmpty();
+    }
+
+    @Test
+    void followsOnlyTheSlicesOfItsServiceInItsNamespace() {
+        create(ipv4("compute-1", "compute", 7001, ready("127.0.0.2", "w-1")));
+        create(ipv4("storage-1", "storage", 7001, ready("127.0.0.3", "s-1")));
+        api.client().discovery().v1().endpointSlices().inNamespace("elsewhere")
+                .resource(ipv4("compute-2", "compute", 7001, ready("127.0.0.4", "x-1"))).create();
+        RecordingListener listener = new RecordingListener();
+
+        start(Map.of(), listener);
+
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(listener.latest()))
+                .containsExactly("grpc://127.0.0.2:7001"));
+    }
+
+    @Test
+    void followsSlicesAsTheyAreCreatedUpdatedAndDeleted() {
+        RecordingListener listener = new RecordingListener();
+        start(Map.of(), listener);
+        await().atMost(WITHIN).until(() -> listener.latest() != null);
+
+        create(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1")));
+        await().atMost(WITHIN).until(() -> urls(listener.latest()).equals(Set.of("grpc://127.0.0.2:7001")));
+
+        update(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1"), ready("127.0.0.3", "w-2")));
+        await().atMost(WITHIN).until(() -> urls(listener.latest())
+                .equals(Set.of("grpc://127.0.0.2:7001", "grpc://127.0.0.3:7001")));
+
+        delete("workers-a");
+        await().atMost(WITHIN).until(() -> listener.latest().isEmpty());
+        assertThat(listener.errors()).isEmpty();
+    }
+
+    @Test
+    void connectsWithTheClusterAndCredentialsOfAKubeconfigContext(@TempDir Path dir) throws IOException {
+        create(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1")));
+        Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), """
+                apiVersion: v1
+                kind: Config
+                clusters:
+                - name: mock
+                  cluster: {server: "%s"}
+                users:
+                - name: robot
+                  user: {token: kubeconfig-token}
+                contexts:
+                - name: elsewhere
+                  context: {cluster: mock, user: robot, namespace: elsewhere}
+                - name: workers
+                  context: {cluster: mock, user: robot, namespace: workers}
+                current-context: elsewhere
+                """.formatted(api.url()));
+        RecordingListener listener = new RecordingListener();
+        Map<String, String> keys = Map.of("service", "compute", "kubeconfig", kubeconfig.toString(), "context", "workers");
+        KubernetesDiscoveryOptions options = new KubernetesWorkerDiscoveryProvider()
+                .options(Settings.of(prefixed(keys)).scope(PREFIX)).withTimings(FAST);
+        KubernetesWorkerDiscovery discovery = new KubernetesWorkerDiscovery(options);
+        started.add(discovery);
+
+        discovery.start(listener);
+
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(listener.latest()))
+                .containsExactly("grpc://127.0.0.2:7001"));
+        assertThat(api.sliceReadAuthorizations()).isNotEmpty().allMatch("Bearer kubeconfig-token"::equals);
+    }
+
+    @Test
+    void picksThePortByName() {
+        create(slice("workers-a", "compute", "IPv4", List.of(port("metrics", 9090), port("grpc", 7001)),
+                ready("127.0.0.2", "w-1")));
+        RecordingListener listener = new RecordingListener();
+
+        start(Map.of("port", "grpc"), listener);
+
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(listener.latest()))
+                .containsExactly("grpc://127.0.0.2:7001"));
+    }
+
+    @Test
+    void picksThePortByNumber() {
+        create(slice("workers-a", "compute", "IPv4", List.of(port("metrics", 9090), port("grpc", 7001)),
+                ready("127.0.0.2", "w-1")));
+        RecordingListener listener = new RecordingListener();
+
+        start(Map.of("port", "9090"), listener);
+
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(listener.latest()))
+                .containsExactly("grpc://127.0.0.2:9090"));
+    }
+
+    @Test
+    void skipsASliceWithSeveralPortsWhenNoPortIsConfiguredAndPublishesTheOthers() {
+        create(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1")));
+        create(slice("workers-b", "compute", "IPv4", List.of(port("metrics", 9090), port("grpc", 7001)),
+                ready("127.0.0.3", "w-2")));
+        RecordingListener listener = new RecordingListener();
+
+        KubernetesWorkerDiscovery discovery = start(Map.of(), listener);
+
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(listener.latest()))
+                .containsExactly("grpc://127.0.0.2:7001"));
+        assertThat(discovery.problems()).singleElement().asString()
+                .contains("EndpointSlice workers/workers-b")
+                .contains("metrics=9090, grpc=7001")
+                .contains("rollcall.discovery.k8s.port");
+    }
+
+    @Test
+    void countsAnEndpointWithoutReadyConditionAsReady() {
+        Endpoint unknown = new EndpointBuilder().withAddresses("127.0.0.2").build();
+        Endpoint readyUnset = endpoint("127.0.0.3", "w-2", null, null);
+        create(ipv4("workers-a", "compute", 7001, unknown, readyUnset));
+        RecordingListener listener = new RecordingListener();
+
+        start(Map.of(), listener);
+
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(listener.latest()))
+                .containsExactlyInAnyOrder("grpc://127.0.0.2:7001", "grpc://127.0.0.3:7001"));
+    }
+
+    @Test
+    void publishesTheIpv4AndIpv6SlicesOfADualStackService() {
+        create(ipv4("workers-v4", "compute", 7001, ready("127.0.0.2", "w-1")));
+        create(slice("workers-v6", "compute", "IPv6", List.of(port("grpc", 7001)), ready("::1", "w-1")));
+        RecordingListener listener = new RecordingListener();
+
+        start(Map.of("scheme", "grpcs"), listener);
+
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(listener.latest()))
+                .containsExactlyInAnyOrder("grpcs://127.0.0.2:7001", "grpcs://[::1]:7001"));
+        assertThat(listener.latest()).allSatisfy(e -> assertThat(e.tls()).isTrue());
+    }
+
+    @Test
+    void resyncLooksAtTheCacheAgainButPublishesNothingWhenNothingChanged() {
+        create(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1")));
+        RecordingListener listener = new RecordingListener();
+        KubernetesWorkerDiscovery discovery = start(Map.of("resync", "1s"), listener);
+        await().atMost(WITHIN).until(() -> listener.latest() != null);
+        long evaluated = discovery.evaluations();
+
+        await().atMost(WITHIN).until(() -> discovery.evaluations() >= evaluated + 2);
+
+        assertThat(listener.sets()).hasSize(1);
+        assertThat(listener.errors()).isEmpty();
+    }
+
+    @Test
+    void reportsAnUnreachableApiServerAtStartAndPublishesOnceItAnswers() {
+        create(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1")));
+        api.stop();
+        RecordingListener listener = new RecordingListener();
+
+        start(Map.of(), listener);
+
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(listener.errors()).isNotEmpty());
+        assertThat(listener.errors().get(0)).hasMessageContaining("service workers/compute")
+                .hasMessageContaining(api.url());
+        assertThat(listener.sets()).isEmpty();
+
+        api.restart();
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(listener.latest()))
+                .containsExactly("grpc://127.0.0.2:7001"));
+    }
+
+    @Test
+    void reportsAForbiddenListWithThePermissionsNeededAndPublishesOnceAllowed() {
+        create(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1")));
+        api.forbidAll(true);
+        RecordingListener listener = new RecordingListener();
+
+        start(Map.of(), listener);
+
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(listener.errors()).isNotEmpty());
+        assertThat(listener.errors().get(0)).hasMessageContaining("HTTP 403")
+                .hasMessageContaining("list and watch on endpointslices.discovery.k8s.io");
+        assertThat(listener.sets()).isEmpty();
+
+        api.forbidAll(false);       // RBAC fixed: no restart needed
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(listener.latest()))
+                .containsExactly("grpc://127.0.0.2:7001"));
+    }
+
+    @Test
+    void reportsAnApiServerThatNeverAnswersWithinTheRequestTimeout() {
+        try (UnresponsiveWorker hung = UnresponsiveWorker.start()) {
+            RecordingListener listener = new RecordingListener();
+            Map<String, String> keys = Map.of("master", "http://127.0.0.1:" + hung.endpoint().port(),
+                    "request-timeout", "500ms");
+
+            start(keys, listener);      // returns at once: connecting happens on the backend's thread
+
+            await().atMost(WITHIN).untilAsserted(() -> assertThat(listener.errors()).isNotEmpty());
+            assertThat(listener.sets()).isEmpty();
+            assertThat(hung.connectionsAccepted()).isPositive();
+        }
+    }
+
+    @Test
+    void sliceDeletedWhileTheApiServerWasAwayIsGoneAfterItReturns() {
+        create(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1")));
+        create(ipv4("workers-b", "compute", 7002, ready("127.0.0.3", "w-2")));
+        RecordingListener listener = new RecordingListener();
+        start(Map.of(), listener);
+        await().atMost(WITHIN).until(() -> urls(listener.latest())
+                .equals(Set.of("grpc://127.0.0.2:7001", "grpc://127.0.0.3:7002")));
+
+        api.stop();
+        await().atMost(WITHIN).until(() -> !listener.errors().isEmpty());
+        api.throughAnotherReplica(other -> other.discovery().v1().endpointSlices().inNamespace(NS)
+                .withName("workers-b").delete());
+        api.restart();
+
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(listener.latest()))
+                .containsExactly("grpc://127.0.0.2:7001"));
+        assertThat(api.goneAnswers()).as("the resumed watch was refused with 410 Gone, so the backend re-listed")
+                .isPositive();
+    }
+
+    @Test
+    void closeStopsTheBackendsThreads() {
+        RecordingListener listener = new RecordingListener();
+        KubernetesWorkerDiscovery discovery = start(Map.of(), listener);
+        await().atMost(WITHIN).until(() -> listener.latest() != null);
+        assertThat(threadsNamed("rollcall-k8s-")).isNotEmpty();
+
+        discovery.close();
+        discovery.close();      // idempotent
+
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(threadsNamed("rollcall-k8s-")).isEmpty());
+    }
+
+    // ---- helpers
+
+    void create(EndpointSlice slice) {
+        api.client().discovery().v1().endpointSlices().inNamespace(NS).resource(slice).create();
+    }
+
+    void update(EndpointSlice slice) {
+        api.client().discovery().v1().endpointSlices().inNamespace(NS).resource(slice).update();
+    }
+
+    void delete(String name) {
+        api.client().discovery().v1().endpointSlices().inNamespace(NS).withName(name).delete();
+    }
+
+    static List<String> threadsNamed(String prefix) {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(n -> n.startsWith(prefix)).toList();
+    }
+
+    KubernetesWorkerDiscovery start(Map<String, String> keys, RecordingListener listener) {
+        KubernetesWorkerDiscovery discovery = new KubernetesWorkerDiscovery(options(keys));
+        started.add(discovery);
+        discovery.start(listener);
+        return discovery;
+    }
+
+    KubernetesDiscoveryOptions options(Map<String, String> keys) {
+        Map<String, String> all = new HashMap<>();
+        all.put("service", "compute");
+        all.put("namespace", NS);
+        all.put("master", api.url());
+        all.putAll(keys);
+        return new KubernetesWorkerDiscoveryProvider().options(Settings.of(prefixed(all)).scope(PREFIX)).withTimings(FAST);
+    }
+
+    static Map<String, String> prefixed(Map<String, String> keys) {
+        Map<String, String> full = new HashMap<>();
+        keys.forEach((k, v) -> full.put(PREFIX + k, v));
+        return full;
+    }
+
+    /** The URLs of a published set; empty before the first one. */
+    static Set<String> urls(Set<WorkerEndpoint> set) {
+        return set == null ? Set.of() : set.stream().map(WorkerEndpoint::url).collect(Collectors.toSet());
+    }
+}

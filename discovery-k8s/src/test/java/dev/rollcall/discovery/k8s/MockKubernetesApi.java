@@ -1,0 +1,254 @@
+package dev.rollcall.discovery.k8s;
+
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.KubernetesResource;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.WatchEvent;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.http.Response;
+import io.fabric8.mockwebserver.http.WebSocket;
+import io.fabric8.mockwebserver.http.WebSocketListener;
+import java.net.InetAddress;
+import java.util.HashMap;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * fabric8's Kubernetes mock API server in CRUD mode (real HTTP, WebSocket watches, label selectors)
+ * whose storage outlives the server: it can be stopped and started again on the same port, like an
+ * API server restarting over the same etcd.
+ *
+ * <p>The mock alone does not replay history: a watch that resumes from an old resource version
+ * gets the objects that exist now (as ADDED) but never hears of deletions it missed. A real API
+ * server either replays from its watch cache or, when the version is older than the cache,
+ * answers {@code 410 Gone} so that the client re-lists. This stand-in does the latter: after a
+ * restart its watch cache begins at the newest resource version in storage, as a real one's does,
+ * and a watch resuming from before that gets {@code 410 Gone} (an ERROR event, as from kube-apiserver).
+ */
+final class MockKubernetesApi implements AutoCloseable {
+
+    private static final Pattern WATCH_FROM_VERSION = Pattern.compile("[?&]resourceVersion=(\\d+)");
+
+    private final Storage storage = new Storage();
+    private final int port;
+    private KubernetesMockServer server;
+    private KubernetesClient client;
+
+    private MockKubernetesApi(int port) {
+        this.port = port;
+    }
+
+    /** Starts on a free loopback port. */
+    static MockKubernetesApi start() {
+        MockKubernetesApi api = new MockKubernetesApi(0);
+        api.server = api.serve(0);
+        return api;
+    }
+
+    /** Stops serving: open watches are cut and connections refused. The stored objects are kept. */
+    synchronized void stop() {
+        if (server != null) {
+            server.shutdown();
+            server = null;
+        }
+    }
+
+    /**
+     * Warms up what the mock does on its event loop and watch threads: Jackson's first
+     * serialization of an EndpointSlice watch event takes seconds on a busy machine, and the
+     * mock waits for a watch's pending sends on its event loop when the watch is closed.
+     */
+    static void warmUp() {
+        String json = Serialization.asJson(Slices.ipv4("warm-up", "warm-up", 1, Slices.ready("127.0.0.1", "p")));
+        KubernetesResource resource = Serialization.unmarshal(json, KubernetesResource.class);
+        Serialization.asJson(new WatchEvent(resource, "ADDED"));
+    }
+
+    /** Serves again on the same port over the same objects; its watch cache starts now. */
+    synchronized void restart() {
+        stop();
+        storage.watchCacheStartsNow();
+        server = serve(port());
+    }
+
+    /**
+     * Runs {@code changes} against another API server over the same storage, while this one may be
+     * down: what a second replica of a highly available control plane would accept meanwhile.
+     */
+    void throughAnotherReplica(Consumer<KubernetesClient> changes) {
+        KubernetesMockServer replica = newServer();
+        replica.start(InetAddress.getLoopbackAddress(), 0);
+        try (KubernetesClient other = clientFor(replica.url("/"))) {
+            changes.accept(other);
+        } finally {
+            replica.shutdown();
+        }
+    }
+
+    int port() {
+        return port != 0 ? port : portOfFirstServer;
+    }
+
+    private int portOfFirstServer;
+
+    /** The API server's URL, e.g. {@code http://localhost:41234/}. */
+    String url() {
+        return "http://127.0.0.1:" + port() + "/";
+    }
+
+    /** A client for the test's own reads and writes (not the backend's). */
+    synchronized KubernetesClient client() {
+        if (client == null) {
+            client = clientFor(url());
+        }
+        return client;
+    }
+
+    /** While {@code true}, every request is refused with 403 Forbidden, as for an account without RBAC rights. */
+    void forbidAll(boolean forbidden) {
+        storage.forbidden = forbidden;
+    }
+
+    /** The {@code Authorization} headers of the list and watch requests for EndpointSlices, in order. */
+    List<String> sliceReadAuthorizations() {
+        return List.copyOf(storage.authorizations);
+    }
+
+    /** How many watches were refused with {@code 410 Gone}. */
+    int goneAnswers() {
+        return storage.gone.get();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (client != null) {
+            client.close();
+        }
+        try {
+            stop();
+        } catch (IllegalStateException e) {
+            // The mock blocks its event loop while a closed watch's last sends drain; its shutdown
+            // then gives up after 10 s. The test has made its assertions: do not fail it on that.
+            System.err.println("mock API server was slow to stop: " + e);
+        }
+    }
+
+    private KubernetesMockServer serve(int onPort) {
+        KubernetesMockServer s = newServer();
+        s.start(InetAddress.getLoopbackAddress(), onPort);
+        if (onPort == 0) {
+            portOfFirstServer = s.getPort();
+        }
+        return s;
+    }
+
+    @SuppressWarnings("deprecation")    // the mock's own JUnit extension builds its context with this mapper
+    private KubernetesMockServer newServer() {
+        MockWebServer web = new MockWebServer();
+        // Real API servers speak TLS (HTTP/2 by ALPN), never cleartext HTTP/2 upgrades.
+        web.setHttp2ClearTextEnabled(false);
+        return new KubernetesMockServer(new Context(Serialization.jsonMapper()), web, new HashMap<>(),
+                new Unclosable(storage), false);
+    }
+
+    private static KubernetesClient clientFor(String url) {
+        return new KubernetesClientBuilder().withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(
+                io.fabric8.kubernetes.client.Config.empty()).withMasterUrl(url).withRequestTimeout(10_000).build()).build();
+    }
+
+    /** The CRUD dispatcher plus a watch cache that begins at the last (re)start. */
+    private static final class Storage extends KubernetesCrudDispatcher {
+        private final AtomicLong newest = new AtomicLong();
+        private volatile long watchCacheStart;
+        private final AtomicInteger gone = new AtomicInteger();
+        private volatile boolean forbidden;
+        private final List<String> authorizations = new CopyOnWriteArrayList<>();
+
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+            if ("GET".equals(request.getMethod()) && request.getPath() != null && request.getPath().contains("/endpointslices")) {
+                authorizations.add(String.valueOf(request.getHeader("Authorization")));
+            }
+            if (forbidden) {
+                Status status = new StatusBuilder().withStatus("Failure").withCode(403).withReason("Forbidden")
+                        .withMessage("endpointslices.discovery.k8s.io is forbidden: User \"system:serviceaccount:workers:"
+                                + "default\" cannot list resource \"endpointslices\" in API group \"discovery.k8s.io\"")
+                        .build();
+                return new MockResponse().setResponseCode(403).setBody(Serialization.asJson(status));
+            }
+            return super.dispatch(request);
+        }
+
+        @Override
+        public long requestResourceVersion() {
+            long v = super.requestResourceVersion();
+            newest.accumulateAndGet(v, Math::max);
+            return v;
+        }
+
+        @Override
+        public MockResponse handleDelete(String path) {
+            // A real API server gives every write a new resource version, deletions included; the mock
+            // does not for deletions, which would make a watch cache unable to tell that it missed one.
+            requestResourceVersion();
+            return super.handleDelete(path);
+        }
+
+        void watchCacheStartsNow() {
+            watchCacheStart = newest.get();
+        }
+
+        @Override
+        public MockResponse handleWatch(String path) {
+            Matcher m = WATCH_FROM_VERSION.matcher(path);
+            if (m.find() && Long.parseLong(m.group(1)) < watchCacheStart) {
+                gone.incrementAndGet();
+                // What kube-apiserver does: accept the watch, send one ERROR event carrying the 410, close.
+                Status status = new StatusBuilder().withStatus("Failure").withCode(410).withReason("Expired")
+                        .withMessage("too old resource version: " + m.group(1) + " (" + watchCacheStart + ")").build();
+                String event = Serialization.asJson(new WatchEvent(status, "ERROR"));
+                return new MockResponse().withWebSocketUpgrade(new WebSocketListener() {
+                    @Override
+                    public void onOpen(WebSocket webSocket, Response response) {
+                        webSocket.send(event);
+                        webSocket.close(1000, "");
+                    }
+                });
+            }
+            return super.handleWatch(path);
+        }
+    }
+
+    /** Shares one storage between server instances: a server shutting down must not end it. */
+    private static final class Unclosable extends Dispatcher {
+        private final Dispatcher delegate;
+
+        Unclosable(Dispatcher delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+            return delegate.dispatch(request);
+        }
+
+        @Override
+        public void shutdown() {
+            // the storage lives on
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package dev.rollcall.discovery.k8s;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.rollcall.api.Settings;
+import dev.rollcall.api.WorkerEndpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPort;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+
+/**
+ * Opt-in: runs only when {@code KUBECONFIG} names a kubeconfig, against the cluster of its current
+ * context (or of {@code ROLLCALL_K8S_CONTEXT}). Read-only: it follows the {@code kubernetes}
+ * service in {@code default}, which every cluster has (its endpoints are the API servers, on the
+ * port named {@code https}), and checks the set against the slices read directly. Nothing is
+ * created and no endpoint is contacted. Needs get, list and watch on EndpointSlices in
+ * {@code default}.
+ */
+@EnabledIfEnvironmentVariable(named = "KUBECONFIG", matches = ".+")
+class RealClusterTest {
+
+    @Test
+    void followsTheKubernetesServiceOfARealCluster() {
+        Map<String, String> keys = new HashMap<>();
+        keys.put("rollcall.discovery.k8s.service", "kubernetes");
+        keys.put("rollcall.discovery.k8s.namespace", "default");
+        keys.put("rollcall.discovery.k8s.port", "https");
+        String context = System.getenv("ROLLCALL_K8S_CONTEXT");
+        if (context != null && !context.isBlank()) {
+            keys.put("rollcall.discovery.k8s.context", context);
+        }
+        KubernetesDiscoveryOptions options = new KubernetesWorkerDiscoveryProvider()
+                .options(Settings.of(keys).scope("rollcall.discovery.k8s."));
+        RecordingListener listener = new RecordingListener();
+
+        try (KubernetesWorkerDiscovery discovery = new KubernetesWorkerDiscovery(options)) {
+            discovery.start(listener);
+            await().atMost(Duration.ofSeconds(60)).until(() -> listener.latest() != null);
+
+            Set<String> published = listener.latest().stream().map(WorkerEndpoint::url).collect(Collectors.toSet());
+            assertThat(published).isNotEmpty().isEqualTo(readDirectly(options));
+            assertThat(listener.errors()).isEmpty();
+        }
+    }
+
+    /** The ready addresses and https port of the slices, read with a plain client. */
+    private static Set<String> readDirectly(KubernetesDiscoveryOptions options) {
+        Set<String> urls = new HashSet<>();
+        try (KubernetesClient client = new KubernetesClientBuilder()
+                .withConfig(options.access().toConfig("default", Duration.ofSeconds(10), Duration.ofSeconds(1))).build()) {
+            for (EndpointSlice slice : client.discovery().v1().endpointSlices().inNamespace("default")
+                    .withLabel(KubernetesWorkerDiscovery.SERVICE_NAME_LABEL, "kubernetes").list().getItems()) {
+                int port = slice.getPorts().stream().filter(p -> "https".equals(p.getName()))
+                        .map(EndpointPort::getPort).findFirst().orElseThrow();
+                for (Endpoint e : slice.getEndpoints()) {
+                    boolean ready = e.getConditions() == null || !Boolean.FALSE.equals(e.getConditions().getReady());
+                    if (ready) {
+                        for (String a : e.getAddresses()) {
+                            urls.add("grpc://" + (a.contains(":") ? "[" + a + "]" : a) + ":" + port);
+                        }
+                    }
+                }
+            }
+        }
+        return urls;
+    }
+}
