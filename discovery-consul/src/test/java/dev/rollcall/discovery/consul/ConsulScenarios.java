@@ -1,5 +1,6 @@
 package dev.rollcall.discovery.consul;
 
+import dev.rollcall.testkit.CandidateRecorder;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -93,7 +94,7 @@ abstract class ConsulScenarios {
         return (ConsulWorkerDiscovery) d;
     }
 
-    ConsulWorkerDiscovery started(Map<String, String> extra, RecordingListener listener) {
+    ConsulWorkerDiscovery started(Map<String, String> extra, CandidateRecorder listener) {
         ConsulWorkerDiscovery d = discovery(extra);
         d.start(listener);
         return d;
@@ -115,7 +116,7 @@ abstract class ConsulScenarios {
 
     @Test
     void instancesAppearAndDisappearThroughBlockingQueries() {
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         // A wait no test step lasts: every answer after the first is a change, not a timeout.
         ConsulWorkerDiscovery discovery = started(Map.of("wait", "60s"), listener);
         await().atMost(SEEN).until(() -> Set.of().equals(listener.latestUrls()));
@@ -138,7 +139,7 @@ abstract class ConsulScenarios {
     @Test
     void sendsAtMostOneQueryPerWaitPeriodWhileNothingChanges() {
         agent.register(service, id("a"), "127.0.0.1", 7001);
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         ConsulWorkerDiscovery discovery = started(Map.of("wait", "1s"), listener);
         await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001").equals(listener.latestUrls()));
         long base = discovery.queriesSent();
@@ -156,7 +157,7 @@ abstract class ConsulScenarios {
     void failingTtlCheckRemovesTheInstanceUntilItPassesAgain() {
         agent.register(service, id("a"), "127.0.0.1", 7001, List.of(), Map.of(), "30s", "passing");
         agent.register(service, id("b"), "127.0.0.1", 7002);
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         started(Map.of(), listener);
         await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001", "grpc://127.0.0.1:7002")
                 .equals(listener.latestUrls()));
@@ -173,8 +174,8 @@ abstract class ConsulScenarios {
     void passingOnlyFalsePublishesInstancesInEveryHealthState() {
         agent.register(service, id("sick"), "127.0.0.1", 7001, List.of(), Map.of(), "30s", "critical");
         agent.register(service, id("fine"), "127.0.0.1", 7002);
-        RecordingListener healthy = new RecordingListener();
-        RecordingListener all = new RecordingListener();
+        CandidateRecorder healthy = new CandidateRecorder();
+        CandidateRecorder all = new CandidateRecorder();
         started(Map.of(), healthy);
         started(Map.of("passing-only", "false"), all);
 

@@ -1,5 +1,6 @@
 package dev.rollcall.discovery.consul;
 
+import dev.rollcall.testkit.CandidateRecorder;
 import static dev.rollcall.discovery.consul.ConsulScenarios.P;
 import static dev.rollcall.discovery.consul.ConsulScenarios.SEEN;
 import static dev.rollcall.discovery.consul.ConsulScenarios.urls;
@@ -74,7 +75,7 @@ class ConsulTlsTest {
         return standIn;
     }
 
-    private RecordingListener watch(ConsulStandIn standIn, Map<String, String> tlsKeys) {
+    private CandidateRecorder watch(ConsulStandIn standIn, Map<String, String> tlsKeys) {
         Map<String, String> keys = new HashMap<>();
         keys.put(P + "address", standIn.address());
         keys.put(P + "service", "workers");
@@ -84,7 +85,7 @@ class ConsulTlsTest {
         ConsulWorkerDiscovery d = (ConsulWorkerDiscovery) new ConsulWorkerDiscoveryProvider()
                 .create(Settings.of(keys).scope(P));
         toClose.add(d);
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         d.start(listener);
         return listener;
     }
@@ -92,7 +93,7 @@ class ConsulTlsTest {
     @Test
     void watchesOverHttpsTrustingTheConfiguredCa() throws Exception {
         ConsulStandIn standIn = httpsStandIn(false);
-        RecordingListener listener = watch(standIn, Map.of("tls.ca", tls("ca.pem").toString()));
+        CandidateRecorder listener = watch(standIn, Map.of("tls.ca", tls("ca.pem").toString()));
 
         await().atMost(SEEN).until(() -> urls().equals(listener.latestUrls()));
         assertThat(standIn.address()).startsWith("https://");
@@ -101,8 +102,8 @@ class ConsulTlsTest {
     @Test
     void refusesAnAgentWhoseCertificateItDoesNotTrust() throws Exception {
         ConsulStandIn standIn = httpsStandIn(false);
-        RecordingListener untrusted = watch(standIn, Map.of("tls.ca", tls("other-ca.pem").toString()));
-        RecordingListener jdkDefault = watch(standIn, Map.of());
+        CandidateRecorder untrusted = watch(standIn, Map.of("tls.ca", tls("other-ca.pem").toString()));
+        CandidateRecorder jdkDefault = watch(standIn, Map.of());
 
         await().atMost(SEEN).until(() -> !untrusted.errors().isEmpty() && !jdkDefault.errors().isEmpty());
         assertThat(untrusted.errors().get(0).getMessage()).contains("cannot reach it").contains("certification path");
@@ -115,13 +116,13 @@ class ConsulTlsTest {
     void presentsAClientCertificateWithEcRsaOrPkcs8Keys() throws Exception {
         ConsulStandIn standIn = httpsStandIn(true);
         String ca = tls("ca.pem").toString();
-        RecordingListener ecSec1 = watch(standIn, Map.of("tls.ca", ca, "tls.cert", tls("client.pem").toString(),
+        CandidateRecorder ecSec1 = watch(standIn, Map.of("tls.ca", ca, "tls.cert", tls("client.pem").toString(),
                 "tls.key", tls("client-key.pem").toString()));
-        RecordingListener pkcs8 = watch(standIn, Map.of("tls.ca", ca, "tls.cert", tls("client.pem").toString(),
+        CandidateRecorder pkcs8 = watch(standIn, Map.of("tls.ca", ca, "tls.cert", tls("client.pem").toString(),
                 "tls.key", tls("client-key-pkcs8.pem").toString()));
-        RecordingListener rsaPkcs1 = watch(standIn, Map.of("tls.ca", ca, "tls.cert", tls("client-rsa.pem").toString(),
+        CandidateRecorder rsaPkcs1 = watch(standIn, Map.of("tls.ca", ca, "tls.cert", tls("client-rsa.pem").toString(),
                 "tls.key", tls("client-rsa-key.pem").toString()));
-        RecordingListener noCertificate = watch(standIn, Map.of("tls.ca", ca));
+        CandidateRecorder noCertificate = watch(standIn, Map.of("tls.ca", ca));
 
         await().atMost(SEEN).until(() -> urls().equals(ecSec1.latestUrls()) && urls().equals(pkcs8.latestUrls())
                 && urls().equals(rsaPkcs1.latestUrls()));

@@ -1,5 +1,6 @@
 package dev.rollcall.discovery.consul;
 
+import dev.rollcall.testkit.CandidateRecorder;
 import static dev.rollcall.discovery.consul.ConsulScenarios.P;
 import static dev.rollcall.discovery.consul.ConsulScenarios.SEEN;
 import static dev.rollcall.discovery.consul.ConsulScenarios.urls;
@@ -64,7 +65,7 @@ class ConsulWorkerDiscoveryTest {
         return d;
     }
 
-    private ConsulWorkerDiscovery started(Map<String, String> keys, RecordingListener listener) {
+    private ConsulWorkerDiscovery started(Map<String, String> keys, CandidateRecorder listener) {
         ConsulWorkerDiscovery d = discovery(keys);
         d.start(listener);
         return d;
@@ -80,7 +81,7 @@ class ConsulWorkerDiscoveryTest {
     void everyQueryAfterTheFirstBlocksOnTheLastIndexWithTheConfiguredWait() {
         standIn(ConsulStandIn.builder(), null);
         agent.register(SERVICE, "a", "127.0.0.1", 7001);
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         started(Map.of("wait", "7s"), listener);
         await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001").equals(listener.latestUrls()));
         long indexOfA = standIn.index();
@@ -103,7 +104,7 @@ class ConsulWorkerDiscoveryTest {
         agent.register(SERVICE, "a", "127.0.0.1", 7001);
         agent.register(SERVICE, "b", "127.0.0.1", 7002);
         agent.register(SERVICE, "c", "127.0.0.1", 7003);
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         started(Map.of("wait", "1s"), listener);
         await().atMost(SEEN).until(() -> listener.latestUrls() != null && listener.latestUrls().size() == 3);
         Instant rewound = Instant.now();
@@ -126,7 +127,7 @@ class ConsulWorkerDiscoveryTest {
     void indexZeroFromTheServerIsNeverSentBackSoQueriesStillBlock() {
         standIn(ConsulStandIn.builder(), null);
         agent.register(SERVICE, "a", "127.0.0.1", 7001);
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         started(Map.of("wait", "1s"), listener);
         await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001").equals(listener.latestUrls()));
 
@@ -145,7 +146,7 @@ class ConsulWorkerDiscoveryTest {
     void backsOffWhenBlockingQueriesComeBackAtOnceWithoutChange() {
         standIn(ConsulStandIn.builder(), null);
         agent.register(SERVICE, "a", "127.0.0.1", 7001);
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         ConsulWorkerDiscovery discovery = started(Map.of("wait", "5s", "backoff.initial", "200ms",
                 "backoff.max", "1s"), listener);
         await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001").equals(listener.latestUrls()));
@@ -166,7 +167,7 @@ class ConsulWorkerDiscoveryTest {
     void resumesTheWatchWithItsIndexWhenTheAgentComesBack() {
         standIn(ConsulStandIn.builder(), null);
         agent.register(SERVICE, "a", "127.0.0.1", 7001);
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         started(Map.of("wait", "2s"), listener);
         await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001").equals(listener.latestUrls()));
         long index = standIn.index();
@@ -197,7 +198,7 @@ class ConsulWorkerDiscoveryTest {
         standIn.injectRawInstance(SERVICE, """
                 {"Node":{"Node":"node-9","Address":"127.0.0.9"},
                  "Service":{"ID":"port-is-text","Service":"workers","Port":"seven thousand"},"Checks":[]}""");
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         String log;
         try (LogCapture capture = new LogCapture()) {
             started(Map.of(), listener);
@@ -226,7 +227,7 @@ class ConsulWorkerDiscoveryTest {
         agent.register(SERVICE, "own-address", "10.1.2.3", 7001, List.of("blue", "zone-a"),
                 Map.of("zone", "eu-1a"), null, null);
         agent.register(SERVICE, "node-address", null, 7002, List.of(), Map.of("rollcall-scheme", "grpcs"), null, null);
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         started(Map.of(), listener);
 
         await().atMost(SEEN).until(() -> urls("grpc://10.1.2.3:7001", "grpcs://127.0.0.7:7002")
@@ -247,12 +248,12 @@ class ConsulWorkerDiscoveryTest {
         standIn(ConsulStandIn.builder().nodeMeta(Map.of("zone", "eu-1", "rack", "r 7&8")).datacenter("dc1"), null);
         agent.register(SERVICE, "prod", "127.0.0.1", 7001, List.of("prod", "gpu x&y"), Map.of(), null, null);
         agent.register(SERVICE, "canary", "127.0.0.1", 7002, List.of("canary"), Map.of(), null, null);
-        RecordingListener prod = new RecordingListener();
-        RecordingListener gpu = new RecordingListener();
-        RecordingListener inZone = new RecordingListener();
-        RecordingListener otherZone = new RecordingListener();
-        RecordingListener ownDc = new RecordingListener();
-        RecordingListener otherDc = new RecordingListener();
+        CandidateRecorder prod = new CandidateRecorder();
+        CandidateRecorder gpu = new CandidateRecorder();
+        CandidateRecorder inZone = new CandidateRecorder();
+        CandidateRecorder otherZone = new CandidateRecorder();
+        CandidateRecorder ownDc = new CandidateRecorder();
+        CandidateRecorder otherDc = new CandidateRecorder();
         started(Map.of("tag", "prod"), prod);
         started(Map.of("tag", "prod,gpu x&y"), gpu);
         started(Map.of("node-meta", "zone:eu-1,rack:r 7&8"), inZone);
@@ -280,7 +281,7 @@ class ConsulWorkerDiscoveryTest {
         String log;
         String descriptions;
         try (LogCapture capture = new LogCapture()) {
-            RecordingListener listener = new RecordingListener();
+            CandidateRecorder listener = new CandidateRecorder();
             ConsulWorkerDiscovery discovery = started(Map.of("token", token, "wait", "1s"), listener);
             await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001").equals(listener.latestUrls()));
 
@@ -321,8 +322,8 @@ class ConsulWorkerDiscoveryTest {
     void reportsAMissingOrWrongTokenWithoutNamingIt() {
         String token = "right-" + UUID.randomUUID();
         standIn(ConsulStandIn.builder().aclToken(token), token);
-        RecordingListener none = new RecordingListener();
-        RecordingListener wrong = new RecordingListener();
+        CandidateRecorder none = new CandidateRecorder();
+        CandidateRecorder wrong = new CandidateRecorder();
         started(Map.of(), none);
         started(Map.of("token", "wrong-" + token), wrong);
 
@@ -338,7 +339,7 @@ class ConsulWorkerDiscoveryTest {
     void closeEndsTheWatchAndNoCallFollows() {
         standIn(ConsulStandIn.builder(), null);
         agent.register(SERVICE, "a", "127.0.0.1", 7001);
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         ConsulWorkerDiscovery discovery = started(Map.of("wait", "60s"), listener);
         await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001").equals(listener.latestUrls()));
         await().atMost(SEEN).until(() -> watchThreads() == 1);

@@ -1,5 +1,6 @@
 package dev.rollcall.discovery.etcd;
 
+import dev.rollcall.testkit.CandidateRecorder;
 import static dev.rollcall.discovery.etcd.Etcd.bytes;
 import static dev.rollcall.discovery.etcd.Etcd.call;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,7 +58,7 @@ class EtcdAuthenticationTest {
     @Test
     void watchesAndRegistersWithTheRightCredentials() {
         Map<String, String> keys = Map.of("endpoints", server.endpoint(), "user", "root", "password", PASSWORD);
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         WorkerInfo self = WorkerInfo.of(WorkerEndpoint.of("127.0.7.2", 7001), "1.0.0");
         try (WorkerDiscovery discovery = new EtcdWorkerDiscoveryProvider().create(Etcd.settings(keys));
              WorkerRegistration registration = new EtcdRegistrationProvider().create(self, Etcd.settings(keys))) {
@@ -76,7 +77,7 @@ class EtcdAuthenticationTest {
     void reportsWrongCredentialsWithoutShowingThePassword() {
         Map<String, String> keys = Map.of("endpoints", server.endpoint(), "user", "root", "password", WRONG,
                 "backoff.initial", "200ms", "backoff.max", "1s");
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         try (WorkerDiscovery discovery = new EtcdWorkerDiscoveryProvider().create(Etcd.settings(keys))) {
             discovery.start(listener);
             await().atMost(WAIT).until(() -> !listener.errors().isEmpty());

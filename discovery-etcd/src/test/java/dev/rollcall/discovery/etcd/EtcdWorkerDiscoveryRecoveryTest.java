@@ -1,5 +1,6 @@
 package dev.rollcall.discovery.etcd;
 
+import dev.rollcall.testkit.CandidateRecorder;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -28,7 +29,7 @@ class EtcdWorkerDiscoveryRecoveryTest {
 
     private EtcdServer server;
     private EtcdWorkerDiscovery discovery;
-    private final RecordingListener listener = new RecordingListener();
+    private final CandidateRecorder listener = new CandidateRecorder();
 
     @BeforeEach
     void startEtcd() {

@@ -1,5 +1,6 @@
 package dev.rollcall.discovery.etcd;
 
+import dev.rollcall.testkit.CandidateRecorder;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -28,7 +29,7 @@ class EtcdWorkerDiscoveryTest {
 
     private String prefix;
     private WorkerDiscovery discovery;
-    private final RecordingListener listener = new RecordingListener();
+    private final CandidateRecorder listener = new CandidateRecorder();
 
     @BeforeAll
     static void startEtcd() {
@@ -170,7 +171,7 @@ class EtcdWorkerDiscoveryTest {
         int published = listener.sets().size();
         etcd.put(prefix + "b", "grpc://127.0.4.2:7001");
         // A marker written after the change: once a fresh watcher sees it, the change had its chance too.
-        RecordingListener witness = new RecordingListener();
+        CandidateRecorder witness = new CandidateRecorder();
         try (WorkerDiscovery other = new EtcdWorkerDiscoveryProvider().create(Etcd.settings(Map.of(
                 "endpoints", server.endpoint(), "prefix", prefix)))) {
             other.start(witness);

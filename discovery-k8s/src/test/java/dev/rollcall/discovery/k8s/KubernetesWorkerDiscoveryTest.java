@@ -1,5 +1,6 @@
 package dev.rollcall.discovery.k8s;
 
+import dev.rollcall.testkit.CandidateRecorder;
 import static dev.rollcall.discovery.k8s.Slices.endpoint;
 import static dev.rollcall.discovery.k8s.Slices.ipv4;
 import static dev.rollcall.discovery.k8s.Slices.port;
@@ -67,7 +68,7 @@ class KubernetesWorkerDiscoveryTest {
     @Test
     void publishesReadyEndpointsOfTheServiceWithZoneNodeAndPodLabels() {
         create(ipv4("workers-abc", "compute", 7001, ready("127.0.0.2", "w-1"), ready("127.0.0.3", "w-2")));
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
 
         start(Map.of(), listener);
 
@@ -80,7 +81,7 @@ class KubernetesWorkerDiscoveryTest {
 
     @Test
     void publishesAnEmptySetOnceTheFirstListShowsNoSlices() {
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
 
         start(Map.of(), listener);
 
@@ -95,7 +96,7 @@ class KubernetesWorkerDiscoveryTest {
         create(ipv4("storage-1", "storage", 7001, ready("127.0.0.3", "s-1")));
         api.client().discovery().v1().endpointSlices().inNamespace("elsewhere")
                 .resource(ipv4("compute-2", "compute", 7001, ready("127.0.0.4", "x-1"))).create();
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
 
         start(Map.of(), listener);
 
@@ -105,7 +106,7 @@ class KubernetesWorkerDiscoveryTest {
 
     @Test
     void followsSlicesAsTheyAreCreatedUpdatedAndDeleted() {
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         start(Map.of(), listener);
         await().atMost(WITHIN).until(() -> listener.latest() != null);
 
@@ -140,7 +141,7 @@ class KubernetesWorkerDiscoveryTest {
                   context: {cluster: mock, user: robot, namespace: workers}
                 current-context: elsewhere
                 """.formatted(api.url()));
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         Map<String, String> keys = Map.of("service", "compute", "kubeconfig", kubeconfig.toString(), "context", "workers");
         KubernetesDiscoveryOptions options = new KubernetesWorkerDiscoveryProvider()
                 .options(Settings.of(prefixed(keys)).scope(PREFIX)).withTimings(FAST);
@@ -158,7 +159,7 @@ class KubernetesWorkerDiscoveryTest {
     void picksThePortByName() {
         create(slice("workers-a", "compute", "IPv4", List.of(port("metrics", 9090), port("grpc", 7001)),
                 ready("127.0.0.2", "w-1")));
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
 
         start(Map.of("port", "grpc"), listener);
 
@@ -170,7 +171,7 @@ class KubernetesWorkerDiscoveryTest {
     void picksThePortByNumber() {
         create(slice("workers-a", "compute", "IPv4", List.of(port("metrics", 9090), port("grpc", 7001)),
                 ready("127.0.0.2", "w-1")));
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
 
         start(Map.of("port", "9090"), listener);
 
@@ -183,7 +184,7 @@ class KubernetesWorkerDiscoveryTest {
         create(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1")));
         create(slice("workers-b", "compute", "IPv4", List.of(port("metrics", 9090), port("grpc", 7001)),
                 ready("127.0.0.3", "w-2")));
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
 
         KubernetesWorkerDiscovery discovery = start(Map.of(), listener);
 
@@ -200,7 +201,7 @@ class KubernetesWorkerDiscoveryTest {
         Endpoint unknown = new EndpointBuilder().withAddresses("127.0.0.2").build();
         Endpoint readyUnset = endpoint("127.0.0.3", "w-2", null, null);
         create(ipv4("workers-a", "compute", 7001, unknown, readyUnset));
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
 
         start(Map.of(), listener);
 
@@ -212,7 +213,7 @@ class KubernetesWorkerDiscoveryTest {
     void publishesTheIpv4AndIpv6SlicesOfADualStackService() {
         create(ipv4("workers-v4", "compute", 7001, ready("127.0.0.2", "w-1")));
         create(slice("workers-v6", "compute", "IPv6", List.of(port("grpc", 7001)), ready("::1", "w-1")));
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
 
         start(Map.of("scheme", "grpcs"), listener);
 
@@ -224,7 +225,7 @@ class KubernetesWorkerDiscoveryTest {
     @Test
     void resyncLooksAtTheCacheAgainButPublishesNothingWhenNothingChanged() {
         create(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1")));
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         KubernetesWorkerDiscovery discovery = start(Map.of("resync", "1s"), listener);
         await().atMost(WITHIN).until(() -> listener.latest() != null);
         long evaluated = discovery.evaluations();
@@ -239,7 +240,7 @@ class KubernetesWorkerDiscoveryTest {
     void reportsAnUnreachableApiServerAtStartAndPublishesOnceItAnswers() {
         create(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1")));
         api.stop();
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
 
         start(Map.of(), listener);
 
@@ -257,7 +258,7 @@ class KubernetesWorkerDiscoveryTest {
     void reportsAForbiddenListWithThePermissionsNeededAndPublishesOnceAllowed() {
         create(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1")));
         api.forbidAll(true);
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
 
         start(Map.of(), listener);
 
@@ -274,7 +275,7 @@ class KubernetesWorkerDiscoveryTest {
     @Test
     void reportsAnApiServerThatNeverAnswersWithinTheRequestTimeout() {
         try (UnresponsiveWorker hung = UnresponsiveWorker.start()) {
-            RecordingListener listener = new RecordingListener();
+            CandidateRecorder listener = new CandidateRecorder();
             Map<String, String> keys = Map.of("master", "http://127.0.0.1:" + hung.endpoint().port(),
                     "request-timeout", "500ms");
 
@@ -290,7 +291,7 @@ class KubernetesWorkerDiscoveryTest {
     void sliceDeletedWhileTheApiServerWasAwayIsGoneAfterItReturns() {
         create(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1")));
         create(ipv4("workers-b", "compute", 7002, ready("127.0.0.3", "w-2")));
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         start(Map.of(), listener);
         await().atMost(WITHIN).until(() -> urls(listener.latest())
                 .equals(Set.of("grpc://127.0.0.2:7001", "grpc://127.0.0.3:7002")));
@@ -309,7 +310,7 @@ class KubernetesWorkerDiscoveryTest {
 
     @Test
     void closeStopsTheBackendsThreads() {
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         KubernetesWorkerDiscovery discovery = start(Map.of(), listener);
         await().atMost(WITHIN).until(() -> listener.latest() != null);
         assertThat(threadsNamed("rollcall-k8s-")).isNotEmpty();
@@ -339,7 +340,7 @@ class KubernetesWorkerDiscoveryTest {
                 .filter(n -> n.startsWith(prefix)).toList();
     }
 
-    KubernetesWorkerDiscovery start(Map<String, String> keys, RecordingListener listener) {
+    KubernetesWorkerDiscovery start(Map<String, String> keys, CandidateRecorder listener) {
         KubernetesWorkerDiscovery discovery = new KubernetesWorkerDiscovery(options(keys));
         started.add(discovery);
         discovery.start(listener);

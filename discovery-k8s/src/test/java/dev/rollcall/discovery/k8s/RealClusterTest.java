@@ -1,5 +1,6 @@
 package dev.rollcall.discovery.k8s;
 
+import dev.rollcall.testkit.CandidateRecorder;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -42,7 +43,7 @@ class RealClusterTest {
         }
         KubernetesDiscoveryOptions options = new KubernetesWorkerDiscoveryProvider()
                 .options(Settings.of(keys).scope("rollcall.discovery.k8s."));
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
 
         try (KubernetesWorkerDiscovery discovery = new KubernetesWorkerDiscovery(options)) {
             discovery.start(listener);

@@ -1,5 +1,6 @@
 package dev.rollcall.discovery.staticlist;
 
+import dev.rollcall.testkit.CandidateRecorder;
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
 import static java.nio.file.StandardCopyOption.REPLACE_EXISTING;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -50,7 +51,7 @@ class StaticWorkerDiscoveryTest {
 
     @Test
     void publishesPropertyListImmediatelyOnStart() {
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         WorkerDiscovery discovery = start(Map.of("endpoints", "grpc://h1:7001, grpcs://h2:7002"), listener);
 
         // No await: the configured list is published on the thread that calls start.
@@ -62,7 +63,7 @@ class StaticWorkerDiscoveryTest {
     @Test
     void publishesUnionOfPropertyAndFile() throws IOException {
         Path file = write("workers.txt", "grpc://f1:7001\ngrpc://p1:7001\n");
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
 
         WorkerDiscovery discovery = start(Map.of("endpoints", "grpc://p1:7001", "file", file.toString()), listener);
 
@@ -75,7 +76,7 @@ class StaticWorkerDiscoveryTest {
     @Test
     void publishesEditedFileWithinASecond() throws IOException {
         Path file = write("workers.txt", "grpc://a:7001\n");
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         start(Map.of("file", file.toString(), "file.poll-interval", EVENTS_ONLY), listener);
         await().atMost(EDIT_SEEN_WITHIN).until(() -> endpoints("grpc://a:7001").equals(listener.latest()));
 
@@ -88,7 +89,7 @@ class StaticWorkerDiscoveryTest {
     @Test
     void seesFileReplacedByAtomicRename() throws IOException {
         Path file = write("workers.txt", "grpc://a:7001\n");
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         start(Map.of("file", file.toString(), "file.poll-interval", EVENTS_ONLY), listener);
         await().atMost(EDIT_SEEN_WITHIN).until(() -> endpoints("grpc://a:7001").equals(listener.latest()));
 
@@ -106,7 +107,7 @@ class StaticWorkerDiscoveryTest {
         write("..v1/workers.txt", "grpc://old:7001\n");
         Files.createSymbolicLink(dir.resolve("..data"), Path.of("..v1"));
         Path file = Files.createSymbolicLink(dir.resolve("workers.txt"), Path.of("..data/workers.txt"));
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         start(Map.of("file", file.toString(), "file.poll-interval", EVENTS_ONLY), listener);
         await().atMost(EDIT_SEEN_WITHIN).until(() -> endpoints("grpc://old:7001").equals(listener.latest()));
 
@@ -127,7 +128,7 @@ class StaticWorkerDiscoveryTest {
         Path target = Files.writeString(elsewhere.resolve("real.txt"), "grpc://a:7001\n");
         Path watched = Files.createDirectory(dir.resolve("watched"));
         Path file = Files.createSymbolicLink(watched.resolve("workers.txt"), target);
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         start(Map.of("file", file.toString(), "file.poll-interval", "200ms"), listener);
         await().atMost(EDIT_SEEN_WITHIN).until(() -> endpoints("grpc://a:7001").equals(listener.latest()));
 
@@ -148,7 +149,7 @@ class StaticWorkerDiscoveryTest {
                 "grpc://bad:99999",
                 "grpcs://good3:7003/",
                 ""));
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
 
         start(Map.of("file", file.toString()), listener);
 
@@ -160,7 +161,7 @@ class StaticWorkerDiscoveryTest {
     @Test
     void reportsMissingFileThenPublishesItOnceCreated() throws IOException {
         Path file = dir.resolve("workers.txt");
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         start(Map.of("file", file.toString()), listener);
 
         await().atMost(EDIT_SEEN_WITHIN).until(() -> !listener.errors().isEmpty());
@@ -178,7 +179,7 @@ class StaticWorkerDiscoveryTest {
     @Test
     void republishesTheSameSetWhenADeletedFileComesBack() throws IOException {
         Path file = write("workers.txt", "grpc://a:7001\n");
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         start(Map.of("file", file.toString()), listener);
         await().atMost(EDIT_SEEN_WITHIN).until(() -> endpoints("grpc://a:7001").equals(listener.latest()));
 
@@ -194,7 +195,7 @@ class StaticWorkerDiscoveryTest {
     @Test
     void doesNotRepublishWhenTheSetIsUnchanged() throws IOException {
         Path file = write("workers.txt", "grpc://a:7001\n");
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         StaticWorkerDiscovery discovery = (StaticWorkerDiscovery) start(
                 Map.of("file", file.toString(), "file.poll-interval", EVENTS_ONLY), listener);
         await().atMost(EDIT_SEEN_WITHIN).until(() -> endpoints("grpc://a:7001").equals(listener.latest()));
@@ -216,7 +217,7 @@ class StaticWorkerDiscoveryTest {
     @Test
     void closeStopsTheWatcherThread() throws IOException {
         Path file = write("workers.txt", "grpc://a:7001\n");
-        RecordingListener listener = new RecordingListener();
+        CandidateRecorder listener = new CandidateRecorder();
         WorkerDiscovery discovery = start(Map.of("file", file.toString()), listener);
         await().atMost(EDIT_SEEN_WITHIN).until(() -> watcherThreads() == 1);
 
@@ -228,13 +229,13 @@ class StaticWorkerDiscoveryTest {
 
     @Test
     void startsNoThreadWithoutAFile() {
-        WorkerDiscovery discovery = start(Map.of("endpoints", "grpc://a:7001"), new RecordingListener());
+        WorkerDiscovery discovery = start(Map.of("endpoints", "grpc://a:7001"), new CandidateRecorder());
 
         assertThat(watcherThreads()).isZero();
         assertThatCode(discovery::close).doesNotThrowAnyException();
     }
 
-    private WorkerDiscovery start(Map<String, String> keys, RecordingListener listener) {
+    private WorkerDiscovery start(Map<String, String> keys, CandidateRecorder listener) {
         Map<String, String> full = new HashMap<>();
         keys.forEach((k, v) -> full.put("rollcall.discovery.static." + k, v));
         WorkerDiscovery discovery = new StaticWorkerDiscoveryProvider()
