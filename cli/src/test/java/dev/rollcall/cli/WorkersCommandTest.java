@@ -150,7 +150,7 @@ class WorkersCommandTest {
             }
         }
         JsonNode summary = root.get("summary");
-        assertThat(JSON.convertValue(summary, Map.class)).containsAllEntriesOf(Map.of(
+        assertThat(JSON.convertValue(summary, new com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>>() { })).containsAllEntriesOf(Map.of(
                 "candidates", 5, "compatible", 3, "rejected", 1, "unreachable", 1, "pending", 0));
         assertThat(JSON.convertValue(summary.get("versions"), Map.class)).isEqualTo(Map.of(
                 "compatible", Map.of("1.4.0", 2, "1.5.1", 1),

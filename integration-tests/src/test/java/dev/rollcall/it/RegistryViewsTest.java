@@ -14,6 +14,7 @@ import dev.rollcall.api.registry.InvocationTarget;
 import dev.rollcall.api.registry.TargetLookupException;
 import dev.rollcall.api.registry.WorkerEndpoints;
 import dev.rollcall.api.registry.WorkerStatus;
+import dev.rollcall.core.SnapshotListener;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.core.worker.RollcallWorker;
 import dev.rollcall.policy.SemverRangePolicy;
@@ -291,7 +292,8 @@ class RegistryViewsTest {
         }
         WorkerResolver resolver = resolver();
         List<Long> seen = new CopyOnWriteArrayList<>();
-        try (var registration = resolver.addListener(s -> seen.add(s.number()))) {
+        SnapshotListener.Registration registration = resolver.addListener(s -> seen.add(s.number()));
+        try {
             for (int round = 0; round < 10; round++) {
                 List<WorkerEndpoint> subset = workers.subList(0, 1 + round % workers.size()).stream()
                         .map(RollcallWorker::endpoint).toList();
@@ -301,6 +303,8 @@ class RegistryViewsTest {
             }
             long last = resolver.pin().number();
             org.awaitility.Awaitility.await().atMost(WAIT).until(() -> !seen.isEmpty() && seen.get(seen.size() - 1) == last);
+        } finally {
+            registration.close();
         }
         for (int i = 1; i < seen.size(); i++) {
             assertThat(seen.get(i)).as("snapshot after %s", seen.get(i - 1)).isEqualTo(seen.get(i - 1) + 1);
