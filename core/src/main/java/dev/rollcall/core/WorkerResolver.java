@@ -521,7 +521,7 @@ public final class WorkerResolver implements AutoCloseable {
             return this;
         }
 
-        /** Retry delays after failed probes: {@code initial}, doubling up to {@code max}, ±20 % jitter. */
+        /** Retry delays after failed probes: {@code initial}, doubling up to {@code max}, each up to 20 % shorter at random. */
         public Builder backoff(Duration initial, Duration max) {
             this.backoffInitial = positive(initial, "backoff initial");
             this.backoffMax = positive(max, "backoff max");
