@@ -20,4 +20,9 @@ public record HandlerInfo(String name, Optional<Visibility> visibility) {
     public static HandlerInfo of(String name) {
         return new HandlerInfo(name, Optional.empty());
     }
+
+    /** A handler with its own visibility, overriding its service's. */
+    public static HandlerInfo of(String name, Visibility visibility) {
+        return new HandlerInfo(name, Optional.of(visibility));
+    }
 }
