@@ -14,6 +14,13 @@ import java.util.List;
  * not block. A policy may keep state between calls (hysteresis) without synchronisation. An
  * exception thrown by {@code check} rejects that worker with the exception as its reason; one
  * thrown by {@code select} rejects every worker (Rollcall fails closed).
+ *
+ * <p>A policy that only implements {@code check} is a rule about one worker: {@code check} must
+ * answer from the {@link WorkerInfo} alone, the same way each time. The resolver relies on that: it
+ * asks once per answer and keeps the verdict until that worker's answer changes (at 10,000 workers,
+ * asking again on every snapshot cost more than building it). A policy whose verdicts depend on
+ * anything else (the other workers, time, its own state) overrides {@code select}, which is called
+ * with every answered worker on each change.
  */
 public interface VersionPolicy {
 

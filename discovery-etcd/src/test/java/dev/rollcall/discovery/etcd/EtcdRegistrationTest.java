@@ -172,7 +172,9 @@ class EtcdRegistrationTest {
             etcd.revokeLease(first);        // an operator's mistake, or a lease lost while etcd was away
 
             await().atMost(WAIT).until(() -> etcd.get(key).map(KeyValue::getLease).filter(l -> l != first).isPresent());
-            assertThat(registration.leasesGranted()).isEqualTo(2);
+            // The new key is visible to us as soon as etcd applies the put, maybe before the
+            // registration's thread has counted the lease: wait for the count, do not race it.
+            await().atMost(WAIT).untilAsserted(() -> assertThat(registration.leasesGranted()).isEqualTo(2));
             assertThat(WorkerValue.parse(etcd.get(key).orElseThrow().getValue().getBytes()))
                     .isEqualTo(WorkerEndpoint.of("127.0.0.1", 7101));
         } finally {

@@ -1,0 +1,210 @@
+package dev.rollcall.benchmarks;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The benchmark harness: runs every scenario, Rollcall and the hand-written baseline side by side
+ * in one run, and prints a Markdown table (scenario | Rollcall | baseline | ratio | target | met).
+ *
+ * <pre>
+ * java -jar benchmarks/target/benchmarks.jar [--quick] [--write-doc] [--only 1,3] [--logs DIR]
+ * </pre>
+ *
+ * <ul>
+ *   <li>{@code --quick}: smaller and shorter (under 3 minutes in all); otherwise the full run.</li>
+ *   <li>{@code --write-doc}: also writes the table into {@code BENCHMARKS.md} (the working directory's),
+ *       between the markers of this kind of run.</li>
+ *   <li>{@code --only}: the scenarios to run (1 read path, 2 convergence, 3 probe economy,
+ *       4 propagation, 5 memory and threads); default all.</li>
+ * </ul>
+ * The table always goes to {@code <logs>/results-<quick|full>.md} too; logs of the child JVMs, JMH
+ * and etcd go to {@code --logs} (default {@code benchmarks/target/bench-logs}).
+ */
+public final class Bench {
+
+    private Bench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("--child")) {
+            child(args);
+            return;
+        }
+        Plan chosen = Plan.FULL;
+        boolean writeDoc = false;
+        Set<Integer> only = new TreeSet<>(List.of(1, 2, 3, 4, 5));
+        Path logDir = Files.isDirectory(Path.of("benchmarks")) ? Path.of("benchmarks", "target", "bench-logs")
+                : Path.of("bench-logs");
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--quick" -> chosen = Plan.QUICK;
+                case "--write-doc" -> writeDoc = true;
+                case "--only" -> {
+                    only.clear();
+                    for (String s : args[++i].split(",")) {
+                        only.add(Integer.parseInt(s.trim()));
+                    }
+                }
+                case "--logs" -> logDir = Path.of(args[++i]);
+                default -> {
+                    System.err.println("unknown argument " + args[i]
+                            + "; usage: [--quick] [--write-doc] [--only 1,2,3,4,5] [--logs DIR]");
+                    System.exit(2);
+                }
+            }
+        }
+        Plan plan = chosen;
+        Path logs = Files.createDirectories(logDir);
+        String machine = machine();
+        String loadBefore = loadAverage();
+        System.out.println("Rollcall benchmarks, " + plan.name() + " run; " + machine + "; load average " + loadBefore);
+        long start = System.nanoTime();
+        Report report = new Report();
+
+        if (only.contains(1)) {
+            scenario(report, "1. read path", () -> ReadPath.run(plan, report, logs));
+        }
+        if (only.stream().anyMatch(s -> s >= 2)) {
+            int servers = Plan.LARGE + (int) (Plan.LARGE * Plan.CHURN);
+            System.out.println("starting " + servers + " workers in separate JVMs");
+            long t = System.nanoTime();
+            try (ServerFleets fleets = ServerFleets.start(servers, Convergence.VERSION, logs)) {
+                System.out.printf(Locale.ROOT, "  %d workers listening after %.1f s%n", fleets.endpoints().size(),
+                        (System.nanoTime() - t) / 1e9);
+                var all = fleets.endpoints();
+                if (only.contains(2)) {
+                    scenario(report, "2. convergence", () -> Convergence.run(plan, all, report, logs));
+                }
+                // 5 runs in a JVM of its own and measures nothing that depends on speed; 3 counts probes,
+                // which does not either: they share the time. 4 times latencies, so it runs alone.
+                var footprint = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                    if (only.contains(5)) {
+                        scenario(report, "5. memory and threads", () -> Footprint.run(all, report, logs));
+                    }
+                });
+                if (only.contains(3)) {
+                    scenario(report, "3. probe economy", () -> ProbeEconomy.run(plan, all, report));
+                }
+                footprint.join();
+                if (only.contains(4)) {
+                    scenario(report, "4. propagation", () -> Propagation.run(plan, all, report));
+                }
+            }
+        }
+        long seconds = Math.round((System.nanoTime() - start) / 1e9);
+        String loadAfter = loadAverage();
+        // ./benchmark says it started us; otherwise the jar was started by hand.
+        String launcher = System.getenv().getOrDefault("ROLLCALL_BENCH_LAUNCHER",
+                "java --add-opens=java.base/java.nio=ALL-UNNAMED -jar benchmarks/target/benchmarks.jar");
+        String command = launcher + (args.length > 0 ? " " + String.join(" ", args) : "");
+        String section = header(plan, command, seconds, machine, loadBefore, loadAfter) + "\n" + report.markdown();
+        System.out.println();
+        System.out.println(section);
+        Files.writeString(logs.resolve("results-" + plan.name() + ".md"), section);
+        if (writeDoc) {
+            writeDoc(Path.of("BENCHMARKS.md"), plan.name(), section);
+        }
+        System.exit(report.markdown().contains("failed: ") ? 1 : 0);
+    }
+
+    private interface Scenario {
+        void run() throws Exception;
+    }
+
+    private static void scenario(Report report, String name, Scenario scenario) {
+        System.out.println("== " + name);
+        long t = System.nanoTime();
+        try {
+            scenario.run();
+        } catch (Exception | Error e) {
+            e.printStackTrace();
+            report.failed(name, e);
+        }
+        System.out.printf(Locale.ROOT, "   (%s took %.0f s)%n", name, (System.nanoTime() - t) / 1e9);
+    }
+
+    private static void child(String[] args) throws Exception {
+        switch (args[1]) {
+            case "fresh" -> Convergence.freshChild(args[2], Path.of(args[3]),
+                    args.length > 4 ? Integer.parseInt(args[4]) : 1);
+            case "footprint" -> Footprint.childMain(Path.of(args[2]));
+            default -> throw new IllegalArgumentException("unknown child " + args[1]);
+        }
+        System.exit(0);
+    }
+
+    private static String header(Plan plan, String command, long seconds, String machine, String loadBefore,
+                                 String loadAfter) {
+        StringBuilder b = new StringBuilder();
+        b.append("**").append(plan == Plan.QUICK ? "Quick run" : "Full run").append(", ")
+                .append(ZonedDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm z"))).append("** — `")
+                .append(command).append("`, took ").append(seconds / 60).append(" min ").append(seconds % 60)
+                .append(" s.\n\n");
+        b.append("Machine: ").append(machine).append(". Load average (1, 5, 15 min) ").append(loadBefore)
+                .append(" before the run (other work), ").append(loadAfter)
+                .append(" after it (this run's own JVMs included).");
+        if (first(loadBefore) > 2 || Double.parseDouble(loadBefore.split(",")[1].trim()) > 2) {
+            b.append(" **The machine was shared with other work (load above 2 on 2 cores): expect these figures to"
+                    + " be slower, and their tails wider, than on a quiet machine.**");
+        }
+        b.append('\n');
+        return b.toString();
+    }
+
+    private static double first(String load) {
+        try {
+            return Double.parseDouble(load.split(",")[0].trim());
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
+    private static String machine() {
+        long ram = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getTotalMemorySize();
+        return String.format(Locale.ROOT, "%d cores (nproc), %.1f GiB RAM, %s %s (%s), %s %s",
+                Runtime.getRuntime().availableProcessors(), ram / 1024.0 / 1024 / 1024,
+                System.getProperty("java.vm.name"), System.getProperty("java.runtime.version"),
+                System.getProperty("java.vm.vendor"), System.getProperty("os.name"), System.getProperty("os.version"));
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return parts[0] + ", " + parts[1] + ", " + parts[2];
+        } catch (IOException | RuntimeException e) {
+            return String.format(Locale.ROOT, "%.2f",
+                    ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        }
+    }
+
+    /** Replaces the text between {@code <!-- results:kind:begin -->} and {@code <!-- results:kind:end -->}. */
+    private static void writeDoc(Path doc, String kind, String section) throws IOException {
+        String begin = "<!-- results:" + kind + ":begin -->";
+        String end = "<!-- results:" + kind + ":end -->";
+        String text = Files.exists(doc) ? Files.readString(doc) : "";
+        int b = text.indexOf(begin);
+        int e = text.indexOf(end);
+        List<String> out = new ArrayList<>();
+        if (b < 0 || e < b) {
+            System.err.println("no " + begin + " ... " + end + " markers in " + doc.toAbsolutePath()
+                    + "; the table is in the logs directory only");
+            return;
+        }
+        out.add(text.substring(0, b + begin.length()));
+        out.add("\n" + section);
+        out.add(text.substring(e));
+        Files.writeString(doc, String.join("", out));
+        System.out.println("wrote the table into " + doc.toAbsolutePath());
+    }
+}

@@ -1,0 +1,127 @@
+package dev.rollcall.benchmarks;
+
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.core.worker.WorkerInfoService;
+import io.grpc.Metadata;
+import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.netty.NettyServerBuilder;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Many lightweight real workers in one JVM: each is its own gRPC server on its own loopback port,
+ * serving only {@code rollcall.v1.WorkerService} ({@link WorkerInfoService}, its own instance id),
+ * all sharing one boss and one worker event loop group and answering on the event loop
+ * ({@code directExecutor}). A {@code RollcallWorker} would add Arrow Flight and a thread pool per
+ * worker, which 10,000 of them cannot afford on two cores; the wire answer is the same.
+ *
+ * <p>Thread-safe; {@link #close()} stops every server and the event loops.
+ */
+final class LoopbackServers implements AutoCloseable {
+
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
+    private final List<Server> servers = new ArrayList<>();
+    private final List<WorkerEndpoint> endpoints = new ArrayList<>();
+    private final AtomicLong probesAnswered = new AtomicLong();
+
+    private LoopbackServers(int loopThreads) {
+        this.boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("rollcall-bench-accept", true),
+                NioIoHandler.newFactory());
+        this.workers = new MultiThreadIoEventLoopGroup(loopThreads,
+                new DefaultThreadFactory("rollcall-bench-serve", true), NioIoHandler.newFactory());
+    }
+
+    /**
+     * Starts {@code count} servers reporting {@code version} on the first free ports from
+     * {@code firstPort} to {@code lastPort} (ports that are taken are skipped), or on ephemeral ports
+     * when {@code firstPort} is 0.
+     *
+     * @throws IllegalStateException when the range has fewer than {@code count} free ports
+     */
+    static LoopbackServers start(int count, int firstPort, int lastPort, String version) {
+        LoopbackServers s = new LoopbackServers(Math.min(2, Runtime.getRuntime().availableProcessors()));
+        try {
+            int port = firstPort;
+            while (s.servers.size() < count) {
+                if (firstPort != 0 && port > lastPort) {
+                    throw new IllegalStateException("only " + s.servers.size() + " of " + count
+                            + " ports free in " + firstPort + ".." + lastPort);
+                }
+                s.tryStart(firstPort == 0 ? 0 : port++, version);
+            }
+        } catch (RuntimeException e) {
+            s.close();
+            throw e;
+        }
+        return s;
+    }
+
+    private void tryStart(int port, String version) {
+        InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+        Server server = NettyServerBuilder.forAddress(address)
+                .bossEventLoopGroup(boss)
+                .workerEventLoopGroup(workers)
+                .channelType(NioServerSocketChannel.class)
+                .directExecutor()
+                .addService(ServerInterceptors.intercept(WorkerInfoService.builder().version(version).build(),
+                        new Counter()))
+                .build();
+        try {
+            server.start();
+        } catch (IOException taken) {
+            server.shutdownNow();
+            return;
+        }
+        servers.add(server);
+        endpoints.add(WorkerEndpoint.of("127.0.0.1", ((InetSocketAddress) server.getListenSockets().get(0)).getPort()));
+    }
+
+    /** Where the servers listen, in start order. */
+    List<WorkerEndpoint> endpoints() {
+        return List.copyOf(endpoints);
+    }
+
+    /** {@code WorkerInfo} calls answered so far, by all servers. */
+    long probesAnswered() {
+        return probesAnswered.get();
+    }
+
+    @Override
+    public void close() {
+        servers.forEach(Server::shutdownNow);
+        for (Server s : servers) {
+            try {
+                s.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+
+    private final class Counter implements ServerInterceptor {
+        @Override
+        public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
+                                                           ServerCallHandler<Q, A> next) {
+            probesAnswered.incrementAndGet();
+            return next.startCall(call, headers);
+        }
+    }
+}

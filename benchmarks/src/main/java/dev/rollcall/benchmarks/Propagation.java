@@ -1,0 +1,180 @@
+package dev.rollcall.benchmarks;
+
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.testkit.etcd.EtcdServer;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Scenario 4, propagation: from an etcd {@code put} to the reader's state. A real etcd on loopback
+ * (testkit's {@link EtcdServer}); Rollcall's resolver watches the prefix
+ * ({@code rollcall.discovery.type=etcd}); the baseline polls the prefix every 5 s (a {@code get} with
+ * jetcd, as a user's loop would) and probes what it has not seen. One writer puts a new worker's URL
+ * (a real, live worker) every 10 ms; each put is timed from just before it is sent to (a) the first
+ * state that lists the worker (Rollcall: a snapshot in which it has a status; baseline: a poll that
+ * returned it) and (b) the first state in which a reader gets it from {@code workers()}.
+ */
+final class Propagation {
+
+    private static final String PREFIX = "/rollcall-bench/workers/";
+    private static final long PACE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private Propagation() {
+    }
+
+    /** Put times and arrival times of each write, per side and stage; 0 = not yet. */
+    private static final class Clocks {
+        final long[] put;
+        final long[] rListed;
+        final long[] rUsable;
+        final long[] bListed;
+        final long[] bUsable;
+        final Map<String, Integer> rWaitingList = new ConcurrentHashMap<>();
+        final Map<String, Integer> rWaitingUse = new ConcurrentHashMap<>();
+        final Map<String, Integer> bWaitingList = new ConcurrentHashMap<>();
+        final Map<String, Integer> bWaitingUse = new ConcurrentHashMap<>();
+
+        Clocks(int n) {
+            put = new long[n];
+            rListed = new long[n];
+            rUsable = new long[n];
+            bListed = new long[n];
+            bUsable = new long[n];
+        }
+
+        void expect(String url, int i) {
+            rWaitingList.put(url, i);
+            rWaitingUse.put(url, i);
+            bWaitingList.put(url, i);
+            bWaitingUse.put(url, i);
+        }
+
+        /** On Rollcall's listener thread. */
+        void snapshot(FleetSnapshot s) {
+            long now = System.nanoTime();
+            rWaitingList.entrySet().removeIf(e -> s.status(e.getKey()).isPresent() && stamp(rListed, e.getValue(), now));
+            rWaitingUse.entrySet().removeIf(e -> Convergence.compatible(s, e.getKey())
+                    && stamp(rUsable, e.getValue(), now));
+        }
+
+        /** On the baseline's loop thread, after its poll returned {@code urls}. */
+        void polled(List<String> urls) {
+            long now = System.nanoTime();
+            Set<String> seen = new HashSet<>(urls);
+            bWaitingList.entrySet().removeIf(e -> seen.contains(e.getKey()) && stamp(bListed, e.getValue(), now));
+        }
+
+        /** On the baseline's loop thread, after a pass. */
+        void passed(List<String> workers) {
+            long now = System.nanoTime();
+            Set<String> usable = new HashSet<>(workers);
+            bWaitingUse.entrySet().removeIf(e -> usable.contains(e.getKey()) && stamp(bUsable, e.getValue(), now));
+        }
+
+        boolean done() {
+            return rWaitingList.isEmpty() && rWaitingUse.isEmpty() && bWaitingList.isEmpty() && bWaitingUse.isEmpty();
+        }
+
+        private static boolean stamp(long[] at, int i, long now) {
+            at[i] = now;
+            return true;
+        }
+    }
+
+    static void run(Plan plan, List<WorkerEndpoint> all, Report report) throws Exception {
+        int total = plan.writesWarmUp() + plan.writes();
+        Clocks clocks = new Clocks(total);
+        try (EtcdServer etcd = EtcdServer.start();
+             Client client = Client.builder().endpoints(etcd.endpoint()).build();
+             WorkerResolver resolver = WorkerResolver.fromConfig(RollcallConfig.of(Map.of(
+                     "rollcall.discovery.type", "etcd",
+                     "rollcall.discovery.etcd.endpoints", etcd.endpoint(),
+                     "rollcall.discovery.etcd.prefix", PREFIX,
+                     "rollcall.policy.type", "semver",
+                     "rollcall.policy.semver.range", "^1.0.0")));
+             HandRolledResolver baseline = new HandRolledResolver(() -> poll(client.getKVClient(), clocks),
+                     Convergence.VERSION)) {
+            KV kv = client.getKVClient();
+            resolver.await(s -> s.number() > 0, Convergence.TIMEOUT); // the first read of the prefix is done
+            resolver.addListener(clocks::snapshot);
+            baseline.onPass(clocks::passed).start(Convergence.PERIOD);
+
+            System.out.println("propagation: " + total + " puts, one every 10 ms (" + plan.writesWarmUp()
+                    + " not counted)");
+            long start = System.nanoTime();
+            for (int i = 0; i < total; i++) {
+                LockSupport.parkNanos(start + i * PACE_NANOS - System.nanoTime());
+                String url = all.get(i).url();
+                clocks.expect(url, i);
+                clocks.put[i] = System.nanoTime();
+                kv.put(bytes(PREFIX + "w" + i), bytes(url)).get(10, TimeUnit.SECONDS);
+            }
+            long end = System.nanoTime() + Convergence.TIMEOUT.toNanos();
+            while (!clocks.done() && System.nanoTime() < end) {
+                Thread.sleep(100);
+            }
+            if (!clocks.done()) {
+                throw new IllegalStateException("writes still unseen after " + Convergence.TIMEOUT + ": Rollcall "
+                        + clocks.rWaitingUse.size() + ", baseline " + clocks.bWaitingUse.size());
+            }
+        }
+        int from = plan.writesWarmUp();
+        long[] rl = since(clocks.put, clocks.rListed, from);
+        long[] ru = since(clocks.put, clocks.rUsable, from);
+        long[] bl = since(clocks.put, clocks.bListed, from);
+        long[] bu = since(clocks.put, clocks.bUsable, from);
+        String n = String.format("%,d", plan.writes());
+        report.add(row("4. etcd put → snapshot listing the worker, median of " + n, rl, bl, 50, "—", null));
+        report.add(row("4. etcd put → snapshot listing the worker, p99 of " + n, rl, bl, 99, "≤ 50 ms", 50e6));
+        report.add(row("4. etcd put → worker in workers() (probed), median of " + n, ru, bu, 50, "—", null));
+        report.add(row("4. etcd put → worker in workers() (probed), p99 of " + n, ru, bu, 99, "—", null));
+        report.note("Propagation (4): one put every 10 ms of a new key whose value is a live worker's URL; the"
+                + " baseline polls every 5 s, so its figures are about half a period and a whole period.");
+    }
+
+    private static Report.Row row(String scenario, long[] r, long[] b, double p, String target, Double limit) {
+        long rv = Latencies.percentile(r, p);
+        long bv = Latencies.percentile(b, p);
+        return new Report.Row(scenario, Report.duration(rv), Report.duration(bv), Report.lessIsBetter(rv, bv),
+                target, limit == null ? "—" : Report.met(rv <= limit));
+    }
+
+    private static long[] since(long[] from, long[] to, int first) {
+        long[] d = new long[from.length - first];
+        for (int i = first; i < from.length; i++) {
+            d[i - first] = to[i] - from[i];
+        }
+        return d;
+    }
+
+    /** The baseline's discovery: read the prefix, values are worker URLs. */
+    private static List<String> poll(KV kv, Clocks clocks) {
+        try {
+            List<String> urls = kv.get(bytes(PREFIX), GetOption.builder().isPrefix(true).build())
+                    .get(5, TimeUnit.SECONDS).getKvs().stream()
+                    .map(KeyValue::getValue).map(v -> v.toString(StandardCharsets.UTF_8)).toList();
+            clocks.polled(urls);
+            return urls;
+        } catch (Exception e) {
+            throw new IllegalStateException("baseline: cannot read " + PREFIX + " from etcd", e);
+        }
+    }
+
+    private static ByteSequence bytes(String s) {
+        return ByteSequence.from(s, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,71 @@
+package dev.rollcall.benchmarks;
+
+import dev.rollcall.api.WorkerEndpoint;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Real workers for the macro scenarios, in separate JVMs ({@link ServerFleetMain}): 10,000 listening
+ * sockets plus one accepted connection each do not fit in one process under a limit of 20,000 file
+ * descriptors, and the client under test needs its own 10,000. Each JVM holds at most
+ * {@value #PER_JVM} servers on ports below 32768 (Linux's ephemeral ports start there, so the
+ * clients' own connections never collide with them).
+ */
+final class ServerFleets implements AutoCloseable {
+
+    static final int PER_JVM = 4_000;
+    private static final int FIRST_PORT = 10_000;
+    private static final int LAST_PORT = 32_767;
+
+    private final List<ChildJvm> jvms = new ArrayList<>();
+    private final List<WorkerEndpoint> endpoints = new ArrayList<>();
+
+    private ServerFleets() {
+    }
+
+    /** Starts {@code count} workers reporting {@code version}, in as many JVMs as needed; returns when all listen. */
+    static ServerFleets start(int count, String version, Path logDir) {
+        ServerFleets fleets = new ServerFleets();
+        try {
+            int jvmCount = (count + PER_JVM - 1) / PER_JVM;
+            int span = (LAST_PORT - FIRST_PORT + 1) / jvmCount;
+            for (int i = 0; i < jvmCount; i++) {
+                int n = Math.min(PER_JVM, count - i * PER_JVM);
+                int first = FIRST_PORT + i * span;
+                fleets.jvms.add(ChildJvm.start("servers-" + i,
+                        List.of("-Xmx1g", "-XX:+UseParallelGC", "-Xss256k"), ServerFleetMain.class,
+                        List.of(String.valueOf(n), String.valueOf(first), String.valueOf(first + span - 1), version),
+                        logDir.resolve("servers-" + i + ".log")));
+            }
+            for (ChildJvm jvm : fleets.jvms) {
+                Arrays.stream(jvm.awaitLine("PORTS ").split(","))
+                        .forEach(p -> fleets.endpoints.add(WorkerEndpoint.of("127.0.0.1", Integer.parseInt(p))));
+            }
+        } catch (RuntimeException e) {
+            fleets.close();
+            throw e;
+        }
+        return fleets;
+    }
+
+    List<WorkerEndpoint> endpoints() {
+        return List.copyOf(endpoints);
+    }
+
+    /** Probes answered so far by all servers (asks each JVM). */
+    long probesAnswered() {
+        long sum = 0;
+        for (ChildJvm jvm : jvms) {
+            jvm.send("answered");
+            sum += Long.parseLong(jvm.awaitLine("ANSWERED "));
+        }
+        return sum;
+    }
+
+    @Override
+    public void close() {
+        jvms.forEach(ChildJvm::close);
+    }
+}
