@@ -7,12 +7,9 @@ import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.policy.VersionPolicyProvider;
-import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -154,42 +151,6 @@ class VersionPolicyProvidersTest {
 
             assertThat(settings.read()).as("with only %s set", key).containsExactlyInAnyOrder(
                     "rollcall.policy.exact.version", "rollcall.policy.exact.versions");
-        }
-    }
-
-    /** Settings that remember which full keys were read, like Rollcall's unknown-key check does. */
-    private static final class RecordingSettings implements Settings {
-
-        private final Settings delegate;
-        private final Set<String> read;
-
-        RecordingSettings(Map<String, String> values) {
-            this(Settings.of(new HashMap<>(values)), ConcurrentHashMap.newKeySet());
-        }
-
-        private RecordingSettings(Settings delegate, Set<String> read) {
-            this.delegate = delegate;
-            this.read = read;
-        }
-
-        Set<String> read() {
-            return Set.copyOf(read);
-        }
-
-        @Override
-        public Optional<String> raw(String key) {
-            read.add(delegate.fullKey(key));
-            return delegate.raw(key);
-        }
-
-        @Override
-        public String fullKey(String key) {
-            return delegate.fullKey(key);
-        }
-
-        @Override
-        public Settings scope(String prefix) {
-            return new RecordingSettings(delegate.scope(prefix), read);
         }
     }
 }
