@@ -17,6 +17,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -25,6 +26,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -57,7 +59,8 @@ final class FleetTracker {
     private final boolean perWorkerPolicy;
     private Map<WorkerInfo, Verdict> checked = new IdentityHashMap<>();
 
-    private final Map<String, Tracked> tracked = new HashMap<>();
+    /** By URL, in URL order: snapshots list workers in that order, and sorting 10,000 for each cost more. */
+    private final TreeMap<String, Tracked> tracked = new TreeMap<>();
     private final ArrayDeque<Tracked> queue = new ArrayDeque<>();
     private final AtomicLong probesSent = new AtomicLong();
     private final AtomicLong probesFailed = new AtomicLong();
@@ -70,6 +73,7 @@ final class FleetTracker {
     private int inFlight;
     private boolean dirty;
     private boolean publishQueued;
+    private ScheduledFuture<?> spacedBuild; // a queued build waiting for its spacing, if any
     /** {@link System#nanoTime()} before which no snapshot is built: see {@link #publishIfChanged()}. */
     private long nextPublishNanos;
     private boolean closed;
@@ -122,6 +126,7 @@ final class FleetTracker {
         boolean watching;
         ScheduledFuture<?> timer;     // the next retry or refresh
         ManagedChannel channel;
+        WorkerStatus shown;           // as the last snapshot showed it; reused while nothing changed
 
         Tracked(WorkerEndpoint endpoint) {
             this.url = endpoint.url();
@@ -277,9 +282,10 @@ final class FleetTracker {
             t.phase = Phase.UNREACHABLE;
             t.reason = reason;
             t.info = null;
-            if (!options.keepChannels()) {
-                closeChannel(t);
-            }
+            // A failed probe's channel is never reused, kept channels or not: a connection that
+            // timed out can stay wedged (e.g. accepted by the kernel but never by the server), and
+            // every retry over it would time out too, long after the worker answers a new one.
+            closeChannel(t);
             schedule(t, backoff.delayNanos(t.failures));
         } else {
             WorkerInfo answered = withEndpoint(info, t.endpoint);
@@ -390,24 +396,35 @@ final class FleetTracker {
      * built in a task of its own, queued behind the work already waiting on the serial executor, so
      * that a burst of probe answers makes one snapshot rather than one each: a snapshot costs time
      * in proportion to the fleet, and one per answer made converging on 10,000 workers quadratic
-     * (minutes instead of seconds). While changes keep coming, building is also spaced out to at
-     * most a ninth of this thread's time: no sooner than {@value #BUILD_SPACING} times the CPU time
-     * of the last build after it. For small fleets that is microseconds; at 10,000 workers a few
-     * tens of milliseconds.
+     * (minutes instead of seconds). While answers keep coming, building is also spaced out to at
+     * most a seventeenth of this thread's time: no sooner than {@value #BUILD_SPACING} times the CPU
+     * time of the last build after it (for small fleets microseconds, at 10,000 workers about a
+     * hundred milliseconds). Once nothing is in flight or queued, the change is published at once.
      */
     void publishIfChanged() {
-        if (!dirty || closed || publishQueued) {
+        if (!dirty || closed) {
             return;
+        }
+        // Spacing only matters while answers keep coming: once nothing is in flight or queued, the
+        // last change is published at once (a build already spaced out is brought forward).
+        boolean quiet = inFlight == 0 && queue.isEmpty();
+        if (publishQueued && !(quiet && spacedBuild != null)) {
+            return;
+        }
+        if (spacedBuild != null) {
+            spacedBuild.cancel(false);
+            spacedBuild = null;
         }
         publishQueued = true;
         Runnable build = () -> {
             publishQueued = false;
+            spacedBuild = null;
             publishNow();
         };
-        long wait = nextPublishNanos - System.nanoTime();
+        long wait = quiet ? 0 : nextPublishNanos - System.nanoTime();
         try {
             if (wait > 0) {
-                serial.schedule(build, wait, TimeUnit.NANOSECONDS);
+                spacedBuild = serial.schedule(build, wait, TimeUnit.NANOSECONDS);
             } else {
                 serial.execute(build);
             }
@@ -416,7 +433,7 @@ final class FleetTracker {
         }
     }
 
-    private static final int BUILD_SPACING = 8;
+    private static final int BUILD_SPACING = 16;
 
     /** Builds the snapshot of the current state and publishes it if anything a reader sees changed. */
     private void publishNow() {
@@ -437,8 +454,7 @@ final class FleetTracker {
 
     private void buildAndPublish() {
         dirty = false;
-        List<Tracked> sorted = new ArrayList<>(tracked.values());
-        sorted.sort((a, b) -> a.url.compareTo(b.url));
+        Collection<Tracked> sorted = tracked.values();
         List<WorkerInfo> answered = new ArrayList<>();
         for (Tracked t : sorted) {
             if (t.phase == Phase.ANSWERED) {
@@ -449,15 +465,19 @@ final class FleetTracker {
         Map<String, String> verdicts = chosen.verdicts();
         List<WorkerStatus> statuses = new ArrayList<>(sorted.size());
         for (Tracked t : sorted) {
-            Optional<WorkerInfo> info = Optional.ofNullable(t.info);
+            State state = t.phase.shown;
+            String reason = t.reason;
             if (t.phase == Phase.ANSWERED) {
-                String reason = verdicts.getOrDefault(t.url, "the policy made no decision about it");
-                statuses.add(reason.isEmpty()
-                        ? new WorkerStatus(t.endpoint, State.COMPATIBLE, "", info)
-                        : new WorkerStatus(t.endpoint, State.REJECTED, reason, info));
-            } else {
-                statuses.add(new WorkerStatus(t.endpoint, t.phase.shown, t.reason, info));
+                reason = verdicts.getOrDefault(t.url, "the policy made no decision about it");
+                state = reason.isEmpty() ? State.COMPATIBLE : State.REJECTED;
             }
+            WorkerStatus shown = t.shown;
+            if (shown == null || shown.state() != state || !shown.reason().equals(reason)
+                    || shown.endpoint() != t.endpoint || shown.info().orElse(null) != t.info) {
+                shown = new WorkerStatus(t.endpoint, state, reason, Optional.ofNullable(t.info));
+                t.shown = shown;
+            }
+            statuses.add(shown);
         }
         // Snapshot 0 means "nothing known yet": the first set from discovery is news even when empty.
         SelectionReport before = last.selection();
@@ -542,11 +562,22 @@ final class FleetTracker {
     private static final Verdict NO_VERDICT = Verdict.reject("policy returned no verdict");
 
     private void logVerdictChanges(List<WorkerStatus> statuses) {
-        Map<String, WorkerStatus> before = new HashMap<>();
-        last.statuses().forEach(s -> before.put(s.endpoint().url(), s));
+        if (!log.isInfoEnabled()) {
+            return;
+        }
+        // Both lists are in URL order: walk them side by side.
+        List<WorkerStatus> before = last.statuses();
+        int j = 0;
         for (WorkerStatus s : statuses) {
-            WorkerStatus b = before.get(s.endpoint().url());
-            boolean changed = b == null || b.state() != s.state() || !b.reason().equals(s.reason());
+            if (s.state() != State.COMPATIBLE && s.state() != State.REJECTED) {
+                continue;
+            }
+            String url = s.endpoint().url();
+            while (j < before.size() && before.get(j).endpoint().url().compareTo(url) < 0) {
+                j++;
+            }
+            WorkerStatus b = j < before.size() && before.get(j).endpoint().url().equals(url) ? before.get(j) : null;
+            boolean changed = b != s && (b == null || b.state() != s.state() || !b.reason().equals(s.reason()));
             if (!changed) {
                 continue;
             }

@@ -60,7 +60,9 @@ class RollcallMetricsTest {
              RollcallWorker b = RollcallWorker.builder().version("1.0.0").start();
              RollcallWorker c = RollcallWorker.builder().version("2.0.0").start();
              WorkerResolver resolver = WorkerResolver.builder().name("metrics-test").discovery(discovery)
-                     .policy(oneDotX).backoff(Duration.ofSeconds(30), Duration.ofSeconds(30)).build()) {
+                     .policy(oneDotX).backoff(Duration.ofSeconds(30), Duration.ofSeconds(30))
+                     // A loaded machine must not turn a slow first answer into a failure the counts show.
+                     .probeTimeout(Duration.ofSeconds(30)).build()) {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
             new RollcallMetrics(resolver).bindTo(registry);
 

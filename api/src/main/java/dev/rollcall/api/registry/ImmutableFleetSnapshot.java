@@ -4,6 +4,7 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -25,10 +26,13 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     private final List<WorkerStatus> statuses;
     private final List<WorkerInfo> workers;
     private final List<WorkerEndpoint> endpoints;
-    private final Map<String, WorkerStatus> byId;
+    // Built on first use (racy but idempotent, published through the volatile): the resolver makes
+    // many snapshots while converging that no one asks about one endpoint or service, and at
+    // 10,000 workers these indexes were half the cost of making one.
+    private volatile Map<String, WorkerStatus> byId;
     private final SortedMap<String, Integer> histogram;
     private final FleetCounts counts;
-    private final ServiceIndex services;
+    private volatile ServiceIndex services;
     private final SelectionReport selection;
 
     ImmutableFleetSnapshot(long number, Instant publishedAt, Instant staleSince, String policy,
@@ -37,27 +41,21 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         this.publishedAt = Objects.requireNonNull(publishedAt, "publishedAt");
         this.staleSince = staleSince;
         this.policy = Objects.requireNonNull(policy, "policy");
-        List<WorkerStatus> sorted = new ArrayList<>(statuses);
-        sorted.sort(Comparator.comparing(st -> st.endpoint().url()));
-        this.statuses = List.copyOf(sorted);
+        WorkerStatus[] sorted = statuses.toArray(new WorkerStatus[0]);
+        // The resolver hands them over in URL order already: then this is one pass.
+        Arrays.sort(sorted, Comparator.comparing(st -> st.endpoint().url()));
+        this.statuses = List.of(sorted);
         List<WorkerInfo> w = new ArrayList<>();
         List<WorkerEndpoint> e = new ArrayList<>();
-        Map<String, WorkerStatus> ids = new HashMap<>();
         TreeMap<String, Integer> h = new TreeMap<>();
         int compatible = 0;
         int rejected = 0;
         int unreachable = 0;
         int pending = 0;
         for (WorkerStatus s : this.statuses) {
-            ids.put(s.endpoint().url(), s);
-            s.info().ifPresent(info -> {
-                if (!info.instanceId().isEmpty()) {
-                    ids.putIfAbsent(info.instanceId(), s);
-                }
-                if (s.state() == WorkerStatus.State.COMPATIBLE || s.state() == WorkerStatus.State.REJECTED) {
-                    h.merge(info.version(), 1, Integer::sum);
-                }
-            });
+            if (s.state() == WorkerStatus.State.COMPATIBLE || s.state() == WorkerStatus.State.REJECTED) {
+                h.merge(s.info().orElseThrow().version(), 1, Integer::sum);
+            }
             switch (s.state()) {
                 case COMPATIBLE -> {
                     compatible++;
@@ -71,12 +69,36 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         }
         this.workers = List.copyOf(w);
         this.endpoints = List.copyOf(e);
-        this.byId = Map.copyOf(ids);
         this.histogram = Collections.unmodifiableSortedMap(h);
         this.counts = new FleetCounts(this.statuses.size(), compatible, rejected, unreachable, pending);
-        this.services = new ServiceIndex(this.statuses);
         this.selection = new SelectionReport(policy, cohort, explanation, h,
                 this.statuses.stream().filter(st -> st.state() != WorkerStatus.State.COMPATIBLE).toList());
+    }
+
+    /** By URL and by instance id. */
+    private Map<String, WorkerStatus> byId() {
+        Map<String, WorkerStatus> ids = byId;
+        if (ids == null) {
+            Map<String, WorkerStatus> m = new HashMap<>(statuses.size() * 3);
+            for (WorkerStatus s : statuses) {
+                m.put(s.endpoint().url(), s);
+            }
+            for (WorkerStatus s : statuses) {
+                s.info().map(WorkerInfo::instanceId).filter(id -> !id.isEmpty()).ifPresent(id -> m.putIfAbsent(id, s));
+            }
+            ids = Collections.unmodifiableMap(m);
+            byId = ids;
+        }
+        return ids;
+    }
+
+    private ServiceIndex serviceIndex() {
+        ServiceIndex index = services;
+        if (index == null) {
+            index = new ServiceIndex(statuses);
+            services = index;
+        }
+        return index;
     }
 
     @Override
@@ -121,10 +143,10 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
 
     @Override
     public Optional<WorkerStatus> status(String endpointId) {
-        WorkerStatus s = byId.get(endpointId);
+        WorkerStatus s = byId().get(endpointId);
         if (s == null && endpointId.contains("://")) {
             try {
-                s = byId.get(WorkerEndpoint.parse(endpointId).url());
+                s = byId().get(WorkerEndpoint.parse(endpointId).url());
             } catch (IllegalArgumentException notAnEndpoint) {
                 return Optional.empty();
             }
@@ -149,27 +171,27 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
 
     @Override
     public List<WorkerEndpoint> latestEndpoints(String service) {
-        return services.latestEndpoints(service);
+        return serviceIndex().latestEndpoints(service);
     }
 
     @Override
     public SortedSet<String> services() {
-        return services.services();
+        return serviceIndex().services();
     }
 
     @Override
     public List<WorkerInfo> workersOffering(String service) {
-        return services.workersOffering(service);
+        return serviceIndex().workersOffering(service);
     }
 
     @Override
     public List<InvocationTarget> targets() {
-        return services.targets();
+        return serviceIndex().targets();
     }
 
     @Override
     public InvocationTarget target(String service, String handler, Caller caller) {
-        return services.target(service, handler, caller);
+        return serviceIndex().target(service, handler, caller);
     }
 
     @Override
