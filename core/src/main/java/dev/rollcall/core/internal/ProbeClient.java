@@ -78,12 +78,19 @@ public final class ProbeClient implements AutoCloseable {
      * endpoints get TLS with this client's {@link ProbeTls}, {@code grpc://} ones plaintext.
      */
     public ManagedChannel open(WorkerEndpoint endpoint) {
-        io.grpc.ChannelCredentials credentials = endpoint.tls() ? tls.credentials()
-                : io.grpc.InsecureChannelCredentials.create();
-        NettyChannelBuilder builder = InetAddresses.isInetAddress(endpoint.host())
-                ? NettyChannelBuilder.forAddress(
-                        new InetSocketAddress(InetAddresses.forString(endpoint.host()), endpoint.port()), credentials)
-                : NettyChannelBuilder.forAddress(endpoint.host(), endpoint.port(), credentials);
+        NettyChannelBuilder builder;
+        if (endpoint.tls()) {
+            builder = InetAddresses.isInetAddress(endpoint.host())
+                    ? NettyChannelBuilder.forAddress(new InetSocketAddress(
+                            InetAddresses.forString(endpoint.host()), endpoint.port()), tls.credentials())
+                    : NettyChannelBuilder.forAddress(endpoint.host(), endpoint.port(), tls.credentials());
+        } else {
+            builder = InetAddresses.isInetAddress(endpoint.host())
+                    ? NettyChannelBuilder.forAddress(
+                            new InetSocketAddress(InetAddresses.forString(endpoint.host()), endpoint.port()))
+                    : NettyChannelBuilder.forAddress(endpoint.host(), endpoint.port());
+            builder.usePlaintext();
+        }
         if (eventLoop != null) {
             builder.eventLoopGroup(eventLoop).channelType(NioSocketChannel.class, InetSocketAddress.class);
         }
