@@ -359,6 +359,24 @@ class ProbeTlsTest {
     }
 
     @Test
+    void aKeyThatIsNotTheCertificatesFailsTheBuildNamingBothFiles() {
+        assertThatThrownBy(() -> WorkerResolver.fromConfig(RollcallConfig.of(Map.of(
+                "rollcall.discovery.type", "static", "rollcall.discovery.static.endpoints", "grpcs://127.0.0.1:1",
+                "rollcall.policy.type", "exact", "rollcall.policy.exact.version", "1.0.0",
+                "rollcall.probe.tls.cert", certs.client().certificate().toString(),
+                "rollcall.probe.tls.key", certs.server().key().toString()))))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("rollcall.probe.tls.key='" + certs.server().key() + "'")
+                .hasMessageContaining("rollcall.probe.tls.cert='" + certs.client().certificate() + "'")
+                .hasMessageContaining("another key");
+        assertThatThrownBy(() -> RollcallWorker.builder().tls(certs.server().certificate(), certs.client().key())
+                .start())
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("rollcall.worker.tls.key='" + certs.client().key() + "'")
+                .hasMessageContaining("another key");
+    }
+
+    @Test
     void aWorkerWithBadTlsSettingsDoesNotStartAndSaysWhichKey() {
         assertThatThrownBy(() -> RollcallWorker.builder().config(RollcallConfig.of(Map.of(
                 "rollcall.worker.tls.cert", certs.server().certificate().toString()))).start())

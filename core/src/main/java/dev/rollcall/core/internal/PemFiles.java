@@ -81,6 +81,66 @@ public final class PemFiles {
         return bytes;
     }
 
+    /**
+     * Checks that the private key in {@code keyPem} belongs to the first certificate in
+     * {@code certPem} (signs a random message with the key, verifies it with the certificate's
+     * public key), so that a key of another certificate fails start-up instead of every handshake.
+     * Key types it does not know (neither EC, RSA nor EdDSA) are left to the TLS library.
+     *
+     * @throws ConfigurationException naming both keys and both paths
+     */
+    public static void checkPair(String certKey, Path certFile, byte[] certPem, String keyKey, Path keyFile,
+                                 byte[] keyPem) {
+        java.security.cert.Certificate cert;
+        java.security.PrivateKey key;
+        try {
+            cert = java.security.cert.CertificateFactory.getInstance("X.509")
+                    .generateCertificate(new java.io.ByteArrayInputStream(certPem));
+            String algorithm = cert.getPublicKey().getAlgorithm();
+            String signature = switch (algorithm) {
+                case "EC" -> "SHA256withECDSA";
+                case "RSA" -> "SHA256withRSA";
+                case "EdDSA", "Ed25519", "Ed448" -> algorithm.equals("Ed448") ? "Ed448" : "Ed25519";
+                default -> null;
+            };
+            if (signature == null) {
+                return;
+            }
+            key = java.security.KeyFactory.getInstance(algorithm.startsWith("Ed") ? "EdDSA" : algorithm)
+                    .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(pkcs8(keyPem)));
+            byte[] message = new byte[32];
+            new java.security.SecureRandom().nextBytes(message);
+            java.security.Signature signer = java.security.Signature.getInstance(signature);
+            signer.initSign(key);
+            signer.update(message);
+            byte[] signed = signer.sign();
+            java.security.Signature verifier = java.security.Signature.getInstance(signature);
+            verifier.initVerify(cert.getPublicKey());
+            verifier.update(message);
+            if (verifier.verify(signed)) {
+                return;
+            }
+        } catch (java.security.GeneralSecurityException | IllegalArgumentException e) {
+            // A key of another type than the certificate's lands here too: it cannot be its key.
+            throw new ConfigurationException(keyKey, keyKey + "='" + keyFile + "': expected the private key of the"
+                    + " certificate in " + certKey + "='" + certFile + "' (" + e.getClass().getSimpleName() + ")");
+        }
+        throw new ConfigurationException(keyKey, keyKey + "='" + keyFile + "': expected the private key of the"
+                + " certificate in " + certKey + "='" + certFile + "'; it is another key");
+    }
+
+    /** The DER bytes of the first {@code PRIVATE KEY} block. */
+    private static byte[] pkcs8(byte[] pem) {
+        String text = new String(pem, StandardCharsets.US_ASCII);
+        int begin = text.indexOf("-----BEGIN PRIVATE KEY-----");
+        int end = text.indexOf("-----END PRIVATE KEY-----", begin);
+        if (begin < 0 || end < 0) {
+            throw new IllegalArgumentException("no PRIVATE KEY block");
+        }
+        String body = text.substring(begin + "-----BEGIN PRIVATE KEY-----".length(), end).replaceAll("\\s", "");
+        return java.util.Base64.getDecoder().decode(body);
+    }
+
     /** The innermost cause's type and message, for "why the TLS material was refused" (never file content). */
     public static String rootMessage(Throwable e) {
         Throwable t = e;

@@ -87,8 +87,10 @@ public final class ProbeTls {
                 b.trustManager(new ByteArrayInputStream(PemFiles.read(probe.fullKey(CA), ca, Kind.CERTIFICATES)));
             }
             if (cert != null) {
-                b.keyManager(new ByteArrayInputStream(PemFiles.read(probe.fullKey(CERT), cert, Kind.CERTIFICATES)),
-                        new ByteArrayInputStream(PemFiles.read(probe.fullKey(KEY), key, Kind.PRIVATE_KEY)));
+                byte[] certPem = PemFiles.read(probe.fullKey(CERT), cert, Kind.CERTIFICATES);
+                byte[] keyPem = PemFiles.read(probe.fullKey(KEY), key, Kind.PRIVATE_KEY);
+                PemFiles.checkPair(probe.fullKey(CERT), cert, certPem, probe.fullKey(KEY), key, keyPem);
+                b.keyManager(new ByteArrayInputStream(certPem), new ByteArrayInputStream(keyPem));
             }
         } catch (IOException e) {
             throw new ConfigurationException(probe.fullKey(CA), "cannot read the TLS files of rollcall.probe.tls.*: "

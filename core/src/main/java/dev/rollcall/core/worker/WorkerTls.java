@@ -70,8 +70,10 @@ final class WorkerTls {
         }
         TlsServerCredentials.Builder b = TlsServerCredentials.newBuilder();
         try {
-            b.keyManager(new ByteArrayInputStream(PemFiles.read(worker.fullKey(CERT), cert, Kind.CERTIFICATES)),
-                    new ByteArrayInputStream(PemFiles.read(worker.fullKey(KEY), key, Kind.PRIVATE_KEY)));
+            byte[] certPem = PemFiles.read(worker.fullKey(CERT), cert, Kind.CERTIFICATES);
+            byte[] keyPem = PemFiles.read(worker.fullKey(KEY), key, Kind.PRIVATE_KEY);
+            PemFiles.checkPair(worker.fullKey(CERT), cert, certPem, worker.fullKey(KEY), key, keyPem);
+            b.keyManager(new ByteArrayInputStream(certPem), new ByteArrayInputStream(keyPem));
             if (ca != null) {
                 b.trustManager(new ByteArrayInputStream(
                         PemFiles.read(worker.fullKey(CLIENT_CA), ca, Kind.CERTIFICATES)));
