@@ -3,8 +3,13 @@ package dev.rollcall.cli;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.policy.Verdict;
-import dev.rollcall.core.WorkerProbe;
+import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.core.RollcallConfig;
 import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.ProbeTls;
+import io.grpc.ManagedChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import dev.rollcall.policy.SemverRangePolicy;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -28,13 +33,17 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code rollcall probe ENDPOINT...}: asks each worker for its {@code WorkerInfo} directly (no
- * discovery, no configuration) and prints one line per endpoint, in the order given:
+ * discovery) and prints one line per endpoint, in the order given:
  * {@code grpc://10.0.0.7:7001  1.4.0  ok}, {@code ... mismatch: version '2.0.0' is outside ^1.4},
  * {@code ... unreachable: UNAVAILABLE: ...}, then a summary line.
  *
  * <p>Probes run concurrently, at most {@code --concurrency} at a time, each on a fresh connection
  * with the {@code --timeout} deadline (connection included), so the command ends within about
  * {@code ceil(n / concurrency) * timeout}. An endpoint given twice is probed once.
+ *
+ * <p>TLS ({@code grpcs://} endpoints): the same {@code rollcall.probe.tls.*} keys as the library
+ * (CA, client certificate and key, authority), read from the usual configuration chain or
+ * {@code --config FILE}; the {@code --tls-*} options win over them. No other key is read.
  *
  * <p>Exit codes, for deployment scripts: 0 when every worker answered (and, with {@code --expect},
  * every version is in the range); 1 when any did not answer or did not match; 2 on a usage error
@@ -54,7 +63,7 @@ import picocli.CommandLine.Spec;
         exitCodeList = {
             "0:every worker answered (and matched --expect)",
             "1:a worker did not answer, or did not match --expect",
-            "2:usage error (malformed endpoint, range or duration)"
+            "2:usage or configuration error (malformed endpoint, range or duration; a bad TLS file)"
         })
 public final class ProbeCommand implements Callable<Integer> {
 
@@ -89,6 +98,28 @@ public final class ProbeCommand implements Callable<Integer> {
             description = "Report progress on stderr even when it is not a terminal.")
     private boolean progress;
 
+    @Option(names = {"-c", "--config"}, paramLabel = "FILE",
+            description = "A rollcall.properties file whose rollcall.probe.tls.* keys apply; stands for"
+                    + " -Drollcall.config=FILE.")
+    private Path config;
+
+    @Option(names = "--tls-ca", paramLabel = "FILE",
+            description = "PEM CA certificate(s) that grpcs:// workers must chain to (default: rollcall.probe.tls.ca,"
+                    + " else the JDK's trust store).")
+    private Path tlsCa;
+
+    @Option(names = "--tls-cert", paramLabel = "FILE",
+            description = "PEM client certificate for workers that require one (mutual TLS); needs --tls-key.")
+    private Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "FILE",
+            description = "PEM PKCS#8 private key of --tls-cert.")
+    private Path tlsKey;
+
+    @Option(names = "--tls-authority", paramLabel = "NAME",
+            description = "The name workers' certificates are checked against instead of each endpoint's host.")
+    private String tlsAuthority;
+
     /** For picocli. */
     public ProbeCommand() {
     }
@@ -107,10 +138,19 @@ public final class ProbeCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         List<WorkerEndpoint> targets = parseEndpoints();
+        ProbeClient client;
+        try {
+            client = ProbeClient.onSharedEventLoop(1 << 20, ProbeTls.read(
+                    loadConfig().settings().scope("rollcall.probe."), tlsCa, tlsCert, tlsKey, tlsAuthority));
+        } catch (ConfigurationException e) {
+            err.println("rollcall probe: " + e.getMessage());
+            err.flush();
+            return 2;
+        }
         Progress probing = Progress.to(err, progress, RollcallCommand.terminals(parent).stderr());
         Outcome[] outcomes;
         try {
-            outcomes = probeAll(targets, probing);
+            outcomes = probeAll(client, targets, probing);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             err.println("rollcall probe: interrupted");
@@ -170,7 +210,8 @@ public final class ProbeCommand implements Callable<Integer> {
      * Probes every target, at most {@code concurrency} at once. Only this thread starts probes and
      * reports progress; gRPC's threads just hand finished outcomes over, so nothing blocks them.
      */
-    private Outcome[] probeAll(List<WorkerEndpoint> targets, Progress probing) throws InterruptedException {
+    private Outcome[] probeAll(ProbeClient client, List<WorkerEndpoint> targets, Progress probing)
+            throws InterruptedException {
         Outcome[] outcomes = new Outcome[targets.size()];
         BlockingQueue<Outcome> finished = new LinkedBlockingQueue<>();
         Deque<Integer> waiting = new ArrayDeque<>();
@@ -183,8 +224,12 @@ public final class ProbeCommand implements Callable<Integer> {
             while (inFlight < concurrency && !waiting.isEmpty()) {
                 int index = waiting.poll();
                 try {
-                    WorkerProbe.info(targets.get(index), timeout)
-                            .whenComplete((info, failure) -> finished.add(new Outcome(index, info, failure)));
+                    WorkerEndpoint target = targets.get(index);
+                    ManagedChannel channel = client.open(target);
+                    client.probe(channel, target, timeout).whenComplete((info, failure) -> {
+                        channel.shutdownNow();
+                        finished.add(new Outcome(index, info, failure));
+                    });
                 } catch (RuntimeException cannotEvenStart) {
                     finished.add(new Outcome(index, null, cannotEvenStart));
                 }
@@ -198,6 +243,18 @@ public final class ProbeCommand implements Callable<Integer> {
             probing.update(done, targets.size());
         }
         return outcomes;
+    }
+
+    /** As {@code rollcall workers}: the usual chain, with {@code --config} in the place of {@code -Drollcall.config}. */
+    private RollcallConfig loadConfig() {
+        if (config == null) {
+            return RollcallConfig.load();
+        }
+        if (!Files.isRegularFile(config) || !Files.isReadable(config)) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '--config': "
+                    + config + ": no such readable file (" + config.toAbsolutePath() + ")");
+        }
+        return RollcallConfig.load(config);
     }
 
     private static void printAligned(PrintWriter out, List<String[]> rows) {

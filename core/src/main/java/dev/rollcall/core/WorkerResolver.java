@@ -16,6 +16,7 @@ import dev.rollcall.api.registry.WorkerServices;
 import dev.rollcall.api.registry.WorkerVersions;
 import dev.rollcall.core.internal.NamedThreads;
 import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.ProbeTls;
 import dev.rollcall.core.internal.ProviderLookup;
 import dev.rollcall.core.internal.UnknownKeys;
 import java.time.Clock;
@@ -106,11 +107,12 @@ public final class WorkerResolver implements AutoCloseable {
     private record PendingDiscovery(Set<WorkerEndpoint> candidates, Throwable errorAfter) {
     }
 
-    private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ResolverOptions options) {
+    private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ResolverOptions options,
+                           ProbeTls tls) {
         this.name = b.name != null ? b.name : String.valueOf(RESOLVERS.incrementAndGet());
         this.discovery = discovery;
         this.policy = policy;
-        this.probes = new ProbeClient("rollcall-probe-" + name, options.maxResponseBytes());
+        this.probes = new ProbeClient("rollcall-probe-" + name, options.maxResponseBytes(), tls);
         this.serial = new ScheduledThreadPoolExecutor(1, NamedThreads.daemon("rollcall-resolver-" + name));
         this.serial.setRemoveOnCancelPolicy(true);
         this.listenerExecutor = Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-listeners-" + name));
@@ -468,7 +470,22 @@ public final class WorkerResolver implements AutoCloseable {
      *   <tr><td>{@code rollcall.probe.refresh-interval}</td><td>10m</td></tr>
      *   <tr><td>{@code rollcall.probe.keep-channels}</td><td>true</td></tr>
      *   <tr><td>{@code rollcall.probe.max-response-bytes}</td><td>1048576</td></tr>
+     *   <tr><td>{@code rollcall.probe.tls.ca}</td><td>the JDK's trust store: PEM file of the CA
+     *       certificate(s) that {@code grpcs://} workers' certificates must chain to</td></tr>
+     *   <tr><td>{@code rollcall.probe.tls.cert}</td><td>none: PEM client certificate (chain) presented to
+     *       {@code grpcs://} workers that require one (mutual TLS); needs {@code tls.key}</td></tr>
+     *   <tr><td>{@code rollcall.probe.tls.key}</td><td>none: PEM PKCS#8 private key of
+     *       {@code tls.cert}; needs {@code tls.cert}. Never logged or shown</td></tr>
+     *   <tr><td>{@code rollcall.probe.tls.authority}</td><td>the endpoint's host: the name the
+     *       workers' certificates are checked against (and sent as SNI), for endpoints whose address
+     *       the certificate does not name (pod IPs behind a service name)</td></tr>
      * </table>
+     *
+     * <p>TLS settings apply to {@code grpcs://} endpoints; {@code grpc://} ones stay plaintext, and
+     * both kinds may be mixed in one fleet. The files are read and checked once, at {@link #build()}:
+     * a missing, unreadable or non-PEM file fails naming its key and path, never its content. A
+     * worker whose certificate is not trusted, does not name its address, or that refuses the client
+     * certificate is unreachable, with the TLS failure as the reason (fail closed).
      */
     public static final class Builder {
         private RollcallConfig config;
@@ -481,6 +498,10 @@ public final class WorkerResolver implements AutoCloseable {
         private Duration refreshInterval;
         private Boolean keepChannels;
         private Integer maxResponseBytes;
+        private java.nio.file.Path tlsCa;
+        private java.nio.file.Path tlsCert;
+        private java.nio.file.Path tlsKey;
+        private String tlsAuthority;
         private Clock clock = Clock.systemUTC();
         private String name;
         private ClassLoader classLoader;
@@ -553,6 +574,36 @@ public final class WorkerResolver implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The CA certificates (one PEM file) that {@code grpcs://} workers' certificates must chain
+         * to, instead of the JDK's trust store ({@code rollcall.probe.tls.ca}).
+         */
+        public Builder probeTrust(java.nio.file.Path caPemFile) {
+            this.tlsCa = Objects.requireNonNull(caPemFile, "caPemFile");
+            return this;
+        }
+
+        /**
+         * The client certificate (PEM chain) and its PKCS#8 private key (PEM) that probes present to
+         * {@code grpcs://} workers requiring mutual TLS ({@code rollcall.probe.tls.cert} and
+         * {@code rollcall.probe.tls.key}).
+         */
+        public Builder probeClientCertificate(java.nio.file.Path certificateChainPemFile,
+                                              java.nio.file.Path privateKeyPemFile) {
+            this.tlsCert = Objects.requireNonNull(certificateChainPemFile, "certificateChainPemFile");
+            this.tlsKey = Objects.requireNonNull(privateKeyPemFile, "privateKeyPemFile");
+            return this;
+        }
+
+        /**
+         * The name {@code grpcs://} workers' certificates are checked against (and sent as SNI),
+         * instead of each endpoint's host ({@code rollcall.probe.tls.authority}).
+         */
+        public Builder probeAuthority(String authority) {
+            this.tlsAuthority = Objects.requireNonNull(authority, "authority");
+            return this;
+        }
+
         /** The clock for snapshot timestamps; default UTC system clock. */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
@@ -596,6 +647,7 @@ public final class WorkerResolver implements AutoCloseable {
                 throw ConfigurationException.invalid(probe.fullKey("backoff.max"), options.backoffMax().toString(),
                         "at least rollcall.probe.backoff.initial (" + options.backoffInitial() + ")");
             }
+            ProbeTls tls = ProbeTls.read(probe, tlsCa, tlsCert, tlsKey, tlsAuthority);
             ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
 
             String policyType = null;
@@ -632,7 +684,7 @@ public final class WorkerResolver implements AutoCloseable {
                 }
                 throw e;
             }
-            WorkerResolver resolver = new WorkerResolver(this, chosenDiscovery, chosenPolicy, options);
+            WorkerResolver resolver = new WorkerResolver(this, chosenDiscovery, chosenPolicy, options, tls);
             try {
                 resolver.start();
             } catch (RuntimeException e) {

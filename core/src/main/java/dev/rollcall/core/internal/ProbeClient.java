@@ -38,18 +38,26 @@ public final class ProbeClient implements AutoCloseable {
 
     private final EventLoopGroup eventLoop;
     private final int maxResponseBytes;
+    private final ProbeTls tls;
 
     /** A client with its own event loop threads, named {@code threadName-N}; close it to stop them. */
     public ProbeClient(String threadName, int maxResponseBytes) {
+        this(threadName, maxResponseBytes, ProbeTls.DEFAULT);
+    }
+
+    /** As {@link #ProbeClient(String, int)}, speaking TLS to {@code grpcs://} workers as {@code tls} says. */
+    public ProbeClient(String threadName, int maxResponseBytes, ProbeTls tls) {
         int threads = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
         this.eventLoop = new MultiThreadIoEventLoopGroup(threads,
                 new DefaultThreadFactory(threadName, true), NioIoHandler.newFactory());
         this.maxResponseBytes = maxResponseBytes;
+        this.tls = java.util.Objects.requireNonNull(tls, "tls");
     }
 
-    private ProbeClient(int maxResponseBytes) {
+    private ProbeClient(int maxResponseBytes, ProbeTls tls) {
         this.eventLoop = null;
         this.maxResponseBytes = maxResponseBytes;
+        this.tls = java.util.Objects.requireNonNull(tls, "tls");
     }
 
     /**
@@ -57,15 +65,32 @@ public final class ProbeClient implements AutoCloseable {
      * close beyond the channels.
      */
     public static ProbeClient onSharedEventLoop(int maxResponseBytes) {
-        return new ProbeClient(maxResponseBytes);
+        return new ProbeClient(maxResponseBytes, ProbeTls.DEFAULT);
     }
 
-    /** A channel to {@code endpoint}; it connects lazily, on the first call. */
+    /** As {@link #onSharedEventLoop(int)}, speaking TLS to {@code grpcs://} workers as {@code tls} says. */
+    public static ProbeClient onSharedEventLoop(int maxResponseBytes, ProbeTls tls) {
+        return new ProbeClient(maxResponseBytes, tls);
+    }
+
+    /**
+     * A channel to {@code endpoint}; it connects lazily, on the first call. {@code grpcs://}
+     * endpoints get TLS with this client's {@link ProbeTls}, {@code grpc://} ones plaintext.
+     */
     public ManagedChannel open(WorkerEndpoint endpoint) {
-        NettyChannelBuilder builder = InetAddresses.isInetAddress(endpoint.host())
-                ? NettyChannelBuilder.forAddress(
-                        new InetSocketAddress(InetAddresses.forString(endpoint.host()), endpoint.port()))
-                : NettyChannelBuilder.forAddress(endpoint.host(), endpoint.port());
+        NettyChannelBuilder builder;
+        if (endpoint.tls()) {
+            builder = InetAddresses.isInetAddress(endpoint.host())
+                    ? NettyChannelBuilder.forAddress(new InetSocketAddress(
+                            InetAddresses.forString(endpoint.host()), endpoint.port()), tls.credentials())
+                    : NettyChannelBuilder.forAddress(endpoint.host(), endpoint.port(), tls.credentials());
+        } else {
+            builder = InetAddresses.isInetAddress(endpoint.host())
+                    ? NettyChannelBuilder.forAddress(
+                            new InetSocketAddress(InetAddresses.forString(endpoint.host()), endpoint.port()))
+                    : NettyChannelBuilder.forAddress(endpoint.host(), endpoint.port());
+            builder.usePlaintext();
+        }
         if (eventLoop != null) {
             builder.eventLoopGroup(eventLoop).channelType(NioSocketChannel.class, InetSocketAddress.class);
         }
@@ -81,10 +106,8 @@ public final class ProbeClient implements AutoCloseable {
                 .maxInboundMetadataSize(64 * 1024)
                 .disableRetry()
                 .userAgent("rollcall");
-        if (endpoint.tls()) {
-            builder.useTransportSecurity();
-        } else {
-            builder.usePlaintext();
+        if (endpoint.tls() && tls.authority() != null) {
+            builder.overrideAuthority(tls.authority());
         }
         return builder.build();
     }
@@ -138,6 +161,10 @@ public final class ProbeClient implements AutoCloseable {
         if (status.getCode() == Status.Code.UNKNOWN && status.getDescription() == null) {
             return String.valueOf(t);
         }
+        String tls = tlsFailure(status.getCause());
+        if (tls != null) {
+            return status.getCode() + ": TLS handshake failed: " + tls;
+        }
         String description = status.getDescription();
         Throwable cause = status.getCause();
         if (cause != null && cause.getMessage() != null) {
@@ -148,6 +175,33 @@ public final class ProbeClient implements AutoCloseable {
             description = "the server does not serve rollcall.v1.WorkerService (not a Rollcall worker?)";
         }
         return status.getCode() + (description == null ? "" : ": " + description);
+    }
+
+    /**
+     * What went wrong in a TLS handshake, from the innermost cause of the first {@link javax.net.ssl.SSLException}
+     * in {@code cause}'s chain ("PKIX path building failed: ...", "No subject alternative names
+     * matching IP address 10.0.0.7 found", "Received fatal alert: certificate_required"); null when
+     * the failure is not TLS. gRPC's own text ("io exception", the channel pipeline) says nothing.
+     */
+    private static String tlsFailure(Throwable cause) {
+        Throwable ssl = null;
+        for (Throwable t = cause; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof javax.net.ssl.SSLException) {
+                ssl = t;
+                break;
+            }
+        }
+        if (ssl == null) {
+            return null;
+        }
+        String best = null;
+        for (Throwable t = ssl; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t.getMessage() != null && !t.getMessage().isBlank()
+                    && !t.getMessage().startsWith("General OpenSslEngine problem")) {
+                best = t.getMessage();
+            }
+        }
+        return (best == null ? ssl.getClass().getSimpleName() : best).replaceAll("\\s+", " ").strip();
     }
 
     /** Shuts down the event loop, waiting briefly for it. Channels must be shut down first. */

@@ -17,6 +17,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,6 +51,14 @@ import org.slf4j.LoggerFactory;
  *     worker.awaitTermination();
  * }
  * }</pre>
+ *
+ * <p><b>TLS.</b> With {@link Builder#tls(Path, Path)} (or {@code rollcall.worker.tls.cert} and
+ * {@code rollcall.worker.tls.key}) the one port serves TLS only, WorkerInfo and Arrow Flight alike,
+ * and {@link #endpoint()} (hence the registration) says {@code grpcs://}. With
+ * {@link Builder#clientCa(Path)} ({@code rollcall.worker.tls.client-ca}) every client must present
+ * a certificate signed by that CA (mutual TLS); a connection without one is refused during the
+ * handshake. Files are PEM (keys PKCS#8), read and checked once by {@link Builder#start()}: a bad one
+ * fails naming its key and path, never its content.
  *
  * <p>Thread-safe. {@link #close()} stops the server (in-flight calls get a grace period), the
  * Flight executor, and the allocator if Rollcall created it. Arrow needs
@@ -171,6 +180,9 @@ public final class RollcallWorker implements AutoCloseable {
         private final List<BindableService> services = new ArrayList<>();
         private final List<ServerInterceptor> interceptors = new ArrayList<>();
         private Long shutdownGraceMillis;
+        private Path tlsCert;
+        private Path tlsKey;
+        private Path tlsClientCa;
 
         private Builder() {
         }
@@ -178,7 +190,10 @@ public final class RollcallWorker implements AutoCloseable {
         /**
          * Reads the worker's keys from {@code config}: {@code rollcall.worker.host} (default
          * {@code 127.0.0.1}), {@code rollcall.worker.port} (default 0), {@code rollcall.worker.advertise-host}
-         * (default the host), {@code rollcall.worker.shutdown-grace} (default 5 s), and
+         * (default the host), {@code rollcall.worker.shutdown-grace} (default 5 s),
+         * {@code rollcall.worker.tls.cert} and {@code rollcall.worker.tls.key} (PEM certificate chain
+         * and PKCS#8 key: serve TLS; default plaintext), {@code rollcall.worker.tls.client-ca} (PEM CA
+         * certificates: require client certificates they signed; default none), and
          * {@code rollcall.worker.register} (default {@code false}): when true, {@link #start()}
          * registers the worker with the backend named by {@code rollcall.discovery.type}, with that
          * backend's settings. A typo among the worker's keys fails {@link #start()} naming the nearest
@@ -276,6 +291,26 @@ public final class RollcallWorker implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Serves TLS with this certificate chain and PKCS#8 private key (PEM files); overrides
+         * {@code rollcall.worker.tls.cert} and {@code rollcall.worker.tls.key}. The endpoint becomes
+         * {@code grpcs://}.
+         */
+        public Builder tls(Path certificateChainPemFile, Path privateKeyPemFile) {
+            this.tlsCert = Objects.requireNonNull(certificateChainPemFile, "certificateChainPemFile");
+            this.tlsKey = Objects.requireNonNull(privateKeyPemFile, "privateKeyPemFile");
+            return this;
+        }
+
+        /**
+         * Requires every client to present a certificate signed by one of these CAs (PEM file):
+         * mutual TLS. Needs {@link #tls(Path, Path)}; overrides {@code rollcall.worker.tls.client-ca}.
+         */
+        public Builder clientCa(Path caPemFile) {
+            this.tlsClientCa = Objects.requireNonNull(caPemFile, "caPemFile");
+            return this;
+        }
+
         /** How long {@link RollcallWorker#close()} lets in-flight calls finish; default 5 s. */
         public Builder shutdownGrace(Duration grace) {
             if (grace.isNegative()) {
@@ -308,6 +343,7 @@ public final class RollcallWorker implements AutoCloseable {
             long shutdownGraceMillis = this.shutdownGraceMillis != null ? this.shutdownGraceMillis
                     : settings.duration("shutdown-grace", Duration.ofSeconds(5)).toMillis();
             boolean registering = register != null ? register : settings.bool("register", false);
+            WorkerTls tls = WorkerTls.read(settings, tlsCert, tlsKey, tlsClientCa);
             WorkerRegistrationProvider registrar = null;
             String registrationType = null;
             if (registering) {
@@ -329,7 +365,8 @@ public final class RollcallWorker implements AutoCloseable {
             BufferAllocator alloc = allocator != null ? allocator : own;
             int n = SERVERS.incrementAndGet();
             ExecutorService executor = Executors.newCachedThreadPool(NamedThreads.daemon("rollcall-worker-" + n));
-            NettyServerBuilder sb = NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
+            NettyServerBuilder sb = (tls == null ? NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
+                    : NettyServerBuilder.forAddress(new InetSocketAddress(host, port), tls.credentials()))
                     .executor(executor)
                     .permitKeepAliveTime(10, TimeUnit.SECONDS)
                     .permitKeepAliveWithoutCalls(true)
@@ -350,9 +387,9 @@ public final class RollcallWorker implements AutoCloseable {
                 throw new IOException("cannot start worker on " + host + ":" + port + ": " + e.getMessage(), e);
             }
             int bound = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
-            WorkerEndpoint endpoint = new WorkerEndpoint(advertised, bound, false, Map.of());
-            log.debug("worker {} version '{}' instance {} started", endpoint.url(), infoService.version(),
-                    infoService.instanceId());
+            WorkerEndpoint endpoint = new WorkerEndpoint(advertised, bound, tls != null, Map.of());
+            log.debug("worker {} version '{}' instance {} started{}", endpoint.url(), infoService.version(),
+                    infoService.instanceId(), tls == null ? "" : " with " + tls);
             RollcallWorker worker = new RollcallWorker(server, infoService, endpoint, executor, own,
                     shutdownGraceMillis);
             try {

@@ -43,6 +43,11 @@ import java.util.stream.Stream;
  * else in the data directory's parent; nothing is printed to the console. Raft's timers are shortened
  * (heartbeat 50 ms, election 500 ms) so that a (re)start takes about half a second.
  *
+ * <p>{@link #start(Tls)} starts it serving TLS on its client port ({@code https://}), optionally
+ * requiring client certificates ({@code --client-cert-auth}); certificates can come from
+ * {@link dev.rollcall.testkit.tls.TestCertificates}. Its health is then checked on a separate
+ * plaintext metrics port.
+ *
  * <p>Thread-safe. {@link #close()} kills the server and deletes its data; a JVM shutdown hook does
  * the same if a test run dies before closing it.
  */
@@ -56,7 +61,21 @@ public final class EtcdServer implements AutoCloseable {
     private static final Duration STOP_WITHIN = Duration.ofSeconds(10);
     private static final AtomicInteger SERVERS = new AtomicInteger();
 
+    /**
+     * TLS on the client port: the server's certificate and PKCS#8 key (PEM), and optionally the CA
+     * whose client certificates it requires (etcd's {@code --trusted-ca-file} and
+     * {@code --client-cert-auth}); null for none.
+     */
+    public record Tls(Path certificate, Path key, Path clientCa) {
+        public Tls {
+            java.util.Objects.requireNonNull(certificate, "certificate");
+            java.util.Objects.requireNonNull(key, "key");
+        }
+    }
+
     private final Path binary;
+    private final Tls tls;
+    private final int metricsPort;
     private final Path home;
     private final Path logFile;
     private final int clientPort;
@@ -67,8 +86,11 @@ public final class EtcdServer implements AutoCloseable {
     private Process process;      // guarded by this
     private boolean closed;       // guarded by this
 
-    private EtcdServer(Path binary, Path home, Path logFile, int clientPort, int peerPort, String name) {
+    private EtcdServer(Path binary, Path home, Path logFile, int clientPort, int peerPort, String name, Tls tls,
+                       int metricsPort) {
         this.binary = binary;
+        this.tls = tls;
+        this.metricsPort = metricsPort;
         this.home = home;
         this.logFile = logFile;
         this.clientPort = clientPort;
@@ -87,6 +109,14 @@ public final class EtcdServer implements AutoCloseable {
      *                                   quotes the end of its log)
      */
     public static EtcdServer start() {
+        return start(null);
+    }
+
+    /**
+     * As {@link #start()}, serving TLS on the client port as {@code tls} says ({@code null}: plaintext);
+     * {@link #endpoint()} is then {@code https://127.0.0.1:<port>}.
+     */
+    public static EtcdServer start(Tls tls) {
         Path binary = findBinary();
         int n = SERVERS.incrementAndGet();
         Path home;
@@ -100,9 +130,14 @@ public final class EtcdServer implements AutoCloseable {
         while (peerPort == clientPort) {
             peerPort = freePort();
         }
+        int metricsPort = tls == null ? -1 : freePort();
+        while (tls != null && (metricsPort == clientPort || metricsPort == peerPort)) {
+            metricsPort = freePort();
+        }
         Path logDir = Files.isDirectory(Path.of("target")) ? Path.of("target", "etcd").toAbsolutePath() : home;
         Path log = logDir.resolve("etcd-" + ProcessHandle.current().pid() + "-" + n + "-" + clientPort + ".log");
-        EtcdServer server = new EtcdServer(binary, home, log, clientPort, peerPort, "rollcall-test-" + n);
+        EtcdServer server = new EtcdServer(binary, home, log, clientPort, peerPort, "rollcall-test-" + n, tls,
+                metricsPort);
         Runtime.getRuntime().addShutdownHook(server.shutdownHook);
         try {
             Files.createDirectories(logDir);
@@ -160,7 +195,12 @@ public final class EtcdServer implements AutoCloseable {
 
     /** The client URL, e.g. {@code http://127.0.0.1:43791}: a value for {@code rollcall.discovery.etcd.endpoints}. */
     public String endpoint() {
-        return "http://127.0.0.1:" + clientPort;
+        return (tls == null ? "http" : "https") + "://127.0.0.1:" + clientPort;
+    }
+
+    /** Where {@code /health} is answered: the client URL, or the plaintext metrics URL under TLS. */
+    private String healthBase() {
+        return tls == null ? endpoint() : "http://127.0.0.1:" + metricsPort;
     }
 
     /** The client port. */
@@ -258,6 +298,13 @@ public final class EtcdServer implements AutoCloseable {
                 "--election-timeout", "500",
                 "--logger", "zap",
                 "--log-outputs", "stderr"));
+        if (tls != null) {
+            cmd.addAll(List.of("--cert-file", tls.certificate().toString(), "--key-file", tls.key().toString(),
+                    "--listen-metrics-urls", healthBase()));
+            if (tls.clientCa() != null) {
+                cmd.addAll(List.of("--trusted-ca-file", tls.clientCa().toString(), "--client-cert-auth"));
+            }
+        }
         ProcessBuilder pb = new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
@@ -274,7 +321,7 @@ public final class EtcdServer implements AutoCloseable {
 
     private void awaitHealthy(Process p) {
         long deadline = System.nanoTime() + HEALTHY_WITHIN.toNanos();
-        HttpRequest health = HttpRequest.newBuilder(URI.create(endpoint() + "/health"))
+        HttpRequest health = HttpRequest.newBuilder(URI.create(healthBase() + "/health"))
                 .timeout(Duration.ofSeconds(1)).GET().build();
         String last = "no answer";
         while (System.nanoTime() < deadline) {
