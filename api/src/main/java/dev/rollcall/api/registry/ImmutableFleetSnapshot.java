@@ -30,9 +30,11 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     private final FleetCounts counts;
     private final ServiceIndex services;
     private final SelectionReport selection;
+    private final SchemaIndex schemas;
 
     ImmutableFleetSnapshot(long number, Instant publishedAt, Instant staleSince, String policy,
-                           List<WorkerStatus> statuses, Optional<String> cohort, String explanation) {
+                           List<WorkerStatus> statuses, Optional<String> cohort, String explanation,
+                           Map<String, ProtoSchema> schemasByVersion, KeyPaths keys) {
         this.number = number;
         this.publishedAt = Objects.requireNonNull(publishedAt, "publishedAt");
         this.staleSince = staleSince;
@@ -77,6 +79,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         this.services = new ServiceIndex(this.statuses);
         this.selection = new SelectionReport(policy, cohort, explanation, h,
                 this.statuses.stream().filter(st -> st.state() != WorkerStatus.State.COMPATIBLE).toList());
+        this.schemas = new SchemaIndex(this.statuses, this.workers, schemasByVersion, keys);
     }
 
     @Override
@@ -170,6 +173,51 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     @Override
     public InvocationTarget target(String service, String handler, Caller caller) {
         return services.target(service, handler, caller);
+    }
+
+    @Override
+    public SortedSet<String> protoServices() {
+        return schemas.protoServices();
+    }
+
+    @Override
+    public Optional<com.google.protobuf.Descriptors.FileDescriptor> fileContainingSymbol(String symbol) {
+        return schemas.fileContainingSymbol(symbol);
+    }
+
+    @Override
+    public Optional<com.google.protobuf.Descriptors.FileDescriptor> file(String name) {
+        return schemas.file(name);
+    }
+
+    @Override
+    public Optional<com.google.protobuf.Descriptors.MethodDescriptor> method(String service, String method) {
+        return schemas.method(service, method);
+    }
+
+    @Override
+    public Optional<ProtoSchema> forVersion(String version) {
+        return schemas.forVersion(version);
+    }
+
+    @Override
+    public Optional<ProtoSchema> forWorker(WorkerEndpoint worker) {
+        return schemas.forWorker(worker);
+    }
+
+    @Override
+    public Optional<String> keyPath(String service, String method) {
+        return schemas.keyPath(service, method);
+    }
+
+    @Override
+    public String extractKey(String service, String method, byte[] request) {
+        return schemas.extractKey(service, method, request);
+    }
+
+    @Override
+    public WorkerInfo route(String service, String method, Caller caller, String key) {
+        return schemas.route(this, service, method, caller, key);
     }
 
     @Override
