@@ -163,8 +163,8 @@ final class SchemaIndex {
             FieldDescriptor f = type == null ? null : type.findFieldByName(path.get(i));
             boolean last = i == path.size() - 1;
             if (f == null) {
-                problem = type == null ? "it goes below a scalar field"
-                        : type.getFullName() + " has no field '" + path.get(i) + "'";
+                problem = type == null ? "field '" + path.get(i - 1) + "' is a scalar, it has no field '"
+                        + path.get(i) + "'" : type.getFullName() + " has no field '" + path.get(i) + "'";
             } else if (f.isRepeated()) {
                 problem = "field '" + f.getName() + "' is repeated";
             } else if (last && f.getJavaType() == FieldDescriptor.JavaType.MESSAGE) {

@@ -167,7 +167,7 @@ public final class RollcallWorker implements AutoCloseable {
         private Integer port;
         private Boolean register;
         private Boolean reflection;
-        private final java.util.Set<String> advertised = new java.util.HashSet<>();
+        private final java.util.Set<String> advertisedServices = new java.util.HashSet<>();
         private RollcallConfig config;
         private ClassLoader classLoader;
         private FlightProducer producer;
@@ -234,7 +234,7 @@ public final class RollcallWorker implements AutoCloseable {
          */
         public Builder advertise(ServiceInfo service) {
             info.service(service);
-            advertised.add(service.name());
+            advertisedServices.add(service.name());
             return this;
         }
 
@@ -339,7 +339,7 @@ public final class RollcallWorker implements AutoCloseable {
                 io.grpc.ServerServiceDefinition definition = service.bindService();
                 definitions.add(definition);
                 String name = definition.getServiceDescriptor().getName();
-                if (advertised.add(name)) {
+                if (advertisedServices.add(name)) {
                     info.service(new ServiceInfo(name, dev.rollcall.api.Visibility.PUBLIC,
                             definition.getMethods().stream()
                                     .map(m -> m.getMethodDescriptor().getBareMethodName())
