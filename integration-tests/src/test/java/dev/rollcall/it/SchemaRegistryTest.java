@@ -179,6 +179,39 @@ class SchemaRegistryTest {
     }
 
     @Test
+    void aFailedFetchIsRetriedNotCachedAsEmpty() throws Exception {
+        AtomicInteger refused = new AtomicInteger();
+        ServerInterceptor refuseFirstReflection = new ServerInterceptor() {
+            @Override
+            public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+                                                               ServerCallHandler<Q, R> next) {
+                if (call.getMethodDescriptor().getServiceName().startsWith("grpc.reflection.")
+                        && refused.getAndIncrement() == 0) {
+                    call.close(io.grpc.Status.UNAVAILABLE.withDescription("not yet"), new Metadata());
+                    return new ServerCall.Listener<>() {
+                    };
+                }
+                return next.startCall(call, headers);
+            }
+        };
+        RollcallWorker w = closing(RollcallWorker.builder().version("1.0.0")
+                .service(DemoOrders.service(DemoOrders.v1(), "flaky")).intercept(refuseFirstReflection).start());
+        WorkerResolver resolver = resolver(Map.of());
+        List<FleetSnapshot> seen = new CopyOnWriteArrayList<>();
+        closing(resolver.addListener(seen::add));
+        discovery.push(List.of(w.endpoint()));
+
+        FleetSnapshot snap = resolver.await(s -> s.forWorker(w.endpoint()).isPresent(), WAIT);
+        assertThat(snap.method(ORDERS, "Place")).isPresent();
+        assertThat(refused).hasValue(2);
+        // After the failure the worker was used without a schema rather than held back, until the retry.
+        org.awaitility.Awaitility.await().atMost(WAIT).untilAsserted(() -> assertThat(seen).anySatisfy(s -> {
+            assertThat(s.counts().compatible()).isEqualTo(1);
+            assertThat(s.forWorker(w.endpoint())).isEmpty();
+        }));
+    }
+
+    @Test
     void schemasAreNotFetchedWhenSwitchedOff() throws Exception {
         RollcallWorker w = worker("1.0.0", DemoOrders.v1());
         WorkerResolver resolver = resolver(Map.of("rollcall.schemas.fetch", "false"));
