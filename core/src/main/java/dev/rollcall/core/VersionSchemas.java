@@ -101,20 +101,29 @@ final class VersionSchemas {
             e.ownChannel = over;
         }
         ManagedChannel own = e.ownChannel;
+        ManagedChannel borrowed = own == null ? over : null;
         fetches.incrementAndGet();
         SchemaFetcher.fetch(over, timeout, maxBytes).whenComplete((schema, failure) -> {
             if (own != null) {
                 own.shutdownNow();
             }
-            execute(() -> done(e, worker, schema, failure));
+            execute(() -> done(e, worker, borrowed, schema, failure));
         });
     }
 
-    private void done(Entry e, WorkerEndpoint worker, ProtoSchema schema, Throwable failure) {
+    private void done(Entry e, WorkerEndpoint worker, ManagedChannel borrowed, ProtoSchema schema,
+                      Throwable failure) {
         e.fetching = false;
         e.ownChannel = null;
         if (closed || byVersion.get(e.version) != e) {
             return; // every worker of the version left meanwhile
+        }
+        if (failure != null && borrowed != null && borrowed.isShutdown()) {
+            // The worker asked left (or dropped its connection) and its probe channel was closed:
+            // not the version's failure. Ask another worker of the version at once.
+            e.retryDue = true;
+            changed.run();
+            return;
         }
         if (failure == null) {
             e.schema = schema;

@@ -79,7 +79,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         this.services = new ServiceIndex(this.statuses);
         this.selection = new SelectionReport(policy, cohort, explanation, h,
                 this.statuses.stream().filter(st -> st.state() != WorkerStatus.State.COMPATIBLE).toList());
-        this.schemas = new SchemaIndex(this.statuses, this.workers, schemasByVersion, keys);
+        this.schemas = new SchemaIndex(h.keySet(), this.workers, schemasByVersion, keys);
     }
 
     @Override
@@ -202,7 +202,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
 
     @Override
     public Optional<ProtoSchema> forWorker(WorkerEndpoint worker) {
-        return schemas.forWorker(worker);
+        return schemas.forWorker(Optional.ofNullable(byId.get(worker.url())));
     }
 
     @Override

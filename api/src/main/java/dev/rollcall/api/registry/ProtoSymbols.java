@@ -43,6 +43,6 @@ public interface ProtoSymbols {
     /** The schema of {@code version}, when a worker of that version is in the snapshot and its schema is known. */
     Optional<ProtoSchema> forVersion(String version);
 
-    /** The schema of the version {@code worker} reported, when known (any state but unreachable or pending). */
+    /** The schema of the version {@code worker} reported, when known and the worker answered (compatible or rejected). */
     Optional<ProtoSchema> forWorker(WorkerEndpoint worker);
 }

@@ -7,7 +7,6 @@ import com.google.protobuf.Descriptors.FileDescriptor;
 import com.google.protobuf.Descriptors.MethodDescriptor;
 import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.InvalidProtocolBufferException;
-import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -29,29 +28,33 @@ final class SchemaIndex {
     private final Map<String, ProtoSchema> byVersion;
     /** The schemas of the compatible workers' versions, newest version first. */
     private final List<ProtoSchema> newestFirst;
-    private final Map<String, String> versionByUrl;
     private final SortedSet<String> protoServices;
     private final KeyPaths keys;
 
-    SchemaIndex(List<WorkerStatus> statuses, List<WorkerInfo> compatible, Map<String, ProtoSchema> schemas,
+    /**
+     * @param answeredVersions the versions of the compatible and rejected workers (the snapshot's histogram)
+     * @param compatible       the compatible workers
+     */
+    SchemaIndex(java.util.Set<String> answeredVersions, List<WorkerInfo> compatible, Map<String, ProtoSchema> schemas,
                 KeyPaths keys) {
         this.keys = keys;
-        Map<String, ProtoSchema> kept = new HashMap<>();
-        Map<String, String> urls = new HashMap<>();
-        for (WorkerStatus s : statuses) {
-            s.info().ifPresent(info -> {
-                ProtoSchema schema = schemas.get(info.version());
-                if (schema != null && s.state() != WorkerStatus.State.UNREACHABLE
-                        && s.state() != WorkerStatus.State.PENDING) {
-                    kept.put(info.version(), schema);
-                    urls.put(s.endpoint().url(), info.version());
-                }
-            });
+        if (schemas.isEmpty()) {
+            this.byVersion = Map.of();
+            this.newestFirst = List.of();
+            this.protoServices = Collections.emptySortedSet();
+            return;
         }
+        Map<String, ProtoSchema> kept = new HashMap<>();
+        schemas.forEach((version, schema) -> {
+            if (answeredVersions.contains(version)) {
+                kept.put(version, schema);
+            }
+        });
         this.byVersion = Map.copyOf(kept);
-        this.versionByUrl = Map.copyOf(urls);
-        TreeSet<String> versions = new TreeSet<>(VersionOrder.INSTANCE.reversed());
-        compatible.forEach(w -> versions.add(w.version()));
+        java.util.Set<String> compatibleVersions = new java.util.HashSet<>();
+        compatible.forEach(w -> compatibleVersions.add(w.version()));
+        List<String> versions = new ArrayList<>(compatibleVersions);
+        versions.sort(VersionOrder.INSTANCE.reversed());
         List<ProtoSchema> ordered = new ArrayList<>();
         TreeSet<String> names = new TreeSet<>();
         for (String v : versions) {
@@ -103,9 +106,11 @@ final class SchemaIndex {
         return Optional.ofNullable(byVersion.get(version));
     }
 
-    Optional<ProtoSchema> forWorker(WorkerEndpoint worker) {
-        String version = versionByUrl.get(worker.url());
-        return version == null ? Optional.empty() : forVersion(version);
+    /** The schema of the version {@code status}'s worker reported, when it answered (compatible or rejected). */
+    Optional<ProtoSchema> forWorker(Optional<WorkerStatus> status) {
+        return status.filter(st -> st.state() == WorkerStatus.State.COMPATIBLE
+                        || st.state() == WorkerStatus.State.REJECTED)
+                .flatMap(WorkerStatus::info).flatMap(info -> forVersion(info.version()));
     }
 
     Optional<String> keyPath(String service, String method) {
