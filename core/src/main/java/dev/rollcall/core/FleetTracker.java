@@ -468,7 +468,11 @@ final class FleetTracker {
         sorted.sort((a, b) -> a.url.compareTo(b.url));
         List<WorkerInfo> answered = new ArrayList<>();
         java.util.Set<Tracked> awaitingSchema = new java.util.HashSet<>();
+        java.util.Set<String> versions = new java.util.HashSet<>();
         for (Tracked t : sorted) {
+            if (schemas != null && t.info != null) {
+                versions.add(t.info.version());
+            }
             if (t.phase == Phase.ANSWERED) {
                 if (schemaReady(t)) {
                     answered.add(t.info);
@@ -478,12 +482,6 @@ final class FleetTracker {
             }
         }
         if (schemas != null) {
-            java.util.Set<String> versions = new java.util.HashSet<>();
-            sorted.forEach(t -> {
-                if (t.info != null) {
-                    versions.add(t.info.version());
-                }
-            });
             schemas.retain(versions);
         }
         Map<String, dev.rollcall.api.registry.ProtoSchema> schemasNow = schemas == null ? Map.of() : schemas.known();
