@@ -88,20 +88,10 @@ public final class KeyPaths {
      * define are not checked (another version may define them).
      */
     public List<String> problems(ProtoSchema schema) {
-        List<String> found = new ArrayList<>();
-        new TreeMap<>(written).forEach((serviceMethod, path) -> {
-            int dot = serviceMethod.lastIndexOf('.');
-            String service = serviceMethod.substring(0, dot);
-            String method = serviceMethod.substring(dot + 1);
-            schema.method(service, method).ifPresent(m -> {
-                try {
-                    SchemaIndex.resolve(service, method, m.getInputType(), paths.get(new Method(service, method)));
-                } catch (KeyExtractionException e) {
-                    found.add(e.getMessage());
-                }
-            });
-        });
-        return found;
+        Objects.requireNonNull(schema, "schema");
+        Map<String, List<String>> byServiceMethod = new HashMap<>();
+        paths.forEach((m, path) -> byServiceMethod.put(m.service() + "." + m.method(), path));
+        return KeyReader.problems(byServiceMethod, schema);
     }
 
     @Override

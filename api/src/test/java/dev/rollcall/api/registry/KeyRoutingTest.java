@@ -123,6 +123,21 @@ class KeyRoutingTest {
     }
 
     @Test
+    void routingNeedsNoProtobufOnTheClassPath() throws Exception {
+        java.net.URL api = FleetSnapshot.class.getProtectionDomain().getCodeSource().getLocation();
+        java.net.URL tests = RoutingWithoutProtobuf.class.getProtectionDomain().getCodeSource().getLocation();
+        try (java.net.URLClassLoader alone = new java.net.URLClassLoader(new java.net.URL[] {api, tests},
+                ClassLoader.getPlatformClassLoader())) {
+            assertThatThrownBy(() -> alone.loadClass("com.google.protobuf.Message"))
+                    .isInstanceOf(ClassNotFoundException.class);
+            @SuppressWarnings("unchecked")
+            java.util.function.Supplier<String> routing = (java.util.function.Supplier<String>) alone
+                    .loadClass(RoutingWithoutProtobuf.class.getName()).getDeclaredConstructor().newInstance();
+            assertThat(routing.get()).isEqualTo("grpc://127.0.0.1:7000");
+        }
+    }
+
+    @Test
     void theWeightOfAKeyForAWorkerIsPinned() {
         // Golden values of the documented function: coordinators of different builds must route a key alike.
         long key = RendezvousHash.hash("customer-1");
