@@ -79,6 +79,10 @@ final class FleetTracker {
     private boolean closed;
     private Instant staleSince;
     private FleetSnapshot last;
+    /** Schemas per worker version; null when the resolver fetches none. See {@link #useSchemas}. */
+    private VersionSchemas schemas;
+    private dev.rollcall.api.registry.KeyPaths keyPaths = dev.rollcall.api.registry.KeyPaths.none();
+    private Map<String, dev.rollcall.api.registry.ProtoSchema> publishedSchemas = Map.of();
 
     FleetTracker(ScheduledExecutorService serial, ProbeClient probes, VersionPolicy policy, ResolverOptions options,
                  Clock clock, FleetSnapshot initial, Consumer<FleetSnapshot> publisher) {
@@ -127,11 +131,35 @@ final class FleetTracker {
         ScheduledFuture<?> timer;     // the next retry or refresh
         ManagedChannel channel;
         WorkerStatus shown;           // as the last snapshot showed it; reused while nothing changed
+        boolean awaitingSchema;       // answered, its version's schema not fetched yet (set while building)
 
         Tracked(WorkerEndpoint endpoint) {
             this.url = endpoint.url();
             this.endpoint = endpoint;
         }
+    }
+
+    /**
+     * Fetch each worker version's schema with {@code versionSchemas} and hold a worker back until its
+     * version's schema is known (see {@link VersionSchemas}); snapshots carry the schemas and
+     * {@code keys}. Call once, before the first candidates.
+     */
+    void useSchemas(VersionSchemas versionSchemas, dev.rollcall.api.registry.KeyPaths keys) {
+        this.schemas = versionSchemas;
+        this.keyPaths = keys;
+    }
+
+    /** A schema arrived, failed or is due for a retry. */
+    void schemasChanged() {
+        if (!closed) {
+            dirty = true;
+            publishIfChanged();
+        }
+    }
+
+    /** Whether an answered worker may be published: its version's schema is known (see {@link VersionSchemas#ready}). */
+    private boolean schemaReady(Tracked t) {
+        return schemas == null || schemas.ready(t.info.version(), t.endpoint, t.channel);
     }
 
     void addObserver(ProbeObserver observer) {
@@ -456,18 +484,32 @@ final class FleetTracker {
         dirty = false;
         Collection<Tracked> sorted = tracked.values();
         List<WorkerInfo> answered = new ArrayList<>();
+        java.util.Set<String> versions = new java.util.HashSet<>();
         for (Tracked t : sorted) {
+            if (schemas != null && t.info != null) {
+                versions.add(t.info.version());
+            }
             if (t.phase == Phase.ANSWERED) {
-                answered.add(t.info);
+                t.awaitingSchema = !schemaReady(t);
+                if (!t.awaitingSchema) {
+                    answered.add(t.info);
+                }
             }
         }
+        if (schemas != null) {
+            schemas.retain(versions);
+        }
+        Map<String, dev.rollcall.api.registry.ProtoSchema> schemasNow = schemas == null ? Map.of() : schemas.known();
         Chosen chosen = select(answered);
         Map<String, String> verdicts = chosen.verdicts();
         List<WorkerStatus> statuses = new ArrayList<>(sorted.size());
         for (Tracked t : sorted) {
             State state = t.phase.shown;
             String reason = t.reason;
-            if (t.phase == Phase.ANSWERED) {
+            if (t.phase == Phase.ANSWERED && t.awaitingSchema) {
+                state = State.PENDING;
+                reason = "fetching the schema of version '" + t.info.version() + "'";
+            } else if (t.phase == Phase.ANSWERED) {
                 reason = verdicts.getOrDefault(t.url, "the policy made no decision about it");
                 state = reason.isEmpty() ? State.COMPATIBLE : State.REJECTED;
             }
@@ -481,14 +523,15 @@ final class FleetTracker {
         }
         // Snapshot 0 means "nothing known yet": the first set from discovery is news even when empty.
         SelectionReport before = last.selection();
-        if (last.number() > 0 && statuses.equals(last.statuses())
+        if (last.number() > 0 && statuses.equals(last.statuses()) && schemasNow == publishedSchemas
                 && Objects.equals(staleSince, last.staleSince().orElse(null))
                 && chosen.cohort().equals(before.cohort()) && chosen.explanation().equals(before.explanation())) {
             return;
         }
         logVerdictChanges(statuses);
+        publishedSchemas = schemasNow;
         last = FleetSnapshot.of(last.number() + 1, clock.instant(), staleSince, policy.description(), statuses,
-                chosen.cohort(), chosen.explanation());
+                chosen.cohort(), chosen.explanation(), schemasNow, keyPaths);
         // Once per change of choice at INFO; the explanation's counts move with every probe answer.
         if (!chosen.cohort().equals(before.cohort())) {
             log.info("snapshot {}: {}", last.number(), last.selection().summary());
@@ -604,6 +647,9 @@ final class FleetTracker {
         }
         tracked.clear();
         queue.clear();
+        if (schemas != null) {
+            channels.addAll(schemas.close());
+        }
         return channels;
     }
 

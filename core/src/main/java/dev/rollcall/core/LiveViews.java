@@ -20,7 +20,9 @@ import java.util.function.Supplier;
  * The read views over whatever snapshot is current: each call reads the current snapshot once and
  * answers from it. Read-only by construction: it holds nothing but the supplier.
  */
-final class LiveViews implements WorkerEndpoints, WorkerVersions, WorkerServices, InvocationTargets {
+final class LiveViews implements WorkerEndpoints, WorkerVersions, WorkerServices, InvocationTargets,
+        dev.rollcall.api.registry.ProtoSymbols, dev.rollcall.api.registry.KeyExtractors,
+        dev.rollcall.api.registry.KeyRouting {
 
     private final Supplier<FleetSnapshot> current;
 
@@ -76,6 +78,51 @@ final class LiveViews implements WorkerEndpoints, WorkerVersions, WorkerServices
     @Override
     public InvocationTarget target(String service, String handler, Caller caller) {
         return current.get().target(service, handler, caller);
+    }
+
+    @Override
+    public SortedSet<String> protoServices() {
+        return current.get().protoServices();
+    }
+
+    @Override
+    public Optional<com.google.protobuf.Descriptors.FileDescriptor> fileContainingSymbol(String symbol) {
+        return current.get().fileContainingSymbol(symbol);
+    }
+
+    @Override
+    public Optional<com.google.protobuf.Descriptors.FileDescriptor> file(String name) {
+        return current.get().file(name);
+    }
+
+    @Override
+    public Optional<com.google.protobuf.Descriptors.MethodDescriptor> method(String service, String method) {
+        return current.get().method(service, method);
+    }
+
+    @Override
+    public Optional<dev.rollcall.api.registry.ProtoSchema> forVersion(String version) {
+        return current.get().forVersion(version);
+    }
+
+    @Override
+    public Optional<dev.rollcall.api.registry.ProtoSchema> forWorker(WorkerEndpoint worker) {
+        return current.get().forWorker(worker);
+    }
+
+    @Override
+    public Optional<String> keyPath(String service, String method) {
+        return current.get().keyPath(service, method);
+    }
+
+    @Override
+    public String extractKey(String service, String method, byte[] request) {
+        return current.get().extractKey(service, method, request);
+    }
+
+    @Override
+    public WorkerInfo route(String service, String method, Caller caller, String key) {
+        return current.get().route(service, method, caller, key);
     }
 
     @Override

@@ -107,8 +107,12 @@ public final class WorkerResolver implements AutoCloseable {
     private record PendingDiscovery(Set<WorkerEndpoint> candidates, Throwable errorAfter) {
     }
 
+    /** Schema fetching and routing keys: {@code rollcall.schemas.*}, {@code rollcall.keys.*}. */
+    private record SchemaOptions(boolean fetch, int maxResponseBytes, dev.rollcall.api.registry.KeyPaths keys) {
+    }
+
     private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ResolverOptions options,
-                           ProbeTls tls) {
+                           ProbeTls tls, SchemaOptions schemaOptions) {
         this.name = b.name != null ? b.name : String.valueOf(RESOLVERS.incrementAndGet());
         this.discovery = discovery;
         this.policy = policy;
@@ -118,6 +122,11 @@ public final class WorkerResolver implements AutoCloseable {
         this.listenerExecutor = Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-listeners-" + name));
         this.current = FleetSnapshot.of(0, b.clock.instant(), null, policy.description(), List.of());
         this.tracker = new FleetTracker(serial, probes, policy, options, b.clock, current, this::publish);
+        if (schemaOptions.fetch() || !schemaOptions.keys().asMap().isEmpty()) {
+            tracker.useSchemas(new VersionSchemas(schemaOptions.fetch(), serial, probes, options.probeTimeout(),
+                    schemaOptions.maxResponseBytes(), dev.rollcall.api.Backoff.of(options.backoffInitial(),
+                    options.backoffMax()), schemaOptions.keys(), tracker::schemasChanged), schemaOptions.keys());
+        }
     }
 
     /** Builds a resolver from {@link RollcallConfig#load()}: the properties files, system properties and environment. */
@@ -168,6 +177,28 @@ public final class WorkerResolver implements AutoCloseable {
 
     /** The invocation-targets view, live (see {@link #endpoints()}). */
     public InvocationTargets targets() {
+        return live;
+    }
+
+    /**
+     * The proto-symbols view, live (see {@link #endpoints()}): the schemas of the workers' versions.
+     * For JSON mapping wrap it, or better a pinned snapshot, in {@code rollcall-schema-json}'s
+     * {@code ProtoJsonMappers}.
+     */
+    public dev.rollcall.api.registry.ProtoSymbols symbols() {
+        return live;
+    }
+
+    /** The key-extractors view, live (see {@link #endpoints()}). */
+    public dev.rollcall.api.registry.KeyExtractors keyExtractors() {
+        return live;
+    }
+
+    /**
+     * The key-routing view, live (see {@link #endpoints()}). To extract a key and route it with
+     * the same schema and workers, {@link #pin()} one snapshot and use it for both.
+     */
+    public dev.rollcall.api.registry.KeyRouting keyRouting() {
         return live;
     }
 
@@ -479,6 +510,13 @@ public final class WorkerResolver implements AutoCloseable {
      *   <tr><td>{@code rollcall.probe.tls.authority}</td><td>the endpoint's host: the name the
      *       workers' certificates are checked against (and sent as SNI), for endpoints whose address
      *       the certificate does not name (pod IPs behind a service name)</td></tr>
+     *   <tr><td>{@code rollcall.schemas.fetch}</td><td>true: fetch each worker version's schema through
+     *       gRPC server reflection once, and publish a worker once its version's schema is known</td></tr>
+     *   <tr><td>{@code rollcall.schemas.max-response-bytes}</td><td>4194304: the most one version's
+     *       reflection answers may add up to</td></tr>
+     *   <tr><td>{@code rollcall.keys.<service>.<method>}</td><td>none: the field path of the routing key of
+     *       a method's requests, e.g. {@code rollcall.keys.demo.v1.Orders.Place=order.customer_id}
+     *       (see {@link dev.rollcall.api.registry.KeyPaths})</td></tr>
      * </table>
      *
      * <p>TLS settings apply to {@code grpcs://} endpoints; {@code grpc://} ones stay plaintext, and
@@ -502,6 +540,8 @@ public final class WorkerResolver implements AutoCloseable {
         private java.nio.file.Path tlsCert;
         private java.nio.file.Path tlsKey;
         private String tlsAuthority;
+        private Boolean fetchSchemas;
+        private dev.rollcall.api.registry.KeyPaths keyPaths;
         private Clock clock = Clock.systemUTC();
         private String name;
         private ClassLoader classLoader;
@@ -604,6 +644,22 @@ public final class WorkerResolver implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Whether to fetch each worker version's schema through gRPC server reflection
+         * ({@code rollcall.schemas.fetch}, default true). When on, a worker is published once its
+         * version's schema is known (or its fetch has failed once; it is retried in the background).
+         */
+        public Builder fetchSchemas(boolean fetch) {
+            this.fetchSchemas = fetch;
+            return this;
+        }
+
+        /** The routing key paths, instead of {@code rollcall.keys.*}. */
+        public Builder keyPaths(dev.rollcall.api.registry.KeyPaths keys) {
+            this.keyPaths = Objects.requireNonNull(keys, "keys");
+            return this;
+        }
+
         /** The clock for snapshot timestamps; default UTC system clock. */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
@@ -648,6 +704,11 @@ public final class WorkerResolver implements AutoCloseable {
                         "at least rollcall.probe.backoff.initial (" + options.backoffInitial() + ")");
             }
             ProbeTls tls = ProbeTls.read(probe, tlsCa, tlsCert, tlsKey, tlsAuthority);
+            Settings schemaSettings = root.scope("rollcall.schemas.");
+            SchemaOptions schemaOptions = new SchemaOptions(
+                    fetchSchemas != null ? fetchSchemas : schemaSettings.bool("fetch", true),
+                    schemaSettings.integer("max-response-bytes", 4 << 20, 1024, 256 << 20),
+                    keyPaths != null ? keyPaths : keyPaths(cfg));
             ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
 
             String policyType = null;
@@ -684,7 +745,8 @@ public final class WorkerResolver implements AutoCloseable {
                 }
                 throw e;
             }
-            WorkerResolver resolver = new WorkerResolver(this, chosenDiscovery, chosenPolicy, options, tls);
+            WorkerResolver resolver = new WorkerResolver(this, chosenDiscovery, chosenPolicy, options, tls,
+                    schemaOptions);
             try {
                 resolver.start();
             } catch (RuntimeException e) {
@@ -692,6 +754,26 @@ public final class WorkerResolver implements AutoCloseable {
                 throw e;
             }
             return resolver;
+        }
+
+        /** {@code rollcall.keys.<service>.<method>=<path>}, each checked for syntax, naming its key. */
+        private static dev.rollcall.api.registry.KeyPaths keyPaths(RollcallConfig cfg) {
+            String prefix = "rollcall.keys.";
+            java.util.Map<String, String> byMethod = new java.util.TreeMap<>();
+            for (String key : cfg.values().keySet()) {
+                if (key.startsWith(prefix)) {
+                    String value = cfg.settings().raw(key).orElse("");
+                    try {
+                        dev.rollcall.api.registry.KeyPaths.of(java.util.Map.of(key.substring(prefix.length()), value));
+                    } catch (IllegalArgumentException e) {
+                        throw ConfigurationException.invalid(key, value,
+                                "a field path such as order.customer_id under rollcall.keys.<service>.<method> ("
+                                        + e.getMessage() + ")");
+                    }
+                    byMethod.put(key.substring(prefix.length()), value);
+                }
+            }
+            return dev.rollcall.api.registry.KeyPaths.of(byMethod);
         }
 
         private static Duration positive(Duration d, String what) {

@@ -3,6 +3,7 @@ package dev.rollcall.api.registry;
 import dev.rollcall.api.WorkerInfo;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -15,7 +16,8 @@ import java.util.Optional;
  * <p>Snapshot 0 is the empty one from before discovery first reported; each published change adds
  * one, and a higher number always replaces a lower one. Thread-safe; no method blocks.
  */
-public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerServices, InvocationTargets {
+public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerServices, InvocationTargets,
+        ProtoSymbols, KeyExtractors, KeyRouting {
 
     /** This snapshot's number, increasing by one with each published change. */
     long number();
@@ -58,6 +60,19 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
      */
     static FleetSnapshot of(long number, Instant publishedAt, Instant staleSince, String policy,
                             List<WorkerStatus> statuses, Optional<String> cohort, String explanation) {
-        return new ImmutableFleetSnapshot(number, publishedAt, staleSince, policy, statuses, cohort, explanation);
+        return of(number, publishedAt, staleSince, policy, statuses, cohort, explanation, Map.of(), KeyPaths.none());
+    }
+
+    /**
+     * A snapshot with the schemas of its workers' versions (version → schema; schemas of versions no
+     * answered worker reports are dropped) and the routing key paths that {@link KeyExtractors} reads.
+     * A version without an entry has no known schema (not fetched yet, or fetching is off).
+     */
+    static FleetSnapshot of(long number, Instant publishedAt, Instant staleSince, String policy,
+                            List<WorkerStatus> statuses, Optional<String> cohort, String explanation,
+                            Map<String, ProtoSchema> schemasByVersion, KeyPaths keys) {
+        return new ImmutableFleetSnapshot(number, publishedAt, staleSince, policy, statuses, cohort, explanation,
+                java.util.Objects.requireNonNull(schemasByVersion, "schemasByVersion"),
+                java.util.Objects.requireNonNull(keys, "keys"));
     }
 }

@@ -34,9 +34,11 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     private final FleetCounts counts;
     private volatile ServiceIndex services;
     private final SelectionReport selection;
+    private final SchemaIndex schemas;
 
     ImmutableFleetSnapshot(long number, Instant publishedAt, Instant staleSince, String policy,
-                           List<WorkerStatus> statuses, Optional<String> cohort, String explanation) {
+                           List<WorkerStatus> statuses, Optional<String> cohort, String explanation,
+                           Map<String, ProtoSchema> schemasByVersion, KeyPaths keys) {
         this.number = number;
         this.publishedAt = Objects.requireNonNull(publishedAt, "publishedAt");
         this.staleSince = staleSince;
@@ -73,6 +75,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         this.counts = new FleetCounts(this.statuses.size(), compatible, rejected, unreachable, pending);
         this.selection = new SelectionReport(policy, cohort, explanation, h,
                 this.statuses.stream().filter(st -> st.state() != WorkerStatus.State.COMPATIBLE).toList());
+        this.schemas = new SchemaIndex(h.keySet(), this.workers, schemasByVersion, keys);
     }
 
     /** By URL and by instance id. */
@@ -192,6 +195,51 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     @Override
     public InvocationTarget target(String service, String handler, Caller caller) {
         return serviceIndex().target(service, handler, caller);
+    }
+
+    @Override
+    public SortedSet<String> protoServices() {
+        return schemas.protoServices();
+    }
+
+    @Override
+    public Optional<com.google.protobuf.Descriptors.FileDescriptor> fileContainingSymbol(String symbol) {
+        return schemas.fileContainingSymbol(symbol);
+    }
+
+    @Override
+    public Optional<com.google.protobuf.Descriptors.FileDescriptor> file(String name) {
+        return schemas.file(name);
+    }
+
+    @Override
+    public Optional<com.google.protobuf.Descriptors.MethodDescriptor> method(String service, String method) {
+        return schemas.method(service, method);
+    }
+
+    @Override
+    public Optional<ProtoSchema> forVersion(String version) {
+        return schemas.forVersion(version);
+    }
+
+    @Override
+    public Optional<ProtoSchema> forWorker(WorkerEndpoint worker) {
+        return schemas.forWorker(Optional.ofNullable(byId.get(worker.url())));
+    }
+
+    @Override
+    public Optional<String> keyPath(String service, String method) {
+        return schemas.keyPath(service, method);
+    }
+
+    @Override
+    public String extractKey(String service, String method, byte[] request) {
+        return schemas.extractKey(service, method, request);
+    }
+
+    @Override
+    public WorkerInfo route(String service, String method, Caller caller, String key) {
+        return schemas.route(this, service, method, caller, key);
     }
 
     @Override

@@ -29,7 +29,9 @@ public final class UnknownKeys {
         Set<String> known = config.readKeys();
         List<String> unknown = new ArrayList<>();
         for (String key : config.values().keySet()) {
-            if (!key.startsWith("rollcall.") || config.wasRead(key) || isWorkerKey(key)) {
+            // rollcall.keys.<service>.<method> names the user's own services: any is valid.
+            if (!key.startsWith("rollcall.") || config.wasRead(key) || isWorkerKey(key)
+                    || key.startsWith("rollcall.keys.")) {
                 continue;
             }
             String inactive = inactiveScope(key, "rollcall.discovery.", discoveryType);

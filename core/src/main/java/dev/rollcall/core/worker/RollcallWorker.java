@@ -39,8 +39,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A worker process's server in one call: its Arrow Flight service and Rollcall's
- * {@link WorkerInfoService} on one gRPC server and port.
+ * A worker process's server in one call: its Arrow Flight service, Rollcall's
+ * {@link WorkerInfoService}, gRPC server reflection ({@code grpc.reflection.v1}, from which coordinators
+ * fetch the schemas of your services once per version) and your own gRPC services, on one gRPC
+ * server and port.
  *
  * <pre>{@code
  * try (RollcallWorker worker = RollcallWorker.builder()
@@ -173,6 +175,8 @@ public final class RollcallWorker implements AutoCloseable {
         private String advertiseHost;
         private Integer port;
         private Boolean register;
+        private Boolean reflection;
+        private final java.util.Set<String> advertisedServices = new java.util.HashSet<>();
         private RollcallConfig config;
         private ClassLoader classLoader;
         private FlightProducer producer;
@@ -193,7 +197,8 @@ public final class RollcallWorker implements AutoCloseable {
          * (default the host), {@code rollcall.worker.shutdown-grace} (default 5 s),
          * {@code rollcall.worker.tls.cert} and {@code rollcall.worker.tls.key} (PEM certificate chain
          * and PKCS#8 key: serve TLS; default plaintext), {@code rollcall.worker.tls.client-ca} (PEM CA
-         * certificates: require client certificates they signed; default none), and
+         * certificates: require client certificates they signed; default none),
+         * {@code rollcall.worker.reflection} (default {@code true}, see {@link #reflection}), and
          * {@code rollcall.worker.register} (default {@code false}): when true, {@link #start()}
          * registers the worker with the backend named by {@code rollcall.discovery.type}, with that
          * backend's settings. A typo among the worker's keys fails {@link #start()} naming the nearest
@@ -237,9 +242,14 @@ public final class RollcallWorker implements AutoCloseable {
             return this;
         }
 
-        /** A service (function, task kind) this worker advertises. */
+        /**
+         * A service (function, task kind) this worker advertises. A gRPC service added with
+         * {@link #service(BindableService)} is advertised on its own unless one of its name is
+         * advertised here.
+         */
         public Builder advertise(ServiceInfo service) {
             info.service(service);
+            advertisedServices.add(service.name());
             return this;
         }
 
@@ -279,7 +289,22 @@ public final class RollcallWorker implements AutoCloseable {
             return this;
         }
 
-        /** Another gRPC service to serve on the same server and port. */
+        /**
+         * Whether to serve gRPC server reflection ({@code grpc.reflection.v1.ServerReflection}) for
+         * the services of this server; overrides {@code rollcall.worker.reflection} (default true).
+         * Coordinators fetch each version's schema through it; without it the version's schema is empty.
+         */
+        public Builder reflection(boolean serve) {
+            this.reflection = serve;
+            return this;
+        }
+
+        /**
+         * Another gRPC service to serve on the same server and port. Unless a service of its name is
+         * {@link #advertise advertised} explicitly, it is advertised over {@code WorkerInfo} as a
+         * public service whose handlers are its methods, so that a coordinator's
+         * {@code target(service, method, caller)} and the schema use the same names.
+         */
         public Builder service(BindableService service) {
             services.add(Objects.requireNonNull(service, "service"));
             return this;
@@ -344,6 +369,20 @@ public final class RollcallWorker implements AutoCloseable {
                     : settings.duration("shutdown-grace", Duration.ofSeconds(5)).toMillis();
             boolean registering = register != null ? register : settings.bool("register", false);
             WorkerTls tls = WorkerTls.read(settings, tlsCert, tlsKey, tlsClientCa);
+            boolean serveReflection = reflection != null ? reflection : settings.bool("reflection", true);
+            List<io.grpc.ServerServiceDefinition> definitions = new ArrayList<>();
+            for (BindableService service : services) {
+                io.grpc.ServerServiceDefinition definition = service.bindService();
+                definitions.add(definition);
+                String name = definition.getServiceDescriptor().getName();
+                if (advertisedServices.add(name)) {
+                    info.service(new ServiceInfo(name, dev.rollcall.api.Visibility.PUBLIC,
+                            definition.getMethods().stream()
+                                    .map(m -> m.getMethodDescriptor().getBareMethodName())
+                                    .filter(Objects::nonNull).sorted()
+                                    .map(dev.rollcall.api.HandlerInfo::of).toList()));
+                }
+            }
             WorkerRegistrationProvider registrar = null;
             String registrationType = null;
             if (registering) {
@@ -374,7 +413,10 @@ public final class RollcallWorker implements AutoCloseable {
                     .addService(infoService)
                     .addService(FlightGrpcUtils.createFlightService(alloc,
                             producer != null ? producer : new NoOpFlightProducer(), ServerAuthHandler.NO_OP, executor));
-            services.forEach(sb::addService);
+            definitions.forEach(sb::addService);
+            if (serveReflection) {
+                sb.addService(io.grpc.protobuf.services.ProtoReflectionServiceV1.newInstance());
+            }
             interceptors.forEach(sb::intercept);
             Server server = sb.build();
             try {
