@@ -224,7 +224,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
 
     @Override
     public Optional<ProtoSchema> forWorker(WorkerEndpoint worker) {
-        return schemas.forWorker(Optional.ofNullable(byId.get(worker.url())));
+        return schemas.forWorker(Optional.ofNullable(byId().get(worker.url())));
     }
 
     @Override

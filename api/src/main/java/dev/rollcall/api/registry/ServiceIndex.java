@@ -112,6 +112,12 @@ final class ServiceIndex {
 
     InvocationTarget target(String service, String handler, Caller caller) {
         Entry entry = targets.get(new Key(service, handler));
+        if (entry != null && entry.listed() != null) {
+            InvocationTarget found = caller == Caller.INGRESS ? entry.forIngress() : entry.forInternal();
+            if (found != null) {
+                return found; // the hot path: no message to build
+            }
+        }
         String what = "service '" + service + "' handler '" + handler + "'";
         if (entry == null) {
             throw new TargetLookupException(TargetLookupException.Reason.NOT_FOUND, service, handler, caller,
@@ -121,10 +127,6 @@ final class ServiceIndex {
             throw new TargetLookupException(TargetLookupException.Reason.NO_COMPATIBLE_WORKER, service, handler,
                     caller, what + " has no compatible worker: only " + describe(entry.incompatible())
                     + " offer it");
-        }
-        InvocationTarget found = caller == Caller.INGRESS ? entry.forIngress() : entry.forInternal();
-        if (found != null) {
-            return found;
         }
         String visibility = entry.listed().visibility().name().toLowerCase(Locale.ROOT);
         if (caller == Caller.INGRESS) {
