@@ -99,16 +99,16 @@ class ResolverCloseTest {
     }
 
     @Test
-    void openingAndClosingTwentyTimesLeavesNothingBehind() throws Exception {
+    void openingAndClosingTenTimesLeavesNothingBehind() throws Exception {
         startWorkers();
         Map<String, Integer> before = rollcallThreads();
-        for (int i = 0; i < 20; i++) {
+        for (int i = 0; i < 10; i++) {
             resolverWithProbesInFlight("cycle", new PushDiscovery()).close();
             await().atMost(WAIT).untilAsserted(() -> assertThat(openConnections()).isZero());
         }
         await().atMost(WAIT).untilAsserted(() -> assertThat(rollcallThreads()).isEqualTo(before));
         // Each cycle's probes were cancelled on the workers' side too: none is still waiting.
-        assertThat(workers.subList(2, 5)).allSatisfy(w -> assertThat(w.probes()).isEqualTo(20));
+        assertThat(workers.subList(2, 5)).allSatisfy(w -> assertThat(w.probes()).isEqualTo(10));
     }
 
     @Test
