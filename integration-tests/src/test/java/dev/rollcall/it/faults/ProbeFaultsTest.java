@@ -102,8 +102,8 @@ class ProbeFaultsTest {
         assertThat(status(r, late.endpoint()).reason()).isEqualTo("DEADLINE_EXCEEDED: no answer within 1000 ms");
         assertThat(r.workers()).extracting(w -> w.endpoint().url()).containsExactly(fleet.worker(0).endpoint().url());
 
-        // The answers the worker sends after each deadline land on cancelled calls: they change nothing.
-        await().atMost(WAIT).until(() -> late.delayedAnswers() >= 2);
+        // The answer the worker sends after the deadline lands on a cancelled call: it changes nothing.
+        await().atMost(WAIT).until(() -> late.delayedAnswers() >= 1);
         FleetSnapshot last = r.pin();
         assertThat(last.status(late.endpoint().url()).orElseThrow().state()).isEqualTo(State.UNREACHABLE);
         assertThat(seen).noneMatch(s -> s.compatibleEndpoints().contains(late.endpoint()));
@@ -181,7 +181,7 @@ class ProbeFaultsTest {
         WorkerFleet fleet = closing(WorkerFleet.start("1.0.0"));
         ScriptedWorker flapper = closing(ScriptedWorker.answering(ScriptedWorker.version("1.0.0")));
         WorkerResolver r = resolver(WorkerResolver.builder().probeTimeout(Duration.ofSeconds(1))
-                .backoff(Duration.ofMillis(100), Duration.ofSeconds(10)));
+                .backoff(Duration.ofMillis(100), Duration.ofSeconds(4)));
         List<WorkerEndpoint> candidates = new ArrayList<>(fleet.endpoints());
         candidates.add(flapper.endpoint());
         discovery.push(candidates);
@@ -253,7 +253,8 @@ class ProbeFaultsTest {
         for (int i = 0; i < 25; i++) {
             hung.add(fleet.addUnresponsive());
         }
-        WorkerResolver r = resolver(WorkerResolver.builder().probeTimeout(Duration.ofSeconds(20))
+        // The hung ones' deadline is long enough for the 450 to be probed first on a busy machine.
+        WorkerResolver r = resolver(WorkerResolver.builder().probeTimeout(Duration.ofSeconds(12))
                 .backoff(Duration.ofMinutes(5), Duration.ofMinutes(5)));
         List<WorkerEndpoint> candidates = new ArrayList<>(fleet.endpoints());
         candidates.addAll(refusing);
@@ -271,7 +272,7 @@ class ProbeFaultsTest {
         assertThat(refusing).allSatisfy(e -> assertThat(s.status(e.url()).orElseThrow().reason())
                 .startsWith("UNAVAILABLE").contains("onnection refused"));
         assertThat(hung).allSatisfy(h -> assertThat(s.status(h.endpoint().url()).orElseThrow().reason())
-                .isEqualTo("DEADLINE_EXCEEDED: no answer within 20000 ms"));
+                .isEqualTo("DEADLINE_EXCEEDED: no answer within 12000 ms"));
         assertThat(r.probesSent()).isEqualTo(500);
     }
 }
