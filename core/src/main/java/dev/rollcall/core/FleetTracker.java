@@ -123,7 +123,8 @@ final class FleetTracker {
         WorkerInfo info;              // the last answer; null until the first
         Phase phase = Phase.NEW;
         String reason = "not probed yet";
-        int failures;
+        int failures;                 // failed probes since it last stayed up (see stableNanos)
+        long upSinceNanos;            // the first answer since the last failed probe; 0 when none
         boolean queued;
         boolean probing;
         boolean reprobeWanted;        // asked for while a probe was in flight
@@ -302,6 +303,12 @@ final class FleetTracker {
             return; // left while we were probing; its channel is already closed
         }
         if (failure != null) {
+            // Flap damping: only a worker that stayed up a while starts its backoff over; one that
+            // answers and drops again at once keeps backing off further each time.
+            if (t.upSinceNanos != 0 && System.nanoTime() - t.upSinceNanos >= stableNanos()) {
+                t.failures = 0;
+            }
+            t.upSinceNanos = 0;
             t.failures++;
             String reason = ProbeClient.describe(failure, options.probeTimeout());
             if (t.phase != Phase.UNREACHABLE || !reason.equals(t.reason)) {
@@ -322,7 +329,9 @@ final class FleetTracker {
                         t.info.instanceId(), answered.instanceId(), t.info.version(), answered.version());
             }
             t.info = answered;
-            t.failures = 0;
+            if (t.upSinceNanos == 0) {
+                t.upSinceNanos = System.nanoTime();
+            }
             t.phase = Phase.ANSWERED;
             t.reason = "";
             if (options.keepChannels()) {
@@ -340,6 +349,14 @@ final class FleetTracker {
         }
         pump();
         publishIfChanged();
+    }
+
+    /**
+     * How long a worker must keep answering to count as up again, so that its next failure starts the
+     * backoff over: ten initial retry delays (2.5 s by default), or backoff.max if that is shorter.
+     */
+    private long stableNanos() {
+        return Math.min(options.backoffMax().toNanos(), options.backoffInitial().toNanos() * 10);
     }
 
     /** A kept channel that leaves READY means the worker may have restarted: probe it again. */

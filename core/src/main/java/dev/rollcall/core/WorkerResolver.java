@@ -582,7 +582,12 @@ public final class WorkerResolver implements AutoCloseable {
             return this;
         }
 
-        /** Retry delays after failed probes: {@code initial}, doubling up to {@code max}, each up to 20 % shorter at random. */
+        /**
+         * Retry delays after failed probes: {@code initial}, doubling up to {@code max}, each up to 20 %
+         * shorter at random. A worker that answers and fails again soon keeps its count (flap damping):
+         * the delays start over only once it stayed up for ten {@code initial} delays, or {@code max}
+         * if that is shorter.
+         */
         public Builder backoff(Duration initial, Duration max) {
             this.backoffInitial = positive(initial, "backoff initial");
             this.backoffMax = positive(max, "backoff max");

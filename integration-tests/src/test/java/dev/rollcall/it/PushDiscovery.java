@@ -8,8 +8,8 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-/** A discovery backend driven by the test: what it pushes is what the resolver sees. */
-final class PushDiscovery implements WorkerDiscovery {
+/** A discovery backend driven by the test: what it pushes is what the resolver sees. Public for the fault suite. */
+public final class PushDiscovery implements WorkerDiscovery {
 
     private final CountDownLatch started = new CountDownLatch(1);
     private volatile CandidateListener listener;
@@ -21,12 +21,12 @@ final class PushDiscovery implements WorkerDiscovery {
         started.countDown();
     }
 
-    void push(Collection<WorkerEndpoint> candidates) {
+    public void push(Collection<WorkerEndpoint> candidates) {
         awaitStart();
         listener.onCandidates(Set.copyOf(candidates));
     }
 
-    void fail(Throwable cause) {
+    public void fail(Throwable cause) {
         awaitStart();
         listener.onError(cause);
     }
@@ -42,7 +42,7 @@ final class PushDiscovery implements WorkerDiscovery {
         }
     }
 
-    boolean isClosed() {
+    public boolean isClosed() {
         return closed;
     }
 

@@ -124,6 +124,11 @@ public final class ProbeClient implements AutoCloseable {
         ClientCalls.asyncUnaryCall(call, WorkerInfoRequest.getDefaultInstance(), new StreamObserver<>() {
             @Override
             public void onNext(WorkerInfoResponse response) {
+                String problem = AnswerCheck.problem(response);
+                if (problem != null) {
+                    result.completeExceptionally(new MalformedAnswerException(problem));
+                    return;
+                }
                 result.complete(WireFormat.toWorkerInfo(endpoint, response));
             }
 
@@ -152,7 +157,15 @@ public final class ProbeClient implements AutoCloseable {
         while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
             t = t.getCause();
         }
+        if (t instanceof MalformedAnswerException) {
+            return "malformed answer: " + t.getMessage();
+        }
         Status status = Status.fromThrowable(t);
+        if (status.getCode() == Status.Code.RESOURCE_EXHAUSTED) {
+            // The message limit (rollcall.probe.max-response-bytes) or the 64 KiB metadata limit.
+            return "RESOURCE_EXHAUSTED: answer too large (limit rollcall.probe.max-response-bytes): "
+                    + status.getDescription();
+        }
         if (status.getCode() == Status.Code.DEADLINE_EXCEEDED) {
             // gRPC's own text carries timings that differ on every retry; a stable reason keeps
             // repeated failures from looking like changes.
@@ -202,6 +215,13 @@ public final class ProbeClient implements AutoCloseable {
             }
         }
         return (best == null ? ssl.getClass().getSimpleName() : best).replaceAll("\\s+", " ").strip();
+    }
+
+    /** A worker's answer broke one of {@link AnswerCheck}'s bounds; the message says which. */
+    static final class MalformedAnswerException extends RuntimeException {
+        MalformedAnswerException(String problem) {
+            super(problem, null, false, false);
+        }
     }
 
     /** Shuts down the event loop, waiting briefly for it. Channels must be shut down first. */

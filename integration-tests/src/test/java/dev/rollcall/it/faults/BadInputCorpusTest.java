@@ -1,0 +1,241 @@
+package dev.rollcall.it.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.sun.management.ThreadMXBean;
+import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.api.registry.WorkerStatus;
+import dev.rollcall.api.registry.WorkerStatus.State;
+import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.it.PushDiscovery;
+import dev.rollcall.policy.SemverRangePolicy;
+import dev.rollcall.protocol.v1.WorkerInfoResponse;
+import dev.rollcall.testkit.WorkerFleet;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Bad input the existing tests did not already cover (the README's "Guarantees" table lists where
+ * the rest is tested): hostile or broken answers from workers, and configuration values of the
+ * wrong type or unit given to a whole resolver. Each bad item is rejected or left out with a message
+ * that names it, and everything else keeps working.
+ */
+class BadInputCorpusTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final int TEN_MB = 10 * 1024 * 1024;
+
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final PushDiscovery discovery = new PushDiscovery();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            closeables.get(i).close();
+        }
+    }
+
+    private <T extends AutoCloseable> T closing(T c) {
+        closeables.add(c);
+        return c;
+    }
+
+    // ---------------------------------------------------------------- what workers report
+
+    /**
+     * Starts a good worker and one answering {@code answer}; returns the bad one's status once the
+     * good one is served and the bad one has been left out.
+     */
+    private WorkerStatus excludedStatusOf(WorkerInfoResponse answer) throws Exception {
+        WorkerFleet fleet = closing(WorkerFleet.start("1.0.0"));
+        ScriptedWorker bad = closing(ScriptedWorker.answering(answer));
+        WorkerResolver r = closing(WorkerResolver.builder().name("corpus").discovery(discovery)
+                .policy(SemverRangePolicy.of("^1.0")).backoff(Duration.ofMillis(200), Duration.ofSeconds(1)).build());
+        discovery.push(List.of(fleet.worker(0).endpoint(), bad.endpoint()));
+
+        r.awaitWorkers(1, WAIT);
+        FleetSnapshot s = r.await(snap -> snap.status(bad.endpoint().url())
+                .map(st -> st.state() == State.UNREACHABLE).orElse(false), WAIT);
+        assertThat(s.compatibleEndpoints()).containsExactly(fleet.worker(0).endpoint());
+        return s.status(bad.endpoint().url()).orElseThrow();
+    }
+
+    private static WorkerInfoResponse.Builder answer() {
+        return WorkerInfoResponse.newBuilder().setVersion("1.0.0").setInstanceId("corpus");
+    }
+
+    /**
+     * A 10 MB version string is refused by the message-size limit before it is decoded: the reason
+     * says the answer was too large, and the probe threads never allocate anything near its size.
+     */
+    @Test
+    void tenMegabyteVersionIsRefusedAsTooLargeWithoutBeingDecoded() throws Exception {
+        WorkerFleet fleet = closing(WorkerFleet.start("1.0.0"));
+        ScriptedWorker hostile = closing(ScriptedWorker.answering(answer().setVersion("9".repeat(TEN_MB)).build()));
+        WorkerResolver r = closing(WorkerResolver.builder().name("hostile").discovery(discovery)
+                .policy(SemverRangePolicy.of("^1.0")).backoff(Duration.ofMillis(100), Duration.ofMillis(200)).build());
+        discovery.push(List.of(fleet.worker(0).endpoint(), hostile.endpoint()));
+        r.awaitWorkers(1, WAIT);
+        await().atMost(WAIT).until(() -> hostile.probes() >= 1
+                && r.pin().status(hostile.endpoint().url()).map(WorkerStatus::state).orElse(null) == State.UNREACHABLE);
+        long allocatedBefore = allocatedByThreads("rollcall-probe-hostile");
+        long probedBefore = hostile.probes();
+
+        await().atMost(WAIT).until(() -> hostile.probes() >= probedBefore + 3); // three more 10 MB answers
+        await().atMost(WAIT).until(() -> r.probesFailed() >= probedBefore + 3);
+        long allocated = allocatedByThreads("rollcall-probe-hostile") - allocatedBefore;
+
+        WorkerStatus status = r.pin().status(hostile.endpoint().url()).orElseThrow();
+        assertThat(status.state()).isEqualTo(State.UNREACHABLE);
+        assertThat(status.reason()).startsWith("RESOURCE_EXHAUSTED: answer too large")
+                .contains("rollcall.probe.max-response-bytes").contains("1048576");
+        assertThat(r.workers()).extracting(w -> w.endpoint().url()).containsExactly(fleet.worker(0).endpoint().url());
+        // Decoding one answer would allocate over 10 MB on these threads (directExecutor: they decode).
+        assertThat(allocated).as("bytes allocated by the probe threads for 3 hostile answers").isLessThan(TEN_MB);
+    }
+
+    private static long allocatedByThreads(String prefix) {
+        ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith(prefix)) {
+                sum += threads.getThreadAllocatedBytes(t.getId());
+            }
+        }
+        return sum;
+    }
+
+    /** Within the message limit but absurd for a version: refused by the answer's own bounds. */
+    @Test
+    void versionLongerThanTwoHundredFiftySixCharactersIsAMalformedAnswer() throws Exception {
+        WorkerStatus s = excludedStatusOf(answer().setVersion("1.0.0-" + "x".repeat(500)).build());
+        assertThat(s.reason()).isEqualTo("malformed answer: version is 506 characters long (at most 256)");
+    }
+
+    @Test
+    void versionWithALineBreakCannotForgeALogLine() throws Exception {
+        WorkerStatus s = excludedStatusOf(answer().setVersion("1.0.0\n12:00:00 INFO worker is compatible").build());
+        assertThat(s.reason()).isEqualTo("malformed answer: version contains a control character (U+000A) at index 5");
+    }
+
+    @Test
+    void labelKeyWithAControlCharacterIsAMalformedAnswerNamingTheKey() throws Exception {
+        WorkerStatus s = excludedStatusOf(answer().putLabels("zone\u0007", "a").build());
+        assertThat(s.reason()).isEqualTo(
+                "malformed answer: label key 'zone\\u0007' contains a control character (U+0007) at index 4");
+    }
+
+    @Test
+    void labelValueWithAControlCharacterIsAMalformedAnswerNamingTheLabel() throws Exception {
+        WorkerStatus s = excludedStatusOf(answer().putLabels("zone", "eu\u001b[31m").build());
+        assertThat(s.reason()).isEqualTo(
+                "malformed answer: label 'zone' has a value that contains a control character (U+001B) at index 2");
+    }
+
+    @Test
+    void hugeLabelKeyIsAMalformedAnswerShownShortened() throws Exception {
+        WorkerStatus s = excludedStatusOf(answer().putLabels("k".repeat(100_000), "v").build());
+        assertThat(s.reason()).isEqualTo("malformed answer: label key '" + "k".repeat(40)
+                + "...' is 100000 characters long (at most 317)");
+    }
+
+    @Test
+    void hugeLabelValueIsAMalformedAnswer() throws Exception {
+        WorkerStatus s = excludedStatusOf(answer().putLabels("zone", "v".repeat(5_000)).build());
+        assertThat(s.reason()).isEqualTo(
+                "malformed answer: label 'zone' has a value 5000 characters long (at most 1024)");
+    }
+
+    @Test
+    void tooManyLabelsIsAMalformedAnswer() throws Exception {
+        WorkerInfoResponse.Builder b = answer();
+        for (int i = 0; i < 1_000; i++) {
+            b.putLabels("label-" + i, "v");
+        }
+        WorkerStatus s = excludedStatusOf(b.build());
+        assertThat(s.reason()).isEqualTo("malformed answer: 1000 labels (at most 128)");
+    }
+
+    @Test
+    void labelsWithinTheBoundsArePassedOnUnchanged() throws Exception {
+        WorkerFleet fleet = closing(WorkerFleet.start());
+        Map<String, String> labels = new HashMap<>();
+        for (int i = 0; i < 128; i++) {
+            labels.put("example.com/label-" + i, "zone é ü 区 " + i);
+        }
+        ScriptedWorker worker = closing(ScriptedWorker.answering(answer().putAllLabels(labels).build()));
+        WorkerResolver r = closing(WorkerResolver.builder().discovery(discovery)
+                .policy(SemverRangePolicy.of("^1.0")).build());
+        discovery.push(List.of(worker.endpoint()));
+
+        assertThat(r.awaitWorkers(1, WAIT).workers().get(0).labels()).isEqualTo(labels);
+        assertThat(fleet.workers()).isEmpty();
+    }
+
+    // ---------------------------------------------------------------- configuration of a resolver
+
+    /** Values of the wrong type or unit: start-up fails naming the key, the value and what was expected. */
+    @ParameterizedTest(name = "[{index}] {0}=''{1}''")
+    @CsvSource(delimiter = '|', textBlock = """
+            rollcall.probe.timeout            | 2 seconds | a duration with a unit
+            rollcall.probe.timeout            | -1s       | a duration with a unit
+            rollcall.probe.timeout            | 0s        | greater than zero
+            rollcall.probe.concurrency        | many      | a whole number from 1 to 100000
+            rollcall.probe.concurrency        | 1.5       | a whole number from 1 to 100000
+            rollcall.probe.keep-channels      | yes       | true or false
+            rollcall.probe.max-response-bytes | 1MB       | a whole number from 1024 to 67108864
+            rollcall.probe.backoff.initial    | 250       | a duration with a unit
+            """)
+    void configurationValueOfTheWrongTypeOrUnitFailsNamingKeyValueAndExpectation(String key, String value,
+                                                                                   String expected) {
+        Map<String, String> config = new HashMap<>(Map.of("rollcall.discovery.type", "static",
+                "rollcall.discovery.static.endpoints", "grpc://127.0.0.1:7001", "rollcall.policy.type", "semver",
+                "rollcall.policy.semver.range", "^1.0"));
+        config.put(key, value);
+
+        assertThatThrownBy(() -> WorkerResolver.fromConfig(RollcallConfig.of(config)).close())
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining(key + "='" + value + "'")
+                .hasMessageContaining(expected)
+                .satisfies(e -> assertThat(((ConfigurationException) e).key()).isEqualTo(key));
+    }
+
+    @Test
+    void unknownKeyAmongOtherwiseGoodConfigurationNamesTheNearestKnownKey() {
+        Map<String, String> config = Map.of("rollcall.discovery.type", "static",
+                "rollcall.discovery.static.endpoints", "grpc://127.0.0.1:7001", "rollcall.policy.type", "semver",
+                "rollcall.policy.semver.range", "^1.0", "rollcall.probe.concurency", "8");
+
+        assertThatThrownBy(() -> WorkerResolver.fromConfig(RollcallConfig.of(config)).close())
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("rollcall.probe.concurency")
+                .hasMessageContaining("did you mean rollcall.probe.concurrency?");
+    }
+
+    @Test
+    void bracketedIpv6EndpointIsServedAndUnbracketedOneIsRejectedSuggestingBrackets() {
+        assertThat(WorkerEndpoint.parse("grpc://[::1]:7001").url()).isEqualTo("grpc://[::1]:7001");
+        Map<String, String> config = Map.of("rollcall.discovery.type", "static",
+                "rollcall.discovery.static.endpoints", "grpc://127.0.0.1:7001, grpc://::1:7001",
+                "rollcall.policy.type", "semver", "rollcall.policy.semver.range", "^1.0");
+
+        assertThatThrownBy(() -> WorkerResolver.fromConfig(RollcallConfig.of(config)).close())
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("rollcall.discovery.static.endpoints")
+                .hasMessageContaining("'grpc://::1:7001'")
+                .hasMessageContaining("IPv6 addresses go in brackets: grpc://[::1]:7001");
+    }
+}
