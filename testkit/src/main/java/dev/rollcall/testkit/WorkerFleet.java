@@ -1,10 +1,7 @@
 package dev.rollcall.testkit;
 
 import dev.rollcall.api.WorkerEndpoint;
-import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -57,14 +54,23 @@ public final class WorkerFleet implements AutoCloseable {
 
     /** Starts one more worker and returns it. */
     public FleetWorker addWorker(String version) {
-        try {
-            FleetWorker w = new FleetWorker(version, 0, producers);
-            workers.add(w);
-            return w;
-        } catch (RuntimeException e) {
-            close();
-            throw e;
+        // A port below the ephemeral range (see LoopbackPorts), so that a restart in place can
+        // always bind it again; another process may take a free port first: try a few.
+        RuntimeException last = null;
+        for (int attempt = 0; attempt < 10; attempt++) {
+            try {
+                FleetWorker w = new FleetWorker(version, LoopbackPorts.free(), producers);
+                workers.add(w);
+                return w;
+            } catch (UncheckedIOException e) {
+                last = e;
+            } catch (RuntimeException e) {
+                close();
+                throw e;
+            }
         }
+        close();
+        throw last;
     }
 
     /** Starts a worker that accepts connections and never answers. */
@@ -105,11 +111,7 @@ public final class WorkerFleet implements AutoCloseable {
      * worker. {@link #workerOn} can start one there later.
      */
     public static WorkerEndpoint freeEndpoint() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return WorkerEndpoint.of("127.0.0.1", s.getLocalPort());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot find a free loopback port", e);
-        }
+        return WorkerEndpoint.of("127.0.0.1", LoopbackPorts.free());
     }
 
     /** Starts a worker on a given port (e.g. one from {@link #freeEndpoint()}). */

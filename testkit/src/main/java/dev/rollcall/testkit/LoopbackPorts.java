@@ -1,0 +1,55 @@
+package dev.rollcall.testkit;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Loopback ports for test workers, taken below the kernel's ephemeral range. A port the kernel
+ * hands out for {@code bind(0)} is an ephemeral one: once its worker stops, any outgoing
+ * connection (a probe, an etcd client) may take it as its local port, and a restart in place on
+ * it then fails with "Address already in use". Ports below the range are never given to outgoing
+ * connections. Thread-safe.
+ */
+final class LoopbackPorts {
+
+    private static final int SPAN = 12_000;
+    private static final int UPPER = ephemeralStart();
+
+    private LoopbackPorts() {
+    }
+
+    /** A port below the ephemeral range that nothing listens on right now (another may take it before you bind). */
+    static int free() {
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int port = ThreadLocalRandom.current().nextInt(Math.max(1024, UPPER - SPAN), UPPER);
+            try (ServerSocket s = new ServerSocket()) {
+                s.setReuseAddress(true);
+                s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+                return port;
+            } catch (IOException inUse) {
+                // try another
+            }
+        }
+        throw new IllegalStateException("no free loopback port below " + UPPER + " after 200 tries");
+    }
+
+    /** The first ephemeral port (Linux: /proc/sys/net/ipv4/ip_local_port_range), at most 32768. */
+    private static int ephemeralStart() {
+        try {
+            // readLine, not readString: procfs reports a size of 0, and readString returned one byte.
+            String range;
+            try (var in = Files.newBufferedReader(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))) {
+                range = in.readLine().trim();
+            }
+            int start = Integer.parseInt(range.split("\\s+")[0]);
+            return start > 1024 + SPAN ? Math.min(32768, start) : 32768;
+        } catch (IOException | RuntimeException notLinux) {
+            return 32768;
+        }
+    }
+}
