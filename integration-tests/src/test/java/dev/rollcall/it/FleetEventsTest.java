@@ -11,6 +11,7 @@ import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.registry.FleetEvent;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.FleetWorker;
 import dev.rollcall.testkit.WorkerFleet;
 import java.time.Duration;
@@ -19,7 +20,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** Events and the selection report, from a real resolver over real workers. */
@@ -57,19 +58,12 @@ class FleetEventsTest {
         }
     };
 
-    private final List<AutoCloseable> closeables = new ArrayList<>();
+    @AutoClose
+    private final Closer closeables = new Closer();
     private final PushDiscovery discovery = new PushDiscovery();
 
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            closeables.get(i).close();
-        }
-    }
-
     private <T extends AutoCloseable> T closing(T c) {
-        closeables.add(c);
-        return c;
+        return closeables.add(c);
     }
 
     @Test

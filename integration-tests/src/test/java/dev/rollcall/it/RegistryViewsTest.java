@@ -18,6 +18,7 @@ import dev.rollcall.core.SnapshotListener;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.core.worker.RollcallWorker;
 import dev.rollcall.policy.SemverRangePolicy;
+import dev.rollcall.testkit.Closer;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,7 +37,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** The registry's read views, answered by a real resolver from real workers. */
@@ -44,19 +45,12 @@ class RegistryViewsTest {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
 
-    private final List<AutoCloseable> closeables = new ArrayList<>();
+    @AutoClose
+    private final Closer closeables = new Closer();
     private final PushDiscovery discovery = new PushDiscovery();
 
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            closeables.get(i).close();
-        }
-    }
-
     private <T extends AutoCloseable> T closing(T c) {
-        closeables.add(c);
-        return c;
+        return closeables.add(c);
     }
 
     private WorkerResolver resolver() {

@@ -28,6 +28,7 @@ import dev.rollcall.it.demo.v1.PlaceOrderRequest;
 import dev.rollcall.it.demo.v1.Priority;
 import dev.rollcall.policy.SemverRangePolicy;
 import dev.rollcall.schema.json.ProtoJsonMappers;
+import dev.rollcall.testkit.Closer;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
@@ -42,7 +43,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** Service schemas in the registry, fetched from real workers that serve two versions of a service. */
@@ -51,21 +52,14 @@ class SchemaRegistryTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String ORDERS = DemoOrders.SERVICE;
 
-    private final List<AutoCloseable> closeables = new ArrayList<>();
+    @AutoClose
+    private final Closer closeables = new Closer();
     private final PushDiscovery discovery = new PushDiscovery();
     /** Reflection calls the workers received, all workers together. */
     private final AtomicInteger reflectionCalls = new AtomicInteger();
 
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            closeables.get(i).close();
-        }
-    }
-
     private <T extends AutoCloseable> T closing(T c) {
-        closeables.add(c);
-        return c;
+        return closeables.add(c);
     }
 
     private final ServerInterceptor countReflection = new ServerInterceptor() {

@@ -15,14 +15,14 @@ import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.it.PushDiscovery;
 import dev.rollcall.policy.SemverRangePolicy;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
+import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.WorkerFleet;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -38,19 +38,12 @@ class BadInputCorpusTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final int TEN_MB = 10 * 1024 * 1024;
 
-    private final List<AutoCloseable> closeables = new ArrayList<>();
+    @AutoClose
+    private final Closer closeables = new Closer();
     private final PushDiscovery discovery = new PushDiscovery();
 
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            closeables.get(i).close();
-        }
-    }
-
     private <T extends AutoCloseable> T closing(T c) {
-        closeables.add(c);
-        return c;
+        return closeables.add(c);
     }
 
     // ---------------------------------------------------------------- what workers report

@@ -10,6 +10,7 @@ import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.it.PushDiscovery;
 import dev.rollcall.policy.SemverRangePolicy;
+import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.FleetWorker;
 import dev.rollcall.testkit.UnresponsiveWorker;
 import dev.rollcall.testkit.WorkerFleet;
@@ -29,7 +30,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,19 +42,12 @@ class ProbeFaultsTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
 
-    private final List<AutoCloseable> closeables = new ArrayList<>();
+    @AutoClose
+    private final Closer closeables = new Closer();
     private final PushDiscovery discovery = new PushDiscovery();
 
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            closeables.get(i).close();
-        }
-    }
-
     private <T extends AutoCloseable> T closing(T c) {
-        closeables.add(c);
-        return c;
+        return closeables.add(c);
     }
 
     private WorkerResolver resolver(WorkerResolver.Builder b) {
