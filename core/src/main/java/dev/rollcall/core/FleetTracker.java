@@ -309,8 +309,8 @@ final class FleetTracker {
             pump();
             return; // left while we were probing; its channel is already closed
         }
-        urgent |= t.phase == Phase.ANSWERED;
         if (failure != null) {
+            urgent |= t.phase == Phase.ANSWERED; // a worker readers may be using stopped answering
             // Flap damping: only a worker that stayed up a while starts its backoff over; one that
             // answers and drops again at once keeps backing off further each time.
             if (t.upSinceNanos != 0 && System.nanoTime() - t.upSinceNanos >= stableNanos()) {
@@ -332,6 +332,9 @@ final class FleetTracker {
             schedule(t, backoff.delayNanos(t.failures));
         } else {
             WorkerInfo answered = withEndpoint(info, t.endpoint);
+            // A refresh that finds the same answer is not news; a changed one (a restart in place,
+            // another version) is, at once. Refreshes of 10,000 workers come ~17 a second.
+            urgent |= t.info != null && !t.info.equals(answered);
             if (t.info != null && !t.info.instanceId().equals(answered.instanceId())) {
                 log.info("worker {} restarted in place: instance {} -> {}, version '{}' -> '{}'", t.url,
                         t.info.instanceId(), answered.instanceId(), t.info.version(), answered.version());
