@@ -3,6 +3,7 @@ package dev.rollcall.api;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.random.RandomGenerator;
 
 /**
  * Exponential backoff with jitter, for retries against a worker or a discovery backend: the delay
@@ -41,9 +42,18 @@ public final class Backoff {
 
     /** The delay before retry number {@code failures} (1 after the first failure), in nanoseconds. */
     public long delayNanos(int failures) {
+        return delayNanos(failures, ThreadLocalRandom.current());
+    }
+
+    /**
+     * The delay before retry number {@code failures}, in nanoseconds, with the jitter drawn from
+     * {@code jitter}: a caller that injects its randomness (a test's seeded or fixed generator) gets
+     * repeatable delays.
+     */
+    public long delayNanos(int failures, RandomGenerator jitter) {
         int shift = Math.min(Math.max(failures - 1, 0), 62);
         long base = initialNanos > (maxNanos >> shift) ? maxNanos : Math.min(maxNanos, initialNanos << shift);
-        return (long) (base * (0.8 + 0.2 * ThreadLocalRandom.current().nextDouble()));
+        return (long) (base * (0.8 + 0.2 * jitter.nextDouble()));
     }
 
     /** The delay before retry number {@code failures} (1 after the first failure). */

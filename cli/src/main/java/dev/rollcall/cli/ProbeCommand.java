@@ -5,9 +5,8 @@ import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.core.RollcallConfig;
-import dev.rollcall.core.internal.ProbeClient;
-import dev.rollcall.core.internal.ProbeTls;
-import io.grpc.ManagedChannel;
+import dev.rollcall.core.ProbeOutcome;
+import dev.rollcall.core.WorkerProbe;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import dev.rollcall.policy.SemverRangePolicy;
@@ -125,7 +124,7 @@ public final class ProbeCommand implements Callable<Integer> {
     }
 
     /** What one endpoint said, or why it did not. */
-    private record Outcome(int index, WorkerInfo info, Throwable failure) {
+    private record Outcome(int index, ProbeOutcome outcome) {
     }
 
     @Override
@@ -138,10 +137,23 @@ public final class ProbeCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         List<WorkerEndpoint> targets = parseEndpoints();
-        ProbeClient client;
+        WorkerProbe client;
         try {
-            client = ProbeClient.onSharedEventLoop(1 << 20, ProbeTls.read(
-                    loadConfig().settings().scope("rollcall.probe."), tlsCa, tlsCert, tlsKey, tlsAuthority));
+            WorkerProbe.Builder builder = WorkerProbe.builder().config(loadConfig());
+            if (tlsCa != null) {
+                builder.trust(tlsCa);
+            }
+            if (tlsCert != null || tlsKey != null) {
+                if (tlsCert == null || tlsKey == null) {
+                    throw new ParameterException(spec.commandLine(),
+                            "Options '--tls-cert' and '--tls-key' go together; only one was given");
+                }
+                builder.clientCertificate(tlsCert, tlsKey);
+            }
+            if (tlsAuthority != null) {
+                builder.authority(tlsAuthority);
+            }
+            client = builder.build();
         } catch (ConfigurationException e) {
             err.println("rollcall probe: " + e.getMessage());
             err.flush();
@@ -164,13 +176,14 @@ public final class ProbeCommand implements Callable<Integer> {
         List<String[]> rows = new ArrayList<>();
         for (Outcome o : outcomes) {
             String url = targets.get(o.index()).url();
-            if (o.failure() != null) {
+            if (o.outcome() instanceof ProbeOutcome.Failed failed) {
                 unreachable++;
-                rows.add(new String[] {url, "-", "unreachable: " + ProbeClient.describe(o.failure(), timeout)});
+                rows.add(new String[] {url, "-", "unreachable: " + failed.reason()});
                 continue;
             }
-            String version = o.info().version().isEmpty() ? "(none)" : o.info().version();
-            Verdict verdict = expect == null ? Verdict.accept() : expect.check(o.info());
+            WorkerInfo info = ((ProbeOutcome.Answered) o.outcome()).info();
+            String version = info.version().isEmpty() ? "(none)" : info.version();
+            Verdict verdict = expect == null ? Verdict.accept() : expect.check(info);
             if (verdict.accepted()) {
                 ok++;
                 rows.add(new String[] {url, version, "ok"});
@@ -210,7 +223,7 @@ public final class ProbeCommand implements Callable<Integer> {
      * Probes every target, at most {@code concurrency} at once. Only this thread starts probes and
      * reports progress; gRPC's threads just hand finished outcomes over, so nothing blocks them.
      */
-    private Outcome[] probeAll(ProbeClient client, List<WorkerEndpoint> targets, Progress probing)
+    private Outcome[] probeAll(WorkerProbe client, List<WorkerEndpoint> targets, Progress probing)
             throws InterruptedException {
         Outcome[] outcomes = new Outcome[targets.size()];
         BlockingQueue<Outcome> finished = new LinkedBlockingQueue<>();
@@ -223,16 +236,7 @@ public final class ProbeCommand implements Callable<Integer> {
         while (done < targets.size()) {
             while (inFlight < concurrency && !waiting.isEmpty()) {
                 int index = waiting.poll();
-                try {
-                    WorkerEndpoint target = targets.get(index);
-                    ManagedChannel channel = client.open(target);
-                    client.probe(channel, target, timeout).whenComplete((info, failure) -> {
-                        channel.shutdownNow();
-                        finished.add(new Outcome(index, info, failure));
-                    });
-                } catch (RuntimeException cannotEvenStart) {
-                    finished.add(new Outcome(index, null, cannotEvenStart));
-                }
+                client.probe(targets.get(index), timeout).thenAccept(o -> finished.add(new Outcome(index, o)));
                 inFlight++;
             }
             // Every probe has its own deadline, so this wait ends.

@@ -168,7 +168,7 @@ class SecretsNeverLeakTest {
 
             try (WorkerResolver resolver = WorkerResolver.fromConfig(RollcallConfig.fromFile(good))) {
                 FleetSnapshot s = resolver.awaitWorkers(1, WAIT);
-                seen.add("resolver (etcd)", resolver, resolver.discovery(), resolver.discovery().description(),
+                seen.add("resolver (etcd)", resolver, resolver.discoveryDescription(),
                         resolver.policy(), s, s.statuses());
             }
 
@@ -215,7 +215,7 @@ class SecretsNeverLeakTest {
 
             try (WorkerResolver resolver = WorkerResolver.fromConfig(RollcallConfig.fromFile(good))) {
                 FleetSnapshot s = resolver.awaitWorkers(1, WAIT);
-                seen.add("resolver (consul)", resolver, resolver.discovery(), resolver.discovery().description(), s);
+                seen.add("resolver (consul)", resolver, resolver.discoveryDescription(), s);
             }
 
             CommandRun.Finished refused = CommandRun.run("workers", "--config", wrong.toString(), "--wait", "3s");

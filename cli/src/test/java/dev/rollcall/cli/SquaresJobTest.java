@@ -69,6 +69,6 @@ class SquaresJobTest {
 
     /** A snapshot with exactly these statuses. */
     private static FleetSnapshot snapshot(long number, List<WorkerStatus> statuses) {
-        return FleetSnapshot.of(number, Instant.EPOCH, null, "semver ^1.4.0", statuses);
+        return FleetSnapshot.builder(number).publishedAt(Instant.EPOCH).policy("semver ^1.4.0").statuses(statuses).build();
     }
 }

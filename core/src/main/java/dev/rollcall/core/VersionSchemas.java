@@ -11,11 +11,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * after the first failure the version's workers are published without a schema rather than held
  * back, and the schema joins a later snapshot when a retry succeeds.
  *
- * <p>Confined to the resolver's serial executor, like {@link FleetTracker}; fetch answers hop back
+ * <p>Confined to the resolver's serial context, like {@link FleetTracker}; fetch answers hop back
  * to it. Schemas of versions that no worker reports any longer are dropped.
  */
 final class VersionSchemas {
@@ -37,7 +34,8 @@ final class VersionSchemas {
     private static final Logger log = LoggerFactory.getLogger(VersionSchemas.class);
 
     private final boolean enabled;
-    private final ScheduledExecutorService serial;
+    private final SerialContext context;
+    private final RandomGenerator jitter;
     private final ProbeClient probes;
     private final Duration timeout;
     private final int maxBytes;
@@ -55,7 +53,7 @@ final class VersionSchemas {
         ProtoSchema schema;
         boolean fetching;
         int failures;
-        ScheduledFuture<?> retry;
+        SerialContext.Timer retry;
         boolean retryDue = true;
         ManagedChannel ownChannel;
 
@@ -64,14 +62,15 @@ final class VersionSchemas {
         }
     }
 
-    VersionSchemas(boolean enabled, ScheduledExecutorService serial, ProbeClient probes, Duration timeout,
-                   int maxBytes, Backoff backoff, dev.rollcall.api.registry.KeyPaths keys, Runnable changed) {
-        this.keys = keys;
-        this.enabled = enabled;
-        this.serial = serial;
+    VersionSchemas(SchemaSettings settings, SerialContext context, RandomGenerator jitter, ProbeClient probes,
+                   Duration timeout, Backoff backoff, Runnable changed) {
+        this.keys = settings.keys();
+        this.enabled = settings.fetch();
+        this.context = context;
+        this.jitter = jitter;
         this.probes = probes;
         this.timeout = timeout;
-        this.maxBytes = maxBytes;
+        this.maxBytes = settings.maxResponseBytes();
         this.backoff = backoff;
         this.changed = changed;
     }
@@ -107,7 +106,7 @@ final class VersionSchemas {
             if (own != null) {
                 own.shutdownNow();
             }
-            execute(() -> done(e, worker, borrowed, schema, failure));
+            context.execute(() -> done(e, worker, borrowed, schema, failure));
         });
     }
 
@@ -144,11 +143,11 @@ final class VersionSchemas {
             } else {
                 log.debug("schema of version '{}' still not fetched from {}: {}", e.version, worker.url(), reason);
             }
-            e.retry = serial.schedule(() -> {
+            e.retry = context.schedule(() -> {
                 e.retry = null;
                 e.retryDue = true;
                 changed.run();
-            }, backoff.delayNanos(e.failures), TimeUnit.NANOSECONDS);
+            }, backoff.delayNanos(e.failures, jitter));
         }
         rebuildKnown();
         changed.run();
@@ -184,21 +183,13 @@ final class VersionSchemas {
         return fetches.get();
     }
 
-    private void execute(Runnable task) {
-        try {
-            ((Executor) serial).execute(task);
-        } catch (java.util.concurrent.RejectedExecutionException afterClose) {
-            log.trace("resolver closed; dropping a late schema answer");
-        }
-    }
-
     /** Stops retries; returns the channels of fetches still running, shut down. */
     List<ManagedChannel> close() {
         closed = true;
         List<ManagedChannel> channels = new ArrayList<>();
         for (Entry e : byVersion.values()) {
             if (e.retry != null) {
-                e.retry.cancel(false);
+                e.retry.cancel();
             }
             if (e.ownChannel != null) {
                 e.ownChannel.shutdownNow();

@@ -1,38 +1,85 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.ProbeTls;
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One-off questions to one worker, for users who want only that and no resolver: opens a
- * connection, asks {@code WorkerInfo} with a deadline, closes the connection.
+ * One-off questions to workers, for users who want only that and no resolver: each probe opens a
+ * connection, asks {@code WorkerInfo} with a deadline and closes the connection. {@code grpc://}
+ * endpoints are asked in plaintext, {@code grpcs://} ones over TLS as the {@link Builder} says (by
+ * default trusting the JDK's CAs).
  *
- * <p>Thread-safe; never blocks the caller. Futures complete on a gRPC network thread: do not block
- * in their callbacks.
+ * <pre>{@code
+ * ProbeOutcome outcome = WorkerProbe.builder().trust(Path.of("ca.pem")).build()
+ *         .probe(WorkerEndpoint.parse("grpcs://10.0.0.7:7000"), Duration.ofSeconds(2)).join();
+ * }</pre>
+ *
+ * <p>Immutable and thread-safe; never blocks the caller and holds no threads of its own (it uses
+ * gRPC's shared event loop), so there is nothing to close. Futures complete on a gRPC network
+ * thread: do not block in their callbacks.
  */
 public final class WorkerProbe {
 
-    private static final ProbeClient CLIENT = ProbeClient.onSharedEventLoop(1 << 20);
+    private static final WorkerProbe DEFAULTS = new WorkerProbe(
+            ProbeClient.onSharedEventLoop(ProbeSettings.DEFAULT_MAX_RESPONSE_BYTES, ProbeTls.DEFAULT));
 
-    private WorkerProbe() {
+    private final ProbeClient client;
+
+    private WorkerProbe(ProbeClient client) {
+        this.client = client;
+    }
+
+    /** Plaintext for {@code grpc://}, the JDK's CAs for {@code grpcs://}, answers up to 1 MiB. */
+    public static WorkerProbe defaults() {
+        return DEFAULTS;
+    }
+
+    public static Builder builder() {
+        return new Builder();
     }
 
     /**
-     * What the worker at {@code endpoint} reports about itself.
-     *
-     * @return a future that fails with {@link io.grpc.StatusRuntimeException} when the worker cannot
-     *         be reached within {@code timeout} or is not a Rollcall worker
+     * What the worker at {@code endpoint} says about itself, or why it said nothing. The future
+     * never completes exceptionally: an unreachable worker, a deadline or a malformed answer is a
+     * {@link ProbeOutcome.Failed}.
      */
-    public static CompletableFuture<WorkerInfo> info(WorkerEndpoint endpoint, Duration timeout) {
+    public CompletableFuture<ProbeOutcome> probe(WorkerEndpoint endpoint, Duration timeout) {
         Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(timeout, "timeout");
-        ManagedChannel channel = CLIENT.open(endpoint);
-        return CLIENT.probe(channel, endpoint, timeout).whenComplete((info, failure) -> channel.shutdownNow());
+        ManagedChannel channel;
+        try {
+            channel = client.open(endpoint);
+        } catch (RuntimeException cannotOpen) {
+            return CompletableFuture.completedFuture(ProbeClient.failed(cannotOpen, timeout));
+        }
+        return client.probe(channel, endpoint, timeout).whenComplete((outcome, impossible) -> channel.shutdownNow());
+    }
+
+    /**
+     * What the worker at {@code endpoint} reports about itself, asked with {@link #defaults()}.
+     *
+     * @return a future that fails with {@link io.grpc.StatusRuntimeException} (whose description is
+     *         the outcome's reason) when the worker cannot be reached within {@code timeout}, is not
+     *         a Rollcall worker or answers malformed
+     */
+    public static CompletableFuture<WorkerInfo> info(WorkerEndpoint endpoint, Duration timeout) {
+        return DEFAULTS.probe(endpoint, timeout).thenApply(outcome -> {
+            if (outcome instanceof ProbeOutcome.Failed f) {
+                throw Status.fromCode(f.code()).withDescription(f.reason()).asRuntimeException();
+            }
+            return ((ProbeOutcome.Answered) outcome).info();
+        });
     }
 
     /**
@@ -54,5 +101,61 @@ public final class WorkerProbe {
      */
     public static CompletableFuture<Boolean> hasVersion(String endpoint, String expected, Duration timeout) {
         return hasVersion(WorkerEndpoint.parse(endpoint), expected, timeout);
+    }
+
+    /**
+     * Configures a {@link WorkerProbe}: the resolver's {@code rollcall.probe.tls.*} and
+     * {@code rollcall.probe.max-response-bytes} keys, from {@link #config} or set here (values set
+     * here win). Not thread-safe.
+     */
+    public static final class Builder {
+        private RollcallConfig config;
+        private Path ca;
+        private Path cert;
+        private Path key;
+        private String authority;
+
+        private Builder() {
+        }
+
+        /** Where unset values come from ({@code rollcall.probe.*}); default none. */
+        public Builder config(RollcallConfig config) {
+            this.config = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /** The CA certificates (one PEM file) {@code grpcs://} workers must chain to ({@code rollcall.probe.tls.ca}). */
+        public Builder trust(Path caPemFile) {
+            this.ca = Objects.requireNonNull(caPemFile, "caPemFile");
+            return this;
+        }
+
+        /** The client certificate chain and PKCS#8 key (PEM) for mutual TLS ({@code tls.cert}, {@code tls.key}). */
+        public Builder clientCertificate(Path certificateChainPemFile, Path privateKeyPemFile) {
+            this.cert = Objects.requireNonNull(certificateChainPemFile, "certificateChainPemFile");
+            this.key = Objects.requireNonNull(privateKeyPemFile, "privateKeyPemFile");
+            return this;
+        }
+
+        /** The name certificates are checked against instead of each endpoint's host ({@code tls.authority}). */
+        public Builder authority(String name) {
+            this.authority = Objects.requireNonNull(name, "authority");
+            return this;
+        }
+
+        /**
+         * Reads and checks the files.
+         *
+         * @throws ConfigurationException naming the key and path of a missing, unreadable or
+         *                                mismatched file, or a bad configured value
+         */
+        public WorkerProbe build() {
+            Settings probe = (config != null ? config : RollcallConfig.of(Map.of())).settings()
+                    .scope("rollcall.probe.");
+            int maxBytes = probe.integer("max-response-bytes", ProbeSettings.DEFAULT_MAX_RESPONSE_BYTES,
+                    ProbeSettings.MIN_RESPONSE_BYTES, 64 << 20);
+            return new WorkerProbe(ProbeClient.onSharedEventLoop(maxBytes,
+                    ProbeTls.read(probe, ca, cert, key, authority)));
+        }
     }
 }

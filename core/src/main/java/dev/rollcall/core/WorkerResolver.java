@@ -2,9 +2,7 @@ package dev.rollcall.core;
 
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
-import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
-import dev.rollcall.api.discovery.CandidateListener;
 import dev.rollcall.api.discovery.WorkerDiscovery;
 import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
 import dev.rollcall.api.policy.VersionPolicy;
@@ -16,23 +14,23 @@ import dev.rollcall.api.registry.WorkerServices;
 import dev.rollcall.api.registry.WorkerVersions;
 import dev.rollcall.core.internal.NamedThreads;
 import dev.rollcall.core.internal.ProbeClient;
-import dev.rollcall.core.internal.ProbeTls;
 import dev.rollcall.core.internal.ProviderLookup;
 import dev.rollcall.core.internal.UnknownKeys;
+import io.grpc.ManagedChannel;
+import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
+import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,6 +65,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Threads</h2>
  * All state changes happen on one thread, {@code rollcall-resolver-<name>}; probes run on
  * {@code rollcall-probe-<name>} event-loop threads; listeners on {@code rollcall-listeners-<name>}.
+ * Timing (retries, refreshes, publish spacing, await deadlines) follows the {@link Ticker} and
+ * {@link Scheduler} of {@link Builder#ticker} and {@link Builder#scheduler}, real time by default.
  * Reads ({@link #workers()}, {@link #pin()}) are one volatile read, never block, and may be called
  * from any thread. {@link #close()} stops every thread and connection the resolver started, and
  * closes the discovery backend.
@@ -76,57 +76,43 @@ public final class WorkerResolver implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WorkerResolver.class);
     private static final AtomicInteger RESOLVERS = new AtomicInteger();
 
+    // Close in this order: discovery (no more news), the tracker on its context (no more probes or
+    // timers), the context's thread, the channels, their event loop, last the listeners.
     private final String name;
     private final WorkerDiscovery discovery;
     private final VersionPolicy policy;
     private final ProbeClient probes;
-    private final ScheduledThreadPoolExecutor serial;
-    private final ExecutorService listenerExecutor;
+    private final ScheduledThreadPoolExecutor serialThread;
+    private final SerialContext context;
+    private final SnapshotFanOut fanOut;
     private final FleetTracker tracker;
-    private final List<Subscriber> listeners = new CopyOnWriteArrayList<>();
-    private final List<FleetEventListener> eventListeners = new CopyOnWriteArrayList<>();
-    /** The snapshot the last events were computed up to; touched only on the listener thread. */
-    private FleetSnapshot eventBaseline;
-    private final Object published = new Object();
-    private final AtomicReference<PendingDiscovery> pending = new AtomicReference<>();
-    private volatile FleetSnapshot current;
-    private final LiveViews live = new LiveViews(() -> current);
+    private final LiveViews live;
     private volatile boolean closed;
 
-    /** A listener and the last snapshot it was given; touched only on the listener thread. */
-    private static final class Subscriber {
-        final SnapshotListener listener;
-        long delivered = -1;
-
-        Subscriber(SnapshotListener listener) {
-            this.listener = listener;
-        }
-    }
-
-    /** The latest unapplied discovery news: a set, and whether an error came after it. */
-    private record PendingDiscovery(Set<WorkerEndpoint> candidates, Throwable errorAfter) {
-    }
-
-    /** Schema fetching and routing keys: {@code rollcall.schemas.*}, {@code rollcall.keys.*}. */
-    private record SchemaOptions(boolean fetch, int maxResponseBytes, dev.rollcall.api.registry.KeyPaths keys) {
-    }
-
-    private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ResolverOptions options,
-                           ProbeTls tls, SchemaOptions schemaOptions) {
+    private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ProbeSettings probe,
+                           SchemaSettings schema) {
         this.name = b.name != null ? b.name : String.valueOf(RESOLVERS.incrementAndGet());
         this.discovery = discovery;
         this.policy = policy;
-        this.probes = new ProbeClient("rollcall-probe-" + name, options.maxResponseBytes(), tls);
-        this.serial = new ScheduledThreadPoolExecutor(1, NamedThreads.daemon("rollcall-resolver-" + name));
-        this.serial.setRemoveOnCancelPolicy(true);
-        this.listenerExecutor = Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-listeners-" + name));
-        this.current = FleetSnapshot.of(0, b.clock.instant(), null, policy.description(), List.of());
-        this.tracker = new FleetTracker(serial, probes, policy, options, b.clock, current, this::publish);
-        if (schemaOptions.fetch() || !schemaOptions.keys().asMap().isEmpty()) {
-            tracker.useSchemas(new VersionSchemas(schemaOptions.fetch(), serial, probes, options.probeTimeout(),
-                    schemaOptions.maxResponseBytes(), dev.rollcall.api.Backoff.of(options.backoffInitial(),
-                    options.backoffMax()), schemaOptions.keys(), tracker::schemasChanged), schemaOptions.keys());
-        }
+        this.probes = new ProbeClient("rollcall-probe-" + name, probe.maxResponseBytes(), probe.tls());
+        this.serialThread = new ScheduledThreadPoolExecutor(1, NamedThreads.daemon("rollcall-resolver-" + name));
+        this.serialThread.setRemoveOnCancelPolicy(true);
+        Ticker ticker = b.ticker != null ? b.ticker : Ticker.systemTicker();
+        Scheduler scheduler = b.scheduler != null ? b.scheduler : Scheduler.forScheduledExecutorService(serialThread);
+        this.context = new SerialContext(serialThread, scheduler, ticker);
+        FleetSnapshot initial = FleetSnapshot.builder(0).publishedAt(b.clock.instant()).policy(policy.description())
+                .build();
+        this.fanOut = new SnapshotFanOut(name, initial,
+                Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-listeners-" + name)), ticker);
+        this.live = new LiveViews(fanOut::current);
+        RandomGenerator jitter = new SplittableRandom(); // used on the serial context only
+        VersionSchemas schemas = !schema.used() ? null : new VersionSchemas(schema, context, jitter, probes,
+                probe.timeout(), dev.rollcall.api.Backoff.of(probe.backoffInitial(), probe.backoffMax()),
+                this::schemasChanged);
+        FleetTracker.Parts parts = new FleetTracker.Parts(context, ProbeTransport.grpc(probes), b.clock, jitter,
+                ManagementFactory.getThreadMXBean()::getCurrentThreadCpuTime);
+        this.tracker = new FleetTracker(parts, probe, schemas,
+                new SnapshotBuilder(policy, b.clock, schemas, schema.keys(), initial), fanOut::publish);
     }
 
     /** Builds a resolver from {@link RollcallConfig#load()}: the properties files, system properties and environment. */
@@ -145,7 +131,7 @@ public final class WorkerResolver implements AutoCloseable {
 
     /** The compatible workers of the current snapshot, ordered by URL. Lock-free. */
     public List<WorkerInfo> workers() {
-        return current.workers();
+        return fanOut.current().workers();
     }
 
     /**
@@ -153,7 +139,7 @@ public final class WorkerResolver implements AutoCloseable {
      * that must agree on the fleet. Lock-free.
      */
     public FleetSnapshot pin() {
-        return current;
+        return fanOut.current();
     }
 
     /**
@@ -212,7 +198,7 @@ public final class WorkerResolver implements AutoCloseable {
         if (min < 0) {
             throw new IllegalArgumentException("min " + min + " is negative");
         }
-        FleetSnapshot s = awaitUntil(timeout, snap -> snap.counts().compatible() >= min);
+        FleetSnapshot s = fanOut.awaitUntil(timeout, snap -> snap.counts().compatible() >= min);
         if (s.counts().compatible() < min) {
             throw new WorkersUnavailableException(min, timeout, s);
         }
@@ -228,10 +214,10 @@ public final class WorkerResolver implements AutoCloseable {
      *                          published in time (or the resolver is closed)
      */
     public FleetSnapshot awaitVersion(long number, Duration timeout) throws TimeoutException, InterruptedException {
-        FleetSnapshot s = awaitUntil(timeout, snap -> snap.number() >= number);
+        FleetSnapshot s = fanOut.awaitUntil(timeout, snap -> snap.number() >= number);
         if (s.number() < number) {
             throw new TimeoutException("snapshot " + number + " was not published within " + timeout
-                    + (closed ? " (the resolver is closed)" : "") + "; the current one is " + s);
+                    + (fanOut.closed() ? " (the resolver is closed)" : "") + "; the current one is " + s);
         }
         return s;
     }
@@ -245,27 +231,12 @@ public final class WorkerResolver implements AutoCloseable {
      */
     public FleetSnapshot await(Predicate<? super FleetSnapshot> condition, Duration timeout)
             throws TimeoutException, InterruptedException {
-        FleetSnapshot s = awaitUntil(timeout, condition);
+        FleetSnapshot s = fanOut.awaitUntil(timeout, condition);
         if (!condition.test(s)) {
             throw new TimeoutException("no snapshot satisfied the condition within " + timeout
-                    + (closed ? " (the resolver is closed)" : "") + "; last: " + s);
+                    + (fanOut.closed() ? " (the resolver is closed)" : "") + "; last: " + s);
         }
         return s;
-    }
-
-    private FleetSnapshot awaitUntil(Duration timeout, Predicate<? super FleetSnapshot> done)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        synchronized (published) {
-            while (true) {
-                FleetSnapshot s = current;
-                long left = deadline - System.nanoTime();
-                if (done.test(s) || left <= 0 || closed) {
-                    return s;
-                }
-                TimeUnit.NANOSECONDS.timedWait(published, left);
-            }
-        }
     }
 
     /**
@@ -273,13 +244,7 @@ public final class WorkerResolver implements AutoCloseable {
      * thread. Close the returned handle to stop.
      */
     public SnapshotListener.Registration addListener(SnapshotListener listener) {
-        Objects.requireNonNull(listener, "listener");
-        Subscriber subscriber = new Subscriber(listener);
-        listenerExecutor.execute(() -> {
-            listeners.add(subscriber);
-            deliver(subscriber, current);
-        });
-        return () -> listeners.remove(subscriber);
+        return fanOut.addListener(listener);
     }
 
     /**
@@ -288,29 +253,22 @@ public final class WorkerResolver implements AutoCloseable {
      * the returned handle to stop.
      */
     public SnapshotListener.Registration addEventListener(FleetEventListener listener) {
-        Objects.requireNonNull(listener, "listener");
-        listenerExecutor.execute(() -> {
-            if (eventBaseline == null) {
-                eventBaseline = current;
-            }
-            eventListeners.add(listener);
-        });
-        return () -> eventListeners.remove(listener);
+        return fanOut.addEventListener(listener);
     }
 
     /** How many probes this resolver has sent so far, successful or not. */
     public long probesSent() {
-        return tracker.probesSent();
+        return tracker.probes().sent();
     }
 
     /** How many probes failed (refused, timed out, bad answer) so far. */
     public long probesFailed() {
-        return tracker.probesFailed();
+        return tracker.probes().failed();
     }
 
     /** Package-private hook for {@link RollcallMetrics}: probe latencies as they happen. */
-    void addProbeObserver(FleetTracker.ProbeObserver observer) {
-        tracker.addObserver(observer);
+    void addProbeObserver(ProbeScheduler.Observer observer) {
+        tracker.probes().addObserver(observer);
     }
 
     /** This resolver's name, used in its thread names and metric tags. */
@@ -323,115 +281,25 @@ public final class WorkerResolver implements AutoCloseable {
         return policy;
     }
 
-    /** The discovery backend in use. */
-    public WorkerDiscovery discovery() {
-        return discovery;
+    /** What the discovery backend in use says of itself, e.g. {@code etcd[/rollcall/workers/ at ...]}. */
+    public String discoveryDescription() {
+        return discovery.description();
+    }
+
+    /** A schema arrived, failed or is due for a retry; on the serial context, after construction. */
+    private void schemasChanged() {
+        tracker.schemasChanged();
     }
 
     private void start() {
-        discovery.start(new CandidateListener() {
-            @Override
-            public void onCandidates(Set<WorkerEndpoint> latest) {
-                Set<WorkerEndpoint> copy = Set.copyOf(latest);
-                if (pending.getAndSet(new PendingDiscovery(copy, null)) == null) {
-                    submit(WorkerResolver.this::drainDiscovery);
-                }
-            }
-
-            @Override
-            public void onError(Throwable cause) {
-                PendingDiscovery before = pending.getAndUpdate(
-                        p -> new PendingDiscovery(p == null ? null : p.candidates(), cause));
-                if (before == null) {
-                    submit(WorkerResolver.this::drainDiscovery);
-                }
-            }
-        });
+        discovery.start(new DiscoveryFeed(context, tracker));
         log.info("resolver {} started: discovery {}, policy {}", name, discovery.description(), policy.description());
-    }
-
-    /** Applies the newest discovery news; older sets that were replaced meanwhile are skipped. */
-    private void drainDiscovery() {
-        PendingDiscovery news = pending.getAndSet(null);
-        if (news == null) {
-            return;
-        }
-        if (news.candidates() != null) {
-            tracker.applyCandidates(news.candidates());
-        }
-        if (news.errorAfter() != null) {
-            tracker.discoveryFailed(news.errorAfter());
-        }
-    }
-
-    private void submit(Runnable task) {
-        try {
-            serial.execute(task);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            log.debug("resolver {} is closed; ignoring discovery news", name);
-        }
-    }
-
-    /** Called on the serial thread with each new snapshot. */
-    private void publish(FleetSnapshot snapshot) {
-        current = snapshot;
-        synchronized (published) {
-            published.notifyAll();
-        }
-        log.debug("resolver {} published {}", name, snapshot);
-        if (!listeners.isEmpty() || !eventListeners.isEmpty()) {
-            try {
-                listenerExecutor.execute(() -> {
-                    listeners.forEach(l -> deliver(l, snapshot));
-                    emitEvents(snapshot);
-                });
-            } catch (java.util.concurrent.RejectedExecutionException closing) {
-                log.debug("resolver {} is closing; snapshot {} not delivered to listeners", name, snapshot.number());
-            }
-        }
-    }
-
-    /** On the listener thread: the events from the last baseline to {@code snapshot}. */
-    private void emitEvents(FleetSnapshot snapshot) {
-        if (eventListeners.isEmpty()) {
-            eventBaseline = null;
-            return;
-        }
-        if (eventBaseline == null || snapshot.number() <= eventBaseline.number()) {
-            eventBaseline = eventBaseline == null ? snapshot : eventBaseline;
-            return;
-        }
-        List<dev.rollcall.api.registry.FleetEvent> events = dev.rollcall.api.registry.FleetEvent.between(eventBaseline,
-                snapshot);
-        eventBaseline = snapshot;
-        for (dev.rollcall.api.registry.FleetEvent event : events) {
-            for (FleetEventListener l : eventListeners) {
-                try {
-                    l.onEvent(event);
-                } catch (RuntimeException e) {
-                    log.warn("event listener {} failed on {}", l, event, e);
-                }
-            }
-        }
-    }
-
-    /** On the listener thread: each snapshot once per listener, in increasing number. */
-    private void deliver(Subscriber subscriber, FleetSnapshot snapshot) {
-        if (snapshot.number() <= subscriber.delivered || !listeners.contains(subscriber)) {
-            return;
-        }
-        subscriber.delivered = snapshot.number();
-        SnapshotListener listener = subscriber.listener;
-        try {
-            listener.onSnapshot(snapshot);
-        } catch (RuntimeException e) {
-            log.warn("snapshot listener {} failed on snapshot {}", listener, snapshot.number(), e);
-        }
     }
 
     /**
      * Closes the discovery backend, cancels probes and timers, closes every channel and stops the
-     * resolver's threads. Readers keep seeing the last snapshot. Idempotent.
+     * resolver's threads. Readers keep seeing the last snapshot; callers blocked in an {@code await}
+     * return. Idempotent.
      */
     @Override
     public void close() {
@@ -444,80 +312,48 @@ public final class WorkerResolver implements AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("discovery {} failed to close", discovery.description(), e);
         }
-        List<io.grpc.ManagedChannel> channels = List.of();
+        List<ManagedChannel> channels = List.of();
+        CompletableFuture<List<ManagedChannel>> stopped = new CompletableFuture<>();
+        context.execute(() -> stopped.complete(tracker.close()));
         try {
-            channels = serial.submit(tracker::close).get(10, TimeUnit.SECONDS);
+            channels = stopped.get(10, TimeUnit.SECONDS);
         } catch (Exception e) {
             log.warn("resolver {} did not stop its probes cleanly", name, e);
         }
-        serial.shutdownNow();
+        serialThread.shutdownNow();
         // The event loop must outlive its channels: a late frame on a channel whose loop is gone makes
         // Netty log a "Panic!" about a terminated executor.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        // Real time whatever the injected ticker: threads and sockets stop in real time.
+        Ticker realTime = Ticker.systemTicker();
+        long deadline = realTime.read() + TimeUnit.SECONDS.toNanos(5);
         try {
-            for (io.grpc.ManagedChannel channel : channels) {
-                long left = deadline - System.nanoTime();
+            for (ManagedChannel channel : channels) {
+                long left = deadline - realTime.read();
                 if (left <= 0 || !channel.awaitTermination(left, TimeUnit.NANOSECONDS)) {
                     log.debug("resolver {}: probe channels still closing after 5 s", name);
                     break;
                 }
             }
+            serialThread.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         probes.close();
-        listenerExecutor.shutdown();
-        try {
-            serial.awaitTermination(5, TimeUnit.SECONDS);
-            listenerExecutor.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        listenerExecutor.shutdownNow();
-        synchronized (published) {
-            published.notifyAll();
-        }
+        fanOut.close();
         log.info("resolver {} closed", name);
     }
 
     @Override
     public String toString() {
-        return "WorkerResolver[" + name + ", " + current + "]";
+        return "WorkerResolver[" + name + ", " + fanOut.current() + "]";
     }
 
     /**
      * Configures a {@link WorkerResolver}. Values set here win over the configuration; anything
-     * unset comes from {@link #config(RollcallConfig)}, or else from the defaults. Not thread-safe.
-     *
-     * <table>
-     *   <caption>Configuration keys read by the resolver</caption>
-     *   <tr><th>key</th><th>default</th></tr>
-     *   <tr><td>{@code rollcall.discovery.type}</td><td>required unless {@link #discovery} is set</td></tr>
-     *   <tr><td>{@code rollcall.policy.type}</td><td>required unless {@link #policy} is set</td></tr>
-     *   <tr><td>{@code rollcall.probe.timeout}</td><td>2s</td></tr>
-     *   <tr><td>{@code rollcall.probe.concurrency}</td><td>64</td></tr>
-     *   <tr><td>{@code rollcall.probe.backoff.initial}</td><td>250ms</td></tr>
-     *   <tr><td>{@code rollcall.probe.backoff.max}</td><td>30s</td></tr>
-     *   <tr><td>{@code rollcall.probe.refresh-interval}</td><td>10m</td></tr>
-     *   <tr><td>{@code rollcall.probe.keep-channels}</td><td>true</td></tr>
-     *   <tr><td>{@code rollcall.probe.max-response-bytes}</td><td>1048576</td></tr>
-     *   <tr><td>{@code rollcall.probe.tls.ca}</td><td>the JDK's trust store: PEM file of the CA
-     *       certificate(s) that {@code grpcs://} workers' certificates must chain to</td></tr>
-     *   <tr><td>{@code rollcall.probe.tls.cert}</td><td>none: PEM client certificate (chain) presented to
-     *       {@code grpcs://} workers that require one (mutual TLS); needs {@code tls.key}</td></tr>
-     *   <tr><td>{@code rollcall.probe.tls.key}</td><td>none: PEM PKCS#8 private key of
-     *       {@code tls.cert}; needs {@code tls.cert}. Never logged or shown</td></tr>
-     *   <tr><td>{@code rollcall.probe.tls.authority}</td><td>the endpoint's host: the name the
-     *       workers' certificates are checked against (and sent as SNI), for endpoints whose address
-     *       the certificate does not name (pod IPs behind a service name)</td></tr>
-     *   <tr><td>{@code rollcall.schemas.fetch}</td><td>true: fetch each worker version's schema through
-     *       gRPC server reflection once, and publish a worker once its version's schema is known</td></tr>
-     *   <tr><td>{@code rollcall.schemas.max-response-bytes}</td><td>4194304: the most one version's
-     *       reflection answers may add up to</td></tr>
-     *   <tr><td>{@code rollcall.keys.<service>.<method>}</td><td>none: the field path of the routing key of
-     *       a method's requests, e.g. {@code rollcall.keys.demo.v1.Orders.Place=order.customer_id}
-     *       (see {@link dev.rollcall.api.registry.KeyPaths})</td></tr>
-     * </table>
+     * unset comes from {@link #config(RollcallConfig)}, or else from the defaults. Every key the
+     * resolver reads, with its default, is in the table "Keys read by the resolver" of
+     * {@code rollcall-core}'s README; each setter names its key. Arguments are checked at once, and
+     * {@link #build()} checks the configuration, naming the key and value at fault. Not thread-safe.
      *
      * <p>TLS settings apply to {@code grpcs://} endpoints; {@code grpc://} ones stay plaintext, and
      * both kinds may be mixed in one fleet. The files are read and checked once, at {@link #build()}:
@@ -526,25 +362,28 @@ public final class WorkerResolver implements AutoCloseable {
      * certificate is unreachable, with the TLS failure as the reason (fail closed).
      */
     public static final class Builder {
-        private RollcallConfig config;
-        private WorkerDiscovery discovery;
-        private VersionPolicy policy;
-        private Duration probeTimeout;
-        private Integer probeConcurrency;
-        private Duration backoffInitial;
-        private Duration backoffMax;
-        private Duration refreshInterval;
-        private Boolean keepChannels;
-        private Integer maxResponseBytes;
-        private java.nio.file.Path tlsCa;
-        private java.nio.file.Path tlsCert;
-        private java.nio.file.Path tlsKey;
-        private String tlsAuthority;
-        private Boolean fetchSchemas;
-        private dev.rollcall.api.registry.KeyPaths keyPaths;
-        private Clock clock = Clock.systemUTC();
-        private String name;
-        private ClassLoader classLoader;
+        // Package-private: ProbeSettings and SchemaSettings read the values set here.
+        RollcallConfig config;
+        WorkerDiscovery discovery;
+        VersionPolicy policy;
+        Duration probeTimeout;
+        Integer probeConcurrency;
+        Duration backoffInitial;
+        Duration backoffMax;
+        Duration refreshInterval;
+        Boolean keepChannels;
+        Integer maxResponseBytes;
+        java.nio.file.Path tlsCa;
+        java.nio.file.Path tlsCert;
+        java.nio.file.Path tlsKey;
+        String tlsAuthority;
+        Boolean fetchSchemas;
+        dev.rollcall.api.registry.KeyPaths keyPaths;
+        Clock clock = Clock.systemUTC();
+        Ticker ticker;
+        Scheduler scheduler;
+        String name;
+        ClassLoader classLoader;
 
         private Builder() {
         }
@@ -586,11 +425,19 @@ public final class WorkerResolver implements AutoCloseable {
          * Retry delays after failed probes: {@code initial}, doubling up to {@code max}, each up to 20 %
          * shorter at random. A worker that answers and fails again soon keeps its count (flap damping):
          * the delays start over only once it stayed up for ten {@code initial} delays, or {@code max}
-         * if that is shorter.
+         * if that is shorter ({@code rollcall.probe.backoff.initial} and {@code .max}, default 250 ms
+         * and 30 s).
+         *
+         * @throws IllegalArgumentException when either is not positive or {@code max} is below {@code initial}
          */
         public Builder backoff(Duration initial, Duration max) {
-            this.backoffInitial = positive(initial, "backoff initial");
-            this.backoffMax = positive(max, "backoff max");
+            positive(initial, "backoff initial");
+            positive(max, "backoff max");
+            if (max.compareTo(initial) < 0) {
+                throw new IllegalArgumentException("backoff max " + max + " is below backoff initial " + initial);
+            }
+            this.backoffInitial = initial;
+            this.backoffMax = max;
             return this;
         }
 
@@ -665,6 +512,25 @@ public final class WorkerResolver implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The time source of every timing rule: retries and their backoff, flap damping, refreshes,
+         * publish spacing and {@code await} deadlines; default {@link Ticker#systemTicker()}. For
+         * tests, together with {@link #scheduler}, as Caffeine's {@code ticker()} is.
+         */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
+         * Where the resolver's timers run; default its own thread, in real time. For tests that
+         * advance a {@link #ticker} themselves: a scheduler that fires as they do.
+         */
+        public Builder scheduler(Scheduler scheduler) {
+            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
         /** The clock for snapshot timestamps; default UTC system clock. */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
@@ -692,56 +558,17 @@ public final class WorkerResolver implements AutoCloseable {
         public WorkerResolver build() {
             RollcallConfig cfg = config != null ? config : RollcallConfig.of(java.util.Map.of());
             Settings root = cfg.settings();
-            Settings probe = root.scope("rollcall.probe.");
-            ResolverOptions options = new ResolverOptions(
-                    probeTimeout != null ? probeTimeout : probe.positiveDuration("timeout", Duration.ofSeconds(2)),
-                    probeConcurrency != null ? probeConcurrency : probe.integer("concurrency", 64, 1, 100_000),
-                    backoffInitial != null ? backoffInitial
-                            : probe.positiveDuration("backoff.initial", Duration.ofMillis(250)),
-                    backoffMax != null ? backoffMax : probe.positiveDuration("backoff.max", Duration.ofSeconds(30)),
-                    refreshInterval != null ? refreshInterval
-                            : probe.positiveDuration("refresh-interval", Duration.ofMinutes(10)),
-                    keepChannels != null ? keepChannels : probe.bool("keep-channels", true),
-                    maxResponseBytes != null ? maxResponseBytes
-                            : probe.integer("max-response-bytes", 1 << 20, 1024, 64 << 20));
-            if (options.backoffMax().compareTo(options.backoffInitial()) < 0) {
-                throw ConfigurationException.invalid(probe.fullKey("backoff.max"), options.backoffMax().toString(),
-                        "at least rollcall.probe.backoff.initial (" + options.backoffInitial() + ")");
-            }
-            ProbeTls tls = ProbeTls.read(probe, tlsCa, tlsCert, tlsKey, tlsAuthority);
-            Settings schemaSettings = root.scope("rollcall.schemas.");
-            SchemaOptions schemaOptions = new SchemaOptions(
-                    fetchSchemas != null ? fetchSchemas : schemaSettings.bool("fetch", true),
-                    schemaSettings.integer("max-response-bytes", 4 << 20, 1024, 256 << 20),
-                    keyPaths != null ? keyPaths : keyPaths(cfg));
+            ProbeSettings probe = ProbeSettings.read(root.scope("rollcall.probe."), this);
+            SchemaSettings schema = SchemaSettings.read(cfg, this);
             ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
 
-            String policyType = null;
-            VersionPolicy chosenPolicy = policy;
-            if (chosenPolicy == null) {
-                policyType = root.raw("rollcall.policy.type").orElseThrow(() -> ConfigurationException.missing(
-                        "rollcall.policy.type", "a version policy type; found: "
-                                + ProviderLookup.all(VersionPolicyProvider.class, VersionPolicyProvider::type, loader)
-                                .keySet()));
-                VersionPolicyProvider provider = ProviderLookup.find(VersionPolicyProvider.class,
-                        VersionPolicyProvider::type, "rollcall.policy.type", policyType, "version policy", loader);
-                chosenPolicy = Objects.requireNonNull(
-                        provider.create(root.scope("rollcall.policy." + policyType + ".")),
-                        () -> provider.getClass().getName() + " created a null policy");
-            }
-            String discoveryType = null;
-            WorkerDiscovery chosenDiscovery = discovery;
-            if (chosenDiscovery == null) {
-                discoveryType = root.raw("rollcall.discovery.type").orElseThrow(() -> ConfigurationException.missing(
-                        "rollcall.discovery.type", "a discovery type; found: "
-                                + ProviderLookup.all(WorkerDiscoveryProvider.class, WorkerDiscoveryProvider::type,
-                                loader).keySet()));
-                WorkerDiscoveryProvider provider = ProviderLookup.find(WorkerDiscoveryProvider.class,
-                        WorkerDiscoveryProvider::type, "rollcall.discovery.type", discoveryType, "discovery", loader);
-                chosenDiscovery = Objects.requireNonNull(
-                        provider.create(root.scope("rollcall.discovery." + discoveryType + ".")),
-                        () -> provider.getClass().getName() + " created a null discovery");
-            }
+            VersionPolicy chosenPolicy = policy != null ? policy : ProviderLookup.create(VersionPolicyProvider.class,
+                    VersionPolicyProvider::type, VersionPolicyProvider::create, root, "policy", "version policy", loader);
+            WorkerDiscovery chosenDiscovery = discovery != null ? discovery : ProviderLookup.create(
+                    WorkerDiscoveryProvider.class, WorkerDiscoveryProvider::type, WorkerDiscoveryProvider::create, root,
+                    "discovery", "discovery", loader);
+            String policyType = policy != null ? null : root.raw("rollcall.policy.type").orElseThrow();
+            String discoveryType = discovery != null ? null : root.raw("rollcall.discovery.type").orElseThrow();
             try {
                 UnknownKeys.checkResolver(cfg, discoveryType, policyType);
             } catch (ConfigurationException e) {
@@ -750,8 +577,7 @@ public final class WorkerResolver implements AutoCloseable {
                 }
                 throw e;
             }
-            WorkerResolver resolver = new WorkerResolver(this, chosenDiscovery, chosenPolicy, options, tls,
-                    schemaOptions);
+            WorkerResolver resolver = new WorkerResolver(this, chosenDiscovery, chosenPolicy, probe, schema);
             try {
                 resolver.start();
             } catch (RuntimeException e) {
@@ -759,26 +585,6 @@ public final class WorkerResolver implements AutoCloseable {
                 throw e;
             }
             return resolver;
-        }
-
-        /** {@code rollcall.keys.<service>.<method>=<path>}, each checked for syntax, naming its key. */
-        private static dev.rollcall.api.registry.KeyPaths keyPaths(RollcallConfig cfg) {
-            String prefix = "rollcall.keys.";
-            java.util.Map<String, String> byMethod = new java.util.TreeMap<>();
-            for (String key : cfg.values().keySet()) {
-                if (key.startsWith(prefix)) {
-                    String value = cfg.settings().raw(key).orElse("");
-                    try {
-                        dev.rollcall.api.registry.KeyPaths.of(java.util.Map.of(key.substring(prefix.length()), value));
-                    } catch (IllegalArgumentException e) {
-                        throw ConfigurationException.invalid(key, value,
-                                "a field path such as order.customer_id under rollcall.keys.<service>.<method> ("
-                                        + e.getMessage() + ")");
-                    }
-                    byMethod.put(key.substring(prefix.length()), value);
-                }
-            }
-            return dev.rollcall.api.registry.KeyPaths.of(byMethod);
         }
 
         private static Duration positive(Duration d, String what) {

@@ -109,8 +109,8 @@ class RegistryViewsTest {
 
         // The same planner, tested on a fixed snapshot a user builds without any resolver.
         WorkerEndpoint fixed = WorkerEndpoint.parse("grpc://127.0.0.1:9");
-        FleetSnapshot snapshot = FleetSnapshot.of(1, Instant.EPOCH, null, "test", List.of(new WorkerStatus(fixed,
-                WorkerStatus.State.COMPATIBLE, "", Optional.of(WorkerInfo.of(fixed, "1.0.0")))));
+        FleetSnapshot snapshot = FleetSnapshot.builder(1).status(new WorkerStatus(fixed,
+                WorkerStatus.State.COMPATIBLE, "", Optional.of(WorkerInfo.of(fixed, "1.0.0")))).build();
         assertThat(new Planner(snapshot).plan(2)).containsExactly(List.of(0, 1));
     }
 

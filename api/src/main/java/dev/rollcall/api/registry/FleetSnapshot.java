@@ -44,35 +44,136 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
     SelectionReport selection();
 
     /**
-     * A snapshot of the given statuses (any order; they are sorted by URL). Rollcall's resolver
-     * builds its snapshots with it; users can build fixed ones to test their planners.
+     * A builder of a snapshot, for users' tests of their planners and for the resolver: everything
+     * but the statuses has a default (published now, not stale, policy {@code "fixed"}, no cohort,
+     * no schemas, no key paths).
+     *
+     * <pre>{@code
+     * FleetSnapshot snapshot = FleetSnapshot.builder(1)
+     *         .status(new WorkerStatus(endpoint, State.COMPATIBLE, "", Optional.of(info)))
+     *         .build();
+     * }</pre>
+     */
+    static Builder builder(long number) {
+        return new Builder(number);
+    }
+
+    /**
+     * Collects a snapshot's parts; {@link #build()} checks them and sorts the statuses by URL. Not
+     * thread-safe; each {@link #build()} makes a new immutable snapshot.
+     */
+    final class Builder {
+        private final long number;
+        private Instant publishedAt;
+        private Instant staleSince;
+        private String policy = "fixed";
+        private final java.util.ArrayList<WorkerStatus> statuses = new java.util.ArrayList<>();
+        private Optional<String> cohort = Optional.empty();
+        private String explanation = "";
+        private Map<String, ProtoSchema> schemasByVersion = Map.of();
+        private KeyPaths keys = KeyPaths.none();
+
+        private Builder(long number) {
+            if (number < 0) {
+                throw new IllegalArgumentException("snapshot number " + number + " is negative");
+            }
+            this.number = number;
+        }
+
+        /** When it was published; default the moment {@link #build()} runs. */
+        public Builder publishedAt(Instant at) {
+            this.publishedAt = java.util.Objects.requireNonNull(at, "publishedAt");
+            return this;
+        }
+
+        /** Since when discovery has been failing; {@code null} (the default) while it is healthy. */
+        public Builder staleSince(Instant since) {
+            this.staleSince = since;
+            return this;
+        }
+
+        /** The policy's description, e.g. {@code semver ^1.4.0}; default {@code "fixed"}. */
+        public Builder policy(String description) {
+            this.policy = java.util.Objects.requireNonNull(description, "policy");
+            return this;
+        }
+
+        /** Adds one candidate's status. */
+        public Builder status(WorkerStatus status) {
+            statuses.add(java.util.Objects.requireNonNull(status, "status"));
+            return this;
+        }
+
+        /** Adds candidates' statuses, in any order. */
+        public Builder statuses(java.util.Collection<WorkerStatus> all) {
+            all.forEach(this::status);
+            return this;
+        }
+
+        /** The cohort a policy chose and its explanation (see {@link dev.rollcall.api.policy.Selection}). */
+        public Builder selection(Optional<String> chosenCohort, String why) {
+            this.cohort = java.util.Objects.requireNonNull(chosenCohort, "cohort");
+            this.explanation = java.util.Objects.requireNonNull(why, "explanation");
+            return this;
+        }
+
+        /**
+         * The schemas of the workers' versions (version → schema; schemas of versions no answered
+         * worker reports are dropped). A version without an entry has no known schema.
+         */
+        public Builder schemas(Map<String, ProtoSchema> byVersion) {
+            this.schemasByVersion = java.util.Objects.requireNonNull(byVersion, "schemasByVersion");
+            return this;
+        }
+
+        /** The routing key paths that {@link KeyExtractors} reads. */
+        public Builder keyPaths(KeyPaths paths) {
+            this.keys = java.util.Objects.requireNonNull(paths, "keys");
+            return this;
+        }
+
+        /** The snapshot; the builder may be used again. */
+        public FleetSnapshot build() {
+            return new ImmutableFleetSnapshot(number, publishedAt != null ? publishedAt : Instant.now(), staleSince,
+                    policy, statuses, cohort, explanation, schemasByVersion, keys);
+        }
+    }
+
+    /**
+     * A snapshot of the given statuses (any order; they are sorted by URL).
      *
      * @param staleSince since when discovery has been failing, or {@code null} while it is healthy
+     * @deprecated positional and nullable; use {@link #builder(long)}
      */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     static FleetSnapshot of(long number, Instant publishedAt, Instant staleSince, String policy,
                             List<WorkerStatus> statuses) {
-        return of(number, publishedAt, staleSince, policy, statuses, Optional.empty(), "");
+        return builder(number).publishedAt(publishedAt).staleSince(staleSince).policy(policy).statuses(statuses)
+                .build();
     }
 
     /**
-     * A snapshot of the given statuses, with the cohort a policy chose and its explanation (see
-     * {@link dev.rollcall.api.policy.Selection}).
+     * A snapshot with the cohort a policy chose and its explanation.
+     *
+     * @deprecated positional and nullable; use {@link #builder(long)}
      */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     static FleetSnapshot of(long number, Instant publishedAt, Instant staleSince, String policy,
                             List<WorkerStatus> statuses, Optional<String> cohort, String explanation) {
-        return of(number, publishedAt, staleSince, policy, statuses, cohort, explanation, Map.of(), KeyPaths.none());
+        return builder(number).publishedAt(publishedAt).staleSince(staleSince).policy(policy).statuses(statuses)
+                .selection(cohort, explanation).build();
     }
 
     /**
-     * A snapshot with the schemas of its workers' versions (version → schema; schemas of versions no
-     * answered worker reports are dropped) and the routing key paths that {@link KeyExtractors} reads.
-     * A version without an entry has no known schema (not fetched yet, or fetching is off).
+     * A snapshot with the schemas of its workers' versions and the routing key paths.
+     *
+     * @deprecated positional and nullable; use {@link #builder(long)}
      */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     static FleetSnapshot of(long number, Instant publishedAt, Instant staleSince, String policy,
                             List<WorkerStatus> statuses, Optional<String> cohort, String explanation,
                             Map<String, ProtoSchema> schemasByVersion, KeyPaths keys) {
-        return new ImmutableFleetSnapshot(number, publishedAt, staleSince, policy, statuses, cohort, explanation,
-                java.util.Objects.requireNonNull(schemasByVersion, "schemasByVersion"),
-                java.util.Objects.requireNonNull(keys, "keys"));
+        return builder(number).publishedAt(publishedAt).staleSince(staleSince).policy(policy).statuses(statuses)
+                .selection(cohort, explanation).schemas(schemasByVersion).keyPaths(keys).build();
     }
 }

@@ -27,7 +27,7 @@ class InvocationTargetsTest {
     }
 
     private static FleetSnapshot snapshot(WorkerStatus... statuses) {
-        return FleetSnapshot.of(1, Instant.EPOCH, null, "test", List.of(statuses));
+        return FleetSnapshot.builder(1).publishedAt(Instant.EPOCH).policy("test").statuses(List.of(statuses)).build();
     }
 
     private static ServiceInfo service(String name, Visibility visibility, HandlerInfo... handlers) {

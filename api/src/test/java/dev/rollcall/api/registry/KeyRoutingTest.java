@@ -30,7 +30,7 @@ class KeyRoutingTest {
     }
 
     private static FleetSnapshot snapshot(List<WorkerStatus> statuses) {
-        return FleetSnapshot.of(1, Instant.EPOCH, null, "test", statuses);
+        return FleetSnapshot.builder(1).publishedAt(Instant.EPOCH).policy("test").statuses(statuses).build();
     }
 
     private static List<WorkerStatus> fleet(int n) {

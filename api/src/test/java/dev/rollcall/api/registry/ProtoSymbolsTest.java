@@ -72,8 +72,8 @@ class ProtoSymbolsTest {
     }
 
     private static FleetSnapshot snapshot(Map<String, ProtoSchema> schemas, Map<String, String> keys, WorkerStatus... s) {
-        return FleetSnapshot.of(1, Instant.EPOCH, null, "test", List.of(s), Optional.empty(), "", schemas,
-                KeyPaths.of(keys));
+        return FleetSnapshot.builder(1).publishedAt(Instant.EPOCH).policy("test").statuses(List.of(s)).schemas(schemas)
+                .keyPaths(KeyPaths.of(keys)).build();
     }
 
     @Test
@@ -97,7 +97,7 @@ class ProtoSymbolsTest {
         assertThat(snap.fileContainingSymbol("k.Color")).isPresent();
         assertThat(snap.fileContainingSymbol("k.Keys.Get")).isPresent();
         assertThat(snap.fileContainingSymbol("k.Nope")).isEmpty();
-        assertThat(FleetSnapshot.of(1, Instant.EPOCH, null, "t", List.of(a)).forWorker(a.endpoint())).isEmpty();
+        assertThat(FleetSnapshot.builder(1).status(a).build().forWorker(a.endpoint())).isEmpty();
     }
 
     @Test

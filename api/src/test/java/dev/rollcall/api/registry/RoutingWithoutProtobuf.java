@@ -19,8 +19,8 @@ public final class RoutingWithoutProtobuf implements Supplier<String> {
         WorkerEndpoint e = WorkerEndpoint.of("127.0.0.1", 7000);
         WorkerInfo info = new WorkerInfo(e, "1.0.0", "", Map.of(),
                 List.of(new ServiceInfo("demo.v1.Orders", Visibility.PUBLIC, List.of(HandlerInfo.of("Place")))));
-        FleetSnapshot snap = FleetSnapshot.of(1, Instant.EPOCH, null, "test",
-                List.of(new WorkerStatus(e, WorkerStatus.State.COMPATIBLE, "", Optional.of(info))));
+        FleetSnapshot snap = FleetSnapshot.builder(1).publishedAt(Instant.EPOCH)
+                .status(new WorkerStatus(e, WorkerStatus.State.COMPATIBLE, "", Optional.of(info))).build();
         return snap.route("demo.v1.Orders", "Place", Caller.INGRESS, "customer-1").endpoint().url();
     }
 }

@@ -2,7 +2,7 @@ package dev.rollcall.core.internal;
 
 import com.google.common.net.InetAddresses;
 import dev.rollcall.api.WorkerEndpoint;
-import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.core.ProbeOutcome;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
@@ -114,38 +114,47 @@ public final class ProbeClient implements AutoCloseable {
 
     /**
      * Sends one {@code WorkerInfo} call with a deadline. The future completes on a network thread,
-     * with the worker's answer or with the call's failure ({@link io.grpc.StatusRuntimeException}).
+     * never exceptionally: with the worker's answer, or with the failure as a value whose reason is
+     * {@link #describe}'s.
      */
-    public CompletableFuture<WorkerInfo> probe(ManagedChannel channel, WorkerEndpoint endpoint, Duration timeout) {
-        CompletableFuture<WorkerInfo> result = new CompletableFuture<>();
-        ClientCall<WorkerInfoRequest, WorkerInfoResponse> call = channel.newCall(
-                WorkerServiceGrpc.getWorkerInfoMethod(),
-                CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS));
+    public CompletableFuture<ProbeOutcome> probe(ManagedChannel channel, WorkerEndpoint endpoint, Duration timeout) {
+        CompletableFuture<ProbeOutcome> result = new CompletableFuture<>();
+        ClientCall<WorkerInfoRequest, WorkerInfoResponse> call;
+        try {
+            call = channel.newCall(WorkerServiceGrpc.getWorkerInfoMethod(),
+                    CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS));
+        } catch (RuntimeException shutDown) {
+            result.complete(failed(shutDown, timeout));
+            return result;
+        }
         ClientCalls.asyncUnaryCall(call, WorkerInfoRequest.getDefaultInstance(), new StreamObserver<>() {
             @Override
             public void onNext(WorkerInfoResponse response) {
                 String problem = AnswerCheck.problem(response);
-                if (problem != null) {
-                    result.completeExceptionally(new MalformedAnswerException(problem));
-                    return;
-                }
-                result.complete(WireFormat.toWorkerInfo(endpoint, response));
+                result.complete(problem != null
+                        ? new ProbeOutcome.Failed(Status.Code.INTERNAL, "malformed answer: " + problem)
+                        : new ProbeOutcome.Answered(WireFormat.toWorkerInfo(endpoint, response)));
             }
 
             @Override
             public void onError(Throwable t) {
-                result.completeExceptionally(t);
+                result.complete(failed(t, timeout));
             }
 
             @Override
             public void onCompleted() {
                 if (!result.isDone()) {
-                    result.completeExceptionally(Status.INTERNAL
-                            .withDescription("WorkerInfo completed without a response").asRuntimeException());
+                    result.complete(new ProbeOutcome.Failed(Status.Code.INTERNAL,
+                            "INTERNAL: WorkerInfo completed without a response"));
                 }
             }
         });
         return result;
+    }
+
+    /** {@code failure} as an outcome: its gRPC code and {@link #describe}'s reason. */
+    public static ProbeOutcome.Failed failed(Throwable failure, Duration timeout) {
+        return new ProbeOutcome.Failed(Status.fromThrowable(failure).getCode(), describe(failure, timeout));
     }
 
     /**
@@ -156,9 +165,6 @@ public final class ProbeClient implements AutoCloseable {
         Throwable t = failure;
         while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
             t = t.getCause();
-        }
-        if (t instanceof MalformedAnswerException) {
-            return "malformed answer: " + t.getMessage();
         }
         Status status = Status.fromThrowable(t);
         if (status.getCode() == Status.Code.RESOURCE_EXHAUSTED) {
@@ -215,13 +221,6 @@ public final class ProbeClient implements AutoCloseable {
             }
         }
         return (best == null ? ssl.getClass().getSimpleName() : best).replaceAll("\\s+", " ").strip();
-    }
-
-    /** A worker's answer broke one of {@link AnswerCheck}'s bounds; the message says which. */
-    static final class MalformedAnswerException extends RuntimeException {
-        MalformedAnswerException(String problem) {
-            super(problem, null, false, false);
-        }
     }
 
     /** Shuts down the event loop, waiting briefly for it. Channels must be shut down first. */

@@ -1,6 +1,7 @@
 package dev.rollcall.core.internal;
 
 import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.Settings;
 import java.net.URL;
 import java.security.CodeSource;
 import java.util.ArrayList;
@@ -9,6 +10,7 @@ import java.util.Map;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,6 +25,23 @@ public final class ProviderLookup {
     private static final Logger log = LoggerFactory.getLogger(ProviderLookup.class);
 
     private ProviderLookup() {
+    }
+
+    /**
+     * What the provider of the type configured under {@code rollcall.<area>.type} creates from the
+     * settings under {@code rollcall.<area>.<type>.}.
+     *
+     * @throws ConfigurationException when the key is missing (listing the types found), no module or
+     *                                two modules provide the type, or the provider fails on its settings
+     */
+    public static <P, T> T create(Class<P> spi, Function<P, String> typeOf, BiFunction<P, Settings, T> create,
+                                  Settings root, String area, String what, ClassLoader loader) {
+        String key = "rollcall." + area + ".type";
+        String type = root.raw(key).orElseThrow(() -> ConfigurationException.missing(key,
+                "a " + what + " type; found: " + all(spi, typeOf, loader).keySet()));
+        P provider = find(spi, typeOf, key, type, what, loader);
+        return java.util.Objects.requireNonNull(create.apply(provider, root.scope("rollcall." + area + "." + type + ".")),
+                () -> provider.getClass().getName() + " created a null " + what);
     }
 
     public record Found<P>(String type, P provider, String location) {

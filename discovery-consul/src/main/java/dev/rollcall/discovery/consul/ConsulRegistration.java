@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. The ACL token is sent as a header only, and appears in no log, message or
  * {@code toString}.
  */
-public final class ConsulRegistration implements WorkerRegistration {
+final class ConsulRegistration implements WorkerRegistration {
 
     /** The name of the heartbeat thread. */
     public static final String THREAD_NAME = "rollcall-consul-ttl";

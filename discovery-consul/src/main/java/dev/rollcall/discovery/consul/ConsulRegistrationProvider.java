@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * Registers workers with Consul ({@code rollcall.discovery.type=consul} and
  * {@code rollcall.worker.register=true}) as instances of the service that {@code consul}
  * discovery watches, each with a TTL check that the worker keeps passing; see
- * {@link ConsulRegistration}.
+ * the module README.
  *
  * <p>It reads the connection keys shared with discovery under {@code rollcall.discovery.consul.}
  * ({@code address}, {@code service}, {@code token}, {@code request-timeout}, {@code tls.*}) and

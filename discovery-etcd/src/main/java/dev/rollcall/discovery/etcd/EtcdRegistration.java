@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * {@code rollcall-etcd-registration}; jetcd sends the keep-alives themselves every third of the TTL.
  * Thread-safe. Every call to etcd has a deadline ({@code request-timeout}).
  */
-public final class EtcdRegistration implements WorkerRegistration {
+final class EtcdRegistration implements WorkerRegistration {
 
     static final String THREAD_NAME = "rollcall-etcd-registration";
 
@@ -57,7 +57,8 @@ public final class EtcdRegistration implements WorkerRegistration {
     private final ByteSequence value;
     private final Duration ttl;
     private final long ttlSeconds;                // etcd counts leases in whole seconds
-    private final Backoff backoff;
+    private final dev.rollcall.api.Backoff backoff;
+    private int failures; // since the last success; on the loop's thread, like the loop's other state
     private final Object lock = new Object();
     private ScheduledThreadPoolExecutor loop;     // guarded by lock; set by start()
     private boolean closed;                       // guarded by lock
@@ -83,7 +84,7 @@ public final class EtcdRegistration implements WorkerRegistration {
         this.value = ByteSequence.from(WorkerValue.encode(self));
         this.ttl = ttl;
         this.ttlSeconds = Math.max(1, (ttl.toMillis() + 999) / 1000);
-        this.backoff = new Backoff(settings.backoffInitial(), settings.backoffMax());
+        this.backoff = dev.rollcall.api.Backoff.of(settings.backoffInitial(), settings.backoffMax());
     }
 
     /**
@@ -194,7 +195,7 @@ public final class EtcdRegistration implements WorkerRegistration {
             closeClient(); // a fresh connection: gRPC's own reconnect backoff can lag far behind etcd
             establish();
             repairing = false;
-            backoff.reset();
+            failures = 0;
             LOG.info("worker {} registered again at etcd key {} under lease {}", worker, keyText, leaseId);
             if (oldLease != 0) {
                 // If the old lease still lives, it no longer holds the key; let it go.
@@ -204,11 +205,11 @@ public final class EtcdRegistration implements WorkerRegistration {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
             closeClient();
-            Duration delay = backoff.next();
+            Duration delay = backoff.delay(++failures);
             String message = "worker " + worker + ": cannot register etcd key " + keyText + " again on "
                     + settings.endpointList() + " (" + EtcdWorkerDiscovery.describe(e) + "); retrying in "
                     + delay.toMillis() + " ms";
-            if (backoff.failures() == 1) {
+            if (failures == 1) {
                 LOG.warn(message);
             } else {
                 LOG.debug(message);

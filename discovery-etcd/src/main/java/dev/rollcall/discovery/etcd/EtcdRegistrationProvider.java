@@ -12,7 +12,7 @@ import java.util.Optional;
 
 /**
  * Registers workers in etcd ({@code rollcall.discovery.type=etcd} with
- * {@code rollcall.worker.register=true}): see {@link EtcdRegistration} for what that promises.
+ * {@code rollcall.worker.register=true}): see the module README for what that promises.
  *
  * <p>It reads the connection keys that {@link EtcdWorkerDiscoveryProvider} reads (endpoints, prefix,
  * timeouts, backoff, TLS, user and password) and two of its own:

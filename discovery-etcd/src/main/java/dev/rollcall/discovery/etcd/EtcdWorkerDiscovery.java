@@ -71,7 +71,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
 
     private final EtcdSettings settings;
     private final ByteSequence prefix;
-    private final Backoff backoff;
+    private final dev.rollcall.api.Backoff backoff;
     private final Object lock = new Object();
     private ScheduledThreadPoolExecutor loop;   // guarded by lock
     private CandidateListener listener;         // written once under lock, before the loop starts
@@ -92,6 +92,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
     private boolean stale;                      // onError was called after the last publish
     private boolean failing;                    // in an outage: log later failures at DEBUG
     private String lastError;
+    private int failures;                       // since the last established watch: sets the backoff
 
     private volatile int knownCount;
     private final AtomicLong fullReads = new AtomicLong();
@@ -100,7 +101,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
     EtcdWorkerDiscovery(EtcdSettings settings) {
         this.settings = settings;
         this.prefix = settings.prefixBytes();
-        this.backoff = new Backoff(settings.backoffInitial(), settings.backoffMax());
+        this.backoff = dev.rollcall.api.Backoff.of(settings.backoffInitial(), settings.backoffMax());
     }
 
     /** Starts the loop thread, which connects, reads the prefix, publishes and watches. Returns at once. */
@@ -199,7 +200,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
             established = true;
             cancelPending();
             watchesEstablished.incrementAndGet();
-            backoff.reset();
+            failures = 0;
             lastError = null;
             if (failing) {
                 LOG.info("etcd {} is back; watching {} again from revision {}", settings.endpointList(),
@@ -274,14 +275,14 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         closeWatcher();
         freshConnection = true;
         cancelPending();
-        Duration delay = backoff.next();
+        Duration delay = backoff.delay(++failures);
         String message = what + (cause == null ? "" : ": " + describe(cause));
         if (!failing) {
             LOG.warn("{}; keeping the last {} workers, retrying with backoff (next in {} ms)", message,
                     knownCount, delay.toMillis());
             failing = true;
         } else {
-            LOG.debug("{}; retry {} in {} ms", message, backoff.failures(), delay.toMillis());
+            LOG.debug("{}; retry {} in {} ms", message, failures, delay.toMillis());
         }
         if (!message.equals(lastError)) {
             lastError = message;

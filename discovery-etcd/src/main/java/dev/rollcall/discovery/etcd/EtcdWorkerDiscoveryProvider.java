@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
  * workers are the keys under a prefix in etcd, {@code <prefix><worker-id>}, each holding the worker's
  * URL ({@code grpc://10.0.0.5:7001}) or a JSON object with its endpoint and labels
  * ({@code {"endpoint":"grpc://10.0.0.5:7001","labels":{"zone":"eu-1"}}}), as
- * {@link EtcdRegistration} writes them. The module's README lists every key under
+ * the registration writes them. The module's README lists every key under
  * {@code rollcall.discovery.etcd.} with its default.
  *
  * <p>Found by {@link java.util.ServiceLoader}. Stateless and thread-safe. {@link #create} reads and

@@ -5,7 +5,7 @@
  *
  * <p>Public: {@link dev.rollcall.discovery.etcd.EtcdWorkerDiscoveryProvider} and
  * {@link dev.rollcall.discovery.etcd.EtcdRegistrationProvider} (both of type {@code etcd}, found by
- * {@link java.util.ServiceLoader}) and {@link dev.rollcall.discovery.etcd.EtcdRegistration}. Users
+ * {@link java.util.ServiceLoader}) (the registration it creates is package-private). Users
  * select the backend with {@code rollcall.discovery.type=etcd}; see the module's README for the keys.
  */
 package dev.rollcall.discovery.etcd;

@@ -85,7 +85,7 @@ class KubernetesResolverTest {
 
         resolver.awaitWorkers(2, WITHIN);
         assertThat(urls(resolver.workers())).containsExactlyInAnyOrder(url(0), url(1));
-        assertThat(resolver.discovery().description()).isEqualTo("k8s[workers/compute, single port, 2 endpoints]");
+        assertThat(resolver.discoveryDescription()).isEqualTo("k8s[workers/compute, single port, 2 endpoints]");
     }
 
     @Test

@@ -1,0 +1,58 @@
+package dev.rollcall.core;
+
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.discovery.CandidateListener;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Hands a backend's news to the tracker with watch-channel semantics: only the latest candidate set
+ * matters, so a burst of sets while the serial context is busy is applied once, as the newest; an
+ * error that came after it is applied after it.
+ *
+ * <p>{@link #onCandidates} and {@link #onError} are called on the backend's threads and never block;
+ * the news is applied on the serial context.
+ */
+final class DiscoveryFeed implements CandidateListener {
+
+    /** The latest unapplied news: a set (or none), and whether an error came after it. */
+    private record News(Set<WorkerEndpoint> candidates, Throwable errorAfter) {
+    }
+
+    private final SerialContext context;
+    private final FleetTracker tracker;
+    private final AtomicReference<News> pending = new AtomicReference<>();
+
+    DiscoveryFeed(SerialContext context, FleetTracker tracker) {
+        this.context = context;
+        this.tracker = tracker;
+    }
+
+    @Override
+    public void onCandidates(Set<WorkerEndpoint> latest) {
+        if (pending.getAndSet(new News(Set.copyOf(latest), null)) == null) {
+            context.execute(this::apply);
+        }
+    }
+
+    @Override
+    public void onError(Throwable cause) {
+        if (pending.getAndUpdate(p -> new News(p == null ? null : p.candidates(), cause)) == null) {
+            context.execute(this::apply);
+        }
+    }
+
+    /** Applies the newest news; older sets that were replaced meanwhile are skipped. */
+    private void apply() {
+        News news = pending.getAndSet(null);
+        if (news == null) {
+            return;
+        }
+        if (news.candidates() != null) {
+            tracker.applyCandidates(news.candidates());
+        }
+        if (news.errorAfter() != null) {
+            tracker.discoveryFailed(news.errorAfter());
+        }
+    }
+}

@@ -1,0 +1,267 @@
+package dev.rollcall.core;
+
+import dev.rollcall.api.Backoff;
+import io.grpc.ManagedChannel;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.random.RandomGenerator;
+
+/**
+ * When and how workers are probed: a queue with a concurrency limit, at most one probe in flight
+ * per worker, retries with backoff after failures, refreshes after answers, one kept connection per
+ * worker (optional) and the watch on it that notices a restart in place. What an outcome means for
+ * the worker is the {@link Owner}'s business.
+ *
+ * <p>Confined to the resolver's serial context; probe callbacks hop back to it. Counters and
+ * observers may be read and added from any thread.
+ */
+final class ProbeScheduler {
+
+    /** The scheduler's part of a worker's state; touched only here, on the serial context. */
+    static final class Slot {
+        private Stage stage = Stage.IDLE;
+        private SerialContext.Timer timer;          // the next retry or refresh
+        private ProbeTransport.Link link;           // kept between probes when keep-channels is on
+        private boolean watched;                    // a connection watch is registered on link
+    }
+
+    /** Where a worker is in the probe queue. */
+    private enum Stage {
+        IDLE, QUEUED, IN_FLIGHT,
+        /** In flight, and asked for again meanwhile: probe once more when it finishes. */
+        IN_FLIGHT_AGAIN
+    }
+
+    /** Told of outcomes and lost connections, on the serial context. */
+    interface Owner {
+        /** Whether {@code worker} is still a candidate (it may have left while being probed). */
+        boolean tracks(TrackedWorker worker);
+
+        /** A probe of {@code worker} finished; apply it before the scheduler plans the next one. */
+        void probed(TrackedWorker worker, ProbeOutcome outcome);
+
+        /** {@code worker}'s kept connection dropped; a probe is already requested. */
+        void connectionLost(TrackedWorker worker);
+
+        /** A probe finished or a timer fired: the time to publish what changed. */
+        void settle();
+    }
+
+    /** Told of every finished probe, on the network thread that finished it: must be fast and thread-safe. */
+    interface Observer {
+        void probed(long latencyNanos, boolean answered);
+    }
+
+    private final SerialContext context;
+    private final ProbeTransport transport;
+    private final ProbeSettings settings;
+    private final Backoff backoff;
+    private final RandomGenerator jitter;
+    private final Owner owner;
+    private final ArrayDeque<TrackedWorker> queue = new ArrayDeque<>();
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private final List<Observer> observers = new CopyOnWriteArrayList<>();
+    private int inFlight;
+    private boolean closed;
+
+    ProbeScheduler(SerialContext context, ProbeTransport transport, ProbeSettings settings, RandomGenerator jitter,
+                   Owner owner) {
+        this.context = context;
+        this.transport = transport;
+        this.settings = settings;
+        this.backoff = Backoff.of(settings.backoffInitial(), settings.backoffMax());
+        this.jitter = jitter;
+        this.owner = owner;
+    }
+
+    /** Probes {@code w} as soon as the concurrency limit allows; once more if a probe is in flight. */
+    void request(TrackedWorker w) {
+        Slot s = w.probe;
+        switch (s.stage) {
+            case IN_FLIGHT -> s.stage = Stage.IN_FLIGHT_AGAIN;
+            case IDLE -> {
+                cancelTimer(s);
+                s.stage = Stage.QUEUED;
+                queue.add(w);
+                pump();
+            }
+            default -> { } // already queued or asked for again
+        }
+    }
+
+    /** Whether probes are in flight or waiting: answers keep coming. */
+    boolean busy() {
+        return inFlight > 0 || !queue.isEmpty();
+    }
+
+    /** {@code w} left: no more probes or timers, and its connection is closed. */
+    void forget(TrackedWorker w) {
+        cancelTimer(w.probe);
+        closeLink(w.probe);
+    }
+
+    /** {@code w}'s open channel, if it has one (for schema fetches over the same connection). */
+    ManagedChannel channel(TrackedWorker w) {
+        ProbeTransport.Link link = w.probe.link;
+        return link == null ? null : link.channel();
+    }
+
+    long sent() {
+        return sent.get();
+    }
+
+    long failed() {
+        return failed.get();
+    }
+
+    void addObserver(Observer observer) {
+        observers.add(observer);
+    }
+
+    private void pump() {
+        while (inFlight < settings.concurrency() && !queue.isEmpty()) {
+            TrackedWorker w = queue.poll();
+            w.probe.stage = Stage.IDLE;
+            if (owner.tracks(w)) {
+                start(w);
+            }
+        }
+    }
+
+    private void start(TrackedWorker w) {
+        Slot s = w.probe;
+        if (s.link == null) {
+            s.link = transport.open(w.endpoint());
+        } else {
+            // Our backoff decides when to retry; gRPC's own reconnect backoff (1 s and up) must not add to it.
+            s.link.resetConnectBackoff();
+        }
+        ProbeTransport.Link link = s.link;
+        s.stage = Stage.IN_FLIGHT;
+        inFlight++;
+        sent.incrementAndGet();
+        long started = context.nanoTime();
+        link.probe(settings.timeout()).thenAccept(outcome -> {
+            if (!outcome.answered()) {
+                failed.incrementAndGet();
+            }
+            if (!observers.isEmpty()) {
+                long nanos = context.nanoTime() - started;
+                observers.forEach(o -> o.probed(nanos, outcome.answered()));
+            }
+            context.execute(() -> finished(w, link, outcome));
+        });
+    }
+
+    private void finished(TrackedWorker w, ProbeTransport.Link link, ProbeOutcome outcome) {
+        inFlight--;
+        Slot s = w.probe;
+        boolean again = s.stage == Stage.IN_FLIGHT_AGAIN;
+        s.stage = Stage.IDLE;
+        if (closed) {
+            return;
+        }
+        if (!owner.tracks(w)) {
+            pump();
+            return; // left while we were probing; its link is already closed
+        }
+        owner.probed(w, outcome);
+        if (outcome.answered()) {
+            if (settings.keepChannels()) {
+                watch(w, link);
+            } else {
+                closeLink(s);
+            }
+            long refresh = settings.refreshInterval().toNanos();
+            schedule(w, refresh - (long) (refresh * 0.1 * jitter.nextDouble()));
+        } else {
+            // A failed probe's link is never reused, kept channels or not: a connection that timed
+            // out can stay wedged (accepted by the kernel but never by the server), and every retry
+            // over it would time out too, long after the worker answers a new one.
+            closeLink(s);
+            schedule(w, backoff.delayNanos(w.failures(), jitter));
+        }
+        if (again) {
+            request(w);
+        }
+        pump();
+        owner.settle();
+    }
+
+    /** A kept link that leaves READY means the worker may have restarted: probe it again. */
+    private void watch(TrackedWorker w, ProbeTransport.Link link) {
+        Slot s = w.probe;
+        if (s.watched || s.link != link) {
+            return;
+        }
+        if (!link.ready()) {
+            lost(w); // dropped between the answer and now
+            return;
+        }
+        s.watched = true;
+        link.whenNotReady(() -> context.execute(() -> {
+            if (s.link == link) {
+                s.watched = false;
+            }
+            if (closed || !owner.tracks(w) || s.link != link || !w.inUse()) {
+                return; // gone, closed, or already being probed again (a successful probe watches anew)
+            }
+            if (link.ready()) {
+                watch(w, link);
+            } else {
+                lost(w);
+                owner.settle();
+            }
+        }));
+    }
+
+    private void lost(TrackedWorker w) {
+        owner.connectionLost(w);
+        request(w);
+    }
+
+    private void schedule(TrackedWorker w, long delayNanos) {
+        Slot s = w.probe;
+        cancelTimer(s);
+        s.timer = context.schedule(() -> {
+            s.timer = null;
+            if (!closed && owner.tracks(w)) {
+                request(w);
+                owner.settle();
+            }
+        }, delayNanos);
+    }
+
+    private static void cancelTimer(Slot s) {
+        if (s.timer != null) {
+            s.timer.cancel();
+            s.timer = null;
+        }
+    }
+
+    private static void closeLink(Slot s) {
+        if (s.link != null) {
+            s.link.close();
+            s.link = null;
+            s.watched = false;
+        }
+    }
+
+    /** Stops every timer and closes every link of {@code workers}; returns their channels, shut down. */
+    List<ManagedChannel> close(Iterable<TrackedWorker> workers) {
+        closed = true;
+        List<ManagedChannel> channels = new java.util.ArrayList<>();
+        for (TrackedWorker w : workers) {
+            cancelTimer(w.probe);
+            if (w.probe.link != null && w.probe.link.channel() != null) {
+                channels.add(w.probe.link.channel());
+            }
+            closeLink(w.probe);
+        }
+        queue.clear();
+        return channels;
+    }
+}

@@ -1,0 +1,105 @@
+package dev.rollcall.core;
+
+import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The resolver's one writer thread, its clock and its timers: every task runs on {@code executor}
+ * one after another, in the order given (the pattern of grpc-java's {@code SynchronizationContext}).
+ * Time comes from an injected {@link Ticker} and timers from an injected {@link Scheduler}, so that a
+ * test drives both.
+ *
+ * <p>{@link #execute} and {@link #schedule} may be called from any thread. Once the executor has
+ * stopped, late tasks (network callbacks after close) are dropped, logged at TRACE: this is the one
+ * place that swallows {@link RejectedExecutionException}.
+ */
+final class SerialContext {
+
+    private static final Logger log = LoggerFactory.getLogger(SerialContext.class);
+
+    private final Executor executor;
+    private final Scheduler scheduler;
+    private final Ticker ticker;
+    /** The thread running a task of this context right now, if any. */
+    private volatile Thread running;
+
+    SerialContext(Executor executor, Scheduler scheduler, Ticker ticker) {
+        this.executor = executor;
+        this.scheduler = scheduler;
+        this.ticker = ticker;
+    }
+
+    /** Runs {@code task} on the context, after the tasks already waiting; dropped once it has stopped. */
+    void execute(Runnable task) {
+        try {
+            executor.execute(() -> {
+                running = Thread.currentThread();
+                try {
+                    task.run();
+                } finally {
+                    running = null;
+                }
+            });
+        } catch (RejectedExecutionException stopped) {
+            log.trace("serial context stopped; dropping a late task");
+        }
+    }
+
+    /**
+     * Runs {@code task} on the context once {@code delayNanos} have passed on the ticker, unless the
+     * returned timer is cancelled first. Cancelling is safe at any time, also after the task ran.
+     */
+    Timer schedule(Runnable task, long delayNanos) {
+        Timer timer = new Timer();
+        try {
+            timer.future = scheduler.schedule(this::execute, () -> {
+                if (!timer.cancelled) {
+                    timer.fired = true;
+                    task.run();
+                }
+            }, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException stopped) {
+            timer.cancelled = true;
+            log.trace("serial context stopped; dropping a timer");
+        }
+        return timer;
+    }
+
+    /** The ticker's reading, in nanoseconds. */
+    long nanoTime() {
+        return ticker.read();
+    }
+
+    /** Fails when the caller is not a task of this context: a guard for code that must run on it. */
+    void assertOnContext() {
+        if (running != Thread.currentThread()) {
+            throw new IllegalStateException("not called from the resolver's serial context: "
+                    + Thread.currentThread().getName());
+        }
+    }
+
+    /** A pending task of {@link #schedule}. Cancel it from the context only. */
+    static final class Timer {
+        private volatile Future<?> future;
+        private boolean cancelled;
+        private boolean fired;
+
+        /** Stops the task unless it has run; harmless after it ran or was cancelled. */
+        void cancel() {
+            cancelled = true;
+            Future<?> f = future;
+            if (f != null && !fired) {
+                f.cancel(false);
+            }
+        }
+
+        /** Whether the task has neither run nor been cancelled. */
+        boolean pending() {
+            return !cancelled && !fired;
+        }
+    }
+}

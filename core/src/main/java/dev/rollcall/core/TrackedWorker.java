@@ -1,0 +1,157 @@
+package dev.rollcall.core;
+
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.registry.WorkerStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One candidate endpoint and what is known about it: the per-worker state machine.
+ *
+ * <pre>
+ *   NEW ──answer──► ANSWERED ──connection lost──► RECONNECTING ──answer──► ANSWERED
+ *    │                 │  ▲                           │
+ *    └──failure──► UNREACHABLE ◄──────failure─────────┘
+ *                      └──answer──► ANSWERED
+ * </pre>
+ * The policy turns ANSWERED into COMPATIBLE or REJECTED when a snapshot is built; every other
+ * state keeps the worker out (fail closed). Flap damping lives here: a worker's failure count, which
+ * sets its retry backoff, starts over only once it stayed up for a while.
+ *
+ * <p>Confined to the resolver's serial context. The probe scheduling state ({@link #probe}) belongs
+ * to {@link ProbeScheduler}.
+ */
+final class TrackedWorker {
+
+    private static final Logger log = LoggerFactory.getLogger(TrackedWorker.class);
+    private static final long NOT_UP = Long.MIN_VALUE;
+
+    /** Where a candidate is in its probe life. */
+    enum State {
+        NEW(WorkerStatus.State.PENDING),
+        ANSWERED(WorkerStatus.State.COMPATIBLE),
+        RECONNECTING(WorkerStatus.State.PENDING),
+        UNREACHABLE(WorkerStatus.State.UNREACHABLE);
+
+        /** What a snapshot shows before the policy has its say. */
+        final WorkerStatus.State shown;
+
+        State(WorkerStatus.State shown) {
+            this.shown = shown;
+        }
+    }
+
+    final String url;
+    final ProbeScheduler.Slot probe = new ProbeScheduler.Slot();
+    private WorkerEndpoint endpoint;
+    private WorkerInfo info;           // the last answer; null until the first and after a failure
+    private State state = State.NEW;
+    private String reason = "not probed yet";
+    private int failures;              // failed probes since it last stayed up
+    private long upSince = NOT_UP;     // ticker reading of the first answer since the last failure
+    /** As the last snapshot showed it; reused while nothing changed (see {@link SnapshotBuilder}). */
+    WorkerStatus shown;
+
+    TrackedWorker(WorkerEndpoint endpoint) {
+        this.url = endpoint.url();
+        this.endpoint = endpoint;
+    }
+
+    WorkerEndpoint endpoint() {
+        return endpoint;
+    }
+
+    WorkerInfo info() {
+        return info;
+    }
+
+    State state() {
+        return state;
+    }
+
+    String reason() {
+        return reason;
+    }
+
+    /** Failed probes since it last stayed up: the retry number for the backoff. */
+    int failures() {
+        return failures;
+    }
+
+    /** Whether readers may be using it: it answered and nothing has cast doubt on it since. */
+    boolean inUse() {
+        return state == State.ANSWERED;
+    }
+
+    /** Discovery reports it with other labels; returns whether anything changed. */
+    boolean relabel(WorkerEndpoint newer) {
+        if (endpoint.labels().equals(newer.labels())) {
+            return false;
+        }
+        endpoint = newer;
+        if (info != null) {
+            info = withEndpoint(info, newer);
+        }
+        return true;
+    }
+
+    /**
+     * The worker answered at {@code now}. Returns whether the answer changed what readers may be
+     * using (a restart in place, another version): such news is urgent. A refresh that finds the
+     * same answer is not.
+     */
+    boolean answered(WorkerInfo answer, long now) {
+        WorkerInfo answered = withEndpoint(answer, endpoint);
+        boolean changed = info != null && !info.equals(answered);
+        if (info != null && !info.instanceId().equals(answered.instanceId())) {
+            log.info("worker {} restarted in place: instance {} -> {}, version '{}' -> '{}'", url,
+                    info.instanceId(), answered.instanceId(), info.version(), answered.version());
+        }
+        info = answered;
+        if (upSince == NOT_UP) {
+            upSince = now;
+        }
+        state = State.ANSWERED;
+        reason = "";
+        return changed;
+    }
+
+    /**
+     * A probe failed at {@code now} for {@code why}. Flap damping: only a worker that stayed up for
+     * {@code stableNanos} starts its backoff over; one that answers and drops again at once keeps
+     * backing off further each time. Returns whether readers may have been using it (urgent news).
+     */
+    boolean failed(String why, long now, long stableNanos) {
+        boolean wasInUse = inUse();
+        if (upSince != NOT_UP && now - upSince >= stableNanos) {
+            failures = 0;
+        }
+        upSince = NOT_UP;
+        failures++;
+        if (state != State.UNREACHABLE || !why.equals(reason)) {
+            log.info("worker {} is unreachable: {}; retrying with backoff", url, why);
+        }
+        state = State.UNREACHABLE;
+        reason = why;
+        info = null;
+        return wasInUse;
+    }
+
+    /** Its kept connection dropped: it may have restarted, so it is out until it answers again. */
+    void connectionLost() {
+        log.info("worker {} dropped its connection; excluding it until it answers again", url);
+        state = State.RECONNECTING;
+        reason = "connection lost; probing again";
+    }
+
+    private static WorkerInfo withEndpoint(WorkerInfo info, WorkerEndpoint endpoint) {
+        return info.endpoint().equals(endpoint) ? info
+                : new WorkerInfo(endpoint, info.version(), info.instanceId(), info.labels(), info.services());
+    }
+
+    @Override
+    public String toString() {
+        return url + " " + state + (reason.isEmpty() ? "" : " (" + reason + ")");
+    }
+}

@@ -1,0 +1,112 @@
+package dev.rollcall.core;
+
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** Links whose probes the test answers by hand, and whose connections it drops. Single-threaded. */
+final class FakeTransport implements ProbeTransport {
+
+    /** One probe sent, waiting for the test to answer it. */
+    record Probe(FakeLink link, CompletableFuture<ProbeOutcome> result) {
+        void answer(String version, String instanceId) {
+            WorkerEndpoint e = link.endpoint;
+            result.complete(new ProbeOutcome.Answered(new WorkerInfo(e, version, instanceId,
+                    java.util.Map.of(), List.of())));
+            link.ready = true;
+        }
+
+        void fail() {
+            result.complete(new ProbeOutcome.Failed(Status.Code.UNAVAILABLE, "UNAVAILABLE: refused"));
+        }
+    }
+
+    final class FakeLink implements Link {
+        final WorkerEndpoint endpoint;
+        boolean ready;
+        boolean closed;
+        Runnable onNotReady;
+
+        FakeLink(WorkerEndpoint endpoint) {
+            this.endpoint = endpoint;
+        }
+
+        @Override
+        public CompletableFuture<ProbeOutcome> probe(Duration timeout) {
+            CompletableFuture<ProbeOutcome> f = new CompletableFuture<>();
+            sent.add(new Probe(this, f));
+            return f;
+        }
+
+        @Override
+        public boolean ready() {
+            return ready && !closed;
+        }
+
+        @Override
+        public void whenNotReady(Runnable then) {
+            if (!ready()) {
+                then.run();
+            } else {
+                onNotReady = then;
+            }
+        }
+
+        @Override
+        public void resetConnectBackoff() {
+        }
+
+        @Override
+        public ManagedChannel channel() {
+            return null;
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+
+        /** The connection drops (the worker restarted or died). */
+        void drop() {
+            ready = false;
+            Runnable r = onNotReady;
+            onNotReady = null;
+            if (r != null) {
+                r.run();
+            }
+        }
+    }
+
+    final List<Probe> sent = new ArrayList<>();
+    final List<FakeLink> links = new ArrayList<>();
+
+    @Override
+    public Link open(WorkerEndpoint endpoint) {
+        FakeLink link = new FakeLink(endpoint);
+        links.add(link);
+        return link;
+    }
+
+    /** Probes sent and not answered yet. */
+    List<Probe> unanswered() {
+        return sent.stream().filter(p -> !p.result.isDone()).toList();
+    }
+
+    /** The one unanswered probe to {@code url}. */
+    Probe pending(String url) {
+        List<Probe> p = unanswered().stream().filter(x -> x.link.endpoint.url().equals(url)).toList();
+        if (p.size() != 1) {
+            throw new AssertionError("expected one unanswered probe to " + url + ", found " + p.size());
+        }
+        return p.get(0);
+    }
+
+    long sentTo(String url) {
+        return sent.stream().filter(x -> x.link.endpoint.url().equals(url)).count();
+    }
+}

@@ -1,0 +1,262 @@
+package dev.rollcall.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.policy.Verdict;
+import dev.rollcall.api.policy.VersionPolicy;
+import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.api.registry.KeyPaths;
+import dev.rollcall.api.registry.WorkerStatus.State;
+import dev.rollcall.core.internal.ProbeTls;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.LinkedHashSet;
+import java.util.random.RandomGenerator;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The tracker with its scheduler, state machine, builder and pacer, in virtual time and over a fake
+ * transport: every timing rule checked to the millisecond, no sockets, no sleeps.
+ */
+class FleetTrackerTest {
+
+    private static final Duration INITIAL = Duration.ofMillis(100);
+    private static final Duration REFRESH = Duration.ofSeconds(60);
+    /** Every jitter draw is 0.5: a retry waits 0.9 × its base delay, a refresh 0.95 × the interval. */
+    private static final RandomGenerator HALF = () -> Long.MIN_VALUE;
+    private static final VersionPolicy ONE_OH = w -> w.version().equals("1.0.0") ? Verdict.accept()
+            : Verdict.reject("version '" + w.version() + "' is not 1.0.0");
+
+    private final VirtualTime time = new VirtualTime();
+    private final FakeTransport net = new FakeTransport();
+    private final List<FleetSnapshot> published = new ArrayList<>();
+    /** The serial thread's CPU time as the pacer sees it: each build costs 1 ms. */
+    private long cpu;
+    private FleetTracker tracker;
+
+    private final WorkerEndpoint a = WorkerEndpoint.parse("grpc://127.0.0.1:7001");
+    private final WorkerEndpoint b = WorkerEndpoint.parse("grpc://127.0.0.1:7002");
+    private final WorkerEndpoint c = WorkerEndpoint.parse("grpc://127.0.0.1:7003");
+
+    private FleetTracker tracker(int concurrency) {
+        ProbeSettings settings = new ProbeSettings(Duration.ofSeconds(2), concurrency, INITIAL,
+                Duration.ofSeconds(10), REFRESH, true, 1 << 20, ProbeTls.DEFAULT);
+        Clock clock = Clock.fixed(Instant.EPOCH, ZoneOffset.UTC);
+        FleetSnapshot initial = FleetSnapshot.builder(0).publishedAt(Instant.EPOCH).build();
+        tracker = new FleetTracker(new FleetTracker.Parts(time.context(), net, clock, HALF,
+                () -> cpu += 500_000), settings, null,
+                new SnapshotBuilder(ONE_OH, clock, null, KeyPaths.none(), initial), published::add);
+        return tracker;
+    }
+
+    private void candidates(WorkerEndpoint... endpoints) {
+        tracker.applyCandidates(new LinkedHashSet<>(List.of(endpoints))); // probed in this order
+        time.runUntilIdle();
+    }
+
+    private FleetSnapshot last() {
+        return published.get(published.size() - 1);
+    }
+
+    private State state(WorkerEndpoint e) {
+        return last().status(e.url()).orElseThrow().state();
+    }
+
+    private void answer(WorkerEndpoint e, String version, String instance) {
+        net.pending(e.url()).answer(version, instance);
+        time.runUntilIdle();
+    }
+
+    private void fail(WorkerEndpoint e) {
+        net.pending(e.url()).fail();
+        time.runUntilIdle();
+    }
+
+    @Test
+    void probesEachNewCandidateOnceAndPublishesThePolicysVerdict() {
+        tracker(64);
+        candidates(a, b);
+        assertThat(last().counts().pending()).isEqualTo(2);
+        answer(a, "1.0.0", "i1");
+        answer(b, "2.0.0", "i2");
+
+        assertThat(state(a)).isEqualTo(State.COMPATIBLE);
+        assertThat(state(b)).isEqualTo(State.REJECTED);
+        assertThat(last().status(b.url()).orElseThrow().reason()).isEqualTo("version '2.0.0' is not 1.0.0");
+        candidates(a, b);
+        assertThat(net.sentTo(a.url())).isEqualTo(1);
+        assertThat(net.sentTo(b.url())).isEqualTo(1);
+    }
+
+    @Test
+    void retriesAFailedProbeWithDoublingBackoff() {
+        tracker(64);
+        candidates(a);
+        fail(a);
+        assertThat(state(a)).isEqualTo(State.UNREACHABLE);
+
+        time.advance(Duration.ofMillis(89));
+        assertThat(net.sentTo(a.url())).isEqualTo(1);
+        time.advance(Duration.ofMillis(2)); // 0.9 × 100 ms
+        assertThat(net.sentTo(a.url())).isEqualTo(2);
+
+        fail(a);
+        time.advance(Duration.ofMillis(179));
+        assertThat(net.sentTo(a.url())).isEqualTo(2);
+        time.advance(Duration.ofMillis(2)); // 0.9 × 200 ms
+        assertThat(net.sentTo(a.url())).isEqualTo(3);
+    }
+
+    @Test
+    void aWorkerThatDropsSoonAfterAnsweringKeepsBackingOffFurther() {
+        tracker(64);
+        candidates(a);
+        fail(a);
+        time.advance(Duration.ofMillis(91));
+        answer(a, "1.0.0", "i1");
+        time.advance(Duration.ofMillis(500)); // less than the 1 s (10 × initial) it must stay up
+        net.links.get(net.links.size() - 1).drop();
+        time.runUntilIdle();
+        fail(a); // the re-probe after the drop
+
+        time.advance(Duration.ofMillis(179)); // the second failure's delay, not the first's
+        assertThat(net.unanswered()).isEmpty();
+        time.advance(Duration.ofMillis(2));
+        assertThat(net.unanswered()).hasSize(1);
+    }
+
+    @Test
+    void aWorkerThatStayedUpStartsItsBackoffOver() {
+        tracker(64);
+        candidates(a);
+        fail(a);
+        time.advance(Duration.ofMillis(91));
+        answer(a, "1.0.0", "i1");
+        time.advance(Duration.ofSeconds(1)); // stayed up for 10 × initial
+        net.links.get(net.links.size() - 1).drop();
+        time.runUntilIdle();
+        fail(a);
+
+        time.advance(Duration.ofMillis(89));
+        assertThat(net.unanswered()).isEmpty();
+        time.advance(Duration.ofMillis(2)); // back to the first delay
+        assertThat(net.unanswered()).hasSize(1);
+    }
+
+    @Test
+    void refreshesAnAnsweredWorkerAfterTheIntervalLessJitter() {
+        tracker(64);
+        candidates(a);
+        answer(a, "1.0.0", "i1");
+        time.advance(Duration.ofMillis(56_999));
+        assertThat(net.sentTo(a.url())).isEqualTo(1);
+        time.advance(Duration.ofMillis(2)); // 0.95 × 60 s
+        assertThat(net.sentTo(a.url())).isEqualTo(2);
+
+        int snapshots = published.size();
+        answer(a, "1.0.0", "i1");
+        assertThat(published).as("a refresh that finds the same answer publishes nothing").hasSize(snapshots);
+        assertThat(state(a)).isEqualTo(State.COMPATIBLE);
+    }
+
+    @Test
+    void aDroppedConnectionTakesTheWorkerOutUntilItsReprobeAnswers() {
+        tracker(64);
+        candidates(a, b);
+        answer(a, "1.0.0", "i1");
+        answer(b, "1.0.0", "i2");
+        assertThat(last().workers()).hasSize(2);
+
+        net.links.get(0).drop(); // a restarted in place, perhaps with another version
+        time.runUntilIdle();
+        assertThat(state(a)).isEqualTo(State.PENDING);
+        assertThat(last().status(a.url()).orElseThrow().reason()).isEqualTo("connection lost; probing again");
+        assertThat(last().workers()).extracting(w -> w.endpoint().url()).containsExactly(b.url());
+
+        time.advance(Duration.ofSeconds(1)); // the re-probe is in flight, unanswered
+        assertThat(net.pending(a.url())).isNotNull();
+        assertThat(state(a)).isEqualTo(State.PENDING);
+
+        answer(a, "2.0.0", "i3");
+        assertThat(state(a)).isEqualTo(State.REJECTED);
+        assertThat(last().workers()).extracting(w -> w.endpoint().url()).containsExactly(b.url());
+    }
+
+    @Test
+    void neverHasMoreProbesInFlightThanTheConcurrencyLimit() {
+        tracker(2);
+        candidates(a, b, c);
+        assertThat(net.unanswered()).hasSize(2);
+        answer(a, "1.0.0", "i1");
+        assertThat(net.unanswered()).hasSize(2);
+        assertThat(net.sentTo(c.url())).isEqualTo(1);
+    }
+
+    @Test
+    void spacesBuildsWhileAnswersKeepComingAndPublishesTheLastAtOnce() {
+        tracker(1);
+        candidates(a, b, c); // builds at once: nothing built yet to space from
+        int first = published.size();
+
+        answer(a, "1.0.0", "i1"); // b and c still to go: spaced by 8 × the 0.5 ms a build costs
+        assertThat(published).hasSize(first);
+        time.advance(Duration.ofMillis(3));
+        assertThat(published).hasSize(first);
+        time.advance(Duration.ofMillis(2));
+        assertThat(published).hasSize(first + 1);
+        assertThat(state(a)).isEqualTo(State.COMPATIBLE);
+
+        answer(b, "1.0.0", "i2");
+        answer(c, "1.0.0", "i3"); // nothing in flight or queued: no spacing
+        assertThat(last().workers()).hasSize(3);
+    }
+
+    @Test
+    void newsThatTakesAWorkerInUseAwayIsNeverSpaced() {
+        tracker(1);
+        candidates(a, b, c);
+        answer(a, "1.0.0", "i1");
+        time.advance(Duration.ofMillis(5));
+        assertThat(state(a)).isEqualTo(State.COMPATIBLE);
+
+        candidates(b, c); // a left while b is still being probed
+        assertThat(last().status(a.url())).isEmpty();
+    }
+
+    @Test
+    void aWorkerThatLeftWhileBeingProbedIsForgotten() {
+        tracker(64);
+        candidates(a);
+        FakeTransport.Probe inFlight = net.pending(a.url());
+        candidates();
+        time.advance(Duration.ofMillis(5)); // not urgent (nobody used it): one build spacing
+        assertThat(last().statuses()).isEmpty();
+        assertThat(inFlight.link().closed).isTrue();
+
+        inFlight.answer("1.0.0", "i1");
+        time.runUntilIdle();
+        time.advance(REFRESH.multipliedBy(2));
+        assertThat(last().statuses()).isEmpty();
+        assertThat(net.sentTo(a.url())).isEqualTo(1);
+        assertThat(time.pendingTimers()).isZero();
+    }
+
+    @Test
+    void discoveryFailureKeepsTheLastSetAndMarksItStale() {
+        tracker(64);
+        candidates(a);
+        answer(a, "1.0.0", "i1");
+        tracker.discoveryFailed(new IllegalStateException("backend down"));
+        time.runUntilIdle();
+        assertThat(last().staleSince()).contains(Instant.EPOCH);
+        assertThat(last().workers()).hasSize(1);
+
+        candidates(a);
+        assertThat(last().staleSince()).isEmpty();
+    }
+}
