@@ -259,4 +259,53 @@ class FleetTrackerTest {
         candidates(a);
         assertThat(last().staleSince()).isEmpty();
     }
+
+    /**
+     * Up 200 ms, down 200 ms, 30 times. A worker that drops right after answering keeps its failure
+     * count, so each retry waits twice as long as the last: the probes thin out, and with them the
+     * snapshots, which change only when a probe answers or a connection drops.
+     */
+    @Test
+    void aFlappingWorkerIsProbedEverMoreRarelyAndCausesNoSnapshotStorm() {
+        tracker(64);
+        candidates(a, b);
+        answer(a, "1.0.0", "a0");
+        answer(b, "1.0.0", "b0");
+        int snapshotsBefore = published.size();
+        long probesBefore = net.sentTo(a.url());
+        int flaps = 30;
+        long[] probesAt = new long[flaps + 1];
+        boolean up = true;
+        for (int n = 0; n <= flaps; n++) {
+            probesAt[n] = net.sentTo(a.url()) - probesBefore;
+            if (n == flaps) {
+                break;
+            }
+            up = !up;
+            if (!up) {
+                net.links.stream().filter(l -> l.endpoint.equals(a) && l.ready()).forEach(FakeTransport.FakeLink::drop);
+            }
+            for (int ms = 0; ms < 200; ms++) { // the worker answers (or refuses) within a millisecond
+                for (FakeTransport.Probe p : net.unanswered()) {
+                    if (up) {
+                        p.answer("1.0.0", "a" + n);
+                    } else {
+                        p.fail();
+                    }
+                }
+                time.advance(Duration.ofMillis(1));
+            }
+        }
+        long probes = probesAt[flaps];
+        // Backoff from 100 ms doubling: 100+200+400+800+1600+3200 ms covers the 6 s, so about six
+        // retries plus one probe after each answer that was cut off; without damping it is two to
+        // three probes per cycle (about 40).
+        assertThat(probes).as("probes while flapping").isBetween(6L, 16L);
+        assertThat(probesAt[flaps] - probesAt[flaps / 2])
+                .as("probes in the second half vs. the first (%s)", java.util.Arrays.toString(probesAt))
+                .isLessThan(probesAt[flaps / 2]);
+        assertThat(published.size() - snapshotsBefore).as("snapshots while flapping")
+                .isLessThanOrEqualTo((int) (2 * probes)).isLessThan(flaps);
+        assertThat(net.sentTo(b.url())).as("the steady worker was never disturbed").isEqualTo(1);
+    }
 }
