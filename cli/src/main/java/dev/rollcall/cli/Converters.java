@@ -47,4 +47,17 @@ final class Converters {
             }
         }
     }
+
+    /** A label selector in Kubernetes' syntax; a malformed one names the position and what was expected. */
+    static final class Selector implements ITypeConverter<dev.rollcall.api.labels.LabelSelector> {
+        @Override
+        public dev.rollcall.api.labels.LabelSelector convert(String value) {
+            try {
+                return dev.rollcall.api.labels.LabelSelector.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException("'" + value + "': " + e.getMessage()
+                        + "; expected a label selector such as env=prod,zone in (eu-1,eu-2)");
+            }
+        }
+    }
 }

@@ -73,7 +73,8 @@ final class FleetTable {
 
     /**
      * E.g. {@code snapshot 6: 6 candidates: 4 compatible (1.4.0 x4), 1 rejected (2.0.0 x1), 1 unreachable;
-     * policy semver ^1.4}. Pending candidates are counted only when there are some; a failing
+     * policy semver ^1.4}. Pending candidates are counted only when there are some; the label
+     * selector and which label preference applied, when configured, follow the policy; a failing
      * discovery backend is named at the end.
      */
     static String census(FleetSnapshot snapshot) {
@@ -89,6 +90,12 @@ final class FleetTable {
             line.append(", ").append(counts.pending()).append(" pending");
         }
         line.append("; policy ").append(snapshot.policy());
+        if (!snapshot.selection().selector().isEmpty()) {
+            line.append("; selector ").append(snapshot.selection().selector());
+        }
+        if (!snapshot.selection().preference().isEmpty()) {
+            line.append("; ").append(snapshot.selection().preference());
+        }
         snapshot.staleSince().ifPresent(t -> line.append("; discovery failing since ").append(t)
                 .append(" (candidates are the last good set)"));
         return line.toString();

@@ -5,6 +5,7 @@ import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.api.labels.LabelSelector;
 import dev.rollcall.core.ProbeOutcome;
 import dev.rollcall.core.WorkerProbe;
 import java.nio.file.Files;
@@ -83,6 +84,11 @@ public final class ProbeCommand implements Callable<Integer> {
     @Option(names = {"-e", "--expect"}, paramLabel = "RANGE", converter = Converters.Range.class,
             description = "An npm version range every worker must be in: ^1.4, ~1.4.2, >=1.2 <2, 1.x, 1.4.0.")
     private SemverRangePolicy expect;
+
+    @Option(names = {"-s", "--selector"}, paramLabel = "SELECTOR", converter = Converters.Selector.class,
+            description = "A label selector every worker's own labels must match, in Kubernetes' syntax: "
+                    + "env=prod,tier!=canary,zone in (eu-1,eu-2),!deprecated.")
+    private LabelSelector selector;
 
     @Option(names = {"-t", "--timeout"}, paramLabel = "DURATION", defaultValue = "2s",
             converter = Converters.PositiveDuration.class,
@@ -184,6 +190,9 @@ public final class ProbeCommand implements Callable<Integer> {
             WorkerInfo info = ((ProbeOutcome.Answered) o.outcome()).info();
             String version = info.version().isEmpty() ? "(none)" : info.version();
             Verdict verdict = expect == null ? Verdict.accept() : expect.check(info);
+            if (verdict.accepted() && selector != null) {
+                verdict = selector.mismatch(info.labels()).map(Verdict::reject).orElse(verdict);
+            }
             if (verdict.accepted()) {
                 ok++;
                 rows.add(new String[] {url, version, "ok"});
@@ -194,8 +203,9 @@ public final class ProbeCommand implements Callable<Integer> {
         }
         printAligned(out, rows);
         out.println(targets.size() + (targets.size() == 1 ? " worker: " : " workers: ") + ok + " ok, "
-                + (expect == null ? "" : mismatched + " mismatch, ") + unreachable + " unreachable"
-                + (expect == null ? "" : "; expected " + expect.range()));
+                + (expect == null && selector == null ? "" : mismatched + " mismatch, ") + unreachable + " unreachable"
+                + (expect == null ? "" : "; expected " + expect.range())
+                + (selector == null ? "" : "; selector " + selector));
         out.flush();
         return ok == targets.size() ? 0 : 1;
     }

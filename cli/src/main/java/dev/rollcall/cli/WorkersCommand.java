@@ -236,7 +236,7 @@ public final class WorkersCommand implements Callable<Integer> {
 
     /**
      * The JSON form of one snapshot:
-     * {@code {"snapshot", "publishedAt", "staleSince", "policy", "workers": [{"endpoint", "version",
+     * {@code {"snapshot", "publishedAt", "staleSince", "policy", "selector", "preference", "workers": [{"endpoint", "version",
      * "instance", "status", "reason"}], "summary": {"candidates", "compatible", "rejected",
      * "unreachable", "pending", "versions": {"compatible": {v: n}, "rejected": {v: n}}}}}.
      * Absent values ({@code version} of a worker that never answered, {@code reason} of a compatible
@@ -248,6 +248,9 @@ public final class WorkersCommand implements Callable<Integer> {
         root.put("publishedAt", snapshot.publishedAt().toString());
         root.put("staleSince", snapshot.staleSince().map(Object::toString).orElse(null));
         root.put("policy", snapshot.policy());
+        root.put("selector", snapshot.selection().selector().isEmpty() ? null : snapshot.selection().selector());
+        root.put("preference", snapshot.selection().preference().isEmpty() ? null
+                : snapshot.selection().preference());
         var workers = root.putArray("workers");
         for (WorkerStatus s : snapshot.statuses()) {
             ObjectNode w = workers.addObject();

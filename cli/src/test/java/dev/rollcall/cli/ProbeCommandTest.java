@@ -2,6 +2,7 @@ package dev.rollcall.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rollcall.core.worker.RollcallWorker;
 import dev.rollcall.testkit.UnresponsiveWorker;
 import dev.rollcall.testkit.WorkerFleet;
 import java.nio.file.Files;
@@ -163,6 +164,31 @@ class ProbeCommandTest {
         var run = probe(v140, v141, down);
 
         assertThat(run.err()).as(run.transcript()).isEmpty();
+    }
+
+    @Test
+    void workerWhoseOwnLabelsDoNotMatchTheSelector_isAMismatchAndExitsOne() throws Exception {
+        try (RollcallWorker prod = RollcallWorker.builder().version("1.4.0").label("env", "prod").start();
+             RollcallWorker staging = RollcallWorker.builder().version("1.4.0").label("env", "staging").start()) {
+            var run = probe(prod.endpoint().url(), staging.endpoint().url(), "--selector", "env=prod");
+
+            assertThat(run.exit()).as(run.transcript()).isEqualTo(1);
+            assertThat(run.lines()).as(run.transcript()).hasSize(3);
+            assertThat(run.lines().get(0)).startsWith(prod.endpoint().url()).endsWith("1.4.0  ok");
+            assertThat(run.lines().get(1)).startsWith(staging.endpoint().url())
+                    .endsWith("1.4.0  mismatch: label env='staging' does not match env=prod");
+            assertThat(run.lines().get(2)).isEqualTo("2 workers: 1 ok, 1 mismatch, 0 unreachable; selector env=prod");
+        }
+    }
+
+    @Test
+    void malformedSelector_isAUsageErrorNamingThePosition() {
+        var run = probe(v140, "--selector", "env in prod");
+
+        assertThat(run.exit()).as(run.transcript()).isEqualTo(2);
+        assertThat(run.err()).contains("Invalid value for option '--selector'")
+                .contains("at 7: expected '(' and a list of values, found 'p'");
+        assertThat(run.out()).isEmpty();
     }
 
     @Test

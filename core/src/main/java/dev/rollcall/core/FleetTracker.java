@@ -39,6 +39,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
     /** By URL, in URL order: snapshots list workers in that order, and sorting 10,000 for each cost more. */
     private final TreeMap<String, TrackedWorker> tracked = new TreeMap<>();
     private Instant staleSince;
+    private SerialContext.Timer recheck;        // a build the label preference asked for later
     private boolean closed;
 
     /**
@@ -190,6 +191,13 @@ final class FleetTracker implements ProbeScheduler.Owner {
         if (next != null) {
             publisher.accept(next);
         }
+        long later = builder.recheckInNanos();
+        if (later > 0 && (recheck == null || !recheck.pending())) {
+            recheck = context.schedule(() -> {
+                pacer.changed();
+                settle();
+            }, later);
+        }
     }
 
     /** The candidates as tracked now, in URL order: for tests and diagnostics. */
@@ -201,6 +209,9 @@ final class FleetTracker implements ProbeScheduler.Owner {
     List<ManagedChannel> close() {
         closed = true;
         pacer.close();
+        if (recheck != null) {
+            recheck.cancel();
+        }
         List<ManagedChannel> channels = probes.close(tracked.values());
         tracked.clear();
         if (schemas != null) {

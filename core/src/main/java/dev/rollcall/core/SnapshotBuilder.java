@@ -1,6 +1,7 @@
 package dev.rollcall.core;
 
 import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.labels.LabelSelector;
 import dev.rollcall.api.policy.Selection;
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.policy.VersionPolicy;
@@ -22,6 +23,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,12 +46,22 @@ final class SnapshotBuilder {
     private final boolean perWorkerPolicy;
     private final VersionSchemas schemas;       // null when the resolver fetches none
     private final KeyPaths keyPaths;
+    private final LabelSelector selector;
+    private final LabelPreference preference;  // null when none is configured
+    private final LongSupplier ticker;
     private Map<WorkerInfo, Verdict> checked = new IdentityHashMap<>();
+    /** The selector's verdict per answer ("" when it matches), remembered like {@link #checked}. */
+    private Map<WorkerInfo, String> selected = new IdentityHashMap<>();
+    private long recheckInNanos;
     private Map<String, ProtoSchema> publishedSchemas = Map.of();
     private FleetSnapshot last;
 
-    SnapshotBuilder(VersionPolicy policy, Clock clock, VersionSchemas schemas, KeyPaths keyPaths, FleetSnapshot initial) {
+    SnapshotBuilder(VersionPolicy policy, Clock clock, VersionSchemas schemas, KeyPaths keyPaths, LabelSettings labels,
+                    LongSupplier ticker, FleetSnapshot initial) {
         this.policy = policy;
+        this.selector = labels.selector();
+        this.preference = labels.prefers() ? new LabelPreference(labels) : null;
+        this.ticker = ticker;
         this.clock = clock;
         this.perWorkerPolicy = keepsDefaultSelect(policy);
         this.schemas = schemas;
@@ -103,7 +115,11 @@ final class SnapshotBuilder {
             schemas.retain(versions);
         }
         Map<String, ProtoSchema> schemasNow = schemas == null ? Map.of() : schemas.known();
-        Chosen chosen = select(answered);
+        Chosen chosen = select(selector.isEmpty() ? answered : selectByLabels(answered));
+        if (!selector.isEmpty()) {
+            chosen.verdicts().putAll(rejectedBySelector);
+        }
+        String preferred = preference == null ? "" : prefer(answered, chosen.verdicts());
         List<WorkerStatus> statuses = new ArrayList<>(workers.size());
         for (TrackedWorker t : workers) {
             State state = t.state().shown;
@@ -127,21 +143,104 @@ final class SnapshotBuilder {
         SelectionReport before = last.selection();
         if (last.number() > 0 && statuses.equals(last.statuses()) && schemasNow == publishedSchemas
                 && Objects.equals(staleSince, last.staleSince().orElse(null))
-                && chosen.cohort().equals(before.cohort()) && chosen.explanation().equals(before.explanation())) {
+                && chosen.cohort().equals(before.cohort()) && chosen.explanation().equals(before.explanation())
+                && preferred.equals(before.preference())) {
             return null;
         }
         logVerdictChanges(statuses);
         publishedSchemas = schemasNow;
         last = FleetSnapshot.builder(last.number() + 1).publishedAt(clock.instant()).staleSince(staleSince)
                 .policy(policy.description()).statuses(statuses).selection(chosen.cohort(), chosen.explanation())
-                .schemas(schemasNow).keyPaths(keyPaths).build();
+                .schemas(schemasNow).keyPaths(keyPaths).selector(selector.toString()).preference(preferred).build();
         // Once per change of choice at INFO; the explanation's counts move with every probe answer.
-        if (!chosen.cohort().equals(before.cohort())) {
+        boolean preferenceSwitched = preferred.startsWith("preferring") != before.preference().startsWith("preferring");
+        if (!chosen.cohort().equals(before.cohort()) || preferenceSwitched) {
             log.info("snapshot {}: {}", last.number(), last.selection().summary());
         } else if (!chosen.explanation().equals(before.explanation()) && log.isDebugEnabled()) {
             log.debug("snapshot {}: {}", last.number(), last.selection().summary());
         }
         return last;
+    }
+
+    /**
+     * After a build that left the label preference waiting out its hold: how long until it should
+     * be looked at again (0 when nothing waits). The caller asks for a build then.
+     */
+    long recheckInNanos() {
+        return recheckInNanos;
+    }
+
+    /**
+     * The workers whose labels match the selector; every other one is rejected with the requirement
+     * it fails, before the policy sees it (so a custom policy never has to know about labels).
+     * Verdicts are remembered per answer, as {@link #checkEach} does.
+     */
+    private List<WorkerInfo> selectByLabels(List<WorkerInfo> answered) {
+        Map<WorkerInfo, String> known = new IdentityHashMap<>(answered.size() * 2);
+        List<WorkerInfo> eligible = new ArrayList<>(answered.size());
+        rejectedBySelector = new HashMap<>();
+        for (WorkerInfo w : answered) {
+            String why = selected.get(w);
+            if (why == null) {
+                why = selector.mismatch(labels(w)).orElse("");
+            }
+            known.put(w, why);
+            if (why.isEmpty()) {
+                eligible.add(w);
+            } else {
+                rejectedBySelector.put(w.endpoint().url(), why + " (rollcall.selector)");
+            }
+        }
+        selected = known;
+        return eligible;
+    }
+
+    private Map<String, String> rejectedBySelector = Map.of();
+
+    /**
+     * A worker's labels: those discovery reported, overridden by those the worker itself reported.
+     * The worker's answer wins on a conflict because it is what was verified (discovery's labels
+     * can be stale or written by someone else).
+     */
+    static Map<String, String> labels(WorkerInfo w) {
+        Map<String, String> fromDiscovery = w.endpoint().labels();
+        if (fromDiscovery.isEmpty()) {
+            return w.labels();
+        }
+        if (w.labels().isEmpty()) {
+            return fromDiscovery;
+        }
+        Map<String, String> merged = new HashMap<>(fromDiscovery);
+        merged.putAll(w.labels());
+        return merged;
+    }
+
+    /**
+     * Applies the label preference to the policy's verdicts: while it applies, compatible workers
+     * that do not match it are held back. Returns what applied, for the snapshot's report.
+     */
+    private String prefer(List<WorkerInfo> answered, Map<String, String> verdicts) {
+        int compatible = 0;
+        int preferredCompatible = 0;
+        for (WorkerInfo w : answered) {
+            if ("".equals(verdicts.get(w.endpoint().url()))) {
+                compatible++;
+                if (preference.selector().matches(labels(w))) {
+                    preferredCompatible++;
+                }
+            }
+        }
+        LabelPreference.Decision d = preference.decide(preferredCompatible, compatible, ticker.getAsLong());
+        recheckInNanos = d.recheckInNanos();
+        if (d.preferring()) {
+            for (WorkerInfo w : answered) {
+                String url = w.endpoint().url();
+                if ("".equals(verdicts.get(url)) && !preference.selector().matches(labels(w))) {
+                    verdicts.put(url, "held back: " + d.explanation() + " (rollcall.prefer-labels)");
+                }
+            }
+        }
+        return d.explanation();
     }
 
     /**

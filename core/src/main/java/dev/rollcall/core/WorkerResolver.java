@@ -90,7 +90,7 @@ public final class WorkerResolver implements AutoCloseable {
     private volatile boolean closed;
 
     private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ProbeSettings probe,
-                           SchemaSettings schema) {
+                           SchemaSettings schema, LabelSettings labels) {
         this.name = b.name != null ? b.name : String.valueOf(RESOLVERS.incrementAndGet());
         this.discovery = discovery;
         this.policy = policy;
@@ -112,7 +112,8 @@ public final class WorkerResolver implements AutoCloseable {
         FleetTracker.Parts parts = new FleetTracker.Parts(context, ProbeTransport.grpc(probes), b.clock, jitter,
                 ManagementFactory.getThreadMXBean()::getCurrentThreadCpuTime);
         this.tracker = new FleetTracker(parts, probe, schemas,
-                new SnapshotBuilder(policy, b.clock, schemas, schema.keys(), initial), fanOut::publish);
+                new SnapshotBuilder(policy, b.clock, schemas, schema.keys(), labels, context::nanoTime, initial),
+                fanOut::publish);
     }
 
     /** Builds a resolver from {@link RollcallConfig#load()}: the properties files, system properties and environment. */
@@ -382,6 +383,9 @@ public final class WorkerResolver implements AutoCloseable {
         Clock clock = Clock.systemUTC();
         Ticker ticker;
         Scheduler scheduler;
+        dev.rollcall.api.labels.LabelSelector selector;
+        dev.rollcall.api.labels.LabelSelector preferLabels;
+        int preferMinWorkers;
         String name;
         ClassLoader classLoader;
 
@@ -506,6 +510,38 @@ public final class WorkerResolver implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Only workers whose labels match {@code selector} may be used, whatever the policy says
+         * ({@code rollcall.selector}; Kubernetes' label-selector syntax, e.g.
+         * {@code env=prod,tier!=canary,zone in (eu-1,eu-2),!deprecated}). Others are rejected with the
+         * requirement they fail, before the policy sees them. Labels are discovery's, overridden by
+         * the worker's own.
+         *
+         * @throws IllegalArgumentException naming the position and what was expected there
+         */
+        public Builder selector(String selector) {
+            this.selector = dev.rollcall.api.labels.LabelSelector.parse(Objects.requireNonNull(selector, "selector"));
+            return this;
+        }
+
+        /**
+         * Prefer workers whose labels match {@code selector} ({@code rollcall.prefer-labels} and
+         * {@code rollcall.prefer-labels.min-workers}): new snapshots list only those while at least
+         * {@code minWorkers} of them are compatible, otherwise every compatible worker. Falling back
+         * is immediate; returning waits {@code rollcall.prefer-labels.hold} (30 s).
+         *
+         * @throws IllegalArgumentException naming the position and what was expected, or a
+         *                                  {@code minWorkers} below 1
+         */
+        public Builder preferLabels(String selector, int minWorkers) {
+            if (minWorkers < 1) {
+                throw new IllegalArgumentException("preferLabels minWorkers " + minWorkers + " is below 1");
+            }
+            this.preferLabels = dev.rollcall.api.labels.LabelSelector.parse(Objects.requireNonNull(selector, "selector"));
+            this.preferMinWorkers = minWorkers;
+            return this;
+        }
+
         /** The routing key paths, instead of {@code rollcall.keys.*}. */
         public Builder keyPaths(dev.rollcall.api.registry.KeyPaths keys) {
             this.keyPaths = Objects.requireNonNull(keys, "keys");
@@ -560,6 +596,7 @@ public final class WorkerResolver implements AutoCloseable {
             Settings root = cfg.settings();
             ProbeSettings probe = ProbeSettings.read(root.scope("rollcall.probe."), this);
             SchemaSettings schema = SchemaSettings.read(cfg, this);
+            LabelSettings labels = LabelSettings.read(root, this);
             ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
 
             VersionPolicy chosenPolicy = policy != null ? policy : ProviderLookup.create(VersionPolicyProvider.class,
@@ -577,7 +614,8 @@ public final class WorkerResolver implements AutoCloseable {
                 }
                 throw e;
             }
-            WorkerResolver resolver = new WorkerResolver(this, chosenDiscovery, chosenPolicy, probe, schema);
+            WorkerResolver resolver = new WorkerResolver(this, chosenDiscovery, chosenPolicy, probe, schema,
+                    labels);
             try {
                 resolver.start();
             } catch (RuntimeException e) {

@@ -15,9 +15,12 @@ final class FakeTransport implements ProbeTransport {
     /** One probe sent, waiting for the test to answer it. */
     record Probe(FakeLink link, CompletableFuture<ProbeOutcome> result) {
         void answer(String version, String instanceId) {
+            answer(version, instanceId, java.util.Map.of());
+        }
+
+        void answer(String version, String instanceId, java.util.Map<String, String> labels) {
             WorkerEndpoint e = link.endpoint;
-            result.complete(new ProbeOutcome.Answered(new WorkerInfo(e, version, instanceId,
-                    java.util.Map.of(), List.of())));
+            result.complete(new ProbeOutcome.Answered(new WorkerInfo(e, version, instanceId, labels, List.of())));
             link.ready = true;
         }
 

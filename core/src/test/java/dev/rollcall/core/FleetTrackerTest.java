@@ -3,6 +3,7 @@ package dev.rollcall.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.labels.LabelSelector;
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.registry.FleetSnapshot;
@@ -23,59 +24,7 @@ import org.junit.jupiter.api.Test;
  * The tracker with its scheduler, state machine, builder and pacer, in virtual time and over a fake
  * transport: every timing rule checked to the millisecond, no sockets, no sleeps.
  */
-class FleetTrackerTest {
-
-    private static final Duration INITIAL = Duration.ofMillis(100);
-    private static final Duration REFRESH = Duration.ofSeconds(60);
-    /** Every jitter draw is 0.5: a retry waits 0.9 × its base delay, a refresh 0.95 × the interval. */
-    private static final RandomGenerator HALF = () -> Long.MIN_VALUE;
-    private static final VersionPolicy ONE_OH = w -> w.version().equals("1.0.0") ? Verdict.accept()
-            : Verdict.reject("version '" + w.version() + "' is not 1.0.0");
-
-    private final VirtualTime time = new VirtualTime();
-    private final FakeTransport net = new FakeTransport();
-    private final List<FleetSnapshot> published = new ArrayList<>();
-    /** The serial thread's CPU time as the pacer sees it: each build costs 1 ms. */
-    private long cpu;
-    private FleetTracker tracker;
-
-    private final WorkerEndpoint a = WorkerEndpoint.parse("grpc://127.0.0.1:7001");
-    private final WorkerEndpoint b = WorkerEndpoint.parse("grpc://127.0.0.1:7002");
-    private final WorkerEndpoint c = WorkerEndpoint.parse("grpc://127.0.0.1:7003");
-
-    private FleetTracker tracker(int concurrency) {
-        ProbeSettings settings = new ProbeSettings(Duration.ofSeconds(2), concurrency, INITIAL,
-                Duration.ofSeconds(10), REFRESH, true, 1 << 20, ProbeTls.DEFAULT);
-        Clock clock = Clock.fixed(Instant.EPOCH, ZoneOffset.UTC);
-        FleetSnapshot initial = FleetSnapshot.builder(0).publishedAt(Instant.EPOCH).build();
-        tracker = new FleetTracker(new FleetTracker.Parts(time.context(), net, clock, HALF,
-                () -> cpu += 500_000), settings, null,
-                new SnapshotBuilder(ONE_OH, clock, null, KeyPaths.none(), initial), published::add);
-        return tracker;
-    }
-
-    private void candidates(WorkerEndpoint... endpoints) {
-        tracker.applyCandidates(new LinkedHashSet<>(List.of(endpoints))); // probed in this order
-        time.runUntilIdle();
-    }
-
-    private FleetSnapshot last() {
-        return published.get(published.size() - 1);
-    }
-
-    private State state(WorkerEndpoint e) {
-        return last().status(e.url()).orElseThrow().state();
-    }
-
-    private void answer(WorkerEndpoint e, String version, String instance) {
-        net.pending(e.url()).answer(version, instance);
-        time.runUntilIdle();
-    }
-
-    private void fail(WorkerEndpoint e) {
-        net.pending(e.url()).fail();
-        time.runUntilIdle();
-    }
+class FleetTrackerTest extends TrackerHarness {
 
     @Test
     void probesEachNewCandidateOnceAndPublishesThePolicysVerdict() {

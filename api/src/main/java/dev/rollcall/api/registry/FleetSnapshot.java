@@ -72,6 +72,8 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
         private String explanation = "";
         private Map<String, ProtoSchema> schemasByVersion = Map.of();
         private KeyPaths keys = KeyPaths.none();
+        private String selector = "";
+        private String preference = "";
 
         private Builder(long number) {
             if (number < 0) {
@@ -132,10 +134,25 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
             return this;
         }
 
+        /** The label selector in use ({@code rollcall.selector}); default {@code ""}, none. */
+        public Builder selector(String text) {
+            this.selector = java.util.Objects.requireNonNull(text, "selector");
+            return this;
+        }
+
+        /**
+         * Which label preference applied and why ({@code rollcall.prefer-labels}); default
+         * {@code ""}, none configured.
+         */
+        public Builder preference(String applied) {
+            this.preference = java.util.Objects.requireNonNull(applied, "preference");
+            return this;
+        }
+
         /** The snapshot; the builder may be used again. */
         public FleetSnapshot build() {
             return new ImmutableFleetSnapshot(number, publishedAt != null ? publishedAt : Instant.now(), staleSince,
-                    policy, statuses, cohort, explanation, schemasByVersion, keys);
+                    policy, statuses, cohort, explanation, schemasByVersion, keys, selector, preference);
         }
     }
 

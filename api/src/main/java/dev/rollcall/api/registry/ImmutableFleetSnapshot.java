@@ -38,7 +38,8 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
 
     ImmutableFleetSnapshot(long number, Instant publishedAt, Instant staleSince, String policy,
                            List<WorkerStatus> statuses, Optional<String> cohort, String explanation,
-                           Map<String, ProtoSchema> schemasByVersion, KeyPaths keys) {
+                           Map<String, ProtoSchema> schemasByVersion, KeyPaths keys, String selector,
+                           String preference) {
         this.number = number;
         this.publishedAt = Objects.requireNonNull(publishedAt, "publishedAt");
         this.staleSince = staleSince;
@@ -74,7 +75,8 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         this.histogram = Collections.unmodifiableSortedMap(h);
         this.counts = new FleetCounts(this.statuses.size(), compatible, rejected, unreachable, pending);
         this.selection = new SelectionReport(policy, cohort, explanation, h,
-                this.statuses.stream().filter(st -> st.state() != WorkerStatus.State.COMPATIBLE).toList());
+                this.statuses.stream().filter(st -> st.state() != WorkerStatus.State.COMPATIBLE).toList(),
+                selector, preference);
         this.schemas = new SchemaIndex(h.keySet(), this.workers, schemasByVersion, keys);
     }
 

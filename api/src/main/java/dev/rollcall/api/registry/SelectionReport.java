@@ -17,16 +17,29 @@ import java.util.TreeMap;
  * @param cohorts     the workers that answered, counted by the version they report (accepted or not)
  * @param excluded    every candidate that is not compatible (rejected, unreachable, pending), with its
  *                    reason, ordered by URL
+ * @param selector    the label selector every worker had to match before the policy saw it
+ *                    ({@code rollcall.selector}), normalised; {@code ""} when none
+ * @param preference  which label preference applied and why ({@code rollcall.prefer-labels}), e.g.
+ *                    {@code "preferring zone=eu-1: 3 compatible (at least 2)"}; {@code ""} when none is configured
  */
 public record SelectionReport(String policy, Optional<String> cohort, String explanation,
-                              SortedMap<String, Integer> cohorts, List<WorkerStatus> excluded) {
+                              SortedMap<String, Integer> cohorts, List<WorkerStatus> excluded, String selector,
+                              String preference) {
 
     public SelectionReport {
         Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(cohort, "cohort");
         Objects.requireNonNull(explanation, "explanation");
+        Objects.requireNonNull(selector, "selector");
+        Objects.requireNonNull(preference, "preference");
         cohorts = Collections.unmodifiableSortedMap(new TreeMap<>(cohorts));
         excluded = List.copyOf(excluded);
+    }
+
+    /** A report without a selector or a preference. */
+    public SelectionReport(String policy, Optional<String> cohort, String explanation,
+                           SortedMap<String, Integer> cohorts, List<WorkerStatus> excluded) {
+        this(policy, cohort, explanation, cohorts, excluded, "", "");
     }
 
     /**
@@ -47,6 +60,12 @@ public record SelectionReport(String policy, Optional<String> cohort, String exp
             cohorts.forEach((v, n) -> c.append(c.length() == 0 ? "" : ", ").append(v.isEmpty() ? "''" : v)
                     .append(" x").append(n));
             sb.append(c);
+        }
+        if (!selector.isEmpty()) {
+            sb.append("; selector ").append(selector);
+        }
+        if (!preference.isEmpty()) {
+            sb.append("; ").append(preference);
         }
         sb.append("; excluded ").append(excluded.size());
         return sb.toString();
