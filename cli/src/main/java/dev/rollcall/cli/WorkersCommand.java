@@ -212,6 +212,11 @@ public final class WorkersCommand implements Callable<Integer> {
         if (s.number() == 0) {
             return waited + "discovery has not reported any candidates yet (--wait waits longer)";
         }
+        if (s.discoveryProblem().isPresent()) {
+            String problem = s.discoveryProblem().get();
+            return waited + problem + (problem.startsWith("discovery has not answered") ? ""
+                    : "; the table shows the last good set");
+        }
         if (s.staleSince().isPresent()) {
             return waited + "discovery has been failing since " + s.staleSince().get()
                     + "; the table shows the last good set";

@@ -39,6 +39,9 @@ final class FleetTracker implements ProbeScheduler.Owner {
     /** By URL, in URL order: snapshots list workers in that order, and sorting 10,000 for each cost more. */
     private final TreeMap<String, TrackedWorker> tracked = new TreeMap<>();
     private Instant staleSince;
+    /** Why discovery is failing (this outage's first cause), or null while it is healthy. */
+    private String discoveryProblem;
+    private boolean discoveryAnswered;
     private SerialContext.Timer recheck;        // a build the label preference asked for later
     private boolean closed;
 
@@ -104,9 +107,16 @@ final class FleetTracker implements ProbeScheduler.Owner {
         if (staleSince != null) {
             log.info("discovery recovered; candidates are current again");
             staleSince = null;
+            discoveryProblem = null;
             pacer.changed();
         }
+        discoveryAnswered = true;
         settle();
+    }
+
+    /** Whether discovery has delivered a candidate set since start-up. */
+    boolean discoveryAnswered() {
+        return discoveryAnswered;
     }
 
     /** Discovery failed: keep the last good set and mark it stale. */
@@ -116,9 +126,15 @@ final class FleetTracker implements ProbeScheduler.Owner {
         }
         if (staleSince == null) {
             staleSince = clock.instant();
+            String why = describe(cause);
+            if (discoveryAnswered) {
+                discoveryProblem = "discovery failing since " + staleSince + ": " + why;
+                log.warn("discovery failed; keeping the last {} candidates until it recovers: {}", tracked.size(), why);
+            } else {
+                discoveryProblem = "discovery has not answered since start-up: " + why;
+                log.warn("discovery has not answered since start-up: {}", why);
+            }
             pacer.changed();
-            log.warn("discovery failed; keeping the last {} candidates until it recovers: {}", tracked.size(),
-                    String.valueOf(cause));
         } else {
             log.debug("discovery still failing", cause);
         }
@@ -131,6 +147,20 @@ final class FleetTracker implements ProbeScheduler.Owner {
             pacer.changed();
             settle();
         }
+    }
+
+    /** The failure and its causes, each once, shortened: what a user without a logging binding still sees. */
+    static String describe(Throwable cause) {
+        StringBuilder sb = new StringBuilder(String.valueOf(cause));
+        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        seen.add(cause);
+        for (Throwable c = cause.getCause(); c != null && seen.add(c); c = c.getCause()) {
+            String text = String.valueOf(c);
+            if (sb.indexOf(text) < 0) {
+                sb.append(" (caused by ").append(text).append(')');
+            }
+        }
+        return sb.length() <= 500 ? sb.toString() : sb.substring(0, 497) + "...";
     }
 
     private void forget(TrackedWorker t) {
@@ -186,7 +216,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
         if (closed) {
             return;
         }
-        FleetSnapshot next = builder.build(tracked.values(), staleSince,
+        FleetSnapshot next = builder.build(tracked.values(), staleSince, discoveryProblem,
                 t -> schemas.ready(t.info().version(), t.endpoint(), probes.channel(t)));
         if (next != null) {
             publisher.accept(next);

@@ -89,10 +89,12 @@ final class SnapshotBuilder {
 
     /**
      * The snapshot of {@code workers} (in URL order) or {@code null} when a reader would see no
-     * difference from the last one. {@code schemaReady} says whether an answered worker's version
+     * difference from the last one. {@code staleSince} and {@code discoveryProblem} are null while
+     * discovery is healthy. {@code schemaReady} says whether an answered worker's version
      * schema is known (see {@link VersionSchemas#ready}).
      */
-    FleetSnapshot build(Collection<TrackedWorker> workers, Instant staleSince, Predicate<TrackedWorker> schemaReady) {
+    FleetSnapshot build(Collection<TrackedWorker> workers, Instant staleSince, String discoveryProblem,
+                        Predicate<TrackedWorker> schemaReady) {
         List<WorkerInfo> answered = new ArrayList<>();
         Set<TrackedWorker> awaitingSchema = null;
         Set<String> versions = schemas == null ? null : new HashSet<>();
@@ -144,14 +146,16 @@ final class SnapshotBuilder {
         if (last.number() > 0 && statuses.equals(last.statuses()) && schemasNow == publishedSchemas
                 && Objects.equals(staleSince, last.staleSince().orElse(null))
                 && chosen.cohort().equals(before.cohort()) && chosen.explanation().equals(before.explanation())
-                && preferred.equals(before.preference())) {
+                && preferred.equals(before.preference())
+                && Objects.equals(discoveryProblem, last.discoveryProblem().orElse(null))) {
             return null;
         }
         logVerdictChanges(statuses);
         publishedSchemas = schemasNow;
         last = FleetSnapshot.builder(last.number() + 1).publishedAt(clock.instant()).staleSince(staleSince)
                 .policy(policy.description()).statuses(statuses).selection(chosen.cohort(), chosen.explanation())
-                .schemas(schemasNow).keyPaths(keyPaths).selector(selector.toString()).preference(preferred).build();
+                .schemas(schemasNow).keyPaths(keyPaths).selector(selector.toString()).preference(preferred)
+                .discoveryProblem(discoveryProblem).build();
         // Once per change of choice at INFO; the explanation's counts move with every probe answer.
         boolean preferenceSwitched = preferred.startsWith("preferring") != before.preference().startsWith("preferring");
         if (!chosen.cohort().equals(before.cohort()) || preferenceSwitched) {

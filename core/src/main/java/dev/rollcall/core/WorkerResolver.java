@@ -88,6 +88,8 @@ public final class WorkerResolver implements AutoCloseable {
     private final FleetTracker tracker;
     private final LiveViews live;
     private volatile boolean closed;
+    /** Set on the serial context once discovery delivered a set, before that set's snapshot is published. */
+    private volatile boolean discoveryAnswered;
 
     private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ProbeSettings probe,
                            SchemaSettings schema, LabelSettings labels) {
@@ -113,7 +115,7 @@ public final class WorkerResolver implements AutoCloseable {
                 ManagementFactory.getThreadMXBean()::getCurrentThreadCpuTime);
         this.tracker = new FleetTracker(parts, probe, schemas,
                 new SnapshotBuilder(policy, b.clock, schemas, schema.keys(), labels, context::nanoTime, initial),
-                fanOut::publish);
+                this::publish);
     }
 
     /** Builds a resolver from {@link RollcallConfig#load()}: the properties files, system properties and environment. */
@@ -207,6 +209,30 @@ public final class WorkerResolver implements AutoCloseable {
     }
 
     /**
+     * Waits until the fleet has settled: discovery has answered and every candidate has a verdict
+     * (compatible, rejected or unreachable; none pending), and returns that snapshot. Use it before
+     * planning work at start-up, so that a query is not planned on the first worker that happened to
+     * answer while the others are still being probed. A hung worker settles as unreachable after
+     * {@code probe.timeout}.
+     *
+     * @throws TimeoutException naming how many candidates are still pending, or why discovery has not
+     *                          answered, when the fleet does not settle in time (or the resolver is closed)
+     */
+    public FleetSnapshot awaitSettled(Duration timeout) throws TimeoutException, InterruptedException {
+        Predicate<FleetSnapshot> settled = snap -> snap.number() > 0 && snap.counts().pending() == 0
+                && discoveryAnswered;
+        FleetSnapshot s = fanOut.awaitUntil(timeout, settled);
+        if (!settled.test(s)) {
+            String why = !discoveryAnswered
+                    ? s.discoveryProblem().orElse("discovery has not reported any candidates yet")
+                    : s.counts().pending() + " of " + s.counts().candidates() + " candidates still have no verdict";
+            throw new TimeoutException("the fleet did not settle within " + timeout
+                    + (fanOut.closed() ? " (the resolver is closed)" : "") + ": " + why + "; the current one is " + s);
+        }
+        return s;
+    }
+
+    /**
      * Waits until the registry reaches version {@code number}, that is until a snapshot numbered
      * {@code number} or higher is published, and returns the current one. Wakes as soon as it is
      * published; nothing polls.
@@ -285,6 +311,12 @@ public final class WorkerResolver implements AutoCloseable {
     /** What the discovery backend in use says of itself, e.g. {@code etcd[/rollcall/workers/ at ...]}. */
     public String discoveryDescription() {
         return discovery.description();
+    }
+
+    /** On the serial context: each new snapshot, to the readers. */
+    private void publish(FleetSnapshot snapshot) {
+        discoveryAnswered = tracker.discoveryAnswered();
+        fanOut.publish(snapshot);
     }
 
     /** A schema arrived, failed or is due for a retry; on the serial context, after construction. */

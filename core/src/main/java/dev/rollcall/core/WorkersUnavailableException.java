@@ -9,7 +9,9 @@ import java.util.stream.Collectors;
 
 /**
  * Not enough compatible workers turned up in time. The message and {@link #counts()} say how the
- * candidates split: compatible, rejected by version, unreachable, pending.
+ * candidates split: compatible, rejected by version, unreachable, pending; the message also says why
+ * discovery is failing, if it is, and lists the first excluded candidates with their reasons (the
+ * probe failures), so that a program without a logging binding still learns why.
  */
 public final class WorkersUnavailableException extends TimeoutException {
 
@@ -37,7 +39,11 @@ public final class WorkersUnavailableException extends TimeoutException {
         StringBuilder sb = new StringBuilder("wanted at least " + wanted + " compatible workers within " + timeout
                 + ", have " + s.counts().compatible() + " (" + s.counts() + "; policy " + s.policy() + "; snapshot "
                 + s.number() + ")");
-        s.staleSince().ifPresent(t -> sb.append("; discovery failing since ").append(t));
+        if (s.discoveryProblem().isPresent()) {
+            sb.append("; ").append(s.discoveryProblem().get());
+        } else {
+            s.staleSince().ifPresent(t -> sb.append("; discovery failing since ").append(t));
+        }
         String excluded = s.statuses().stream()
                 .filter(st -> st.state() != WorkerStatus.State.COMPATIBLE)
                 .limit(LISTED)

@@ -196,6 +196,18 @@ class FleetTrackerTest extends TrackerHarness {
     }
 
     @Test
+    void discoveryThatNeverAnsweredSaysSoWithItsCause() {
+        tracker(64);
+        tracker.discoveryFailed(new java.io.UncheckedIOException("cannot read the workers file",
+                new java.nio.file.NoSuchFileException("/etc/rollcall/workers.txt")));
+        time.runUntilIdle();
+        assertThat(last().discoveryProblem()).contains("discovery has not answered since start-up: "
+                + "java.io.UncheckedIOException: cannot read the workers file "
+                + "(caused by java.nio.file.NoSuchFileException: /etc/rollcall/workers.txt)");
+        assertThat(tracker.discoveryAnswered()).isFalse();
+    }
+
+    @Test
     void discoveryFailureKeepsTheLastSetAndMarksItStale() {
         tracker(64);
         candidates(a);
@@ -203,10 +215,13 @@ class FleetTrackerTest extends TrackerHarness {
         tracker.discoveryFailed(new IllegalStateException("backend down"));
         time.runUntilIdle();
         assertThat(last().staleSince()).contains(Instant.EPOCH);
+        assertThat(last().discoveryProblem())
+                .contains("discovery failing since 1970-01-01T00:00:00Z: java.lang.IllegalStateException: backend down");
         assertThat(last().workers()).hasSize(1);
 
         candidates(a);
         assertThat(last().staleSince()).isEmpty();
+        assertThat(last().discoveryProblem()).isEmpty();
     }
 
     /**

@@ -31,6 +31,15 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
      */
     Optional<Instant> staleSince();
 
+    /**
+     * Why discovery is failing, while it is: the cause of this outage's first failure, e.g.
+     * {@code discovery has not answered since start-up: java.nio.file.NoSuchFileException: /etc/workers.txt}
+     * or {@code discovery failing since 2026-11-30T10:00:00Z: ...}. Empty while discovery is healthy.
+     */
+    default Optional<String> discoveryProblem() {
+        return Optional.empty();
+    }
+
     /** The compatible workers, ordered by URL. */
     List<WorkerInfo> workers();
 
@@ -74,6 +83,7 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
         private KeyPaths keys = KeyPaths.none();
         private String selector = "";
         private String preference = "";
+        private String discoveryProblem;
 
         private Builder(long number) {
             if (number < 0) {
@@ -149,10 +159,17 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
             return this;
         }
 
+        /** Why discovery is failing ({@link FleetSnapshot#discoveryProblem()}); {@code null}, the default, while it is not. */
+        public Builder discoveryProblem(String problem) {
+            this.discoveryProblem = problem;
+            return this;
+        }
+
         /** The snapshot; the builder may be used again. */
         public FleetSnapshot build() {
             return new ImmutableFleetSnapshot(number, publishedAt != null ? publishedAt : Instant.now(), staleSince,
-                    policy, statuses, cohort, explanation, schemasByVersion, keys, selector, preference);
+                    policy, statuses, cohort, explanation, schemasByVersion, keys, selector, preference,
+                    discoveryProblem);
         }
     }
 

@@ -22,6 +22,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     private final long number;
     private final Instant publishedAt;
     private final Instant staleSince;
+    private final String discoveryProblem;
     private final String policy;
     private final List<WorkerStatus> statuses;
     private final List<WorkerInfo> workers;
@@ -39,7 +40,8 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     ImmutableFleetSnapshot(long number, Instant publishedAt, Instant staleSince, String policy,
                            List<WorkerStatus> statuses, Optional<String> cohort, String explanation,
                            Map<String, ProtoSchema> schemasByVersion, KeyPaths keys, String selector,
-                           String preference) {
+                           String preference, String discoveryProblem) {
+        this.discoveryProblem = discoveryProblem;
         this.number = number;
         this.publishedAt = Objects.requireNonNull(publishedAt, "publishedAt");
         this.staleSince = staleSince;
@@ -119,6 +121,11 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     @Override
     public Optional<Instant> staleSince() {
         return Optional.ofNullable(staleSince);
+    }
+
+    @Override
+    public Optional<String> discoveryProblem() {
+        return Optional.ofNullable(discoveryProblem);
     }
 
     @Override
