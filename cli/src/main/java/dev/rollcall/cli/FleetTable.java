@@ -96,8 +96,12 @@ final class FleetTable {
         if (!snapshot.selection().preference().isEmpty()) {
             line.append("; ").append(snapshot.selection().preference());
         }
-        snapshot.staleSince().ifPresent(t -> line.append("; discovery failing since ").append(t)
-                .append(" (candidates are the last good set)"));
+        if (snapshot.discoveryProblem().isPresent()) {
+            line.append("; ").append(snapshot.discoveryProblem().get());
+        } else {
+            snapshot.staleSince().ifPresent(t -> line.append("; discovery failing since ").append(t)
+                    .append(" (candidates are the last good set)"));
+        }
         return line.toString();
     }
 

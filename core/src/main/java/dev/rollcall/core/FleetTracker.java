@@ -42,6 +42,8 @@ final class FleetTracker implements ProbeScheduler.Owner {
     /** Why discovery is failing (this outage's first cause), or null while it is healthy. */
     private String discoveryProblem;
     private boolean discoveryAnswered;
+    private boolean candidatesKnown;            // from discovery, or from the cache file
+    private CandidateCache cache;               // null when none is configured
     private SerialContext.Timer recheck;        // a build the label preference asked for later
     private boolean closed;
 
@@ -71,11 +73,27 @@ final class FleetTracker implements ProbeScheduler.Owner {
         return probes;
     }
 
-    /** Applies the latest full candidate set: forgets what left, probes what is new. */
+    /** Applies the latest full candidate set from discovery: forgets what left, probes what is new. */
     void applyCandidates(Set<WorkerEndpoint> latest) {
         if (closed) {
             return;
         }
+        applySet(latest);
+        if (staleSince != null) {
+            log.info("discovery recovered; candidates are current again");
+            staleSince = null;
+            discoveryProblem = null;
+            pacer.changed();
+        }
+        discoveryAnswered = true;
+        candidatesKnown = true;
+        if (cache != null) {
+            cache.offer(latest);
+        }
+        settle();
+    }
+
+    private void applySet(Set<WorkerEndpoint> latest) {
         Map<String, WorkerEndpoint> byUrl = new LinkedHashMap<>();
         for (WorkerEndpoint e : latest) {
             WorkerEndpoint previous = byUrl.put(e.url(), e);
@@ -104,14 +122,36 @@ final class FleetTracker implements ProbeScheduler.Owner {
         if (builder.last().number() == 0) {
             pacer.changed();
         }
-        if (staleSince != null) {
-            log.info("discovery recovered; candidates are current again");
-            staleSince = null;
-            discoveryProblem = null;
-            pacer.changed();
-        }
-        discoveryAnswered = true;
-        settle();
+    }
+
+    /**
+     * Keeps {@code cache} up to date with discovery's sets and, if discovery has not answered within
+     * {@code maxWait}, starts from the set in it: every snapshot is then stale since the file was
+     * written, and the file is never used again once discovery has answered.
+     */
+    void useCache(CandidateCache cache, java.time.Duration maxWait) {
+        this.cache = cache;
+        context.schedule(() -> {
+            if (closed || discoveryAnswered) {
+                return;
+            }
+            CandidateCache.load(cache.file()).ifPresent(loaded -> {
+                log.warn("discovery has not answered within {}; starting from the {} last-known-good candidates in {}, "
+                        + "written {}", maxWait, loaded.candidates().size(), cache.file(), loaded.writtenAt());
+                applySet(loaded.candidates());
+                staleSince = loaded.writtenAt();
+                discoveryProblem = "discovery has not answered since start-up; serving the last-known-good candidates"
+                        + " of " + cache.file() + ", written " + loaded.writtenAt();
+                candidatesKnown = true;
+                pacer.changed();
+                settle();
+            });
+        }, maxWait.toNanos());
+    }
+
+    /** Whether candidates are known, from discovery or from the cache file. */
+    boolean candidatesKnown() {
+        return candidatesKnown;
     }
 
     /** Whether discovery has delivered a candidate set since start-up. */

@@ -88,11 +88,13 @@ public final class WorkerResolver implements AutoCloseable {
     private final FleetTracker tracker;
     private final LiveViews live;
     private volatile boolean closed;
-    /** Set on the serial context once discovery delivered a set, before that set's snapshot is published. */
-    private volatile boolean discoveryAnswered;
+    /** Set on the serial context once candidates are known, before the snapshot of them is published. */
+    private volatile boolean candidatesKnown;
+    private final CandidateCache cache;         // null when none is configured
+    private final java.time.Duration cacheMaxWait;
 
     private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ProbeSettings probe,
-                           SchemaSettings schema, LabelSettings labels) {
+                           SchemaSettings schema, LabelSettings labels, CandidateCache.CacheSettings cached) {
         this.name = b.name != null ? b.name : String.valueOf(RESOLVERS.incrementAndGet());
         this.discovery = discovery;
         this.policy = policy;
@@ -107,6 +109,8 @@ public final class WorkerResolver implements AutoCloseable {
         this.fanOut = new SnapshotFanOut(name, initial,
                 Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-listeners-" + name)), ticker);
         this.live = new LiveViews(fanOut::current);
+        this.cache = cached == null ? null : new CandidateCache(cached.file(), name);
+        this.cacheMaxWait = cached == null ? null : cached.maxWait();
         RandomGenerator jitter = new SplittableRandom(); // used on the serial context only
         VersionSchemas schemas = !schema.used() ? null : new VersionSchemas(schema, context, jitter, probes,
                 probe.timeout(), dev.rollcall.api.Backoff.of(probe.backoffInitial(), probe.backoffMax()),
@@ -220,10 +224,10 @@ public final class WorkerResolver implements AutoCloseable {
      */
     public FleetSnapshot awaitSettled(Duration timeout) throws TimeoutException, InterruptedException {
         Predicate<FleetSnapshot> settled = snap -> snap.number() > 0 && snap.counts().pending() == 0
-                && discoveryAnswered;
+                && candidatesKnown;
         FleetSnapshot s = fanOut.awaitUntil(timeout, settled);
         if (!settled.test(s)) {
-            String why = !discoveryAnswered
+            String why = !candidatesKnown
                     ? s.discoveryProblem().orElse("discovery has not reported any candidates yet")
                     : s.counts().pending() + " of " + s.counts().candidates() + " candidates still have no verdict";
             throw new TimeoutException("the fleet did not settle within " + timeout
@@ -315,7 +319,7 @@ public final class WorkerResolver implements AutoCloseable {
 
     /** On the serial context: each new snapshot, to the readers. */
     private void publish(FleetSnapshot snapshot) {
-        discoveryAnswered = tracker.discoveryAnswered();
+        candidatesKnown = tracker.candidatesKnown();
         fanOut.publish(snapshot);
     }
 
@@ -325,6 +329,9 @@ public final class WorkerResolver implements AutoCloseable {
     }
 
     private void start() {
+        if (cache != null) {
+            context.execute(() -> tracker.useCache(cache, cacheMaxWait));
+        }
         discovery.start(new DiscoveryFeed(context, tracker));
         log.info("resolver {} started: discovery {}, policy {}", name, discovery.description(), policy.description());
     }
@@ -372,6 +379,9 @@ public final class WorkerResolver implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         probes.close();
+        if (cache != null) {
+            cache.close();
+        }
         fanOut.close();
         log.info("resolver {} closed", name);
     }
@@ -629,6 +639,7 @@ public final class WorkerResolver implements AutoCloseable {
             ProbeSettings probe = ProbeSettings.read(root.scope("rollcall.probe."), this);
             SchemaSettings schema = SchemaSettings.read(cfg, this);
             LabelSettings labels = LabelSettings.read(root, this);
+            CandidateCache.CacheSettings cached = CandidateCache.CacheSettings.read(root).orElse(null);
             ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
 
             VersionPolicy chosenPolicy = policy != null ? policy : ProviderLookup.create(VersionPolicyProvider.class,
@@ -647,7 +658,7 @@ public final class WorkerResolver implements AutoCloseable {
                 throw e;
             }
             WorkerResolver resolver = new WorkerResolver(this, chosenDiscovery, chosenPolicy, probe, schema,
-                    labels);
+                    labels, cached);
             try {
                 resolver.start();
             } catch (RuntimeException e) {

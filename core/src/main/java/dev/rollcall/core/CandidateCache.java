@@ -1,0 +1,251 @@
+package dev.rollcall.core;
+
+import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.Settings;
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.core.internal.NamedThreads;
+import java.io.IOException;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.zip.CRC32;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The last candidate set a discovery backend delivered, kept in a file
+ * ({@code rollcall.discovery.cache.file}) for a coordinator that starts while its backend is down,
+ * as Dubbo and Eureka keep theirs. Written when the set changes, atomically (a temporary file in the
+ * same folder, fsync, rename), on a thread of its own ({@code rollcall-cache-<name>}) so that the
+ * resolver never waits for a disk; only the newest set is written.
+ *
+ * <p>The format is text, one endpoint a line with its labels, closed by a line with the count and a
+ * CRC-32 of everything before it, so that a truncated, corrupt or foreign file is recognised and
+ * ignored (with one WARN naming it), never half used:
+ * <pre>
+ * rollcall-candidates 1
+ * written 2026-11-30T10:00:00Z
+ * grpc://10.0.0.7:7001 zone=eu-1&amp;env=prod
+ * end 1 8f3a2c11
+ * </pre>
+ */
+final class CandidateCache implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(CandidateCache.class);
+    static final String MAGIC = "rollcall-candidates 1";
+
+    /** {@code rollcall.discovery.cache.*}: where, and how long to wait for the backend before using it. */
+    record CacheSettings(Path file, Duration maxWait) {
+        static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(3);
+
+        /** The settings, or empty when no cache file is configured. */
+        static Optional<CacheSettings> read(Settings root) {
+            Optional<String> file = root.raw("rollcall.discovery.cache.file");
+            Duration maxWait = root.positiveDuration("rollcall.discovery.cache.max-wait", DEFAULT_MAX_WAIT);
+            if (file.isEmpty() || file.get().isBlank()) {
+                return Optional.empty();
+            }
+            Path path = Path.of(file.get());
+            Path folder = path.toAbsolutePath().getParent();
+            if (folder == null || !Files.isDirectory(folder)) {
+                throw ConfigurationException.invalid("rollcall.discovery.cache.file", file.get(),
+                        "a file in an existing folder (" + folder + " is not one)");
+            }
+            return Optional.of(new CacheSettings(path, maxWait));
+        }
+    }
+
+    /** A set read back, and when it was written. */
+    record Loaded(Set<WorkerEndpoint> candidates, Instant writtenAt) {
+    }
+
+    private final Path file;
+    private final ExecutorService writer;
+    private final AtomicReference<Set<WorkerEndpoint>> pending = new AtomicReference<>();
+    private Set<WorkerEndpoint> offered;        // the last set offered; on the serial context
+    private Set<WorkerEndpoint> written;        // the last set written; on the writer thread
+
+    CandidateCache(Path file, String name) {
+        this.file = file;
+        this.writer = Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-cache-" + name));
+    }
+
+    Path file() {
+        return file;
+    }
+
+    /** The backend delivered {@code latest}: write it, unless it is the set written last. */
+    void offer(Set<WorkerEndpoint> latest) {
+        if (latest.equals(offered)) {
+            return;
+        }
+        offered = latest;
+        if (pending.getAndSet(latest) == null) {
+            try {
+                writer.execute(this::writeLatest);
+            } catch (java.util.concurrent.RejectedExecutionException closed) {
+                log.debug("candidate cache {} closed; not written", file);
+            }
+        }
+    }
+
+    private void writeLatest() {
+        Set<WorkerEndpoint> latest = pending.getAndSet(null);
+        if (latest == null || latest.equals(written)) {
+            return;
+        }
+        try {
+            write(file, latest, Instant.now());
+            written = latest;
+        } catch (IOException | RuntimeException e) {
+            log.warn("cannot write the candidate cache {}: {}", file, e.toString());
+        }
+    }
+
+    /** Writes {@code candidates} to {@code file} atomically: a reader sees the old file or the new one. */
+    static void write(Path file, Set<WorkerEndpoint> candidates, Instant now) throws IOException {
+        StringBuilder text = new StringBuilder(MAGIC).append('\n').append("written ").append(now).append('\n');
+        Map<String, WorkerEndpoint> byUrl = new TreeMap<>();
+        candidates.forEach(e -> byUrl.put(e.url(), e));
+        for (WorkerEndpoint e : byUrl.values()) {
+            text.append(e.url());
+            if (!e.labels().isEmpty()) {
+                List<String> pairs = new ArrayList<>();
+                new TreeMap<>(e.labels()).forEach((k, v) -> pairs.add(encode(k) + "=" + encode(v)));
+                text.append(' ').append(String.join("&", pairs));
+            }
+            text.append('\n');
+        }
+        String checksum = crc(text.toString());
+        text.append("end ").append(byUrl.size()).append(' ').append(checksum).append('\n');
+        Path folder = file.toAbsolutePath().getParent();
+        Path tmp = Files.createTempFile(folder, file.getFileName().toString(), ".tmp");
+        try {
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                ByteBuffer bytes = ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.UTF_8));
+                while (bytes.hasRemaining()) {
+                    ch.write(bytes);
+                }
+                ch.force(true);
+            }
+            try {
+                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    /**
+     * The set in {@code file}, or empty (with one WARN naming the file and what is wrong) when it is
+     * missing, unreadable, truncated, corrupt or not such a file.
+     */
+    static Optional<Loaded> load(Path file) {
+        try {
+            return Optional.of(parse(Files.readString(file, StandardCharsets.UTF_8)));
+        } catch (NoSuchFileException e) {
+            log.warn("candidate cache {} does not exist; starting without candidates", file);
+        } catch (IOException | IllegalArgumentException e) {
+            log.warn("candidate cache {} ignored: {}", file, e.getMessage());
+        }
+        return Optional.empty();
+    }
+
+    /** @throws IllegalArgumentException saying what is wrong with {@code text} */
+    static Loaded parse(String text) {
+        if (!text.startsWith(MAGIC + "\n")) {
+            throw new IllegalArgumentException("not a Rollcall candidate cache (its first line is not '" + MAGIC + "')");
+        }
+        int endLine = text.lastIndexOf("\nend ");
+        if (endLine < 0 || !text.endsWith("\n")) {
+            throw new IllegalArgumentException("truncated: no closing 'end' line");
+        }
+        String body = text.substring(0, endLine + 1);
+        String[] end = text.substring(endLine + 1, text.length() - 1).split(" ");
+        if (end.length != 3 || !end[2].equals(crc(body))) {
+            throw new IllegalArgumentException("corrupt: its checksum does not match");
+        }
+        List<String> lines = List.of(body.split("\n"));
+        if (lines.size() < 2 || !lines.get(1).startsWith("written ")) {
+            throw new IllegalArgumentException("corrupt: no 'written' line");
+        }
+        Instant writtenAt;
+        try {
+            writtenAt = Instant.parse(lines.get(1).substring("written ".length()));
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException("corrupt: 'written' is not an instant");
+        }
+        Set<WorkerEndpoint> candidates = new LinkedHashSet<>();
+        for (String line : lines.subList(2, lines.size())) {
+            int space = line.indexOf(' ');
+            WorkerEndpoint e = WorkerEndpoint.parse(space < 0 ? line : line.substring(0, space));
+            if (space >= 0) {
+                Map<String, String> labels = new LinkedHashMap<>();
+                for (String pair : line.substring(space + 1).split("&")) {
+                    int eq = pair.indexOf('=');
+                    if (eq < 0) {
+                        throw new IllegalArgumentException("corrupt: a label without '=' on the line of " + e.url());
+                    }
+                    labels.put(decode(pair.substring(0, eq)), decode(pair.substring(eq + 1)));
+                }
+                e = e.withLabels(labels);
+            }
+            candidates.add(e);
+        }
+        if (!end[1].equals(String.valueOf(candidates.size()))) {
+            throw new IllegalArgumentException("corrupt: it says " + end[1] + " endpoints and holds " + candidates.size());
+        }
+        return new Loaded(Set.copyOf(candidates), writtenAt);
+    }
+
+    private static String crc(String s) {
+        CRC32 crc = new CRC32();
+        crc.update(s.getBytes(StandardCharsets.UTF_8));
+        return Long.toHexString(crc.getValue());
+    }
+
+    private static String encode(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    private static String decode(String s) {
+        return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    }
+
+    /** Lets a pending write finish (up to 5 s) and stops the writer thread. */
+    @Override
+    public void close() {
+        writer.shutdown();
+        try {
+            writer.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        writer.shutdownNow();
+    }
+}
