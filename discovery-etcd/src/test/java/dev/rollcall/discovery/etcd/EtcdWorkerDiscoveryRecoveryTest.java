@@ -61,7 +61,8 @@ class EtcdWorkerDiscoveryRecoveryTest {
         int errorsBefore = listener.errors().size();
         server.stop();
         await().atMost(WAIT).until(() -> listener.errors().size() > errorsBefore);
-        assertThat(listener.errors().get(errorsBefore)).hasMessageContaining(server.endpoint());
+        assertThat(listener.errors().get(errorsBefore)).hasMessageContaining(server.endpoint())
+                .hasMessageContaining(PREFIX);
         server.restart();
     }
 
