@@ -105,7 +105,7 @@ public final class ThreadCensus {
 
     private static String describe(List<Thread> alive) {
         return alive.stream().map(t -> "  " + t.getName() + " (" + t.getState() + ")"
-                        + Arrays.stream(t.getStackTrace()).limit(5).map(f -> "\n      at " + f)
+                        + Arrays.stream(t.getStackTrace()).limit(8).map(f -> "\n      at " + f)
                         .collect(Collectors.joining()))
                 .collect(Collectors.joining("\n"));
     }

@@ -16,10 +16,12 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * What every discovery backend promises ({@link WorkerDiscovery}, {@link CandidateListener}),
@@ -52,6 +54,7 @@ import org.junit.jupiter.api.Test;
  * distinct loopback addresses and ports ({@code grpc://127.0.0.11:7011}, ...). A backend may add
  * labels of its own: sets are compared by {@link WorkerEndpoint#url()}, the endpoint's identity.
  */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)   // a backend that hangs fails its test instead of the build
 public abstract class WorkerDiscoveryContract {
 
     private static final WorkerEndpoint A = WorkerEndpoint.of("127.0.0.11", 7011);
@@ -222,6 +225,7 @@ public abstract class WorkerDiscoveryContract {
 
         makeSourceReachable();
         awaitLatest(recorder, A, B);
+        assertThat(recorder.sets()).as("sets delivered").noneMatch(Set::isEmpty);
     }
 
     @Test
