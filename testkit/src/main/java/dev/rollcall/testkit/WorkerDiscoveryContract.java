@@ -83,10 +83,7 @@ public abstract class WorkerDiscoveryContract {
      * timings). May be called more than once per test (a second backend watches the same source).
      */
     protected WorkerDiscovery newDiscovery() {
-        String scope = "rollcall.discovery." + type() + ".";
-        Map<String, String> full = new HashMap<>();
-        settings().forEach((k, v) -> full.put(scope + k, v));
-        return provider().create(Settings.of(full).scope(scope));
+        return createThroughServiceLoader();
     }
 
     /**
@@ -133,6 +130,8 @@ public abstract class WorkerDiscoveryContract {
         assertThat(loadedProviders().filter(p -> p.type().equals(type())))
                 .as("providers of type '%s' in META-INF/services/%s", type(), WorkerDiscoveryProvider.class.getName())
                 .hasSize(1);
+        // The one found is this backend's: it accepts the backend's settings (even where newDiscovery() is overridden).
+        assertThatCode(() -> createThroughServiceLoader().close()).doesNotThrowAnyException();
     }
 
     @Test
@@ -292,6 +291,13 @@ public abstract class WorkerDiscoveryContract {
     }
 
     // ---- helpers ---------------------------------------------------------------------------
+
+    private WorkerDiscovery createThroughServiceLoader() {
+        String scope = "rollcall.discovery." + type() + ".";
+        Map<String, String> full = new HashMap<>();
+        settings().forEach((k, v) -> full.put(scope + k, v));
+        return provider().create(Settings.of(full).scope(scope));
+    }
 
     private WorkerDiscoveryProvider provider() {
         List<WorkerDiscoveryProvider> found = loadedProviders().filter(p -> p.type().equals(type())).toList();
