@@ -113,8 +113,10 @@ public abstract class WorkerDiscoveryContract {
     protected abstract void makeSourceReachable() throws Exception;
 
     /**
-     * The name prefixes of every thread the backend starts (e.g. {@code rollcall-etcd-}); each is
-     * checked to name at least one live thread of a running backend, and all to be gone after close.
+     * The name prefixes of every thread the backend starts (e.g. {@code rollcall-etcd-}). While the
+     * backend runs they must name at least one thread it started; after {@code close()} every
+     * thread so named that was not alive before the backend was created must end ({@link ThreadCensus}).
+     * Leave out names the fixture's own client threads share (a library's pool names).
      */
     protected abstract List<String> threadNamePrefixes();
 

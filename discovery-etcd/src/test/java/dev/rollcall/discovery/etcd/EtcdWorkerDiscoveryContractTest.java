@@ -89,6 +89,10 @@ class EtcdWorkerDiscoveryContractTest extends WorkerDiscoveryContract {
         server.restart();
     }
 
+    /**
+     * Ours only: jetcd's gRPC threads come from gRPC's shared pools, which the test's own client
+     * keeps alive (and which gRPC releases about a second after the last channel anyway).
+     */
     @Override
     protected List<String> threadNamePrefixes() {
         return List.of(EtcdWorkerDiscovery.THREAD_NAME);
