@@ -6,6 +6,7 @@ import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.core.RollcallMetrics;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.policy.SemverRangePolicy;
+import dev.rollcall.testkit.PushDiscovery;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
@@ -177,7 +178,7 @@ final class Convergence {
     /** A new resolver converges on {@code fleet}, then on {@code fleet} with its first spares.size() replaced. */
     static Run rollcall(String name, List<WorkerEndpoint> fleet, List<WorkerEndpoint> spares) throws Exception {
         int n = fleet.size();
-        PushDiscovery discovery = new PushDiscovery();
+        PushDiscovery discovery = new PushDiscovery("push[benchmark]");
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         registry.config().meterFilter(PERCENTILES);
         try (WorkerResolver resolver = WorkerResolver.builder().name("bench-" + name).discovery(discovery)
@@ -186,7 +187,7 @@ final class Convergence {
             Map<String, Long> threadsBefore = ThreadCpu.byGroup();
             long cpuBefore = processCpu();
             long start = System.nanoTime();
-            discovery.publish(fleet);
+            discovery.push(fleet);
             long snapshots = resolver.await(s -> s.counts().compatible() == n, TIMEOUT).number();
             long nanos = System.nanoTime() - start;
             long cpu = processCpu() - cpuBefore;
@@ -201,7 +202,7 @@ final class Convergence {
                 List<String> fresh = spares.stream().map(WorkerEndpoint::url).toList();
                 long before = resolver.probesSent();
                 long churnStart = System.nanoTime();
-                discovery.publish(churned);
+                discovery.push(churned);
                 resolver.await(s -> s.counts().compatible() == n && s.counts().candidates() == n
                         && fresh.stream().allMatch(url -> compatible(s, url)), TIMEOUT);
                 churnNanos = System.nanoTime() - churnStart;
@@ -215,12 +216,12 @@ final class Convergence {
     /** A new baseline converges on {@code fleet} (a pass, then another every period until all answered), then the churn. */
     static Run baseline(List<WorkerEndpoint> fleet, List<WorkerEndpoint> spares) throws Exception {
         int n = fleet.size();
-        PushDiscovery discovery = new PushDiscovery();
+        PushDiscovery discovery = new PushDiscovery("push[benchmark]");
         try (HandRolledResolver baseline = new HandRolledResolver(discovery::urls, VERSION)) {
             Map<String, Long> threadsBefore = ThreadCpu.byGroup();
             long cpuBefore = processCpu();
             long start = System.nanoTime();
-            discovery.publish(fleet);
+            discovery.push(fleet);
             passUntil(baseline, n);
             long nanos = System.nanoTime() - start;
             long cpu = processCpu() - cpuBefore;
@@ -233,7 +234,7 @@ final class Convergence {
             if (!spares.isEmpty()) {
                 long before = baseline.probesSent();
                 long churnStart = System.nanoTime();
-                discovery.publish(churned(fleet, spares));
+                discovery.push(churned(fleet, spares));
                 passUntil(baseline, n);
                 churnNanos = System.nanoTime() - churnStart;
                 churnProbes = baseline.probesSent() - before;

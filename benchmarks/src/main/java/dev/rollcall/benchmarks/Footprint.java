@@ -3,6 +3,7 @@ package dev.rollcall.benchmarks;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.policy.SemverRangePolicy;
+import dev.rollcall.testkit.PushDiscovery;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.management.ThreadMXBean;
@@ -115,17 +116,17 @@ final class Footprint {
     }
 
     private static Tracking track(String side, boolean keep, List<WorkerEndpoint> fleet) throws Exception {
-        PushDiscovery discovery = new PushDiscovery();
+        PushDiscovery discovery = new PushDiscovery("push[benchmark]");
         int n = fleet.size();
         if (side.equals("rollcall")) {
             WorkerResolver resolver = WorkerResolver.builder().name("footprint").discovery(discovery)
                     .policy(SemverRangePolicy.of("^1.0.0")).keepProbeChannels(keep).build();
-            discovery.publish(fleet);
+            discovery.push(fleet);
             resolver.await(s -> s.counts().compatible() == n, Convergence.TIMEOUT);
             return resolver::close;
         }
         HandRolledResolver baseline = new HandRolledResolver(discovery::urls, Convergence.VERSION);
-        discovery.publish(fleet);
+        discovery.push(fleet);
         baseline.start(Convergence.PERIOD);
         if (!baseline.awaitWorkers(n, Convergence.TIMEOUT)) {
             throw new IllegalStateException("baseline did not find " + n + " workers");

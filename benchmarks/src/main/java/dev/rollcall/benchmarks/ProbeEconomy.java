@@ -3,6 +3,7 @@ package dev.rollcall.benchmarks;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.policy.SemverRangePolicy;
+import dev.rollcall.testkit.PushDiscovery;
 import dev.rollcall.testkit.WorkerFleet;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,11 +36,11 @@ final class ProbeEconomy {
         churned.addAll(dead);
         List<String> fresh = spares.stream().map(WorkerEndpoint::url).toList();
 
-        PushDiscovery discovery = new PushDiscovery();
+        PushDiscovery discovery = new PushDiscovery("push[benchmark]");
         try (WorkerResolver resolver = WorkerResolver.builder().name("economy").discovery(discovery)
                 .policy(SemverRangePolicy.of("^1.0.0")).build();
              HandRolledResolver baseline = new HandRolledResolver(discovery::urls, Convergence.VERSION)) {
-            discovery.publish(fleet);
+            discovery.push(fleet);
             baseline.start(Convergence.PERIOD);
             resolver.await(s -> s.counts().compatible() == n && s.counts().unreachable() == dead.size(),
                     Convergence.TIMEOUT);
@@ -57,7 +58,7 @@ final class ProbeEconomy {
 
             long r1 = resolver.probesSent();
             long b1 = baseline.probesSent();
-            discovery.publish(churned);
+            discovery.push(churned);
             resolver.await(s -> fresh.stream().allMatch(url -> Convergence.compatible(s, url)), Convergence.TIMEOUT);
             long rChurn = resolver.probesSent() - r1;
             if (!baseline.awaitNextPass(Convergence.TIMEOUT.plus(Convergence.PERIOD))

@@ -4,6 +4,7 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.policy.SemverRangePolicy;
+import dev.rollcall.testkit.PushDiscovery;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,7 +52,7 @@ public class ReadPathBenchmark {
             List<WorkerEndpoint> all = servers.endpoints();
             steady = all.subList(0, FLEET);
             withExtra = new ArrayList<>(all);
-            discovery = new PushDiscovery();
+            discovery = new PushDiscovery("push[benchmark]");
         }
 
         void startChurn() {
@@ -63,7 +64,7 @@ public class ReadPathBenchmark {
             boolean[] in = {false};
             churn.scheduleAtFixedRate(() -> {
                 in[0] = !in[0];
-                discovery.publish(in[0] ? withExtra : steady);
+                discovery.push(in[0] ? withExtra : steady);
             }, CHURN_MILLIS, CHURN_MILLIS, TimeUnit.MILLISECONDS);
         }
 
@@ -82,7 +83,7 @@ public class ReadPathBenchmark {
             startFleet();
             resolver = WorkerResolver.builder().name("read-path").discovery(discovery)
                     .policy(SemverRangePolicy.of("^1.0.0")).build();
-            discovery.publish(steady);
+            discovery.push(steady);
             resolver.await(s -> s.counts().compatible() == FLEET, Duration.ofSeconds(60));
             startChurn();
         }
@@ -103,7 +104,7 @@ public class ReadPathBenchmark {
         @Setup(Level.Trial)
         public void setUp() throws Exception {
             startFleet();
-            discovery.publish(steady);
+            discovery.push(steady);
             baseline = new HandRolledResolver(discovery::urls, "1.0.0").start(Duration.ofSeconds(5));
             if (!baseline.awaitWorkers(FLEET, Duration.ofSeconds(60))) {
                 throw new IllegalStateException("baseline did not find its " + FLEET + " workers");

@@ -1,8 +1,8 @@
 package dev.rollcall.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
+import dev.rollcall.testkit.ThreadCensus;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
@@ -105,8 +105,6 @@ class DemoCommandTest {
     void everythingItStartedIsGone() {
         // Rollcall's own threads stop within close(); gRPC releases its shared event loops and
         // executor about a second after the last channel or server is gone.
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
-                .extracting(Thread::getName)
-                .noneMatch(n -> n.startsWith("rollcall-") || n.startsWith("grpc-")));
+        ThreadCensus.awaitNoneAlive(Duration.ofSeconds(10), "rollcall-", "grpc-");
     }
 }

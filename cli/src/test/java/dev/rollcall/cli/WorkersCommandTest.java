@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rollcall.testkit.FleetWorker;
+import dev.rollcall.testkit.ThreadCensus;
 import dev.rollcall.testkit.UnresponsiveWorker;
 import dev.rollcall.testkit.WorkerFleet;
 import java.io.IOException;
@@ -181,10 +182,7 @@ class WorkersCommandTest {
             }
             assertThat(watch.exit().get(30, TimeUnit.SECONDS)).as(run.err()).isZero();
             // The resolver it built is closed: its threads end (each outlives its executor's termination by a moment).
-            await().atMost(WAIT).untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
-                    .extracting(Thread::getName)
-                    .noneMatch(n -> n.startsWith("rollcall-resolver-cli") || n.startsWith("rollcall-probe-cli")
-                            || n.startsWith("rollcall-listeners-cli")));
+            ThreadCensus.awaitNoneAlive(WAIT, "rollcall-resolver-cli", "rollcall-probe-cli", "rollcall-listeners-cli");
         }
     }
 

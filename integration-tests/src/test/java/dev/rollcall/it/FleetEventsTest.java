@@ -13,6 +13,7 @@ import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.FleetWorker;
+import dev.rollcall.testkit.PushDiscovery;
 import dev.rollcall.testkit.WorkerFleet;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -19,6 +19,7 @@ import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.core.worker.RollcallWorker;
 import dev.rollcall.policy.SemverRangePolicy;
 import dev.rollcall.testkit.Closer;
+import dev.rollcall.testkit.PushDiscovery;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;

@@ -12,6 +12,7 @@ import dev.rollcall.core.SnapshotListener;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.policy.RolloutPolicy;
 import dev.rollcall.testkit.FleetWorker;
+import dev.rollcall.testkit.PushDiscovery;
 import dev.rollcall.testkit.WorkerFleet;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -29,6 +29,7 @@ import dev.rollcall.it.demo.v1.Priority;
 import dev.rollcall.policy.SemverRangePolicy;
 import dev.rollcall.schema.json.ProtoJsonMappers;
 import dev.rollcall.testkit.Closer;
+import dev.rollcall.testkit.PushDiscovery;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;

@@ -15,6 +15,8 @@ import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.core.WorkersUnavailableException;
 import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.FleetWorker;
+import dev.rollcall.testkit.PushDiscovery;
+import dev.rollcall.testkit.ThreadCensus;
 import dev.rollcall.testkit.UnresponsiveWorker;
 import dev.rollcall.testkit.WorkerFleet;
 import java.time.Duration;
@@ -364,20 +366,14 @@ class WorkerResolverTest {
                 .probeTimeout(Duration.ofMinutes(5)).build();
         discovery.push(fleet.endpoints());
         r.awaitWorkers(1, WAIT);
-        assertThat(threadsNamed("rollcall-resolver-closing")).isNotEmpty();
-        assertThat(threadsNamed("rollcall-probe-closing")).isNotEmpty();
+        assertThat(ThreadCensus.take().names("rollcall-resolver-closing")).isNotEmpty();
+        assertThat(ThreadCensus.take().names("rollcall-probe-closing")).isNotEmpty();
 
         r.close();
 
         assertThat(discovery.isClosed()).isTrue();
-        await().atMost(WAIT).until(() -> threadsNamed("rollcall-resolver-closing").isEmpty()
-                && threadsNamed("rollcall-probe-closing").isEmpty()
-                && threadsNamed("rollcall-listeners-closing").isEmpty());
+        ThreadCensus.awaitNoneAlive(WAIT, "rollcall-resolver-closing", "rollcall-probe-closing",
+                "rollcall-listeners-closing");
         assertThat(r.workers()).hasSize(1); // readers keep the last snapshot
-    }
-
-    private static List<String> threadsNamed(String prefix) {
-        return Thread.getAllStackTraces().keySet().stream()
-                .filter(Thread::isAlive).map(Thread::getName).filter(n -> n.startsWith(prefix)).toList();
     }
 }

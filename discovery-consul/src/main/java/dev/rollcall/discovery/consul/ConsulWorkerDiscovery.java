@@ -44,6 +44,13 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConsulWorkerDiscovery.class);
     private static final Duration STOP_WAIT = Duration.ofSeconds(5);
+    /**
+     * The wait of the first query after a failure. It resumes with the index it had, so if nothing
+     * changed meanwhile it would block for the whole configured wait (5 minutes by default) while
+     * the resolver marks the set stale; with a second it answers at once with the same set, which
+     * is published again and clears the stale mark.
+     */
+    static final Duration RECOVERY_WAIT = Duration.ofSeconds(1);
 
     private final ConsulConnection connection;
     private final HealthQuery query;
@@ -106,14 +113,15 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
         long index = 0;
         int failures = 0;
         int stalls = 0;
-        long waitNanos = query.waitTime().toNanos();
         while (!isClosed()) {
             long sent = index;
+            Duration wait = failures > 0 && RECOVERY_WAIT.compareTo(query.waitTime()) < 0 ? RECOVERY_WAIT
+                    : query.waitTime();
             long began = System.nanoTime();
             HttpResponse response;
             try {
                 queries.incrementAndGet();
-                response = raw.makeGetRequest(path, query.parameters(sent));
+                response = raw.makeGetRequest(path, query.parameters(sent, wait));
             } catch (RuntimeException e) {
                 if (isClosed()) {
                     break;
@@ -149,7 +157,7 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
                         + "cluster?); starting over with a fresh query", connection.service(),
                         Long.toUnsignedString(sent), Long.toUnsignedString(returned));
             }
-            if (BlockingIndex.returnedEarlyWithoutChange(sent, returned, System.nanoTime() - began, waitNanos)) {
+            if (BlockingIndex.returnedEarlyWithoutChange(sent, returned, System.nanoTime() - began, wait.toNanos())) {
                 stalls++;
                 long delay = backoff.delayNanos(stalls);
                 LOG.debug("consul: a blocking query on '{}' returned early with index {} (sent {}); waiting {} ms",

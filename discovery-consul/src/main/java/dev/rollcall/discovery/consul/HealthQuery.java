@@ -92,6 +92,11 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
      * a reset). consul-api does not escape tags and node meta, so they are escaped here.
      */
     List<UrlParameters> parameters(long index) {
+        return parameters(index, waitTime);
+    }
+
+    /** As {@link #parameters(long)}, blocking for at most {@code wait} (whole seconds) instead of the configured wait. */
+    List<UrlParameters> parameters(long index, Duration wait) {
         HealthServicesRequest.Builder b = HealthServicesRequest.newBuilder()
                 .setPassing(passingOnly)
                 .setDatacenter(datacenter);
@@ -103,7 +108,7 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
             nodeMeta.forEach((k, v) -> escaped.put(escape(k), escape(v)));
             b.setNodeMeta(escaped);
         }
-        b.setQueryParams(index == 0 ? QueryParams.DEFAULT : new QueryParams(waitTime.toSeconds(), index));
+        b.setQueryParams(index == 0 ? QueryParams.DEFAULT : new QueryParams(wait.toSeconds(), index));
         return b.build().asUrlParameters();
     }
 

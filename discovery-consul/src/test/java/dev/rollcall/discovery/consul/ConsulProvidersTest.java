@@ -9,7 +9,6 @@ import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.discovery.WorkerDiscovery;
-import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
 import dev.rollcall.api.registration.WorkerRegistrationProvider;
 import dev.rollcall.core.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
@@ -28,11 +27,9 @@ class ConsulProvidersTest {
         return new ConsulWorkerDiscoveryProvider().create(Settings.of(full).scope(P));
     }
 
+    // The discovery side is found by ServiceLoader in ConsulWorkerDiscoveryContractTest.
     @Test
-    void isFoundByServiceLoaderAsTypeConsulOnBothSides() {
-        assertThat(ServiceLoader.load(WorkerDiscoveryProvider.class).stream().map(ServiceLoader.Provider::get))
-                .filteredOn(p -> p.type().equals("consul")).singleElement()
-                .isInstanceOf(ConsulWorkerDiscoveryProvider.class);
+    void registrationIsFoundByServiceLoaderAsTypeConsul() {
         assertThat(ServiceLoader.load(WorkerRegistrationProvider.class).stream().map(ServiceLoader.Provider::get))
                 .filteredOn(p -> p.type().equals("consul")).singleElement()
                 .isInstanceOf(ConsulRegistrationProvider.class);

@@ -12,6 +12,7 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registration.RegistrationException;
 import dev.rollcall.api.registration.WorkerRegistration;
+import dev.rollcall.testkit.ThreadCensus;
 import dev.rollcall.testkit.WorkerFleet;
 import dev.rollcall.testkit.consul.ConsulStandIn;
 import dev.rollcall.testkit.consul.RegisteredService;
@@ -186,7 +187,6 @@ class ConsulRegistrationTest {
     }
 
     private static long heartbeatThreads() {
-        return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().equals(ConsulRegistration.THREAD_NAME) && t.isAlive()).count();
+        return ThreadCensus.take().names(ConsulRegistration.THREAD_NAME).size();
     }
 }

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The behaviour that needs the stand-in's hooks: an index that goes backwards or to zero, an
  * agent that goes away and comes back, a proxy that does not block, malformed instances, filters,
- * the ACL token.
+ * the ACL token. What every backend promises is in {@link ConsulWorkerDiscoveryContractTest}.
  */
 class ConsulWorkerDiscoveryTest {
 
@@ -183,8 +183,11 @@ class ConsulWorkerDiscoveryTest {
         // which clears the resolver's stale mark.
         await().atMost(SEEN).until(() -> !listener.stale());
         assertThat(listener.latestUrls()).isEqualTo(urls("grpc://127.0.0.1:7001"));
-        assertThat(healthQueriesSince(back)).first()
-                .satisfies(q -> assertThat(q.queryParameter("index")).containsExactly(Long.toString(index)));
+        assertThat(healthQueriesSince(back)).first().satisfies(q -> {
+            assertThat(q.queryParameter("index")).containsExactly(Long.toString(index));
+            assertThat(q.queryParameter("wait")).as("a short wait: an unchanged set must not stay stale")
+                    .containsExactly("1s");
+        });
 
         agent.register(SERVICE, "b", "127.0.0.1", 7002);
         await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001", "grpc://127.0.0.1:7002")
@@ -333,31 +336,5 @@ class ConsulWorkerDiscoveryTest {
         assertThat(wrong.errors().get(0).getMessage()).contains("HTTP 403").contains("ACL not found")
                 .contains("was refused").doesNotContain(token);
         assertThat(none.sets()).isEmpty();
-    }
-
-    @Test
-    void closeEndsTheWatchAndNoCallFollows() {
-        standIn(ConsulStandIn.builder(), null);
-        agent.register(SERVICE, "a", "127.0.0.1", 7001);
-        CandidateRecorder listener = new CandidateRecorder();
-        ConsulWorkerDiscovery discovery = started(Map.of("wait", "60s"), listener);
-        await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001").equals(listener.latestUrls()));
-        await().atMost(SEEN).until(() -> watchThreads() == 1);
-
-        discovery.close();   // returns although a 60 s query was blocked
-
-        assertThat(watchThreads()).isZero();
-        int calls = listener.sets().size() + listener.errors().size();
-        long queries = standIn.healthQueries(SERVICE);
-        agent.register(SERVICE, "b", "127.0.0.1", 7002);
-        standIn.stop();
-        assertThat(listener.sets().size() + listener.errors().size()).isEqualTo(calls);
-        assertThat(standIn.healthQueries(SERVICE)).isEqualTo(queries);
-        discovery.close();   // idempotent
-    }
-
-    private static long watchThreads() {
-        return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().equals(ConsulWorkerDiscovery.THREAD_NAME) && t.isAlive()).count();
     }
 }

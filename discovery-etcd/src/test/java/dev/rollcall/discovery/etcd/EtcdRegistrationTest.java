@@ -14,6 +14,7 @@ import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.core.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.testkit.ThreadCensus;
 import dev.rollcall.testkit.WorkerFleet;
 import dev.rollcall.testkit.etcd.EtcdServer;
 import io.etcd.jetcd.KeyValue;
@@ -225,8 +226,7 @@ class EtcdRegistrationTest {
                 .satisfies(e -> assertThat(stackTrace(e)).doesNotContain(password));
         assertThat(registration.description()).doesNotContain(password);
         registration.close();
-        await().atMost(WAIT).until(() -> Thread.getAllStackTraces().keySet().stream()
-                .noneMatch(t -> t.getName().equals(EtcdRegistration.THREAD_NAME) && t.isAlive()));
+        ThreadCensus.awaitNoneAlive(WAIT, EtcdRegistration.THREAD_NAME);
     }
 
     @Test

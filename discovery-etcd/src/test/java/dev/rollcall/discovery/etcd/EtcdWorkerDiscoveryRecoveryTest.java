@@ -61,7 +61,8 @@ class EtcdWorkerDiscoveryRecoveryTest {
         int errorsBefore = listener.errors().size();
         server.stop();
         await().atMost(WAIT).until(() -> listener.errors().size() > errorsBefore);
-        assertThat(listener.errors().get(errorsBefore)).hasMessageContaining(server.endpoint());
+        assertThat(listener.errors().get(errorsBefore)).hasMessageContaining(server.endpoint())
+                .hasMessageContaining(PREFIX);
         server.restart();
     }
 
@@ -72,6 +73,8 @@ class EtcdWorkerDiscoveryRecoveryTest {
         }
         startDiscovery();
         awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.5.1:7001")));
+        // The first set is published after the read, before etcd confirms the watch: wait for that.
+        await().atMost(WAIT).until(() -> discovery.watchesEstablished() == 1);
         long watches = discovery.watchesEstablished();
         int setsBefore = listener.sets().size();
 
@@ -112,6 +115,8 @@ class EtcdWorkerDiscoveryRecoveryTest {
         }
         startDiscovery();
         awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.6.1:7001"), WorkerEndpoint.parse("grpc://127.0.6.2:7001")));
+        // The first set is published after the read, before etcd confirms the watch: wait for that.
+        await().atMost(WAIT).until(() -> discovery.watchesEstablished() == 1);
         long watches = discovery.watchesEstablished();
 
         bounceEtcd();

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.discovery.WorkerDiscovery;
-import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
 import dev.rollcall.testkit.UnresponsiveWorker;
 import io.fabric8.kubernetes.client.Config;
 import java.io.IOException;
@@ -15,7 +14,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,14 +50,6 @@ class KubernetesWorkerDiscoveryProviderTest {
     /** Not in a pod, no KUBECONFIG, an empty home: nothing to fall back on unless a test adds it. */
     private HostEnvironment nowhere() {
         return new HostEnvironment(dir.resolve("no-service-account"), name -> null, dir.resolve("home"));
-    }
-
-    @Test
-    void isFoundByServiceLoaderAsTypeK8s() {
-        assertThat(ServiceLoader.load(WorkerDiscoveryProvider.class).stream().map(ServiceLoader.Provider::get))
-                .filteredOn(p -> p.type().equals("k8s"))
-                .singleElement()
-                .isInstanceOf(KubernetesWorkerDiscoveryProvider.class);
     }
 
     @Test

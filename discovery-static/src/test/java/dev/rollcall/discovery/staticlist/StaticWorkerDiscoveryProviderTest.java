@@ -6,11 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.discovery.WorkerDiscovery;
-import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,14 +18,6 @@ class StaticWorkerDiscoveryProviderTest {
 
     @TempDir
     Path dir;
-
-    @Test
-    void isFoundByServiceLoaderAsTypeStatic() {
-        assertThat(ServiceLoader.load(WorkerDiscoveryProvider.class).stream().map(ServiceLoader.Provider::get))
-                .filteredOn(p -> p.type().equals("static"))
-                .singleElement()
-                .isInstanceOf(StaticWorkerDiscoveryProvider.class);
-    }
 
     @Test
     void rejectsMalformedPropertyEndpointNamingTheFullKeyAndTheItem() {

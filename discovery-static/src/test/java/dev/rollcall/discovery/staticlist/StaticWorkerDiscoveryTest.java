@@ -1,6 +1,7 @@
 package dev.rollcall.discovery.staticlist;
 
 import dev.rollcall.testkit.CandidateRecorder;
+import dev.rollcall.testkit.ThreadCensus;
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
 import static java.nio.file.StandardCopyOption.REPLACE_EXISTING;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -138,58 +139,21 @@ class StaticWorkerDiscoveryTest {
                 assertThat(listener.latest()).isEqualTo(endpoints("grpc://b:7002")));
     }
 
+    // The contract (StaticWorkerDiscoveryContractTest) covers a missing file's onError and the recovery.
     @Test
-    void skipsMalformedLineAndKeepsTheRest() throws IOException {
-        Path file = write("workers.txt", String.join("\n",
-                "# production workers",
-                "grpc://good1:7001",
-                "not-an-endpoint",
-                "grpc://good2:7002   # rack 4",
-                "",
-                "grpc://bad:99999",
-                "grpcs://good3:7003/",
-                ""));
-        CandidateRecorder listener = new CandidateRecorder();
-
-        start(Map.of("file", file.toString()), listener);
-
-        await().atMost(EDIT_SEEN_WITHIN).untilAsserted(() -> assertThat(listener.latest())
-                .isEqualTo(endpoints("grpc://good1:7001", "grpc://good2:7002", "grpcs://good3:7003")));
-        assertThat(listener.errors()).isEmpty();
-    }
-
-    @Test
-    void reportsMissingFileThenPublishesItOnceCreated() throws IOException {
+    void reportsAMissingFileOnceSayingItDoesNotExist() throws IOException {
         Path file = dir.resolve("workers.txt");
         CandidateRecorder listener = new CandidateRecorder();
         start(Map.of("file", file.toString()), listener);
 
         await().atMost(EDIT_SEEN_WITHIN).until(() -> !listener.errors().isEmpty());
-        assertThat(listener.errors().get(0)).hasMessageContaining(file.toAbsolutePath().toString())
-                .hasMessageContaining("does not exist");
-        assertThat(listener.sets()).as("an empty set would claim there are no workers").isEmpty();
+        assertThat(listener.errors().get(0)).hasMessageContaining("does not exist");
 
         Files.writeString(file, "grpc://late:7001\n");
 
         await().atMost(EDIT_SEEN_WITHIN).untilAsserted(() ->
                 assertThat(listener.latest()).isEqualTo(endpoints("grpc://late:7001")));
-        assertThat(listener.errors()).hasSize(1);
-    }
-
-    @Test
-    void republishesTheSameSetWhenADeletedFileComesBack() throws IOException {
-        Path file = write("workers.txt", "grpc://a:7001\n");
-        CandidateRecorder listener = new CandidateRecorder();
-        start(Map.of("file", file.toString()), listener);
-        await().atMost(EDIT_SEEN_WITHIN).until(() -> endpoints("grpc://a:7001").equals(listener.latest()));
-
-        Files.delete(file);
-        await().atMost(EDIT_SEEN_WITHIN).until(() -> listener.errors().size() == 1);
-        Files.writeString(file, "grpc://a:7001\n");
-
-        // The resolver marked the set stale on onError; only a new onCandidates clears that.
-        await().atMost(EDIT_SEEN_WITHIN).until(() -> listener.sets().size() == 2);
-        assertThat(listener.sets()).containsExactly(endpoints("grpc://a:7001"), endpoints("grpc://a:7001"));
+        assertThat(listener.errors()).as("reported once, not on every check").hasSize(1);
     }
 
     @Test
@@ -215,23 +179,11 @@ class StaticWorkerDiscoveryTest {
     }
 
     @Test
-    void closeStopsTheWatcherThread() throws IOException {
-        Path file = write("workers.txt", "grpc://a:7001\n");
-        CandidateRecorder listener = new CandidateRecorder();
-        WorkerDiscovery discovery = start(Map.of("file", file.toString()), listener);
-        await().atMost(EDIT_SEEN_WITHIN).until(() -> watcherThreads() == 1);
-
-        discovery.close();
-
-        await().atMost(EDIT_SEEN_WITHIN).until(() -> watcherThreads() == 0);
-        assertThatCode(discovery::close).as("close is idempotent").doesNotThrowAnyException();
-    }
-
-    @Test
     void startsNoThreadWithoutAFile() {
+        ThreadCensus before = ThreadCensus.take();
         WorkerDiscovery discovery = start(Map.of("endpoints", "grpc://a:7001"), new CandidateRecorder());
 
-        assertThat(watcherThreads()).isZero();
+        assertThat(before.newThreads(FileWatchLoop.THREAD_NAME)).isEmpty();
         assertThatCode(discovery::close).doesNotThrowAnyException();
     }
 
@@ -253,11 +205,5 @@ class StaticWorkerDiscoveryTest {
 
     static Set<WorkerEndpoint> endpoints(String... urls) {
         return Arrays.stream(urls).map(WorkerEndpoint::parse).collect(Collectors.toUnmodifiableSet());
-    }
-
-    static long watcherThreads() {
-        return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.isAlive() && FileWatchLoop.THREAD_NAME.equals(t.getName()))
-                .count();
     }
 }

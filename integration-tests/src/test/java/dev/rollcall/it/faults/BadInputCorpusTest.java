@@ -12,10 +12,11 @@ import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.core.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.it.PushDiscovery;
 import dev.rollcall.policy.SemverRangePolicy;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.testkit.Closer;
+import dev.rollcall.testkit.PushDiscovery;
+import dev.rollcall.testkit.ThreadCensus;
 import dev.rollcall.testkit.WorkerFleet;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -103,10 +104,8 @@ class BadInputCorpusTest {
     private static long allocatedByThreads(String prefix) {
         ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         long sum = 0;
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().startsWith(prefix)) {
-                sum += threads.getThreadAllocatedBytes(t.getId());
-            }
+        for (Thread t : ThreadCensus.take().threads(prefix)) {
+            sum += threads.getThreadAllocatedBytes(t.getId());
         }
         return sum;
     }

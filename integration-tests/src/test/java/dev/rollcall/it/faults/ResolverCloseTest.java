@@ -7,8 +7,9 @@ import static org.awaitility.Awaitility.await;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.core.WorkersUnavailableException;
-import dev.rollcall.it.PushDiscovery;
 import dev.rollcall.policy.SemverRangePolicy;
+import dev.rollcall.testkit.PushDiscovery;
+import dev.rollcall.testkit.ThreadCensus;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,13 +54,8 @@ class ResolverCloseTest {
 
     /** Live threads Rollcall's coordinator side names, by name prefix up to the resolver's name. */
     private static Map<String, Integer> rollcallThreads() {
-        Map<String, Integer> count = new TreeMap<>();
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            String name = t.getName();
-            if (t.isAlive() && name.startsWith("rollcall-") && !name.startsWith("rollcall-worker-")) {
-                count.merge(name.replaceAll("-\\d+$", ""), 1, Integer::sum);
-            }
-        }
+        Map<String, Integer> count = new TreeMap<>(ThreadCensus.take().byKind("rollcall-"));
+        count.keySet().removeIf(kind -> kind.startsWith("rollcall-worker"));
         return count;
     }
 

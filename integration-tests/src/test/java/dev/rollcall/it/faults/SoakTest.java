@@ -8,9 +8,10 @@ import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.it.PushDiscovery;
 import dev.rollcall.policy.SemverRangePolicy;
 import dev.rollcall.testkit.FleetWorker;
+import dev.rollcall.testkit.PushDiscovery;
+import dev.rollcall.testkit.ThreadCensus;
 import dev.rollcall.testkit.WorkerFleet;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -100,7 +101,7 @@ class SoakTest {
             churn(fleet, random, warmUp);
             FleetSnapshot warm = awaitConverged(r);
             long heapWarm = usedHeapAfterGc();
-            Map<String, Integer> threadsWarm = threadsByKind();
+            Map<String, Integer> threadsWarm = ThreadCensus.take().byKind();
             long probesWarm = r.probesSent();
             Instant churnStart = Instant.now();
             synchronized (events) {
@@ -111,7 +112,7 @@ class SoakTest {
             Duration churned = Duration.between(churnStart, Instant.now());
             FleetSnapshot end = awaitConverged(r);
             long heapEnd = usedHeapAfterGc();
-            Map<String, Integer> threadsEnd = threadsByKind();
+            Map<String, Integer> threadsEnd = ThreadCensus.take().byKind();
 
             String report = String.format(
                     "soak %s (seed %d): %d churn events after warm-up in %s %s; %d snapshots checked;"
@@ -295,18 +296,6 @@ class SoakTest {
             used = Math.min(used, memory.getHeapMemoryUsage().getUsed());
         }
         return used;
-    }
-
-    /** Live threads by kind: the name without its trailing numbers and without the resolver's name. */
-    private static Map<String, Integer> threadsByKind() {
-        Map<String, Integer> kinds = new TreeMap<>();
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.isAlive()) {
-                String kind = t.getName().replaceAll("[-#]?\\d+", "").replaceAll("-+$", "");
-                kinds.merge(kind, 1, Integer::sum);
-            }
-        }
-        return kinds;
     }
 
     private static Duration parse(String text) {
