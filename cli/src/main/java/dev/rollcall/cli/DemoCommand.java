@@ -228,8 +228,10 @@ public final class DemoCommand implements Callable<Integer> {
                 out.println("Every 1.x version here is inside " + RANGE + ", so the policy lets them share a job;"
                         + " 2.0.0 is not, so it must never join one.");
                 out.println("Each step: start a " + UPGRADE_TO + " worker, add it to " + workers.where()
-                        + ", wait until it is compatible; take the old one out, wait until it is gone,"
-                        + " stop it; run the job on a freshly pinned snapshot.");
+                        + ", wait until it is compatible; drain the old one (it says so over its WatchWorkerInfo"
+                        + " stream and leaves new snapshots at once), take it out, stop it; run the job on a"
+                        + " freshly pinned snapshot. Meanwhile a small job runs every 20 ms on a fresh snapshot.");
+                BackgroundJobs background = new BackgroundJobs(resolver, job);
                 for (int i = 0; i < old.size(); i++) {
                     FleetWorker retiring = old.get(i);
                     String oldUrl = retiring.endpoint().url();
@@ -238,8 +240,11 @@ public final class DemoCommand implements Callable<Integer> {
                     workers.add(fresh.endpoint(), UPGRADE_TO);
                     FleetSnapshot in = awaitFleet(resolver, s -> state(s, newUrl) == State.COMPATIBLE,
                             newUrl + " (" + UPGRADE_TO + ") to become compatible");
-                    // Out of discovery before it stops: no snapshot from now on offers it, so no new
-                    // job plans on a worker that is about to go away.
+                    // Drained before it goes: no new snapshot offers it, while queries that pinned one
+                    // before finish on it; then out of discovery, then stopped.
+                    retiring.drain();
+                    FleetSnapshot drained = awaitFleet(resolver, s -> state(s, oldUrl) == State.DRAINING,
+                            oldUrl + " (" + retiring.version() + ") to drain");
                     workers.remove(retiring.endpoint());
                     FleetSnapshot gone = awaitFleet(resolver, s -> s.status(oldUrl).isEmpty(),
                             oldUrl + " (" + retiring.version() + ") to leave the snapshot");
@@ -249,9 +254,13 @@ public final class DemoCommand implements Callable<Integer> {
                     jobs++;
                     out.println("step " + (i + 1) + "/" + old.size() + ": " + newUrl + " (" + UPGRADE_TO
                             + ") compatible in snapshot " + in.number() + "; " + oldUrl + " (" + retiring.version()
-                            + ") gone in snapshot " + gone.number() + ", stopped");
+                            + ") drained in snapshot " + drained.number() + ", gone in snapshot " + gone.number()
+                            + ", stopped");
                     out.println("  " + r.summary());
                 }
+                BackgroundJobs.Tally tally = background.stop();
+                out.println(tally.ran() + " small jobs ran on freshly pinned snapshots during the upgrade, "
+                        + tally.failed() + " failed" + (tally.failed() == 0 ? "" : ": " + tally.firstFailure()));
 
                 heading(out, "6. The fleet after the upgrade");
                 FleetSnapshot last = awaitFleet(resolver, s -> s.counts().pending() == 0, "no pending candidate");

@@ -34,7 +34,7 @@ final class FleetTable {
             rows.add(new String[] {
                 s.endpoint().url(),
                 s.info().map(WorkerInfo::version).orElse("-"),
-                s.state().name().toLowerCase(Locale.ROOT),
+                stateName(s.state()),
                 s.reason()
             });
         }
@@ -89,6 +89,12 @@ final class FleetTable {
         if (counts.pending() > 0) {
             line.append(", ").append(counts.pending()).append(" pending");
         }
+        if (counts.draining() > 0) {
+            line.append(", ").append(counts.draining()).append(" draining");
+        }
+        if (counts.notServing() > 0) {
+            line.append(", ").append(counts.notServing()).append(" not serving");
+        }
         line.append("; policy ").append(snapshot.policy());
         if (!snapshot.selection().selector().isEmpty()) {
             line.append("; selector ").append(snapshot.selection().selector());
@@ -116,9 +122,14 @@ final class FleetTable {
         return h;
     }
 
+    /** {@code compatible}, {@code draining}, {@code not serving}, ...: the state as a person writes it. */
+    static String stateName(State state) {
+        return state.name().toLowerCase(Locale.ROOT).replace('_', ' ');
+    }
+
     /** {@code compatible}, {@code rejected: <policy reason>}, {@code unreachable: <probe failure>}, {@code pending}. */
     static String status(WorkerStatus s) {
-        String state = s.state().name().toLowerCase(Locale.ROOT);
+        String state = stateName(s.state());
         return s.reason().isEmpty() ? state : state + ": " + s.reason();
     }
 

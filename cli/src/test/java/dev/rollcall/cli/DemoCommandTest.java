@@ -65,10 +65,17 @@ class DemoCommandTest {
         assertThat(jobs.get(2)).contains("versions {1.5.1=1, 1.6.0=2}");
         assertThat(jobs.get(3)).contains("versions {1.6.0=3}");
         assertThat(lines()).as(output)
-                .anyMatch(l -> l.startsWith("step 1/3: ") && l.contains("(1.6.0) compatible") && l.contains("(1.4.0) gone"))
-                .anyMatch(l -> l.startsWith("step 2/3: ") && l.contains("(1.4.0) gone"))
-                .anyMatch(l -> l.startsWith("step 3/3: ") && l.contains("(1.5.1) gone"));
+                .anyMatch(l -> l.startsWith("step 1/3: ") && l.contains("(1.6.0) compatible") && l.contains("(1.4.0) drained"))
+                .anyMatch(l -> l.startsWith("step 2/3: ") && l.contains("(1.4.0) drained"))
+                .anyMatch(l -> l.startsWith("step 3/3: ") && l.contains("(1.5.1) drained"));
         assertThat(output).contains("versions {1.6.0=3, 2.0.0=1}");
+        assertThat(lines()).as(output).anyMatch(l -> l.startsWith("step 1/3: ") && l.contains("drained in snapshot"));
+    }
+
+    @Test
+    void rollingUpgrade_withDrainFailsNoJob() {
+        assertThat(lines()).as(output).anyMatch(l -> l.matches(
+                "[1-9][0-9]* small jobs ran on freshly pinned snapshots during the upgrade, 0 failed"));
     }
 
     @Test

@@ -222,7 +222,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
     public void probed(TrackedWorker t, ProbeOutcome outcome) {
         boolean urgent;
         if (outcome instanceof ProbeOutcome.Answered a) {
-            urgent = t.answered(a.info(), context.nanoTime());
+            urgent = t.answered(a.info(), a.state(), context.nanoTime());
         } else {
             urgent = t.failed(((ProbeOutcome.Failed) outcome).reason(), context.nanoTime(), stableNanos());
         }

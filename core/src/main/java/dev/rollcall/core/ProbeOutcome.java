@@ -1,5 +1,6 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerInfo;
 import io.grpc.Status;
 import java.util.Objects;
@@ -17,10 +18,19 @@ public sealed interface ProbeOutcome permits ProbeOutcome.Answered, ProbeOutcome
         return this instanceof Answered;
     }
 
-    /** The worker answered with {@code info}. */
-    record Answered(WorkerInfo info) implements ProbeOutcome {
+    /**
+     * The worker answered with {@code info}, saying whether it takes new work ({@code state}; workers
+     * that never say anything are {@link ServingState#SERVING}).
+     */
+    record Answered(WorkerInfo info, ServingState state) implements ProbeOutcome {
         public Answered {
             Objects.requireNonNull(info, "info");
+            Objects.requireNonNull(state, "state");
+        }
+
+        /** A worker that serves. */
+        public Answered(WorkerInfo info) {
+            this(info, ServingState.SERVING);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.rollcall.core;
 
 import dev.rollcall.api.Backoff;
+import dev.rollcall.core.internal.ProbeClient;
 import io.grpc.ManagedChannel;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -25,6 +26,8 @@ final class ProbeScheduler {
         private SerialContext.Timer timer;          // the next retry or refresh
         private ProbeTransport.Link link;           // kept between probes when keep-channels is on
         private boolean watched;                    // a connection watch is registered on link
+        private ProbeClient.Watch stream;           // the worker's pushed answers, while watched
+        private boolean unaryOnly;                  // the worker answered WatchWorkerInfo UNIMPLEMENTED
     }
 
     /** Where a worker is in the probe queue. */
@@ -170,7 +173,9 @@ final class ProbeScheduler {
         }
         owner.probed(w, outcome);
         if (outcome.answered()) {
-            if (settings.keepChannels()) {
+            if (settings.keepChannels() && !s.unaryOnly) {
+                stream(w, link);
+            } else if (settings.keepChannels()) {
                 watch(w, link);
             } else {
                 closeLink(s);
@@ -189,6 +194,58 @@ final class ProbeScheduler {
         }
         pump();
         owner.settle();
+    }
+
+    /**
+     * Follows the worker's pushed answers over its kept link: a change (draining, resumed, new
+     * labels) arrives within milliseconds, without polling. Pushes are coalesced: a burst of them
+     * while the context is busy is applied once, as the newest. The stream ending is a dropped
+     * connection; {@code UNIMPLEMENTED} (a worker that only answers the unary call) falls back to
+     * watching the connection.
+     */
+    private void stream(TrackedWorker w, ProbeTransport.Link link) {
+        Slot s = w.probe;
+        if (s.stream != null || s.link != link) {
+            return;
+        }
+        java.util.concurrent.atomic.AtomicReference<ProbeOutcome> latest = new java.util.concurrent.atomic.AtomicReference<>();
+        s.stream = link.watch(pushed -> {
+            if (latest.getAndSet(pushed) == null) {
+                context.execute(() -> pushed(w, link, latest));
+            }
+        }, status -> context.execute(() -> streamEnded(w, link, status)));
+    }
+
+    private void pushed(TrackedWorker w, ProbeTransport.Link link,
+                        java.util.concurrent.atomic.AtomicReference<ProbeOutcome> latest) {
+        ProbeOutcome outcome = latest.getAndSet(null);
+        Slot s = w.probe;
+        if (outcome == null || closed || !owner.tracks(w) || s.link != link || s.stream == null) {
+            return;
+        }
+        owner.probed(w, outcome);
+        if (!outcome.answered()) { // a malformed push: as a failed probe
+            closeLink(s);
+            schedule(w, backoff.delayNanos(w.failures(), jitter));
+        }
+        owner.settle();
+    }
+
+    private void streamEnded(TrackedWorker w, ProbeTransport.Link link, io.grpc.Status status) {
+        Slot s = w.probe;
+        if (closed || !owner.tracks(w) || s.link != link || s.stream == null) {
+            return; // cancelled by us, or a stream of an older link
+        }
+        s.stream = null;
+        if (status.getCode() == io.grpc.Status.Code.UNIMPLEMENTED) {
+            s.unaryOnly = true;
+            watch(w, link);
+            return;
+        }
+        if (w.state() == TrackedWorker.State.ANSWERED) {
+            lost(w);
+            owner.settle();
+        }
     }
 
     /** A kept link that leaves READY means the worker may have restarted: probe it again. */
@@ -243,6 +300,11 @@ final class ProbeScheduler {
     }
 
     private static void closeLink(Slot s) {
+        if (s.stream != null) {
+            ProbeClient.Watch stream = s.stream;
+            s.stream = null;
+            stream.cancel();
+        }
         if (s.link != null) {
             s.link.close();
             s.link = null;

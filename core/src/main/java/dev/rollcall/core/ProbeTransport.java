@@ -29,6 +29,13 @@ interface ProbeTransport {
         /** Calls {@code then} once, when the connection leaves READY (at once when it is not READY now). */
         void whenNotReady(Runnable then);
 
+        /**
+         * Watches the worker's pushed answers ({@code WatchWorkerInfo}); see
+         * {@link ProbeClient#watch}. Callbacks on network threads.
+         */
+        ProbeClient.Watch watch(java.util.function.Consumer<ProbeOutcome> onAnswer,
+                                java.util.function.Consumer<io.grpc.Status> onEnd);
+
         /** Lets a new connection attempt start at once instead of after gRPC's own reconnect backoff. */
         void resetConnectBackoff();
 
@@ -47,6 +54,12 @@ interface ProbeTransport {
                 @Override
                 public CompletableFuture<ProbeOutcome> probe(Duration timeout) {
                     return client.probe(channel, endpoint, timeout);
+                }
+
+                @Override
+                public ProbeClient.Watch watch(java.util.function.Consumer<ProbeOutcome> onAnswer,
+                                               java.util.function.Consumer<io.grpc.Status> onEnd) {
+                    return client.watch(channel, endpoint, onAnswer, onEnd);
                 }
 
                 @Override

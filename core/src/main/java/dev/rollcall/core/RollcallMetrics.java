@@ -25,7 +25,8 @@ import java.util.function.ToIntFunction;
  * <p>Meters, each tagged {@code resolver=<name>}:
  * <ul>
  *   <li>{@code rollcall.workers} (gauge, tag {@code state}: {@code candidate}, {@code compatible},
- *       {@code rejected} (by version), {@code unreachable}, {@code pending}) — from the current snapshot;
+ *       {@code rejected} (by version), {@code unreachable}, {@code pending}, {@code draining},
+ *       {@code not_serving}) — from the current snapshot;
  *   <li>{@code rollcall.snapshot.number} (gauge) — the current snapshot's number;
  *   <li>{@code rollcall.discovery.staleness} (gauge, seconds) — how long discovery has been failing,
  *       0 while it is healthy;
@@ -50,6 +51,8 @@ public final class RollcallMetrics implements MeterBinder {
         workers(registry, tags, "rejected", FleetCounts::rejected);
         workers(registry, tags, "unreachable", FleetCounts::unreachable);
         workers(registry, tags, "pending", FleetCounts::pending);
+        workers(registry, tags, "draining", FleetCounts::draining);
+        workers(registry, tags, "not_serving", FleetCounts::notServing);
         Gauge.builder("rollcall.snapshot.number", resolver, r -> r.pin().number())
                 .description("the number of the current snapshot").tags(tags).register(registry);
         Gauge.builder("rollcall.discovery.staleness", resolver, RollcallMetrics::staleSeconds)

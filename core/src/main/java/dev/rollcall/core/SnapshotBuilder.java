@@ -102,7 +102,7 @@ final class SnapshotBuilder {
             if (versions != null && t.info() != null) {
                 versions.add(t.info().version());
             }
-            if (t.state() == TrackedWorker.State.ANSWERED) {
+            if (t.state() == TrackedWorker.State.ANSWERED && t.serving() == dev.rollcall.api.ServingState.SERVING) {
                 if (schemas == null || schemaReady.test(t)) {
                     answered.add(t.info());
                 } else {
@@ -126,7 +126,12 @@ final class SnapshotBuilder {
         for (TrackedWorker t : workers) {
             State state = t.state().shown;
             String reason = t.reason();
-            if (awaitingSchema != null && awaitingSchema.contains(t)) {
+            if (t.state() == TrackedWorker.State.ANSWERED && t.serving() != dev.rollcall.api.ServingState.SERVING) {
+                boolean draining = t.serving() == dev.rollcall.api.ServingState.DRAINING;
+                state = draining ? State.DRAINING : State.NOT_SERVING;
+                reason = draining ? "draining: finishing its work in flight, takes no new work"
+                        : "not serving yet: takes no work until it says it is ready";
+            } else if (awaitingSchema != null && awaitingSchema.contains(t)) {
                 state = State.PENDING;
                 reason = "fetching the schema of version '" + t.info().version() + "'";
             } else if (t.state() == TrackedWorker.State.ANSWERED) {

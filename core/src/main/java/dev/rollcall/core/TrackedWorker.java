@@ -1,5 +1,6 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.WorkerStatus;
@@ -47,6 +48,7 @@ final class TrackedWorker {
     private WorkerEndpoint endpoint;
     private WorkerInfo info;           // the last answer; null until the first and after a failure
     private State state = State.NEW;
+    private ServingState serving = ServingState.SERVING; // as the last answer said
     private String reason = "not probed yet";
     private int failures;              // failed probes since it last stayed up
     private long upSince = NOT_UP;     // ticker reading of the first answer since the last failure
@@ -79,9 +81,14 @@ final class TrackedWorker {
         return failures;
     }
 
-    /** Whether readers may be using it: it answered and nothing has cast doubt on it since. */
+    /** Whether it said it takes new work (meaningful once it answered). */
+    ServingState serving() {
+        return serving;
+    }
+
+    /** Whether readers may be using it: it answered, serves, and nothing has cast doubt on it since. */
     boolean inUse() {
-        return state == State.ANSWERED;
+        return state == State.ANSWERED && serving == ServingState.SERVING;
     }
 
     /** Discovery reports it with other labels; returns whether anything changed. */
@@ -97,13 +104,18 @@ final class TrackedWorker {
     }
 
     /**
-     * The worker answered at {@code now}. Returns whether the answer changed what readers may be
-     * using (a restart in place, another version): such news is urgent. A refresh that finds the
-     * same answer is not.
+     * The worker answered at {@code now}, saying whether it takes new work. Returns whether the answer
+     * changed what readers may be using (a restart in place, another version, a worker in use that
+     * drains): such news is urgent. A refresh that finds the same answer is not.
      */
-    boolean answered(WorkerInfo answer, long now) {
+    boolean answered(WorkerInfo answer, ServingState says, long now) {
         WorkerInfo answered = withEndpoint(answer, endpoint);
-        boolean changed = info != null && !info.equals(answered);
+        boolean wasInUse = inUse();
+        boolean changed = info != null && !info.equals(answered) || wasInUse && says != ServingState.SERVING;
+        if (says != serving && info != null) {
+            log.info("worker {} is {}", url, says.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '));
+        }
+        serving = says;
         if (info != null && !info.instanceId().equals(answered.instanceId())) {
             log.info("worker {} restarted in place: instance {} -> {}, version '{}' -> '{}'", url,
                     info.instanceId(), answered.instanceId(), info.version(), answered.version());

@@ -19,9 +19,14 @@ final class FakeTransport implements ProbeTransport {
         }
 
         void answer(String version, String instanceId, java.util.Map<String, String> labels) {
+            answer(version, instanceId, labels, dev.rollcall.api.ServingState.SERVING);
+        }
+
+        void answer(String version, String instanceId, java.util.Map<String, String> labels,
+                    dev.rollcall.api.ServingState state) {
             WorkerEndpoint e = link.endpoint;
-            result.complete(new ProbeOutcome.Answered(new WorkerInfo(e, version, instanceId, labels, List.of())));
             link.ready = true;
+            result.complete(new ProbeOutcome.Answered(new WorkerInfo(e, version, instanceId, labels, List.of()), state));
         }
 
         void fail() {
@@ -34,6 +39,9 @@ final class FakeTransport implements ProbeTransport {
         boolean ready;
         boolean closed;
         Runnable onNotReady;
+        java.util.function.Consumer<ProbeOutcome> onPush;
+        java.util.function.Consumer<Status> onEnd;
+        int watches;
 
         FakeLink(WorkerEndpoint endpoint) {
             this.endpoint = endpoint;
@@ -44,6 +52,34 @@ final class FakeTransport implements ProbeTransport {
             CompletableFuture<ProbeOutcome> f = new CompletableFuture<>();
             sent.add(new Probe(this, f));
             return f;
+        }
+
+        @Override
+        public dev.rollcall.core.internal.ProbeClient.Watch watch(java.util.function.Consumer<ProbeOutcome> onAnswer,
+                                                                 java.util.function.Consumer<Status> end) {
+            watches++;
+            if (unaryOnly) {
+                end.accept(Status.UNIMPLEMENTED);
+                return () -> { };
+            }
+            onPush = onAnswer;
+            onEnd = end;
+            return () -> {
+                onPush = null;
+                onEnd = null;
+            };
+        }
+
+        /** The worker pushes a new answer over its WatchWorkerInfo stream. */
+        void push(String version, String instanceId, java.util.Map<String, String> labels,
+                  dev.rollcall.api.ServingState state) {
+            onPush.accept(new ProbeOutcome.Answered(new WorkerInfo(endpoint, version, instanceId, labels, List.of()),
+                    state));
+        }
+
+        /** Whether a WatchWorkerInfo stream is open. */
+        boolean streaming() {
+            return onPush != null;
         }
 
         @Override
@@ -77,6 +113,12 @@ final class FakeTransport implements ProbeTransport {
         /** The connection drops (the worker restarted or died). */
         void drop() {
             ready = false;
+            java.util.function.Consumer<Status> end = onEnd;
+            onPush = null;
+            onEnd = null;
+            if (end != null) {
+                end.accept(Status.UNAVAILABLE.withDescription("connection lost"));
+            }
             Runnable r = onNotReady;
             onNotReady = null;
             if (r != null) {
@@ -86,6 +128,8 @@ final class FakeTransport implements ProbeTransport {
     }
 
     final List<Probe> sent = new ArrayList<>();
+    /** Workers that answer WatchWorkerInfo with UNIMPLEMENTED (older ones). */
+    boolean unaryOnly;
     final List<FakeLink> links = new ArrayList<>();
 
     @Override

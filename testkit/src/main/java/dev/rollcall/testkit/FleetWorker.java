@@ -69,6 +69,20 @@ public final class FleetWorker {
         }
     }
 
+    /** Says {@code DRAINING} to the coordinators watching it: it keeps serving, but gets no new work. */
+    public synchronized void drain() {
+        if (running != null) {
+            running.drain();
+        }
+    }
+
+    /** Takes new work again after {@link #drain()}. */
+    public synchronized void resume() {
+        if (running != null) {
+            running.resume();
+        }
+    }
+
     /** Restarts in place: stops if running, then serves {@code newVersion} on the same port with a new instance id. */
     public synchronized void restart(String newVersion) {
         stop();

@@ -8,12 +8,22 @@ package dev.rollcall.api.registry;
  * @param rejected    answered and rejected by the policy (by version)
  * @param unreachable did not answer
  * @param pending     not probed yet
+ * @param draining    answered, finishing its work and taking no new work
+ * @param notServing  answered, not ready yet
  */
-public record FleetCounts(int candidates, int compatible, int rejected, int unreachable, int pending) {
+public record FleetCounts(int candidates, int compatible, int rejected, int unreachable, int pending, int draining,
+                          int notServing) {
+
+    /** Counts without draining or not-serving workers. */
+    public FleetCounts(int candidates, int compatible, int rejected, int unreachable, int pending) {
+        this(candidates, compatible, rejected, unreachable, pending, 0, 0);
+    }
 
     @Override
     public String toString() {
         return candidates + " candidates: " + compatible + " compatible, " + rejected + " rejected by version, "
-                + unreachable + " unreachable, " + pending + " pending";
+                + unreachable + " unreachable, " + pending + " pending"
+                + (draining == 0 ? "" : ", " + draining + " draining")
+                + (notServing == 0 ? "" : ", " + notServing + " not serving");
     }
 }

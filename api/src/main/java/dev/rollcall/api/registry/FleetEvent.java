@@ -46,6 +46,23 @@ public sealed interface FleetEvent {
     }
 
     /**
+     * A worker started draining (it finishes its work in flight and takes no new work); a
+     * {@link WorkerLeft} precedes it when it was compatible.
+     */
+    record WorkerDraining(long snapshot, WorkerEndpoint endpoint) implements FleetEvent {
+        public WorkerDraining {
+            Objects.requireNonNull(endpoint, "endpoint");
+        }
+    }
+
+    /** A draining worker resumed serving (a {@link WorkerJoined} follows when it is compatible again). */
+    record WorkerResumed(long snapshot, WorkerEndpoint endpoint) implements FleetEvent {
+        public WorkerResumed {
+            Objects.requireNonNull(endpoint, "endpoint");
+        }
+    }
+
+    /**
      * The policy's chosen cohort changed, e.g. from {@code 2.0.0} to {@code 2.1.0} during a rollout;
      * {@code from} is empty at the first choice, {@code to} when no cohort qualifies any more.
      */
@@ -60,7 +77,7 @@ public sealed interface FleetEvent {
 
     /**
      * The events that lead from {@code before} to {@code after}, in a fixed order: the cohort
-     * switch, then workers that left, were rejected, joined (each by URL).
+     * switch, then workers that left, started draining, resumed, were rejected, joined (each by URL).
      */
     static List<FleetEvent> between(FleetSnapshot before, FleetSnapshot after) {
         long n = after.number();
@@ -84,6 +101,20 @@ public sealed interface FleetEvent {
             } else if (is.state() != WorkerStatus.State.COMPATIBLE) {
                 events.add(new WorkerLeft(n, was.endpoint(), is.state().name().toLowerCase(java.util.Locale.ROOT)
                         + (is.reason().isEmpty() ? "" : ": " + is.reason())));
+            }
+        }
+        for (WorkerStatus is : after.statuses()) {
+            WorkerStatus was = old.get(is.endpoint().url());
+            if (is.state() == WorkerStatus.State.DRAINING && (was == null || was.state() != WorkerStatus.State.DRAINING)) {
+                events.add(new WorkerDraining(n, is.endpoint()));
+            }
+        }
+        for (WorkerStatus was : before.statuses()) {
+            WorkerStatus is = now.get(was.endpoint().url());
+            if (was.state() == WorkerStatus.State.DRAINING && is != null && is.info().isPresent()
+                    && is.state() != WorkerStatus.State.DRAINING && is.state() != WorkerStatus.State.PENDING
+                    && is.state() != WorkerStatus.State.UNREACHABLE) {
+                events.add(new WorkerResumed(n, is.endpoint()));
             }
         }
         for (WorkerStatus is : after.statuses()) {

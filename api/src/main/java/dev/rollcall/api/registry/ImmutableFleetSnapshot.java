@@ -57,6 +57,8 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         int rejected = 0;
         int unreachable = 0;
         int pending = 0;
+        int draining = 0;
+        int notServing = 0;
         for (WorkerStatus s : this.statuses) {
             if (s.state() == WorkerStatus.State.COMPATIBLE || s.state() == WorkerStatus.State.REJECTED) {
                 h.merge(s.info().orElseThrow().version(), 1, Integer::sum);
@@ -70,12 +72,15 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
                 case REJECTED -> rejected++;
                 case UNREACHABLE -> unreachable++;
                 case PENDING -> pending++;
+                case DRAINING -> draining++;
+                case NOT_SERVING -> notServing++;
             }
         }
         this.workers = List.copyOf(w);
         this.endpoints = List.copyOf(e);
         this.histogram = Collections.unmodifiableSortedMap(h);
-        this.counts = new FleetCounts(this.statuses.size(), compatible, rejected, unreachable, pending);
+        this.counts = new FleetCounts(this.statuses.size(), compatible, rejected, unreachable, pending,
+                draining, notServing);
         this.selection = new SelectionReport(policy, cohort, explanation, h,
                 this.statuses.stream().filter(st -> st.state() != WorkerStatus.State.COMPATIBLE).toList(),
                 selector, preference);

@@ -23,7 +23,7 @@ public record WorkerStatus(WorkerEndpoint endpoint, State state, String reason, 
         Objects.requireNonNull(info, "info");
     }
 
-    /** The four places a candidate can be. */
+    /** The places a candidate can be. */
     public enum State {
         /** Not probed yet, or being probed again after its connection dropped; not used meanwhile. */
         PENDING,
@@ -32,7 +32,14 @@ public record WorkerStatus(WorkerEndpoint endpoint, State state, String reason, 
         /** Answered, and the policy rejects it. */
         REJECTED,
         /** Did not answer (refused, timed out, failed); retried with backoff. */
-        UNREACHABLE
+        UNREACHABLE,
+        /**
+         * Answered, and says it is finishing its work in flight and takes no new work: never in the
+         * workers of a new snapshot (a snapshot pinned before keeps it). Reversible.
+         */
+        DRAINING,
+        /** Answered, and says it is not ready yet (warming up): never in the workers of a new snapshot. */
+        NOT_SERVING
     }
 
     @Override

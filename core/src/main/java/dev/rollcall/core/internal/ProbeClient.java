@@ -133,7 +133,7 @@ public final class ProbeClient implements AutoCloseable {
                 String problem = AnswerCheck.problem(response);
                 result.complete(problem != null
                         ? new ProbeOutcome.Failed(Status.Code.INTERNAL, "malformed answer: " + problem)
-                        : new ProbeOutcome.Answered(WireFormat.toWorkerInfo(endpoint, response)));
+                        : answered(endpoint, response));
             }
 
             @Override
@@ -150,6 +150,57 @@ public final class ProbeClient implements AutoCloseable {
             }
         });
         return result;
+    }
+
+    private static ProbeOutcome.Answered answered(WorkerEndpoint endpoint, WorkerInfoResponse response) {
+        return new ProbeOutcome.Answered(WireFormat.toWorkerInfo(endpoint, response),
+                WireFormat.fromWire(response.getState()));
+    }
+
+    /** A stream of a worker's answers over {@code channel}; {@link #cancel()} ends it. */
+    public interface Watch {
+        void cancel();
+    }
+
+    /**
+     * Watches a worker ({@code WatchWorkerInfo}): {@code onAnswer} gets each answer as it comes
+     * (an answer that breaks the protocol's bounds as a {@code Failed} outcome, after which the watch
+     * is cancelled), {@code onEnd} the status the stream ended with ({@code UNIMPLEMENTED} from a
+     * worker that only answers the unary call). Both run on a network thread; no deadline: the
+     * stream lasts as long as the worker is watched.
+     */
+    public Watch watch(ManagedChannel channel, WorkerEndpoint endpoint, java.util.function.Consumer<ProbeOutcome> onAnswer,
+                       java.util.function.Consumer<Status> onEnd) {
+        ClientCall<WorkerInfoRequest, WorkerInfoResponse> call;
+        try {
+            call = channel.newCall(WorkerServiceGrpc.getWatchWorkerInfoMethod(), CallOptions.DEFAULT);
+        } catch (RuntimeException shutDown) {
+            onEnd.accept(Status.fromThrowable(shutDown));
+            return () -> { };
+        }
+        ClientCalls.asyncServerStreamingCall(call, WorkerInfoRequest.getDefaultInstance(), new StreamObserver<>() {
+            @Override
+            public void onNext(WorkerInfoResponse response) {
+                String problem = AnswerCheck.problem(response);
+                if (problem != null) {
+                    onAnswer.accept(new ProbeOutcome.Failed(Status.Code.INTERNAL, "malformed answer: " + problem));
+                    call.cancel("malformed answer", null);
+                    return;
+                }
+                onAnswer.accept(answered(endpoint, response));
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                onEnd.accept(Status.fromThrowable(t));
+            }
+
+            @Override
+            public void onCompleted() {
+                onEnd.accept(Status.UNAVAILABLE.withDescription("the worker ended its WatchWorkerInfo stream"));
+            }
+        });
+        return () -> call.cancel("no longer watched", null);
     }
 
     /** {@code failure} as an outcome: its gRPC code and {@link #describe}'s reason. */

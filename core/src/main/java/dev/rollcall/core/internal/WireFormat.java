@@ -1,5 +1,6 @@
 package dev.rollcall.core.internal;
 
+import dev.rollcall.api.ServingState;
 import dev.rollcall.api.HandlerInfo;
 import dev.rollcall.api.ServiceInfo;
 import dev.rollcall.api.Visibility;
@@ -55,6 +56,23 @@ public final class WireFormat {
             b.addServices(sb);
         }
         return b.build();
+    }
+
+    /** What a worker says of its serving state; an unknown value from a newer worker is taken as not serving. */
+    public static ServingState fromWire(dev.rollcall.protocol.v1.ServingState s) {
+        return switch (s) {
+            case SERVING -> ServingState.SERVING;
+            case DRAINING -> ServingState.DRAINING;
+            default -> ServingState.NOT_SERVING;
+        };
+    }
+
+    public static dev.rollcall.protocol.v1.ServingState toWire(ServingState s) {
+        return switch (s) {
+            case SERVING -> dev.rollcall.protocol.v1.ServingState.SERVING;
+            case NOT_SERVING -> dev.rollcall.protocol.v1.ServingState.NOT_SERVING;
+            case DRAINING -> dev.rollcall.protocol.v1.ServingState.DRAINING;
+        };
     }
 
     private static Visibility fromWire(dev.rollcall.protocol.v1.Visibility v) {

@@ -2,6 +2,7 @@ package dev.rollcall.core.worker;
 
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.ServiceInfo;
+import dev.rollcall.api.ServingState;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
@@ -78,10 +79,13 @@ public final class RollcallWorker implements AutoCloseable {
     private final BufferAllocator ownAllocator;
     private final long shutdownGraceMillis;
     private final AtomicReference<WorkerRegistration> registration = new AtomicReference<>();
+    private final CallsInFlight calls;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private RollcallWorker(Server server, WorkerInfoService info, WorkerEndpoint endpoint, ExecutorService executor,
-                           BufferAllocator ownAllocator, long shutdownGraceMillis) {
+                           BufferAllocator ownAllocator, long shutdownGraceMillis, CallsInFlight calls) {
         this.server = server;
+        this.calls = calls;
         this.info = info;
         this.endpoint = endpoint;
         this.executor = executor;
@@ -123,18 +127,69 @@ public final class RollcallWorker implements AutoCloseable {
         return Optional.ofNullable(registration.get());
     }
 
+    /**
+     * Stops taking new work: says {@link ServingState#DRAINING} to every coordinator, which leaves
+     * this worker out of new snapshots within milliseconds (a snapshot a query pinned before keeps
+     * it, so the query finishes here). Calls keep being served. Reversible with {@link #resume()}.
+     */
+    public void drain() {
+        info.state(ServingState.DRAINING);
+        log.info("worker {} draining: takes no new work", endpoint.url());
+    }
+
+    /** Takes new work again after {@link #drain()}. */
+    public void resume() {
+        info.state(ServingState.SERVING);
+        log.info("worker {} resumed: takes new work", endpoint.url());
+    }
+
+    /** Ready after a start with {@link Builder#startNotServing()} (caches warm): takes new work from now on. */
+    public void serving() {
+        info.state(ServingState.SERVING);
+        log.info("worker {} serving", endpoint.url());
+    }
+
+    /** Whether it says it takes new work. */
+    public ServingState state() {
+        return info.state();
+    }
+
+    /** Replaces the labels it advertises; watching coordinators learn them at once. */
+    public void labels(Map<String, String> labels) {
+        info.labels(labels);
+    }
+
+    /** Calls being served now (Arrow Flight and your services; not Rollcall's own). */
+    public int callsInFlight() {
+        return calls.count();
+    }
+
     /** Blocks until the server has stopped. */
     public void awaitTermination() throws InterruptedException {
         server.awaitTermination();
     }
 
     /**
-     * Leaves discovery first (so coordinators stop planning onto this worker at once), then stops
-     * accepting calls, lets in-flight ones finish within the grace period, and cancels the rest;
-     * releases the Flight executor and Rollcall's own allocator. Idempotent.
+     * Stops gracefully: drains first (coordinators that watch this worker stop planning onto it at
+     * once, while it still serves), waits until the calls in flight are done (up to
+     * {@code shutdown-grace}), leaves discovery, ends the coordinators' watches, then stops the
+     * server, cancelling whatever is still running; releases the Flight executor and Rollcall's own
+     * allocator. Idempotent.
      */
     @Override
     public void close() {
+        if (closed.getAndSet(true)) {
+            return;
+        }
+        info.state(ServingState.DRAINING);
+        try {
+            if (!calls.awaitNone(shutdownGraceMillis)) {
+                log.warn("worker {}: {} calls still running after the {} ms grace; cancelling them", endpoint.url(),
+                        calls.count(), shutdownGraceMillis);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         WorkerRegistration entry = registration.getAndSet(null);
         if (entry != null) {
             try {
@@ -143,9 +198,10 @@ public final class RollcallWorker implements AutoCloseable {
                 log.warn("worker {}: leaving discovery failed: {}", endpoint.url(), e.toString());
             }
         }
+        info.endWatches();
         server.shutdown();
         try {
-            if (!server.awaitTermination(shutdownGraceMillis, TimeUnit.MILLISECONDS)) {
+            if (!server.awaitTermination(1, TimeUnit.SECONDS)) {
                 server.shutdownNow();
                 server.awaitTermination(5, TimeUnit.SECONDS);
             }
@@ -336,6 +392,15 @@ public final class RollcallWorker implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Starts {@link ServingState#NOT_SERVING}: coordinators see it but give it no work until
+         * {@link RollcallWorker#serving()} (warm caches first).
+         */
+        public Builder startNotServing() {
+            info.state(ServingState.NOT_SERVING);
+            return this;
+        }
+
         /** How long {@link RollcallWorker#close()} lets in-flight calls finish; default 5 s. */
         public Builder shutdownGrace(Duration grace) {
             if (grace.isNegative()) {
@@ -417,7 +482,9 @@ public final class RollcallWorker implements AutoCloseable {
             if (serveReflection) {
                 sb.addService(io.grpc.protobuf.services.ProtoReflectionServiceV1.newInstance());
             }
+            CallsInFlight calls = new CallsInFlight();
             interceptors.forEach(sb::intercept);
+            sb.intercept(calls);
             Server server = sb.build();
             try {
                 server.start();
@@ -433,7 +500,7 @@ public final class RollcallWorker implements AutoCloseable {
             log.debug("worker {} version '{}' instance {} started{}", endpoint.url(), infoService.version(),
                     infoService.instanceId(), tls == null ? "" : " with " + tls);
             RollcallWorker worker = new RollcallWorker(server, infoService, endpoint, executor, own,
-                    shutdownGraceMillis);
+                    shutdownGraceMillis, calls);
             try {
                 WorkerRegistration entry = null;
                 if (registrar != null) {

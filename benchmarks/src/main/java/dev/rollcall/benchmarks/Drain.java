@@ -1,0 +1,125 @@
+package dev.rollcall.benchmarks;
+
+import dev.rollcall.api.ServingState;
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.policy.Verdict;
+import dev.rollcall.core.ProbeOutcome;
+import dev.rollcall.core.WorkerProbe;
+import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.testkit.PushDiscovery;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Scenario 7: how long from {@code worker.drain()} until the worker is out of {@code workers()}.
+ * Rollcall hears it over the worker's {@code WatchWorkerInfo} stream; the baseline is what Trino's
+ * coordinator does, a poll of every worker's state every 5 s (here the unary {@code WorkerInfo}).
+ * Two real workers on loopback in this JVM, the worker resumed after each drain.
+ */
+final class Drain {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final long POLL_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private Drain() {
+    }
+
+    static void run(Plan plan, Report report) throws Exception {
+        boolean quick = plan == Plan.QUICK;
+        int drains = quick ? 200 : 1_000;
+        int polled = quick ? 6 : 12;
+        try (RollcallWorker a = RollcallWorker.builder().version("1.0.0").start();
+             RollcallWorker b = RollcallWorker.builder().version("1.0.0").start()) {
+            long[] pushed = pushed(a, b, drains);
+            long[] poll = polled(a, polled);
+            long r50 = Latencies.percentile(pushed, 50);
+            long r99 = Latencies.percentile(pushed, 99);
+            long b50 = Latencies.percentile(poll, 50);
+            long b99 = Latencies.percentile(poll, 99);
+            report.add(new Report.Row("7. drain() → out of workers(), median of " + drains + " (baseline " + polled + ")",
+                    Report.duration(r50), Report.duration(b50), Report.lessIsBetter(r50, b50), "—", "—"));
+            report.add(new Report.Row("7. drain() → out of workers(), p99 of " + drains + " (baseline " + polled + ")",
+                    Report.duration(r99), Report.duration(b99), Report.lessIsBetter(r99, b99), "≤ 10 ms",
+                    Report.met(r99 <= TimeUnit.MILLISECONDS.toNanos(10))));
+            report.note("Drain (7): drain() on one of two loopback workers, then the time until a resolver's workers()"
+                    + " leaves it out; Rollcall hears it over the worker's WatchWorkerInfo stream, no probe. The baseline"
+                    + " polls the unary WorkerInfo of every worker every 5 s, as Trino's coordinator polls /v1/info:"
+                    + " about half a period on average, a whole one at worst.");
+        }
+    }
+
+    private static long[] pushed(RollcallWorker a, RollcallWorker b, int drains) throws Exception {
+        PushDiscovery discovery = new PushDiscovery();
+        try (WorkerResolver r = WorkerResolver.builder().name("bench-drain").discovery(discovery)
+                .policy(w -> Verdict.accept()).fetchSchemas(false).build()) {
+            discovery.push(List.of(a.endpoint(), b.endpoint()));
+            r.awaitWorkers(2, WAIT);
+            WorkerEndpoint gone = a.endpoint();
+            for (int i = 0; i < 100; i++) { // warm-up
+                cycle(a, r, gone);
+            }
+            long[] out = new long[drains];
+            for (int i = 0; i < drains; i++) {
+                out[i] = cycle(a, r, gone);
+            }
+            return out;
+        }
+    }
+
+    private static long cycle(RollcallWorker a, WorkerResolver r, WorkerEndpoint gone) throws Exception {
+        long t0 = System.nanoTime();
+        a.drain();
+        r.await(s -> !s.compatibleEndpoints().contains(gone), WAIT);
+        long took = System.nanoTime() - t0;
+        a.resume();
+        r.await(s -> s.compatibleEndpoints().contains(gone), WAIT);
+        return took;
+    }
+
+    /** The hand-written way: poll WorkerInfo every 5 s, keep the last state seen. */
+    private static long[] polled(RollcallWorker a, int drains) throws Exception {
+        ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor();
+        Object seen = new Object();
+        ServingState[] last = {ServingState.SERVING};
+        try {
+            poller.scheduleAtFixedRate(() -> {
+                ProbeOutcome o = WorkerProbe.defaults().probe(a.endpoint(), Duration.ofSeconds(2)).join();
+                if (o instanceof ProbeOutcome.Answered answered) {
+                    synchronized (seen) {
+                        last[0] = answered.state();
+                        seen.notifyAll();
+                    }
+                }
+            }, 0, POLL_NANOS, TimeUnit.NANOSECONDS);
+            long[] out = new long[drains];
+            for (int i = 0; i < drains; i++) {
+                long t0 = System.nanoTime();
+                a.drain();
+                waitFor(seen, last, ServingState.DRAINING);
+                out[i] = System.nanoTime() - t0;
+                a.resume();
+                waitFor(seen, last, ServingState.SERVING);
+            }
+            return out;
+        } finally {
+            poller.shutdownNow();
+        }
+    }
+
+    private static void waitFor(Object seen, ServingState[] last, ServingState wanted) throws InterruptedException {
+        synchronized (seen) {
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (last[0] != wanted) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new IllegalStateException("the poll never saw " + wanted);
+                }
+                TimeUnit.NANOSECONDS.timedWait(seen, left);
+            }
+        }
+    }
+}

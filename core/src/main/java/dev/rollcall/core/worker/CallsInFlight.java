@@ -1,0 +1,90 @@
+package dev.rollcall.core.worker;
+
+import io.grpc.ForwardingServerCall;
+import io.grpc.ForwardingServerCallListener;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Counts the calls a worker is serving (Arrow Flight and the user's own services; not Rollcall's
+ * {@code WorkerService} or gRPC reflection, which coordinators keep open), so that a graceful close
+ * can wait until the work in flight is done. Thread-safe.
+ */
+final class CallsInFlight implements ServerInterceptor {
+
+    private final Object lock = new Object();
+    private int inFlight; // guarded by lock
+
+    @Override
+    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+                                                      ServerCallHandler<Q, R> next) {
+        String service = call.getMethodDescriptor().getServiceName();
+        if (service == null || service.startsWith("rollcall.v1.") || service.startsWith("grpc.reflection.")) {
+            return next.startCall(call, headers);
+        }
+        AtomicBoolean ended = new AtomicBoolean();
+        Runnable end = () -> {
+            if (ended.compareAndSet(false, true)) {
+                synchronized (lock) {
+                    inFlight--;
+                    lock.notifyAll();
+                }
+            }
+        };
+        synchronized (lock) {
+            inFlight++;
+        }
+        ServerCall<Q, R> counted = new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+            @Override
+            public void close(Status status, Metadata trailers) {
+                try {
+                    super.close(status, trailers);
+                } finally {
+                    end.run();
+                }
+            }
+        };
+        try {
+            return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(next.startCall(counted, headers)) {
+                @Override
+                public void onCancel() {
+                    try {
+                        super.onCancel();
+                    } finally {
+                        end.run();
+                    }
+                }
+            };
+        } catch (RuntimeException e) {
+            end.run();
+            throw e;
+        }
+    }
+
+    /** Calls being served now. */
+    int count() {
+        synchronized (lock) {
+            return inFlight;
+        }
+    }
+
+    /** Waits until no call is in flight or {@code millis} pass; returns whether none is. */
+    boolean awaitNone(long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        synchronized (lock) {
+            while (inFlight > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(lock, left);
+            }
+            return true;
+        }
+    }
+}
