@@ -72,7 +72,7 @@ public final class ZooKeeperRegistration implements WorkerRegistration {
                 throw new IllegalStateException(description() + " was already started or closed");
             }
             started = true;
-            c = settings.newClient();
+            c = settings.newClient(1);
             n = new PersistentNode(c, CreateMode.EPHEMERAL, false, nodePath, data);
             n.getListenable().addListener(path -> {
                 creations.incrementAndGet();

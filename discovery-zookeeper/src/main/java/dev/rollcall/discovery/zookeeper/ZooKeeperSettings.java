@@ -131,16 +131,17 @@ record ZooKeeperSettings(String connect, String path, Duration sessionTimeout, D
     }
 
     /**
-     * A new Curator client, not yet started. One quick retry per operation: the caller's loop (and
-     * Curator's reconnection) are the retries, so that every failure surfaces within about two
-     * {@code connection-timeout}s. Digest credentials, if any, are sent on every (re)connection.
+     * A new Curator client, not yet started, whose operations are not retried ({@code retries} 0, for
+     * discovery: its own loop retries, and a failure surfaces within one {@code connection-timeout})
+     * or retried once after {@code backoff.initial} (registration: Curator's {@code PersistentNode}
+     * works in the background). Digest credentials, if any, are sent on every (re)connection.
      */
-    CuratorFramework newClient() {
+    CuratorFramework newClient(int retries) {
         CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
                 .connectString(connect)
                 .sessionTimeoutMs((int) sessionTimeout.toMillis())
                 .connectionTimeoutMs((int) connectionTimeout.toMillis())
-                .retryPolicy(new RetryNTimes(1, (int) Math.min(backoffInitial.toMillis(), Integer.MAX_VALUE)));
+                .retryPolicy(new RetryNTimes(retries, (int) Math.min(backoffInitial.toMillis(), Integer.MAX_VALUE)));
         if (user != null) {
             b.authorization("digest", (user + ":" + password).getBytes(StandardCharsets.UTF_8));
         }

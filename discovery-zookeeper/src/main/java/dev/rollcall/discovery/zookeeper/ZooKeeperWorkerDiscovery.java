@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Threads.</b> Everything happens on one daemon thread, {@code rollcall-zookeeper-watch};
  * ZooKeeper's and Curator's callbacks only hand their news to it, so the state needs no locks and
  * the listener is called from that thread alone. {@link #start} returns at once. Every blocking
- * call waits at most about two {@code connection-timeout}s.
+ * call waits at most about one {@code connection-timeout}: a ZooKeeper that cannot be reached at
+ * start is reported within it.
  */
 final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
 
@@ -111,7 +112,7 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
         if (closed) {
             return;
         }
-        client = settings.newClient();
+        client = settings.newClient(0);
         client.getConnectionStateListenable().addListener((c, state) -> onLoop(() -> onState(state)));
         client.start();
         readAll();
