@@ -74,6 +74,7 @@ public final class DnsServer implements AutoCloseable {
     private final Thread shutdownHook;
     private Process process;      // guarded by this
     private boolean closed;       // guarded by this
+    private boolean zoneFailed;   // guarded by this: failZone() until restoreZone()
 
     private DnsServer(Path knotd, Path home, Path logFile, int port, Name zone) {
         this.knotd = knotd;
@@ -208,6 +209,7 @@ public final class DnsServer implements AutoCloseable {
      */
     public synchronized void failZone() {
         knotc("zone-purge", "-f", zone.toString());
+        zoneFailed = true;
     }
 
     /** Loads the zone again after {@link #failZone()}: SOA and NS only; add the records anew. */
@@ -218,7 +220,8 @@ public final class DnsServer implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         knotc("reload");
-        awaitAnswering(Type.SOA);
+        awaitAnswering(true);
+        zoneFailed = false;
     }
 
     /** Stops the server (SIGTERM), keeping its records and port for {@link #restart()}. Idempotent. */
@@ -239,7 +242,10 @@ public final class DnsServer implements AutoCloseable {
         }
     }
 
-    /** Starts the server again on the same port with the records it had, and waits until it answers. */
+    /**
+     * Starts the server again on the same port with the records it had (or still failing, after
+     * {@link #failZone()}), and waits until it answers.
+     */
     public synchronized void restart() {
         if (closed) {
             throw new IllegalStateException("knotd " + address() + " is closed");
@@ -326,10 +332,11 @@ public final class DnsServer implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
         process = pb.start();
-        awaitAnswering(Type.SOA);
+        awaitAnswering(!zoneFailed); // a zone failed with failZone() stays failed across a restart
     }
 
-    private void awaitAnswering(int type) {
+    /** Waits until the server answers about the zone: with its SOA ({@code loaded}), or with anything. */
+    private void awaitAnswering(boolean loaded) {
         long deadline = System.nanoTime() + READY_WITHIN.toNanos();
         SimpleResolver r = resolver();
         r.setTimeout(Duration.ofMillis(200));
@@ -340,8 +347,8 @@ public final class DnsServer implements AutoCloseable {
                         + " ends:\n" + tail());
             }
             try {
-                Message m = r.send(Message.newQuery(Record.newRecord(zone, type, DClass.IN)));
-                if (m.getRcode() == Rcode.NOERROR && !m.getSection(org.xbill.DNS.Section.ANSWER).isEmpty()) {
+                Message m = r.send(Message.newQuery(Record.newRecord(zone, Type.SOA, DClass.IN)));
+                if (!loaded || (m.getRcode() == Rcode.NOERROR && !m.getSection(org.xbill.DNS.Section.ANSWER).isEmpty())) {
                     return;
                 }
             } catch (IOException notYet) {
