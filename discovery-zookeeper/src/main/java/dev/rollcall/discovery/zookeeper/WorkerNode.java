@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import java.nio.charset.StandardCharsets;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -117,8 +116,7 @@ final class WorkerNode {
             return labels(payload.get("labels"), "payload.labels");
         }
         Map<String, String> labels = new LinkedHashMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = payload.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : payload.properties()) {
             if (!e.getKey().startsWith("@") && e.getValue().isTextual()) {
                 labels.put(e.getKey(), e.getValue().asText());
             }
@@ -134,8 +132,7 @@ final class WorkerNode {
             throw new IllegalArgumentException("\"" + where + "\" is not an object");
         }
         Map<String, String> labels = new LinkedHashMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : node.properties()) {
             if (e.getKey().startsWith("@")) {
                 continue;
             }

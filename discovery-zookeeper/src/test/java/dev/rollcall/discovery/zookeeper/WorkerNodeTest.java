@@ -69,6 +69,7 @@ class WorkerNodeTest {
     }
 
     @Test
+    @SuppressWarnings({"rawtypes", "unchecked"}) // Curator's payload type is the raw Map
     void registrationWritesAnInstanceCuratorReadsBack() throws Exception {
         WorkerInfo self = new WorkerInfo(new WorkerEndpoint("10.0.0.9", 7001, true, Map.of("rack", "r1")), "1.4.0",
                 "i-1", Map.of("zone", "eu-1"), List.of());

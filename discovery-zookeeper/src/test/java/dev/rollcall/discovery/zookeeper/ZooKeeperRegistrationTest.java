@@ -88,6 +88,7 @@ class ZooKeeperRegistrationTest {
     }
 
     @Test
+    @SuppressWarnings({"rawtypes", "unchecked"}) // Curator's payload type is the raw Map
     void aRegisteredWorkerAppearsInTheResolversSetAndToCuratorsServiceDiscovery() throws Exception {
         try (RollcallWorker worker = RollcallWorker.builder().version("1.0.0").label("zone", "eu-1")
                 .config(config("5s")).start();

@@ -146,6 +146,7 @@ class ZooKeeperWorkerDiscoveryTest {
 
     /** A fleet registered by Curator's own ServiceDiscovery, as Druid or Pinot do: found as it is. */
     @Test
+    @SuppressWarnings({"rawtypes", "unchecked"}) // Curator's payload type is the raw Map
     void findsAServiceRegisteredWithCuratorsServiceDiscoveryUnchanged() throws Exception {
         try (ZooKeeper other = new ZooKeeper(CuratorFrameworkFactory.builder().connectString(server.connectString())
                 .sessionTimeoutMs(10_000).retryPolicy(new RetryOneTime(100)));

@@ -457,7 +457,7 @@ public final class DnsServer implements AutoCloseable {
                 tcp.setReuseAddress(true);
                 tcp.bind(new InetSocketAddress(lo, p), 1);
                 try (DatagramSocket udp = new DatagramSocket(new InetSocketAddress(lo, p))) {
-                    return p;
+                    return udp.getLocalPort();
                 }
             } catch (IOException inUse) {
                 // try another
