@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * stale). When the connection is back it reads every child again, so that changes made while it
  * was away are all applied, and publishes (clearing the stale mark); after a session expiry the
  * watch belonged to the old session, so a new one is added first and events of the old one are
- * ignored. A read that fails is retried with exponential backoff. A child whose data is not a
+ * ignored. A read that fails is retried with exponential backoff; until a full read succeeds,
+ * events are left to it, so that no partial set is ever published. A child whose data is not a
  * worker description is skipped with a WARN naming its path; the others are published. A path that
  * does not exist yet is an empty set; the watch sees it created.
  *
@@ -70,7 +71,8 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
     private long watchedZooKeeperSession;       // the ZooKeeper session the current watch belongs to
     private ScheduledFuture<?> retry;           // the next full read after a failure
     private int failures;
-    private final Map<String, WorkerEndpoint> entries = new TreeMap<>();
+    private Map<String, WorkerEndpoint> entries = new TreeMap<>();
+    private boolean complete;                   // entries hold a whole read; false from a failure to the next one
     private Set<WorkerEndpoint> published;      // null until the first read
     private boolean stale;                      // onError was called after the last publish
 
@@ -148,10 +150,13 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
                 children = List.of();
                 LOG.debug("{} does not exist (yet): no workers", settings.path());
             }
-            entries.clear();
+            // Into a new map: a read that fails halfway must not leave a partial set to publish.
+            Map<String, WorkerEndpoint> read = new TreeMap<>();
             for (String child : children) {
-                readChild(child);
+                readChild(child, read);
             }
+            entries = read;
+            complete = true;
             currentZooKeeperSession = client.getZookeeperClient().getZooKeeper().getSessionId();
             fullReads.incrementAndGet();
             failures = 0;
@@ -174,32 +179,35 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
         watchesAdded.incrementAndGet();
     }
 
-    /** Reads one child into the entries; returns whether the entries changed. */
-    private boolean readChild(String child) throws Exception {
+    /** Reads one child into {@code into}; returns whether it changed. */
+    private boolean readChild(String child, Map<String, WorkerEndpoint> into) throws Exception {
         String path = settings.childPath(child);
         byte[] data;
         try {
             data = client.getData().forPath(path);
         } catch (KeeperException.NoNodeException gone) {
-            return entries.remove(child) != null;
+            return into.remove(child) != null;
         }
         Optional<WorkerEndpoint> endpoint;
         try {
             endpoint = WorkerNode.parse(data);
         } catch (IllegalArgumentException e) {
             LOG.warn("skipping ZooKeeper node {} on {}: {}", path, settings.connect(), e.getMessage());
-            return entries.remove(child) != null;
+            return into.remove(child) != null;
         }
         if (endpoint.isEmpty()) {
             LOG.debug("{} is an x-discovery instance marked disabled: not a candidate", path);
-            return entries.remove(child) != null;
+            return into.remove(child) != null;
         }
-        return !endpoint.get().equals(entries.put(child, endpoint.get()));
+        return !endpoint.get().equals(into.put(child, endpoint.get()));
     }
 
     private void onEvent(long id, WatchedEvent event) {
         if (id != session || closed || event.getType() == Watcher.Event.EventType.None) {
             return; // an old session's watch, or a connection event (Curator's states report those)
+        }
+        if (!complete) {
+            return; // a full read is due after a failure; it will see this change too
         }
         String path = event.getPath();
         if (path == null) {
@@ -220,7 +228,7 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
             try {
                 changed = switch (event.getType()) {
                     case NodeDeleted -> entries.remove(rest) != null;
-                    case NodeCreated, NodeDataChanged -> readChild(rest);
+                    case NodeCreated, NodeDataChanged -> readChild(rest, entries);
                     default -> false;
                 };
             } catch (InterruptedException e) {
@@ -266,6 +274,7 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
             LOG.debug("{} (failure {}); retrying in {} ms", message, failures, delay.toMillis());
         }
         stale = true;
+        complete = false;
         listener.onError(new IllegalStateException(message, e));
         cancelRetry();
         retry = schedule(this::readAll, delay);
