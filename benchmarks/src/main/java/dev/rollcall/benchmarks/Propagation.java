@@ -186,7 +186,7 @@ final class Propagation {
         return String.format(java.util.Locale.ROOT, "%.2f", (double) a / Math.max(1, b));
     }
 
-    private static long[] since(long[] from, long[] to, int first) {
+    static long[] since(long[] from, long[] to, int first) {
         long[] d = new long[from.length - first];
         for (int i = first; i < from.length; i++) {
             d[i - first] = to[i] - from[i];

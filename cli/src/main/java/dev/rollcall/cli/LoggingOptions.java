@@ -24,6 +24,12 @@ final class LoggingOptions {
         setIfAbsent("showThreadName", "false");
         setIfAbsent("showShortLogName", "true");
         setIfAbsent("levelInBrackets", "true");
+        // While ZooKeeper is unreachable its client logs a WARN with a stack trace on every reconnect
+        // attempt, about once a second; the zookeeper backend reports the outage itself, once.
+        setIfAbsent("log.org.apache.zookeeper.ClientCnxn", "error");
+        // Curator logs each operation that fails while disconnected as an ERROR with a stack trace.
+        setIfAbsent("log.org.apache.curator.framework.imps.CuratorFrameworkImpl", "off");
+        setIfAbsent("log.org.apache.curator.ConnectionState", "off");
     }
 
     /** Turns on Rollcall's INFO logs when {@code --verbose} was given. */

@@ -16,24 +16,16 @@ import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.core.worker.RollcallWorker;
 import dev.rollcall.testkit.ThreadCensus;
 import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.testkit.WorkerProcess;
 import dev.rollcall.testkit.etcd.EtcdServer;
 import io.etcd.jetcd.KeyValue;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -138,23 +130,18 @@ class EtcdRegistrationTest {
     @Test
     void aKilledWorkerDisappearsWhenItsLeaseExpires() throws Exception {
         RollcallConfig config = config("4s");
-        Process child = startWorkerProcess(config.values());
-        try (WorkerResolver resolver = WorkerResolver.fromConfig(config)) {
-            String[] registered = awaitRegistered(child);
-            String url = registered[1];
-            String key = registered[2];
-            assertThat(urls(resolver.awaitWorkers(1, WAIT))).containsExactly(url);
+        try (WorkerProcess child = WorkerProcess.start(config.values(), WAIT);
+             WorkerResolver resolver = WorkerResolver.fromConfig(config)) {
+            String key = prefix + "127.0.0.1_" + child.port();
+            assertThat(urls(resolver.awaitWorkers(1, WAIT))).containsExactly(child.url());
             long lease = etcd.get(key).map(KeyValue::getLease).orElseThrow();
 
-            child.destroyForcibly();
-            assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
+            child.kill();
             assertThat(etcd.get(key).map(KeyValue::getLease)).as("nothing deleted it: only its lease can")
                     .contains(lease);
 
             await().atMost(WAIT).until(() -> etcd.get(key).isEmpty());
             await().atMost(WAIT).until(() -> resolver.pin().statuses().isEmpty());
-        } finally {
-            child.destroyForcibly();
         }
     }
 
@@ -244,34 +231,5 @@ class EtcdRegistrationTest {
         StringWriter out = new StringWriter();
         e.printStackTrace(new PrintWriter(out));
         return out.toString();
-    }
-
-    /** A worker in its own JVM, configured like a user's, its output in target/. */
-    private static Process startWorkerProcess(Map<String, String> config) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--add-opens=java.base/java.nio=ALL-UNNAMED",   // Arrow, as for every worker
-                "-cp", System.getProperty("java.class.path"),
-                RegisteredWorkerProcess.class.getName()));
-        config.forEach((k, v) -> cmd.add(k + "=" + v));
-        Path log = Path.of("target", "registered-worker-" + ProcessHandle.current().pid() + ".log");
-        Files.createDirectories(log.getParent());
-        return new ProcessBuilder(cmd)
-                .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .start();
-    }
-
-    /** {@code REGISTERED <url> <key>}, split; fails if the process does not say it within the wait. */
-    private static String[] awaitRegistered(Process child) throws Exception {
-        BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-        String line = CompletableFuture.supplyAsync(() -> {
-            try {
-                return out.readLine();
-            } catch (IOException e) {
-                return null;
-            }
-        }).get(WAIT.toSeconds(), TimeUnit.SECONDS);
-        assertThat(line).as("the worker process's first line (its log is under target/)").startsWith("REGISTERED ");
-        return Optional.of(line.split(" ")).filter(parts -> parts.length == 3).orElseThrow();
     }
 }

@@ -1,0 +1,235 @@
+package dev.rollcall.benchmarks;
+
+import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.testkit.dns.DnsServer;
+import dev.rollcall.testkit.zookeeper.ZooKeeperServer;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.zookeeper.AddWatchMode;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Watcher;
+import org.xbill.DNS.ARecord;
+import org.xbill.DNS.DClass;
+import org.xbill.DNS.Message;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.Section;
+import org.xbill.DNS.SimpleResolver;
+import org.xbill.DNS.Type;
+
+/**
+ * Scenario 6, propagation through the zookeeper and dns backends: from a write in the backend to
+ * the first snapshot that lists the worker (it has a status, whatever its probe says: the URLs are
+ * not live workers, since this measures discovery, not probing). Each is set against the backend's
+ * own floor in the same run: for ZooKeeper, a bare persistent recursive watch on the same path (no
+ * watcher sees a create sooner); for DNS, a bare loop asking the same question at the same interval
+ * (DNS has no push: the interval is the floor's order of magnitude, and Rollcall's too).
+ */
+final class BackendPropagation {
+
+    private static final String PATH = "/rollcall-bench/workers";
+    private static final String ZONE = "rollcall-bench.test.";
+    private static final String NAME = "workers." + ZONE;
+    private static final Duration DNS_INTERVAL = Duration.ofMillis(500);
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    private BackendPropagation() {
+    }
+
+    /** Write times and arrival times, per side; 0 = not yet. */
+    private static final class Clocks {
+        final long[] written;
+        final long[] rollcall;
+        final long[] floor;
+        final Map<String, Integer> waiting = new ConcurrentHashMap<>();
+
+        Clocks(int n) {
+            written = new long[n];
+            rollcall = new long[n];
+            floor = new long[n];
+        }
+
+        /** On Rollcall's listener thread. */
+        void snapshot(FleetSnapshot s) {
+            long now = System.nanoTime();
+            waiting.entrySet().removeIf(e -> {
+                if (s.status(e.getKey()).isPresent()) {
+                    rollcall[e.getValue()] = now;
+                    return true;
+                }
+                return false;
+            });
+        }
+
+        synchronized void floorSaw(int i, long now) {
+            if (i >= 0 && i < floor.length && floor[i] == 0) {
+                floor[i] = now;
+            }
+        }
+
+        boolean done() {
+            if (!waiting.isEmpty()) {
+                return false;
+            }
+            synchronized (this) {
+                for (long f : floor) {
+                    if (f == 0) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }
+    }
+
+    /** 127.0.x.y for write i: distinct addresses, so A records and URLs differ. */
+    private static String address(int i) {
+        return "127.0." + (1 + i / 250) + "." + (1 + i % 250);
+    }
+
+    static void runZooKeeper(Plan plan, Report report) throws Exception {
+        int writes = Math.min(plan.writes(), 1_000);
+        int warmUp = plan.writesWarmUp();
+        int total = warmUp + writes;
+        Clocks clocks = new Clocks(total);
+        try (ZooKeeperServer zk = ZooKeeperServer.start();
+             CuratorFramework client = CuratorFrameworkFactory.newClient(zk.connectString(), 30_000, 10_000,
+                     new RetryOneTime(100));
+             WorkerResolver resolver = WorkerResolver.fromConfig(RollcallConfig.of(Map.of(
+                     "rollcall.discovery.type", "zookeeper",
+                     "rollcall.discovery.zookeeper.connect", zk.connectString(),
+                     "rollcall.discovery.zookeeper.path", PATH,
+                     "rollcall.policy.type", "semver",
+                     "rollcall.policy.semver.range", "^1.0.0")))) {
+            client.start();
+            client.blockUntilConnected();
+            client.create().creatingParentsIfNeeded().forPath(PATH);
+            resolver.await(s -> s.number() > 0, TIMEOUT);
+            resolver.addListener(clocks::snapshot);
+            client.watchers().add().withMode(AddWatchMode.PERSISTENT_RECURSIVE).usingWatcher((Watcher) event -> {
+                long now = System.nanoTime();
+                String p = event.getPath();
+                if (event.getType() == Watcher.Event.EventType.NodeCreated && p != null && p.startsWith(PATH + "/w")) {
+                    clocks.floorSaw(Integer.parseInt(p.substring(PATH.length() + 2)), now);
+                }
+            }).forPath(PATH);
+
+            System.out.println("zookeeper propagation: " + total + " creates, one every 10 ms (" + warmUp
+                    + " not counted)");
+            long start = System.nanoTime();
+            for (int i = 0; i < total; i++) {
+                LockSupport.parkNanos(start + i * TimeUnit.MILLISECONDS.toNanos(10) - System.nanoTime());
+                String url = "grpc://" + address(i) + ":7001";
+                clocks.waiting.put(url, i);
+                clocks.written[i] = System.nanoTime();
+                client.create().withMode(CreateMode.PERSISTENT).forPath(PATH + "/w" + i, url.getBytes(StandardCharsets.UTF_8));
+            }
+            await(clocks, "zookeeper");
+        }
+        rows(report, "6. ZooKeeper create → snapshot listing the worker", "a bare persistent recursive watch",
+                clocks, warmUp, writes);
+    }
+
+    static void runDns(Plan plan, Report report) throws Exception {
+        int writes = Math.min(plan.writes() / 5, 400);
+        int warmUp = Math.min(plan.writesWarmUp(), 40);
+        int total = warmUp + writes;
+        Clocks clocks = new Clocks(total);
+        AtomicBoolean stop = new AtomicBoolean();
+        try (DnsServer dns = DnsServer.start(ZONE)) {
+            dns.add(NAME, "TXT", 0, "\"bench\"");   // the name exists from the start: NOERROR, no A records
+            try (WorkerResolver resolver = WorkerResolver.fromConfig(RollcallConfig.of(Map.of(
+                    "rollcall.discovery.type", "dns",
+                    "rollcall.discovery.dns.name", NAME,
+                    "rollcall.discovery.dns.port", "7001",
+                    "rollcall.discovery.dns.server", dns.address(),
+                    "rollcall.discovery.dns.min-interval", DNS_INTERVAL.toMillis() + "ms",
+                    "rollcall.policy.type", "semver",
+                    "rollcall.policy.semver.range", "^1.0.0")))) {
+                resolver.await(s -> s.number() > 0, TIMEOUT);
+                resolver.addListener(clocks::snapshot);
+                Thread floor = new Thread(() -> bareReResolve(dns, clocks, stop), "bench-dns-floor");
+                floor.setDaemon(true);
+                floor.start();
+
+                System.out.println("dns propagation: " + total + " A records added, one every 20 ms (" + warmUp
+                        + " not counted); both sides ask every " + DNS_INTERVAL.toMillis() + " ms");
+                long start = System.nanoTime();
+                for (int i = 0; i < total; i++) {
+                    LockSupport.parkNanos(start + i * TimeUnit.MILLISECONDS.toNanos(20) - System.nanoTime());
+                    clocks.waiting.put("grpc://" + address(i) + ":7001", i);
+                    clocks.written[i] = System.nanoTime();
+                    dns.add(NAME, "A", 0, address(i));
+                }
+                await(clocks, "dns");
+                stop.set(true);
+                floor.join(5_000);
+            }
+        }
+        rows(report, "6. DNS A record added → snapshot listing the worker (TTL 0, min-interval "
+                + DNS_INTERVAL.toMillis() + " ms)", "a bare dnsjava lookup loop at the same interval", clocks, warmUp, writes);
+    }
+
+    /** The floor for DNS: the same question, at the same interval, noting each address the first time it is seen. */
+    private static void bareReResolve(DnsServer dns, Clocks clocks, AtomicBoolean stop) {
+        SimpleResolver r = new SimpleResolver(new InetSocketAddress("127.0.0.1", dns.port()));
+        r.setTimeout(Duration.ofSeconds(2));
+        Map<String, Integer> index = new ConcurrentHashMap<>();
+        for (int i = 0; i < clocks.written.length; i++) {
+            index.put(address(i), i);
+        }
+        while (!stop.get()) {
+            long next = System.nanoTime() + DNS_INTERVAL.toNanos();
+            try {
+                Message m = r.send(Message.newQuery(Record.newRecord(Name.fromString(NAME), Type.A, DClass.IN)));
+                long now = System.nanoTime();
+                for (Record rec : m.getSection(Section.ANSWER)) {
+                    if (rec instanceof ARecord a) {
+                        Integer i = index.get(a.getAddress().getHostAddress());
+                        if (i != null) {
+                            clocks.floorSaw(i, now);
+                        }
+                    }
+                }
+            } catch (java.io.IOException e) {
+                // the next round asks again
+            }
+            LockSupport.parkNanos(next - System.nanoTime());
+        }
+    }
+
+    private static void await(Clocks clocks, String what) throws InterruptedException {
+        long end = System.nanoTime() + TIMEOUT.toNanos();
+        while (!clocks.done() && System.nanoTime() < end) {
+            Thread.sleep(100);
+        }
+        if (!clocks.done()) {
+            throw new IllegalStateException(what + ": writes still unseen after " + TIMEOUT + ": Rollcall "
+                    + clocks.waiting.size());
+        }
+    }
+
+    private static void rows(Report report, String scenario, String floorName, Clocks clocks, int from, int writes) {
+        long[] r = Propagation.since(clocks.written, clocks.rollcall, from);
+        long[] f = Propagation.since(clocks.written, clocks.floor, from);
+        String n = String.format("%,d", writes);
+        for (int p : new int[] {50, 99}) {
+            long rv = Latencies.percentile(r, p);
+            long fv = Latencies.percentile(f, p);
+            report.add(new Report.Row(scenario + ", " + (p == 50 ? "median" : "p99") + " of " + n
+                    + " (baseline column: " + floorName + ", the floor)",
+                    Report.duration(rv), Report.duration(fv), Report.lessIsBetter(rv, fv), "—", "—"));
+        }
+    }
+}
