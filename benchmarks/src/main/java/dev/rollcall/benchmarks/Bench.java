@@ -81,6 +81,7 @@ public final class Bench {
         }
         if (only.contains(7)) {
             scenario(report, "7. drain", () -> Drain.run(plan, report));
+            scenario(report, "7. rolling restart", () -> RollingRestart.run(plan, report));
         }
         if (only.stream().anyMatch(s -> s >= 2 && s <= 5)) {
             int servers = Plan.LARGE + (int) (Plan.LARGE * Plan.CHURN);

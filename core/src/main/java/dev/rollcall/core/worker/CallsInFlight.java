@@ -19,6 +19,7 @@ final class CallsInFlight implements ServerInterceptor {
 
     private final Object lock = new Object();
     private int inFlight; // guarded by lock
+    private long lastStart = Long.MIN_VALUE; // System.nanoTime() of the last call that started; guarded by lock
 
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
@@ -38,6 +39,7 @@ final class CallsInFlight implements ServerInterceptor {
         };
         synchronized (lock) {
             inFlight++;
+            lastStart = System.nanoTime();
         }
         ServerCall<Q, R> counted = new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
             @Override
@@ -73,18 +75,29 @@ final class CallsInFlight implements ServerInterceptor {
         }
     }
 
-    /** Waits until no call is in flight or {@code millis} pass; returns whether none is. */
-    boolean awaitNone(long millis) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    /**
+     * Waits until no call is in flight and none has started for {@code quietMillis}, or
+     * {@code millis} pass; returns whether it got quiet. The quiet period lets queries that planned on
+     * the worker before it drained still reach it.
+     */
+    boolean awaitQuiet(long quietMillis, long millis) throws InterruptedException {
+        long now = System.nanoTime();
+        long deadline = now + TimeUnit.MILLISECONDS.toNanos(millis);
+        long quiet = TimeUnit.MILLISECONDS.toNanos(quietMillis);
         synchronized (lock) {
-            while (inFlight > 0) {
-                long left = deadline - System.nanoTime();
+            while (true) {
+                now = System.nanoTime();
+                long sinceStart = lastStart == Long.MIN_VALUE ? Long.MAX_VALUE : now - lastStart;
+                if (inFlight == 0 && sinceStart >= quiet) {
+                    return true;
+                }
+                long left = deadline - now;
                 if (left <= 0) {
                     return false;
                 }
-                TimeUnit.NANOSECONDS.timedWait(lock, left);
+                long wait = inFlight > 0 ? left : Math.min(left, quiet - sinceStart);
+                TimeUnit.NANOSECONDS.timedWait(lock, Math.max(1, wait));
             }
-            return true;
         }
     }
 }

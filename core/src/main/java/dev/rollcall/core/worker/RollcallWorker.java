@@ -78,12 +78,15 @@ public final class RollcallWorker implements AutoCloseable {
     private final ExecutorService executor;
     private final BufferAllocator ownAllocator;
     private final long shutdownGraceMillis;
+    private final long drainQuietMillis;
     private final AtomicReference<WorkerRegistration> registration = new AtomicReference<>();
     private final CallsInFlight calls;
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private RollcallWorker(Server server, WorkerInfoService info, WorkerEndpoint endpoint, ExecutorService executor,
-                           BufferAllocator ownAllocator, long shutdownGraceMillis, CallsInFlight calls) {
+                           BufferAllocator ownAllocator, long shutdownGraceMillis, long drainQuietMillis,
+                           CallsInFlight calls) {
+        this.drainQuietMillis = drainQuietMillis;
         this.server = server;
         this.calls = calls;
         this.info = info;
@@ -171,8 +174,8 @@ public final class RollcallWorker implements AutoCloseable {
 
     /**
      * Stops gracefully: drains first (coordinators that watch this worker stop planning onto it at
-     * once, while it still serves), waits until the calls in flight are done (up to
-     * {@code shutdown-grace}), leaves discovery, ends the coordinators' watches, then stops the
+     * once, while it still serves), waits until the calls in flight are done and none has started for
+     * {@code drain-quiet} (up to {@code shutdown-grace}), leaves discovery, ends the coordinators' watches, then stops the
      * server, cancelling whatever is still running; releases the Flight executor and Rollcall's own
      * allocator. Idempotent.
      */
@@ -183,7 +186,7 @@ public final class RollcallWorker implements AutoCloseable {
         }
         info.state(ServingState.DRAINING);
         try {
-            if (!calls.awaitNone(shutdownGraceMillis)) {
+            if (!calls.awaitQuiet(Math.min(drainQuietMillis, shutdownGraceMillis), shutdownGraceMillis)) {
                 log.warn("worker {}: {} calls still running after the {} ms grace; cancelling them", endpoint.url(),
                         calls.count(), shutdownGraceMillis);
             }
@@ -240,6 +243,7 @@ public final class RollcallWorker implements AutoCloseable {
         private final List<BindableService> services = new ArrayList<>();
         private final List<ServerInterceptor> interceptors = new ArrayList<>();
         private Long shutdownGraceMillis;
+        private Long drainQuietMillis;
         private Path tlsCert;
         private Path tlsKey;
         private Path tlsClientCa;
@@ -401,6 +405,19 @@ public final class RollcallWorker implements AutoCloseable {
             return this;
         }
 
+        /**
+         * After draining, {@link RollcallWorker#close()} waits until no call has started for this long
+         * (and none is in flight), at most {@code shutdown-grace}: queries that planned on this worker
+         * just before it drained still reach it ({@code rollcall.worker.drain-quiet}, default 500 ms).
+         */
+        public Builder drainQuiet(Duration quiet) {
+            if (quiet.isNegative()) {
+                throw new IllegalArgumentException("drainQuiet " + quiet + " is negative");
+            }
+            this.drainQuietMillis = quiet.toMillis();
+            return this;
+        }
+
         /** How long {@link RollcallWorker#close()} lets in-flight calls finish; default 5 s. */
         public Builder shutdownGrace(Duration grace) {
             if (grace.isNegative()) {
@@ -499,8 +516,10 @@ public final class RollcallWorker implements AutoCloseable {
             WorkerEndpoint endpoint = new WorkerEndpoint(advertised, bound, tls != null, Map.of());
             log.debug("worker {} version '{}' instance {} started{}", endpoint.url(), infoService.version(),
                     infoService.instanceId(), tls == null ? "" : " with " + tls);
+            long drainQuietMillis = this.drainQuietMillis != null ? this.drainQuietMillis
+                    : settings.duration("drain-quiet", Duration.ofMillis(500)).toMillis();
             RollcallWorker worker = new RollcallWorker(server, infoService, endpoint, executor, own,
-                    shutdownGraceMillis, calls);
+                    shutdownGraceMillis, drainQuietMillis, calls);
             try {
                 WorkerRegistration entry = null;
                 if (registrar != null) {
