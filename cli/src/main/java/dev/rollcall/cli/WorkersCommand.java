@@ -61,6 +61,17 @@ import picocli.CommandLine.Spec;
             "Reads the same configuration as the library; --config FILE stands for -Drollcall.config=FILE"
                     + " (rollcall.* system properties and ROLLCALL_* environment variables still win)."
         },
+        footerHeading = "%nExample configuration (rollcall.properties):%n",
+        footer = {
+            "  rollcall.discovery.type=static",
+            "  rollcall.discovery.static.file=/etc/rollcall/workers.txt",
+            "  rollcall.policy.type=semver",
+            "  rollcall.policy.semver.range=^1.4.0",
+            "",
+            "  rollcall workers --config rollcall.properties",
+            "  rollcall workers --config rollcall.properties --output json --watch",
+            "  rollcall workers --config rollcall.properties --classpath my-policy.jar"
+        },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:a settled view was printed (with --watch: stopped)",
