@@ -53,6 +53,7 @@ public final class RollcallCommand implements Callable<Integer> {
     public static void main(String[] args) {
         // Before anything creates a logger: slf4j-simple reads its configuration once.
         LoggingOptions.configureDefaults();
+        LoggingOptions.bridgeJavaUtilLogging();
         System.exit(commandLine(new RollcallCommand(Terminals.detect())).execute(args));
     }
 
