@@ -64,7 +64,7 @@ class PublishingTest {
     @Test
     void everyPomCarriesTheMetadataARepositoryRequires() throws IOException {
         for (String pom : List.of("pom.xml", "bom/pom.xml")) {
-            assertThat(read(pom)).as(pom).contains("<url>", "<licenses>", "<name>Apache-2.0</name>", "<scm>",
+            assertThat(read(pom)).as(pom).contains("<url>", "<licenses>", "<name>Apache-2.0</name>", "<scm",
                     "<developers>", "<description>", "<project.build.outputTimestamp>");
         }
         assertThat(read("LICENSE")).contains("Apache License", "Version 2.0, January 2004");
