@@ -73,12 +73,12 @@ class PublishingTest {
 
     @Test
     void jarsAreReproducible_everyEntryCarriesTheConfiguredTimestamp() throws Exception {
-        String configured = System.getProperty("rollcall.outputTimestamp");
+        String configured = System.getProperty("build.outputTimestamp");
         assertThat(configured).as("surefire passes project.build.outputTimestamp").isNotBlank();
         LocalDateTime expected = LocalDateTime.ofInstant(Instant.parse(configured), ZoneOffset.UTC);
         Path core = Path.of(WorkerResolver.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         Path jar = core.toString().endsWith(".jar") ? core
-                : core.getParent().resolve("rollcall-core-" + System.getProperty("rollcall.version") + ".jar");
+                : core.getParent().resolve("rollcall-core-" + System.getProperty("build.version") + ".jar");
         if (!Files.exists(jar)) {
             // A reactor run that stopped before "package": check the module's own pom instead.
             assertThat(read("pom.xml")).contains("<project.build.outputTimestamp>" + configured);
