@@ -288,8 +288,9 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         Duration delay = backoff.next();
         String message = what + (cause == null ? "" : ": " + describe(cause));
         if (!failing) {
-            LOG.warn("{}; keeping the last {} workers, retrying with backoff (next in {} ms)", message,
-                    knownCount, delay.toMillis());
+            LOG.warn("{}; {}, retrying with backoff (next in {} ms)", message, published == null
+                    ? "no set was read from etcd since start-up" : "keeping the last " + knownCount + " workers",
+                    delay.toMillis());
             failing = true;
         } else {
             LOG.debug("{}; retry {} in {} ms", message, backoff.failures(), delay.toMillis());

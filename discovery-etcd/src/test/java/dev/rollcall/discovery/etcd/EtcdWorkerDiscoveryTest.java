@@ -153,11 +153,21 @@ class EtcdWorkerDiscoveryTest {
                 "endpoints", nowhere, "prefix", prefix, "connect-timeout", "1s", "request-timeout", "1s",
                 "backoff.initial", "100ms", "backoff.max", "200ms")));
 
-        discovery.start(listener);
-
-        await().atMost(WAIT).until(() -> !listener.errors().isEmpty());
+        java.io.PrintStream originalErr = System.err;
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            discovery.start(listener);
+            await().atMost(WAIT).until(() -> !listener.errors().isEmpty());
+        } finally {
+            System.setErr(originalErr);
+            originalErr.print(err.toString(java.nio.charset.StandardCharsets.UTF_8));
+        }
         assertThat(listener.errors().get(0)).hasMessageContaining(nowhere).hasMessageContaining(prefix);
         assertThat(listener.sets()).as("an unreachable etcd does not mean there are no workers").isEmpty();
+        // Not "keeping the last 0 workers": there never was a set to keep.
+        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+                .contains("no set was read from etcd since start-up").doesNotContain("keeping the last");
     }
 
     @Test
