@@ -3,17 +3,12 @@ package dev.rollcall.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.testkit.plugin.PinnedPolicyPlugin;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
-import java.util.stream.Stream;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,39 +19,6 @@ import org.junit.jupiter.api.io.TempDir;
  * the command's class path, selected by {@code rollcall.policy.type} as a coordinator would select it.
  */
 class WorkersPluginClassPathTest {
-
-    private static final String PROVIDER = """
-            package com.example.pinned;
-
-            import dev.rollcall.api.Settings;
-            import dev.rollcall.api.policy.Verdict;
-            import dev.rollcall.api.policy.VersionPolicy;
-            import dev.rollcall.api.policy.VersionPolicyProvider;
-
-            public final class PinnedVersionPolicyProvider implements VersionPolicyProvider {
-                @Override
-                public String type() {
-                    return "pinned";
-                }
-
-                @Override
-                public VersionPolicy create(Settings settings) {
-                    String pinned = settings.string("version");
-                    return new VersionPolicy() {
-                        @Override
-                        public Verdict check(dev.rollcall.api.WorkerInfo worker) {
-                            return worker.version().equals(pinned) ? Verdict.accept()
-                                    : Verdict.reject("not the pinned version " + pinned);
-                        }
-
-                        @Override
-                        public String description() {
-                            return "pinned " + pinned;
-                        }
-                    };
-                }
-            }
-            """;
 
     private static WorkerFleet fleet;
 
@@ -76,7 +38,7 @@ class WorkersPluginClassPathTest {
                 "rollcall.policy.type=pinned",
                 "rollcall.policy.pinned.version=2.0.0",
                 "rollcall.probe.timeout=10s"), StandardCharsets.UTF_8);
-        pluginJar = compileToJar(dir.resolve("plugins"), "com.example.pinned.PinnedVersionPolicyProvider", PROVIDER);
+        pluginJar = PinnedPolicyPlugin.jar(Files.createDirectories(dir.resolve("plugins")));
     }
 
     @AfterAll
@@ -120,31 +82,5 @@ class WorkersPluginClassPathTest {
 
         assertThat(run.exit()).as(run.transcript()).isEqualTo(2);
         assertThat(run.err()).contains("Invalid value for option '--classpath': '/no/such/policy.jar': no such file");
-    }
-
-    /** Compiles one class against this JVM's class path and jars it with its service file. */
-    static Path compileToJar(Path out, String className, String source) throws IOException {
-        Path src = out.resolve("src").resolve(className.replace('.', '/') + ".java");
-        Path classes = out.resolve("classes");
-        Files.createDirectories(src.getParent());
-        Files.createDirectories(classes);
-        Files.writeString(src, source);
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        int rc = javac.run(null, null, null, "--release", "17", "-cp", System.getProperty("java.class.path"),
-                "-d", classes.toString(), src.toString());
-        assertThat(rc).as("javac of " + className).isZero();
-        Path jar = out.resolve("pinned-policy.jar");
-        try (JarOutputStream j = new JarOutputStream(Files.newOutputStream(jar)); Stream<Path> files = Files.walk(classes)) {
-            for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
-                j.putNextEntry(new JarEntry(classes.relativize(f).toString().replace('\\', '/')));
-                Files.copy(f, j);
-                j.closeEntry();
-            }
-            j.putNextEntry(new JarEntry("META-INF/services/dev.rollcall.api.policy.VersionPolicyProvider"));
-            OutputStream o = j;
-            o.write((className + "\n").getBytes(StandardCharsets.UTF_8));
-            j.closeEntry();
-        }
-        return jar;
     }
 }

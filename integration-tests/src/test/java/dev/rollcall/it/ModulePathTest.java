@@ -6,11 +6,10 @@ import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.discovery.staticlist.StaticWorkerDiscoveryProvider;
 import dev.rollcall.policy.SemverRangePolicyProvider;
+import dev.rollcall.testkit.plugin.PinnedPolicyPlugin;
 import java.io.File;
-import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,52 +29,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ModulePathTest {
 
-    private static final String MODULE_INFO = """
-            module com.example.pinned {
-                requires dev.rollcall.api;
-                provides dev.rollcall.api.policy.VersionPolicyProvider with com.example.pinned.PinnedPolicyProvider;
-            }
-            """;
-
-    private static final String PROVIDER = """
-            package com.example.pinned;
-
-            import dev.rollcall.api.Settings;
-            import dev.rollcall.api.WorkerInfo;
-            import dev.rollcall.api.policy.Verdict;
-            import dev.rollcall.api.policy.VersionPolicy;
-            import dev.rollcall.api.policy.VersionPolicyProvider;
-
-            public final class PinnedPolicyProvider implements VersionPolicyProvider {
-                @Override
-                public String type() {
-                    return "pinned";
-                }
-
-                @Override
-                public VersionPolicy create(Settings settings) {
-                    String pinned = settings.string("version");
-                    String module = getClass().getModule().getName();
-                    return new VersionPolicy() {
-                        @Override
-                        public Verdict check(WorkerInfo worker) {
-                            return worker.version().equals(pinned) ? Verdict.accept() : Verdict.reject("not " + pinned);
-                        }
-
-                        @Override
-                        public String description() {
-                            return "pinned " + pinned + " from module " + module;
-                        }
-                    };
-                }
-            }
-            """;
-
     @Test
     void aPolicyInANamedModuleIsFoundThroughProvidesAndEveryJarHasItsModuleName(@TempDir Path dir) throws Exception {
         Path api = location(WorkerInfo.class);
         Path protobuf = location(com.google.protobuf.Message.class);
-        Path policy = compilePolicyModule(dir, api, protobuf);
+        Path policy = PinnedPolicyPlugin.namedModule(dir, List.of(api, protobuf));
 
         // Named: api, protobuf (read by api's "requires static"), the policy. Automatic, when they are
         // jars (they are in a full build; a reactor run up to "test" has class directories instead):
@@ -109,20 +66,6 @@ class ModulePathTest {
         Map<String, String> names = Map.of("core", "dev.rollcall.core", "static", "dev.rollcall.discovery.staticlist",
                 "version-policy", "dev.rollcall.policy");
         automatic.keySet().forEach(m -> assertThat(out).as(out).contains(m + " module: " + names.get(m)));
-    }
-
-    private static Path compilePolicyModule(Path dir, Path api, Path protobuf) throws IOException {
-        Path src = dir.resolve("src");
-        Path out = dir.resolve("com.example.pinned");
-        Files.createDirectories(src.resolve("com/example/pinned"));
-        Files.writeString(src.resolve("module-info.java"), MODULE_INFO);
-        Files.writeString(src.resolve("com/example/pinned/PinnedPolicyProvider.java"), PROVIDER);
-        int rc = ToolProvider.getSystemJavaCompiler().run(null, null, null, "--release", "17",
-                "--module-path", api + File.pathSeparator + protobuf, "-d", out.toString(),
-                src.resolve("module-info.java").toString(), src.resolve("com/example/pinned/PinnedPolicyProvider.java").toString());
-        assertThat(rc).as("javac of the policy module").isZero();
-        assertThat(out.resolve("META-INF")).doesNotExist();
-        return out;
     }
 
     private static Path location(Class<?> type) throws URISyntaxException {
