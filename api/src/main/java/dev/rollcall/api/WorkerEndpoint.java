@@ -97,7 +97,8 @@ public final class WorkerEndpoint {
 
     /**
      * Parses {@code grpc://host:port}, {@code grpcs://host:port} or their {@code http}/{@code https}
-     * synonyms. A trailing {@code /} is tolerated; a path, query, fragment or user info is not.
+     * synonyms. A trailing {@code /} is tolerated; a path, query, fragment or user info is not (the
+     * message shows user info as {@code ***@}, never the user or password).
      * Hosts are names (letters, digits, {@code - . _}), IPv4 addresses, or IPv6 addresses in
      * brackets.
      *
@@ -234,6 +235,14 @@ public final class WorkerEndpoint {
     }
 
     private static IllegalArgumentException invalid(String text, String why) {
-        return new IllegalArgumentException("invalid worker endpoint '" + text + "': " + why);
+        return new IllegalArgumentException("invalid worker endpoint '" + maskUserInfo(text) + "': " + why);
+    }
+
+    /** Everything before the authority's last {@code @} (user and password) as {@code ***}: never echoed. */
+    private static final java.util.regex.Pattern USER_INFO =
+            java.util.regex.Pattern.compile("^(\\s*(?:[A-Za-z][A-Za-z0-9+.-]*:)?//)?[^/?#]*@");
+
+    static String maskUserInfo(String text) {
+        return USER_INFO.matcher(text).replaceFirst("$1***@");
     }
 }

@@ -86,7 +86,6 @@ class WorkerEndpointTest {
             grpc://h:1//       | path
             grpc://h:1?x=1     | query
             grpc://h:1#frag    | fragment
-            grpc://user@h:1    | user info
             grpc://ho st:1     | white space
             grpc://hóst:1      | non-ASCII
             grpc://::1:7001    | brackets
@@ -97,6 +96,22 @@ class WorkerEndpointTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'" + text + "'")
                 .hasMessageContaining(reason);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            grpc://alice:s3cret@host:7000      | grpc://***@host:7000
+            grpcs://alice@host:7000            | grpcs://***@host:7000
+            grpc://alice:s3c@ret@host:7000     | grpc://***@host:7000
+            alice:s3cret@host:7000             | ***@host:7000
+            grpc://alice:s3cret@host:7000/path | grpc://***@host:7000/path
+            """)
+    void masksUserInfoInTheErrorAndNeverEchoesTheUserOrPassword(String text, String masked) {
+        assertThatThrownBy(() -> WorkerEndpoint.parse(text))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("invalid worker endpoint '" + masked + "': ")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("alice").doesNotContain("s3c")
+                        .doesNotContain("ret@"));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.rollcall.cli;
 
+import org.slf4j.bridge.SLF4JBridgeHandler;
 import picocli.CommandLine.Option;
 
 /**
@@ -36,6 +37,18 @@ final class LoggingOptions {
     void apply() {
         if (verbose) {
             setIfAbsent("log.dev.rollcall", "info");
+        }
+    }
+
+    /**
+     * Sends java.util.logging (jetcd, parts of gRPC, Guava) through SLF4J, so that it obeys the same
+     * levels and format instead of printing its own two-line records. JUL's own levels still filter
+     * first (INFO and above, by default).
+     */
+    static void bridgeJavaUtilLogging() {
+        if (!SLF4JBridgeHandler.isInstalled()) {
+            SLF4JBridgeHandler.removeHandlersForRootLogger();
+            SLF4JBridgeHandler.install();
         }
     }
 

@@ -53,7 +53,13 @@ public final class RollcallCommand implements Callable<Integer> {
     public static void main(String[] args) {
         // Before anything creates a logger: slf4j-simple reads its configuration once.
         LoggingOptions.configureDefaults();
-        System.exit(new CommandLine(new RollcallCommand(Terminals.detect())).execute(args));
+        LoggingOptions.bridgeJavaUtilLogging();
+        System.exit(commandLine(new RollcallCommand(Terminals.detect())).execute(args));
+    }
+
+    /** The command line for {@code command}, with help that wraps at spaces only. */
+    static CommandLine commandLine(RollcallCommand command) {
+        return UnbrokenHelp.apply(new CommandLine(command));
     }
 
     /** Whether stdout and stderr are terminals, as seen from a subcommand whose parent is {@code parent} (may be null). */

@@ -61,6 +61,17 @@ import picocli.CommandLine.Spec;
             "Reads the same configuration as the library; --config FILE stands for -Drollcall.config=FILE"
                     + " (rollcall.* system properties and ROLLCALL_* environment variables still win)."
         },
+        footerHeading = "%nExample configuration (rollcall.properties):%n",
+        footer = {
+            "  rollcall.discovery.type=static",
+            "  rollcall.discovery.static.file=/etc/rollcall/workers.txt",
+            "  rollcall.policy.type=semver",
+            "  rollcall.policy.semver.range=^1.4.0",
+            "",
+            "  rollcall workers --config rollcall.properties",
+            "  rollcall workers --config rollcall.properties --output json --watch",
+            "  rollcall workers --config rollcall.properties --classpath my-policy.jar"
+        },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:a settled view was printed (with --watch: stopped)",
@@ -107,6 +118,12 @@ public final class WorkersCommand implements Callable<Integer> {
             description = "How long to wait for every candidate to have a verdict (default: ${DEFAULT-VALUE}).")
     private Duration wait;
 
+    @Option(names = "--classpath", paramLabel = "PATHS", defaultValue = "${env:ROLLCALL_CLASSPATH}",
+            description = "Jars and class directories (separated by ':', ';' on Windows; DIR/* is"
+                    + " every jar in DIR) holding your own policies or discovery backends and their dependencies;"
+                    + " default: ROLLCALL_CLASSPATH.")
+    private String classpath;
+
     @Option(names = "--progress",
             description = "Report probing progress on stderr even when it is not a terminal.")
     private boolean progress;
@@ -129,10 +146,18 @@ public final class WorkersCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         Terminals terminals = RollcallCommand.terminals(parent);
         WorkerResolver resolver;
+        ClassLoader plugins;
         try {
-            resolver = WorkerResolver.builder().config(loadConfig()).name("cli").build();
+            plugins = PluginClassPath.loader(classpath);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '--classpath': "
+                    + e.getMessage());
+        }
+        try {
+            resolver = WorkerResolver.builder().config(loadConfig()).classLoader(plugins).name("cli").build();
         } catch (ConfigurationException e) {
             err.println("rollcall workers: " + e.getMessage() + hint(e));
+            closePlugins(plugins);
             return 2;
         }
         Progress probing = Progress.to(err, progress, terminals.stderr());
@@ -166,6 +191,17 @@ public final class WorkersCommand implements Callable<Integer> {
         } finally {
             out.flush();
             err.flush();
+            closePlugins(plugins);
+        }
+    }
+
+    private static void closePlugins(ClassLoader plugins) {
+        if (plugins instanceof java.net.URLClassLoader own) {
+            try {
+                own.close();
+            } catch (java.io.IOException e) {
+                // Only jar file handles; the command is ending.
+            }
         }
     }
 

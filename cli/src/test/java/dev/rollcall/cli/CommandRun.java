@@ -15,7 +15,7 @@ final class CommandRun {
 
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
-    private final CommandLine commandLine = new CommandLine(new RollcallCommand())
+    private final CommandLine commandLine = RollcallCommand.commandLine(new RollcallCommand())
             .setOut(new PrintWriter(out, true))
             .setErr(new PrintWriter(err, true));
 

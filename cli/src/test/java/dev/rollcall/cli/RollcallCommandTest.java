@@ -13,7 +13,7 @@ class RollcallCommandTest {
     private final StringWriter err = new StringWriter();
 
     private int run(String... args) {
-        return new CommandLine(new RollcallCommand())
+        return RollcallCommand.commandLine(new RollcallCommand())
                 .setOut(new PrintWriter(out, true))
                 .setErr(new PrintWriter(err, true))
                 .execute(args);
@@ -48,6 +48,30 @@ class RollcallCommandTest {
     void help_listsTheDemo() {
         assertThat(run("help", "demo")).isZero();
         assertThat(out.toString()).contains("Usage: rollcall demo").contains("--verbose");
+    }
+
+    @Test
+    void help_neverWrapsInsideAToken() {
+        for (String command : new String[] {"workers", "probe", "demo"}) {
+            assertThat(run(command, "--help")).isZero();
+        }
+        assertThat(run("--help")).isZero();
+        String help = out.toString();
+        // Each of these was cut at its '.', ':' or '/' before.
+        assertThat(help).contains("-Drollcall.config=FILE", "^1.4,", "grpcs://host:port", "rollcall.probe.tls.*",
+                "(rollcall.v1.WorkerService/WorkerInfo)");
+        assertThat(help.lines()).allSatisfy(line -> {
+            assertThat(line.length()).as(line).isLessThanOrEqualTo(80);
+            assertThat(line.chars()).as(line).noneMatch(c -> c >= 0xE000 && c <= 0xF8FF);
+        });
+    }
+
+    @Test
+    void help_workers_showsAnExampleConfiguration() {
+        assertThat(run("workers", "--help")).isZero();
+        assertThat(out.toString()).contains("Example configuration (rollcall.properties):",
+                "  rollcall.discovery.type=static", "  rollcall.policy.semver.range=^1.4.0",
+                "  rollcall workers --config rollcall.properties");
     }
 
     @Test

@@ -65,7 +65,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. {@link #close()} stops the server (in-flight calls get a grace period), the
  * Flight executor, and the allocator if Rollcall created it. Arrow needs
- * {@code --add-opens=java.base/java.nio=ALL-UNNAMED} on the JVM command line.
+ * {@code --add-opens=java.base/java.nio=ALL-UNNAMED} on the JVM command line, and on Java 24 or newer
+ * also {@code --sun-misc-unsafe-memory-access=allow} ({@link Builder#start()} fails naming it when
+ * Arrow cannot allocate). What the Flight producer throws is logged at WARN with its stack: the
+ * client only sees {@code INTERNAL}.
  */
 public final class RollcallWorker implements AutoCloseable {
 
@@ -437,6 +440,8 @@ public final class RollcallWorker implements AutoCloseable {
          * returns once the backend has acknowledged it.
          *
          * @throws IOException when the address cannot be bound (port in use)
+         * @throws IllegalStateException when Arrow cannot allocate memory on this JVM; the message
+         *         names the JVM flag it needs ({@code --sun-misc-unsafe-memory-access=allow} on Java 24+)
          * @throws ConfigurationException on a bad worker key, or a backend that no module provides
          * @throws dev.rollcall.api.registration.RegistrationException when registration failed; the
          *         server is stopped again
@@ -484,7 +489,10 @@ public final class RollcallWorker implements AutoCloseable {
             WorkerInfoService infoService = info.build();
             BufferAllocator own = allocator == null ? new RootAllocator() : null;
             BufferAllocator alloc = allocator != null ? allocator : own;
+            ArrowMemory.checkCanAllocate(alloc, own);
             int n = SERVERS.incrementAndGet();
+            LoggingFlightProducer flight = new LoggingFlightProducer(
+                    producer != null ? producer : new NoOpFlightProducer(), "rollcall-worker-" + n);
             ExecutorService executor = Executors.newCachedThreadPool(NamedThreads.daemon("rollcall-worker-" + n));
             NettyServerBuilder sb = (tls == null ? NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
                     : NettyServerBuilder.forAddress(new InetSocketAddress(host, port), tls.credentials()))
@@ -493,8 +501,7 @@ public final class RollcallWorker implements AutoCloseable {
                     .permitKeepAliveWithoutCalls(true)
                     .maxInboundMessageSize(Integer.MAX_VALUE) // Flight's own default: record batches are big
                     .addService(infoService)
-                    .addService(FlightGrpcUtils.createFlightService(alloc,
-                            producer != null ? producer : new NoOpFlightProducer(), ServerAuthHandler.NO_OP, executor));
+                    .addService(FlightGrpcUtils.createFlightService(alloc, flight, ServerAuthHandler.NO_OP, executor));
             definitions.forEach(sb::addService);
             if (serveReflection) {
                 sb.addService(io.grpc.protobuf.services.ProtoReflectionServiceV1.newInstance());
@@ -514,6 +521,7 @@ public final class RollcallWorker implements AutoCloseable {
             }
             int bound = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
             WorkerEndpoint endpoint = new WorkerEndpoint(advertised, bound, tls != null, Map.of());
+            flight.worker(endpoint.url());
             log.debug("worker {} version '{}' instance {} started{}", endpoint.url(), infoService.version(),
                     infoService.instanceId(), tls == null ? "" : " with " + tls);
             long drainQuietMillis = this.drainQuietMillis != null ? this.drainQuietMillis

@@ -26,9 +26,10 @@ class BlockingIndexTest {
     @Test
     void neverUsesAnIndexBelowOneAfterAnAnswer() {
         assertThat(BlockingIndex.next(0, 0)).isEqualTo(1);
-        // Zero after a reset or the first query: wait on 1, which is always safe.
-        assertThat(BlockingIndex.next(1, 0)).as("backwards from 1 to 0: reset").isZero();
-        assertThat(BlockingIndex.next(0, 0)).isEqualTo(1);
+        // Zero is the server bug, not a reset: treat it as 1 and block, never query again at once.
+        assertThat(BlockingIndex.next(1, 0)).as("1 then 0: wait on 1").isEqualTo(1);
+        assertThat(BlockingIndex.next(42, 0)).as("42 then 0: wait on 1, no non-blocking query").isEqualTo(1);
+        assertThat(BlockingIndex.wentBackwards(42, 0)).as("zero is not a step backwards").isFalse();
     }
 
     @Test

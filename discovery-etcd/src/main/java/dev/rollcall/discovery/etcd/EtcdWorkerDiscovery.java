@@ -18,9 +18,11 @@ import io.etcd.jetcd.watch.WatchResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -69,6 +71,14 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
      */
     static final Duration CATCH_UP_WINDOW = Duration.ofMillis(500);
 
+    /**
+     * How long a replaced client stays open. jetcd retries a broken watch by itself 500 ms after
+     * the error, on the client's own executor; closing the client while that retry ran shut the
+     * executor down under it, and Guava logged a SEVERE RejectedExecutionException through
+     * java.util.logging on every reconnect (our default backoff is 500 ms too).
+     */
+    static final Duration RETIRE_GRACE = Duration.ofSeconds(2);
+
     private final EtcdSettings settings;
     private final ByteSequence prefix;
     private final dev.rollcall.api.Backoff backoff;
@@ -93,6 +103,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
     private boolean failing;                    // in an outage: log later failures at DEBUG
     private String lastError;
     private int failures;                       // since the last established watch: sets the backoff
+    private final List<Client> retired = new ArrayList<>();   // replaced clients, closed after RETIRE_GRACE
 
     private volatile int knownCount;
     private final AtomicLong fullReads = new AtomicLong();
@@ -134,7 +145,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         }
         try {
             if (freshConnection) {
-                closeClient();
+                retireClient();
                 freshConnection = false;
             }
             if (client == null) {
@@ -278,8 +289,9 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         Duration delay = backoff.delay(++failures);
         String message = what + (cause == null ? "" : ": " + describe(cause));
         if (!failing) {
-            LOG.warn("{}; keeping the last {} workers, retrying with backoff (next in {} ms)", message,
-                    knownCount, delay.toMillis());
+            LOG.warn("{}; {}, retrying with backoff (next in {} ms)", message, published == null
+                    ? "no set was read from etcd since start-up" : "keeping the last " + knownCount + " workers",
+                    delay.toMillis());
             failing = true;
         } else {
             LOG.debug("{}; retry {} in {} ms", message, failures, delay.toMillis());
@@ -352,11 +364,30 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         if (client != null) {
             Client c = client;
             client = null;
-            try {
-                c.close();
-            } catch (RuntimeException e) {
-                LOG.debug("closing the etcd client failed", e);
+            closeQuietly(c);
+        }
+    }
+
+    /** Replaces the client: the old one is closed once jetcd's own watch retry on it is over. */
+    private void retireClient() {
+        if (client == null) {
+            return;
+        }
+        Client old = client;
+        client = null;
+        retired.add(old);
+        schedule(() -> {
+            if (retired.remove(old)) {
+                closeQuietly(old);
             }
+        }, RETIRE_GRACE);
+    }
+
+    private static void closeQuietly(Client c) {
+        try {
+            c.close();
+        } catch (RuntimeException e) {
+            LOG.debug("closing the etcd client failed", e);
         }
     }
 
@@ -475,6 +506,8 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         // The loop has ended, so its state is ours now.
         closeWatcher();
         closeClient();
+        retired.forEach(EtcdWorkerDiscovery::closeQuietly);
+        retired.clear();
         LOG.debug("stopped watching {} under {}", settings.endpointList(), settings.prefix());
     }
 

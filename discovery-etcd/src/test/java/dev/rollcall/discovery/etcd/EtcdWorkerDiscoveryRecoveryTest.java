@@ -8,7 +8,12 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.testkit.etcd.EtcdServer;
 import java.time.Duration;
 import java.util.Map;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -135,5 +140,52 @@ class EtcdWorkerDiscoveryRecoveryTest {
         }
         awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.6.2:7001"), WorkerEndpoint.parse("grpc://127.0.6.3:7001"),
                 WorkerEndpoint.parse("grpc://127.0.6.4:7001")));
+    }
+
+    /**
+     * jetcd retries a broken watch itself, 500 ms later, on its own executor, and our backend
+     * reconnects on a fresh client after its backoff (500 ms by default): closing the old client
+     * just then shut that executor down under jetcd's retry, and Guava logged a SEVERE
+     * RejectedExecutionException through java.util.logging on every attempt.
+     */
+    @Test
+    void anOutageWithTheDefaultBackoffLogsNothingThroughJavaUtilLogging() {
+        List<LogRecord> records = new CopyOnWriteArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    records.add(record);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
+        root.addHandler(handler);
+        try {
+            discovery = (EtcdWorkerDiscovery) new EtcdWorkerDiscoveryProvider().create(Etcd.settings(Map.of(
+                    "endpoints", server.endpoint(), "connect-timeout", "1s", "request-timeout", "2s",
+                    "backoff.initial", "500ms", "backoff.max", "500ms")));
+            discovery.start(listener);
+            await().atMost(WAIT).until(() -> discovery.watchesEstablished() == 1);
+
+            server.stop();
+            await().atMost(WAIT).until(() -> !listener.errors().isEmpty());
+            // About ten reconnects, each on a fresh client, each racing jetcd's own retry.
+            await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(10)).until(records::isEmpty);
+            server.restart();
+            await().atMost(WAIT).until(() -> discovery.watchesEstablished() == 2);
+        } finally {
+            root.removeHandler(handler);
+        }
+        assertThat(records).extracting(r -> r.getLoggerName() + " " + r.getLevel() + " " + r.getMessage()
+                + (r.getThrown() == null ? "" : " " + r.getThrown())).isEmpty();
     }
 }

@@ -1,6 +1,7 @@
 package dev.rollcall.discovery.etcd;
 
 import dev.rollcall.testkit.CandidateRecorder;
+import dev.rollcall.testkit.WorkerFleet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -138,5 +139,29 @@ class EtcdWorkerDiscoveryTest {
         etcd.delete(prefix + "new-id");
         etcd.put(prefix + "other", "grpc://127.0.3.2:7001");
         awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.3.1:7001"), WorkerEndpoint.parse("grpc://127.0.3.2:7001")));
+    }
+
+    @Test
+    void reportsAnUnreachableEtcdAndPublishesNothing() {
+        String nowhere = "http://127.0.0.1:" + WorkerFleet.freeEndpoint().port();
+        discovery = new EtcdWorkerDiscoveryProvider().create(Etcd.settings(Map.of(
+                "endpoints", nowhere, "prefix", prefix, "connect-timeout", "1s", "request-timeout", "1s",
+                "backoff.initial", "100ms", "backoff.max", "200ms")));
+
+        java.io.PrintStream originalErr = System.err;
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            discovery.start(listener);
+            await().atMost(WAIT).until(() -> !listener.errors().isEmpty());
+        } finally {
+            System.setErr(originalErr);
+            originalErr.print(err.toString(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        assertThat(listener.errors().get(0)).hasMessageContaining(nowhere).hasMessageContaining(prefix);
+        assertThat(listener.sets()).as("an unreachable etcd does not mean there are no workers").isEmpty();
+        // Not "keeping the last 0 workers": there never was a set to keep.
+        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+                .contains("no set was read from etcd since start-up").doesNotContain("keeping the last");
     }
 }
