@@ -270,4 +270,38 @@ class WorkerEndpointTest {
         assertThat(e).hasToString("grpc://h:1");
         assertThat(e.withLabels(Map.of("zone", "a"))).hasToString("grpc://h:1 {zone=a}");
     }
+
+    /** Each input sits on the edge of one parsing rule, and gets that rule's own message. */
+    @Test
+    void edgesOfTheParsingRulesGetTheirOwnMessage() {
+        assertThatThrownBy(() -> WorkerEndpoint.parse("grpc://a~b:7001"))
+                .hasMessageContaining("'a~b' is not a valid host name or IPv4 address");
+        assertThatThrownBy(() -> WorkerEndpoint.parse("://host:7001"))
+                .hasMessageContaining("scheme '' is not one of grpc, grpcs, http, https");
+        assertThatThrownBy(() -> WorkerEndpoint.parse("grpc:///x:7001"))
+                .hasMessageContaining("it has a path ('/x:7001')");
+        assertThatThrownBy(() -> WorkerEndpoint.parse("grpc://@host:7001"))
+                .hasMessageContaining("it carries user info");
+        assertThatThrownBy(() -> WorkerEndpoint.parse("grpc://:7001"))
+                .hasMessageContaining("it has no host");
+        assertThatThrownBy(() -> WorkerEndpoint.parse("grpc://-bad:7001"))
+                .hasMessageContaining("'-bad' is not a valid host name");
+        assertThatThrownBy(() -> WorkerEndpoint.parse("grpc://bad!host:7001"))
+                .hasMessageContaining("'bad!host' is not a valid host name");
+        assertThatThrownBy(() -> WorkerEndpoint.parse("grpc://[zz::1]:7001"))
+                .hasMessageContaining("'zz::1' is not an IPv6 address");
+        assertThatThrownBy(() -> WorkerEndpoint.parse("grpc://[1234]:7001"))
+                .hasMessageContaining("'1234' is not an IPv6 address");
+        assertThat(WorkerEndpoint.parse("grpc://az.AZ-09_x:000007001").url()).isEqualTo("grpc://az.az-09_x:7001");
+    }
+
+    @Test
+    void aBracketedHostIsStoredWithoutBracketsAndEndpointsHashApart() {
+        WorkerEndpoint e = new WorkerEndpoint("[::1]", 7001, false, Map.of());
+
+        assertThat(e.host()).isEqualTo("::1");
+        assertThat(e.url()).isEqualTo("grpc://[::1]:7001");
+        assertThat(WorkerEndpoint.of("127.0.0.1", 7001).hashCode())
+                .isNotEqualTo(WorkerEndpoint.of("127.0.0.1", 7002).hashCode());
+    }
 }
