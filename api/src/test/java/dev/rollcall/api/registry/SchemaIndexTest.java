@@ -83,4 +83,27 @@ class SchemaIndexTest {
                 .isNotEqualTo(new SchemaIndex(Set.of("1.0.0"), workers, Map.of(), KEYS))
                 .isNotEqualTo(s);
     }
+
+    @Test
+    void theNewestOfManyCompatibleVersionsIsAskedFirst() throws Exception {
+        List<String> versions = List.of("1.2.0", "1.9.0", "1.10.0", "1.10.0-rc.1", "0.9.0");
+        Map<String, ProtoSchema> schemas = new java.util.HashMap<>();
+        List<WorkerInfo> workers = new java.util.ArrayList<>();
+        for (int i = 0; i < versions.size(); i++) {
+            schemas.put(versions.get(i), schema("v" + versions.get(i) + ".proto"));
+            workers.add(worker(7001 + i, versions.get(i)));
+        }
+        SchemaIndex index = new SchemaIndex(Set.copyOf(versions), workers, schemas, KeyPaths.none());
+
+        assertThat(index.fileContainingSymbol("k.Req").map(FileDescriptor::getName)).contains("v1.10.0.proto");
+    }
+
+    @Test
+    void aSchemaShowsItsServicesAndFiles() throws Exception {
+        ProtoSchema s = schema("k.proto");
+
+        assertThat(s.isEmpty()).isFalse();
+        assertThat(s.service("k.Keys")).isPresent();
+        assertThat(s.files()).extracting(FileDescriptor::getName).containsExactly("k.proto");
+    }
 }

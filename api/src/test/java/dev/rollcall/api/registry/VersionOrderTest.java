@@ -36,6 +36,7 @@ class VersionOrderTest {
         assertThat(o.compare(".9", "0.1")).as("an empty part comes first").isNegative();
         assertThat(o.compare("1.0.0-b.1", "1.0.0-a.2")).as("words compare as words").isPositive();
         assertThat(o.compare("-10", "-9")).as("pre-release numbers compare as numbers").isPositive();
+        assertThat(o.compare("1.0.0-9.z", "1.0.0-a.a")).as("numbers before words").isNegative();
         assertThat(o.compare("-1", "")).as("a pre-release of nothing is older than nothing").isNegative();
         assertThat(o.compare("", "-1")).isPositive();
         assertThat(o.compare("+build", "0")).as("build metadata alone is an unset version").isNegative();
