@@ -34,4 +34,23 @@ class BackoffTest {
         assertThatThrownBy(() -> Backoff.of(Duration.ofSeconds(2), Duration.ofSeconds(1)))
                 .hasMessage("max backoff PT1S is below the initial PT2S");
     }
+
+    @Test
+    void initialMayEqualMaxAndSaysWhatItIs() {
+        Backoff flat = Backoff.of(Duration.ofSeconds(1), Duration.ofSeconds(1));
+
+        assertThat(flat.initial()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(flat.max()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(flat).hasToString("backoff PT1S doubling to PT1S");
+    }
+
+    @Test
+    void everyRetryWaitsTheDoubledDelayCappedAtMaxEvenAfterManyFailures() {
+        Backoff b = Backoff.of(Duration.ofNanos(3), Duration.ofNanos(1000));
+        for (int failures = 1; failures <= 200; failures++) {
+            long base = Math.min(1000, 3L << Math.min(failures - 1, 20));
+            assertThat(b.delayNanos(failures)).as("failure %d", failures).isBetween((long) (base * 0.8), base);
+        }
+        assertThat(b.delayNanos(Integer.MAX_VALUE)).isBetween(800L, 1000L);
+    }
 }

@@ -23,6 +23,7 @@ class WorkerEndpointTest {
             grpc://h:1           | h    | 1     | false | grpc://h:1
             grpc://h:65535       | h    | 65535 | false | grpc://h:65535
             grpc://10.0.0.7:7001 | 10.0.0.7 | 7001 | false | grpc://10.0.0.7:7001
+            grpc://az.AZ-09_x:000007001 | az.az-09_x | 7001 | false | grpc://az.az-09_x:7001
             """)
     void acceptsSupportedSchemes(String text, String host, int port, boolean tls, String url) {
         WorkerEndpoint e = WorkerEndpoint.parse(text);
@@ -90,6 +91,15 @@ class WorkerEndpointTest {
             grpc://hóst:1      | non-ASCII
             grpc://::1:7001    | brackets
             //h:1              | no scheme
+            grpc://a~b:7001    | 'a~b' is not a valid host name or IPv4 address
+            ://host:7001       | scheme '' is not one of grpc, grpcs, http, https
+            grpc:///x:7001     | it has a path ('/x:7001')
+            grpc://@host:7001  | it carries user info
+            grpc://:7001       | it has no host
+            grpc://-bad:7001   | '-bad' is not a valid host name
+            grpc://bad!host:1  | 'bad!host' is not a valid host name
+            grpc://[zz::1]:1   | 'zz::1' is not an IPv6 address
+            grpc://[1234]:1    | '1234' is not an IPv6 address
             """)
     void rejectsMalformedEndpointNamingTextAndReason(String text, String reason) {
         assertThatThrownBy(() -> WorkerEndpoint.parse(text))
@@ -284,5 +294,15 @@ class WorkerEndpointTest {
 
         assertThat(e).hasToString("grpc://h:1");
         assertThat(e.withLabels(Map.of("zone", "a"))).hasToString("grpc://h:1 {zone=a}");
+    }
+
+    @Test
+    void aBracketedHostIsStoredWithoutBracketsAndEndpointsHashApart() {
+        WorkerEndpoint e = new WorkerEndpoint("[::1]", 7001, false, Map.of());
+
+        assertThat(e.host()).isEqualTo("::1");
+        assertThat(e.url()).isEqualTo("grpc://[::1]:7001");
+        assertThat(WorkerEndpoint.of("127.0.0.1", 7001).hashCode())
+                .isNotEqualTo(WorkerEndpoint.of("127.0.0.1", 7002).hashCode());
     }
 }

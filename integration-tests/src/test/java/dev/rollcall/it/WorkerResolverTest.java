@@ -162,6 +162,8 @@ class WorkerResolverTest {
         WorkerFleet fleet = closing(WorkerFleet.start("1.4.0"));
         FleetWorker w = fleet.worker(0);
         WorkerResolver r = resolver();
+        List<FleetSnapshot> published = new CopyOnWriteArrayList<>();
+        r.addListener(published::add);
         discovery.push(fleet.endpoints());
         String firstInstance = r.awaitWorkers(1, WAIT).workers().get(0).instanceId();
 
@@ -174,6 +176,32 @@ class WorkerResolverTest {
 
         w.restart("1.6.0");
         assertThat(r.awaitWorkers(1, WAIT).workers()).extracting(WorkerInfo::version).containsExactly("1.6.0");
+        String lastInstance = w.instanceId();
+        await().atMost(WAIT).until(() -> !published.isEmpty()
+                && published.get(published.size() - 1).number() >= r.pin().number());
+
+        // Every snapshot that served the worker served a process that was running that version...
+        for (FleetSnapshot snap : published) {
+            assertThat(snap.workers()).as("snapshot %d", snap.number())
+                    .allMatch(info -> info.instanceId().equals(firstInstance) && info.version().equals("1.4.0")
+                            || info.instanceId().equals(lastInstance) && info.version().equals("1.6.0"));
+        }
+        // ...and between the dropped connection and the restarted worker's verdict it was out:
+        // the snapshot right after the last one that served the first process shows it pending.
+        List<State> states = new ArrayList<>();
+        int lastServingFirst = -1;
+        for (FleetSnapshot snap : published) {
+            State state = snap.status(w.endpoint().url()).map(WorkerStatus::state).orElse(null);
+            if (states.isEmpty() || states.get(states.size() - 1) != state) {
+                states.add(state);
+            }
+            if (snap.workers().stream().anyMatch(info -> info.instanceId().equals(firstInstance))) {
+                lastServingFirst = states.size() - 1;
+            }
+        }
+        assertThat(lastServingFirst).as("states %s", states).isNotNegative();
+        assertThat(states.subList(lastServingFirst, states.size())).as("states %s", states)
+                .startsWith(State.COMPATIBLE, State.PENDING).contains(State.REJECTED).endsWith(State.COMPATIBLE);
     }
 
     @Test

@@ -151,7 +151,7 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
             long delay = Math.min(MAX_CONNECT_BACKOFF.toMillis(),
                     options.timings().reconnectInterval().toMillis() << Math.min(connectAttempts++, 5));
             reportFailure("cannot set up the Kubernetes client for " + source + " (" + options.access().describe()
-                    + "): " + message(e) + "; retrying in " + delay + " ms", e);
+                    + "): " + message(e, options.requestTimeout()) + "; retrying in " + delay + " ms", e);
             try {
                 loop.schedule(this::connect, delay, TimeUnit.MILLISECONDS);
             } catch (RejectedExecutionException closing) {
@@ -178,7 +178,7 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
             }
         }
         onLoop(() -> reportFailure("cannot list or watch the EndpointSlices of " + source + " at "
-                + options.access().describe() + ": " + message(t) + "; retrying", t));
+                + options.access().describe() + ": " + message(t, options.requestTimeout()) + "; retrying", t));
         return true;    // keep retrying: an API server that comes back, or RBAC that gets fixed, must be picked up
     }
 
@@ -385,8 +385,12 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
     }
 
     /** A short reason: the HTTP status for API errors, else the root cause (e.g. "ConnectException: Connection refused"). */
-    private static String message(Throwable t) {
+    private static String message(Throwable t, Duration requestTimeout) {
         for (Throwable c = t; c != null; c = c.getCause()) {
+            // Before the root cause: a timed-out request's root cause is only the closed connection.
+            if (c instanceof java.net.http.HttpTimeoutException || c instanceof java.net.SocketTimeoutException) {
+                return "no answer within " + requestTimeout.toMillis() + " ms (request-timeout)";
+            }
             if (c instanceof KubernetesClientException kce && kce.getCode() > 0) {
                 String status = kce.getStatus() == null ? null : kce.getStatus().getMessage();
                 String hint = kce.getCode() == 401 || kce.getCode() == 403

@@ -251,6 +251,9 @@ class KubernetesWorkerDiscoveryTest {
             start(keys, listener);      // returns at once: connecting happens on the backend's thread
 
             await().atMost(WITHIN).untilAsserted(() -> assertThat(listener.errors()).isNotEmpty());
+            // A timeout, said as one (not the closed connection it leaves behind), naming the server.
+            assertThat(listener.errors().get(0)).hasMessageContaining("http://127.0.0.1:" + hung.endpoint().port())
+                    .hasMessageContaining("no answer within 500 ms (request-timeout)");
             assertThat(listener.sets()).isEmpty();
             assertThat(hung.connectionsAccepted()).isPositive();
         }

@@ -12,11 +12,11 @@ import dev.rollcall.testkit.PushDiscovery;
 import dev.rollcall.testkit.ThreadCensus;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -121,13 +121,26 @@ class ResolverCloseTest {
     void closingWakesACallerWaitingForWorkers() throws Exception {
         startWorkers();
         WorkerResolver r = resolverWithProbesInFlight("closing-waiter", new PushDiscovery());
-        CompletableFuture<Throwable> waiter = CompletableFuture.supplyAsync(
-                () -> catchThrowable(() -> r.awaitWorkers(5, Duration.ofMinutes(5))));
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread waiter = new Thread(() -> thrown.set(catchThrowable(() -> r.awaitWorkers(5, Duration.ofMinutes(5)))),
+                "awaiting-workers");
+        waiter.setDaemon(true);
+        waiter.start();
+        // Close only once the caller is blocked inside awaitWorkers: a caller that comes after the
+        // close returns at once, and would pass without any wake-up.
+        await().atMost(WAIT).until(() -> isWaitingIn(waiter, "awaitWorkers"));
 
         r.close();
 
-        Throwable thrown = waiter.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-        assertThat(thrown).isInstanceOf(WorkersUnavailableException.class)
+        waiter.join(WAIT.toMillis());
+        assertThat(waiter.isAlive()).as("the caller is still waiting after close()").isFalse();
+        assertThat(thrown.get()).isInstanceOf(WorkersUnavailableException.class)
                 .hasMessageContaining("wanted at least 5 compatible workers");
+    }
+
+    private static boolean isWaitingIn(Thread thread, String method) {
+        Thread.State state = thread.getState();
+        return (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING)
+                && Arrays.stream(thread.getStackTrace()).anyMatch(frame -> frame.getMethodName().equals(method));
     }
 }

@@ -1,0 +1,78 @@
+package dev.rollcall.api.registry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.registry.FleetEvent.CohortSwitched;
+import dev.rollcall.api.registry.FleetEvent.WorkerJoined;
+import dev.rollcall.api.registry.FleetEvent.WorkerLeft;
+import dev.rollcall.api.registry.FleetEvent.WorkerRejected;
+import dev.rollcall.api.registry.WorkerStatus.State;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The events between two snapshots: what changed for coordinators, in a fixed order. */
+class FleetEventTest {
+
+    private static WorkerInfo info(int port, String version) {
+        return WorkerInfo.of(WorkerEndpoint.of("127.0.0.1", port), version);
+    }
+
+    private static WorkerStatus answered(int port, String version, State state, String reason) {
+        WorkerInfo info = info(port, version);
+        return new WorkerStatus(info.endpoint(), state, reason, Optional.of(info));
+    }
+
+    private static WorkerStatus silent(int port, State state, String reason) {
+        return new WorkerStatus(WorkerEndpoint.of("127.0.0.1", port), state, reason, Optional.empty());
+    }
+
+    private static FleetSnapshot snapshot(long number, Optional<String> cohort, WorkerStatus... statuses) {
+        return FleetSnapshot.of(number, Instant.EPOCH, null, "test", List.of(statuses), cohort,
+                cohort.map(c -> "chose " + c).orElse(""));
+    }
+
+    @Test
+    void cohortSwitchThenLeftThenRejectedThenJoinedEachByUrl() {
+        FleetSnapshot before = snapshot(4, Optional.of("1.0.0"),
+                answered(7001, "1.0.0", State.COMPATIBLE, ""),      // leaves discovery
+                answered(7002, "1.0.0", State.COMPATIBLE, ""),      // becomes unreachable
+                answered(7003, "1.0.0", State.COMPATIBLE, ""),      // is probed again
+                answered(7004, "1.0.0", State.COMPATIBLE, ""),      // stays
+                answered(7005, "0.9.0", State.REJECTED, "too old"), // stays rejected
+                silent(7006, State.PENDING, ""));                   // answers, and joins
+        FleetSnapshot after = snapshot(5, Optional.of("2.0.0"),
+                silent(7002, State.UNREACHABLE, "connection refused"),
+                silent(7003, State.PENDING, ""),
+                answered(7004, "1.0.0", State.COMPATIBLE, ""),
+                answered(7005, "0.9.0", State.REJECTED, "too old"),
+                answered(7006, "2.0.0", State.COMPATIBLE, ""),
+                answered(7007, "3.0.0", State.REJECTED, "too new"), // new, rejected
+                answered(7008, "2.0.0", State.COMPATIBLE, ""));     // new, joins
+
+        assertThat(FleetEvent.between(before, after)).containsExactly(
+                new CohortSwitched(5, Optional.of("1.0.0"), Optional.of("2.0.0"), "chose 2.0.0"),
+                new WorkerLeft(5, WorkerEndpoint.of("127.0.0.1", 7001), "left discovery"),
+                new WorkerLeft(5, WorkerEndpoint.of("127.0.0.1", 7002), "unreachable: connection refused"),
+                new WorkerLeft(5, WorkerEndpoint.of("127.0.0.1", 7003), "pending"),
+                new WorkerRejected(5, info(7007, "3.0.0"), "too new"),
+                new WorkerJoined(5, info(7006, "2.0.0")),
+                new WorkerJoined(5, info(7008, "2.0.0")));
+    }
+
+    @Test
+    void aWorkerRejectedBeforeIsNotRejectedAgainAndTheSameSnapshotTwiceIsNoEvent() {
+        FleetSnapshot one = snapshot(1, Optional.empty(), answered(7001, "1.0.0", State.COMPATIBLE, ""),
+                answered(7002, "0.1.0", State.REJECTED, "too old"));
+        FleetSnapshot two = snapshot(2, Optional.empty(), answered(7001, "1.0.0", State.REJECTED, "now rejected"),
+                answered(7002, "0.1.0", State.REJECTED, "too old"));
+
+        assertThat(FleetEvent.between(one, one)).isEmpty();
+        assertThat(FleetEvent.between(one, two)).containsExactly(
+                new WorkerLeft(2, WorkerEndpoint.of("127.0.0.1", 7001), "rejected: now rejected"),
+                new WorkerRejected(2, info(7001, "1.0.0"), "now rejected"));
+    }
+}
