@@ -3,17 +3,17 @@ package com.example.coordinator;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.core.WorkersUnavailableException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeoutException;
 
 public final class Coordinator {
 
-    public static void main(String[] args) throws WorkersUnavailableException, InterruptedException {
+    public static void main(String[] args) throws TimeoutException, InterruptedException {
         try (WorkerResolver resolver = WorkerResolver.fromConfig()) {   // rollcall.properties, -Drollcall.config
             resolver.addListener(s -> replan(s.workers()));             // follow changes, on the listener thread
-            resolver.awaitWorkers(1, Duration.ofSeconds(10));           // fails with counts if none turn up
-            FleetSnapshot snapshot = resolver.pin();                    // one consistent view for the whole query
+            // Every candidate has a verdict (or the timeout says why not): one consistent view for the query.
+            FleetSnapshot snapshot = resolver.awaitSettled(Duration.ofSeconds(10));
             for (WorkerInfo worker : snapshot.workers()) {              // compatible workers only
                 schedule(worker.endpoint().host(), worker.endpoint().port(), worker.version());
             }

@@ -124,12 +124,11 @@ class ReadmeCodeTest {
                     System.setProperty(RollcallConfig.CONFIG_PROPERTY, previous);
                 }
             }
-            // awaitWorkers(1, ...) returns on the first compatible worker: one or both of them, never 2.0.0.
+            // awaitSettled returns once every candidate has a verdict: both compatible workers, never 2.0.0.
             String printed = out.toString(StandardCharsets.UTF_8);
-            assertThat(printed).containsPattern("scheduling on 127\\.0\\.0\\.1:("
-                    + fleet.worker(0).endpoint().port() + " \\(1\\.4\\.0\\)|"
-                    + fleet.worker(1).endpoint().port() + " \\(1\\.5\\.1\\))");
-            assertThat(printed).doesNotContain("(2.0.0)");
+            assertThat(printed).contains("scheduling on 127.0.0.1:" + fleet.worker(0).endpoint().port() + " (1.4.0)")
+                    .contains("scheduling on 127.0.0.1:" + fleet.worker(1).endpoint().port() + " (1.5.1)")
+                    .doesNotContain("(2.0.0)");
         }
     }
 }
