@@ -238,9 +238,12 @@ public final class WorkerEndpoint {
         return new IllegalArgumentException("invalid worker endpoint '" + maskUserInfo(text) + "': " + why);
     }
 
-    /** Everything before the authority's last {@code @} (user and password) as {@code ***}: never echoed. */
+    /**
+     * Everything before the authority's last {@code @} (user and password) as {@code ***}: never
+     * echoed. An empty user info has nothing to hide and is shown as written.
+     */
     private static final java.util.regex.Pattern USER_INFO =
-            java.util.regex.Pattern.compile("^(\\s*(?:[A-Za-z][A-Za-z0-9+.-]*:)?//)?[^/?#]*@");
+            java.util.regex.Pattern.compile("^(\\s*(?:[A-Za-z][A-Za-z0-9+.-]*:)?//)?[^/?#]+@");
 
     static String maskUserInfo(String text) {
         return USER_INFO.matcher(text).replaceFirst("$1***@");
