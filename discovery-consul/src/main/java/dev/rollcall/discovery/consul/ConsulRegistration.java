@@ -49,7 +49,7 @@ final class ConsulRegistration implements WorkerRegistration {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConsulRegistration.class);
 
-    private final ConsulConnection connection;
+    private final ConsulSettings connection;
     private final NewService definition;
     private final String serviceId;
     private final String checkId;
@@ -68,7 +68,7 @@ final class ConsulRegistration implements WorkerRegistration {
 
     private enum State { NEW, STARTING, REGISTERED, CLOSED }
 
-    private ConsulRegistration(ConsulConnection connection, NewService definition, Duration ttl,
+    private ConsulRegistration(ConsulSettings connection, NewService definition, Duration ttl,
                                Duration deregisterAfter) {
         this.connection = connection;
         this.definition = definition;
@@ -79,7 +79,7 @@ final class ConsulRegistration implements WorkerRegistration {
     }
 
     /** The registration of {@code self}, not yet sent: no thread, no connection. */
-    static ConsulRegistration of(WorkerInfo self, ConsulConnection connection, RegistrationSettings settings) {
+    static ConsulRegistration of(WorkerInfo self, ConsulSettings connection, RegistrationSettings settings) {
         NewService service = new NewService();
         service.setId(settings.serviceId(self, connection.service()));
         service.setName(connection.service());

@@ -75,7 +75,7 @@ public final class ConsulRegistrationProvider implements WorkerRegistrationProvi
         Optional<String> serviceId = settings.raw(SERVICE_ID);
         Optional<String> ttlText = settings.raw(CHECK_TTL);
         Optional<String> afterText = settings.raw(DEREGISTER_AFTER);
-        ConsulConnection connection = ConsulConnection.read(settings);
+        ConsulSettings connection = ConsulSettings.read(settings);
         Duration ttl = settings.positiveDuration(CHECK_TTL, DEFAULT_CHECK_TTL);
         Duration after = settings.positiveDuration(DEREGISTER_AFTER, DEFAULT_DEREGISTER_AFTER);
 
@@ -83,7 +83,7 @@ public final class ConsulRegistrationProvider implements WorkerRegistrationProvi
             throw ConfigurationException.invalid(settings.fullKey(CHECK_TTL), ttlText.orElse(ttl.toString()),
                     "a duration of at least 1s");
         }
-        serviceId.ifPresent(id -> ConsulConnection.checkName(settings.fullKey(SERVICE_ID), id, "a Consul service ID"));
+        serviceId.ifPresent(id -> ConsulSettings.checkName(settings.fullKey(SERVICE_ID), id, "a Consul service ID"));
         if (after.compareTo(CONSUL_MIN_DEREGISTER_AFTER) < 0) {
             LOG.info("{}={}: Consul removes critical instances after at least 1m (and checks every 30s); "
                     + "a real agent raises it", settings.fullKey(DEREGISTER_AFTER), afterText.orElse(after.toString()));

@@ -52,7 +52,7 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
      */
     static final Duration RECOVERY_WAIT = Duration.ofSeconds(1);
 
-    private final ConsulConnection connection;
+    private final ConsulSettings connection;
     private final HealthQuery query;
     private final Backoff backoff;
     private final String path;
@@ -73,7 +73,7 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
     /** Health queries sent, so that tests can tell a blocking loop from a spinning one. */
     private final AtomicLong queries = new AtomicLong();
 
-    ConsulWorkerDiscovery(ConsulConnection connection, HealthQuery query) {
+    ConsulWorkerDiscovery(ConsulSettings connection, HealthQuery query) {
         this.connection = connection;
         this.query = query;
         this.backoff = Backoff.of(query.backoffInitial(), query.backoffMax());

@@ -50,10 +50,10 @@ public final class ConsulWorkerDiscoveryProvider implements WorkerDiscoveryProvi
     public WorkerDiscovery create(Settings settings) {
         // Both readers run before either throws, so that every supported key counts as read.
         ConfigurationException first = null;
-        ConsulConnection connection = null;
+        ConsulSettings connection = null;
         HealthQuery query = null;
         try {
-            connection = ConsulConnection.read(settings);
+            connection = ConsulSettings.read(settings);
         } catch (ConfigurationException e) {
             first = e;
         }

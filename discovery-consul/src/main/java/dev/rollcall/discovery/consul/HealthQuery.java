@@ -47,7 +47,7 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
         nodeMeta = Map.copyOf(nodeMeta);
     }
 
-    /** Reads the discovery-only keys; {@link ConsulConnection#read} reads the shared ones. */
+    /** Reads the discovery-only keys; {@link ConsulSettings#read} reads the shared ones. */
     static HealthQuery read(Settings settings) {
         for (String k : new String[] {PASSING_ONLY, TAG, NODE_META, DATACENTER, WAIT, BACKOFF_INITIAL, BACKOFF_MAX}) {
             settings.raw(k);    // all read before any is judged
@@ -74,7 +74,7 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
             }
             nodeMeta.put(item.substring(0, colon).strip(), item.substring(colon + 1).strip());
         }
-        datacenter.ifPresent(dc -> ConsulConnection.checkName(settings.fullKey(DATACENTER), dc, "a datacenter name"));
+        datacenter.ifPresent(dc -> ConsulSettings.checkName(settings.fullKey(DATACENTER), dc, "a datacenter name"));
         if (wait.compareTo(Duration.ofSeconds(1)) < 0 || wait.compareTo(MAX_WAIT) > 0 || wait.toNanosPart() != 0) {
             throw ConfigurationException.invalid(settings.fullKey(WAIT), settings.raw(WAIT).orElse(wait.toString()),
                     "whole seconds from 1s to 10m (Consul's limit)");

@@ -65,8 +65,8 @@ class ConsulProvidersTest {
         assertThat(connection("http://[::1]:8500").address()).isEqualTo("http://[::1]:8500");
     }
 
-    private static ConsulConnection connection(String address) {
-        return ConsulConnection.read(Settings.of(Map.of(P + "address", address, P + "service", "w")).scope(P));
+    private static ConsulSettings connection(String address) {
+        return ConsulSettings.read(Settings.of(Map.of(P + "address", address, P + "service", "w")).scope(P));
     }
 
     @Test

@@ -54,7 +54,7 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
     static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
     private static final Duration MAX_CONNECT_BACKOFF = Duration.ofSeconds(30);
 
-    private final KubernetesDiscoveryOptions options;
+    private final KubernetesSettings options;
     private final String source;
 
     private final Object lock = new Object();
@@ -80,7 +80,7 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
     private volatile int knownCount;
     private volatile Thread loopThread;
 
-    KubernetesWorkerDiscovery(KubernetesDiscoveryOptions options) {
+    KubernetesWorkerDiscovery(KubernetesSettings options) {
         this.options = Objects.requireNonNull(options, "options");
         this.source = "service " + options.namespace() + "/" + options.service();
     }

@@ -95,7 +95,7 @@ public final class KubernetesWorkerDiscoveryProvider implements WorkerDiscoveryP
     }
 
     /** Reads and checks every key; package-private so tests can adjust the timings. */
-    KubernetesDiscoveryOptions options(Settings settings) {
+    KubernetesSettings options(Settings settings) {
         // Read every key before judging any: core reports unread keys as unknown, and an early
         // throw would add a misleading "unknown key" complaint to the real error.
         Optional<String> serviceText = settings.raw(SERVICE);
@@ -125,8 +125,8 @@ public final class KubernetesWorkerDiscoveryProvider implements WorkerDiscoveryP
         String master = masterText.map(m -> master(settings, m)).orElse(null);
         ClusterAccess access = access(settings, kubeconfigText, contextText, master);
         String namespace = namespaceText.orElseGet(() -> defaultNamespace(settings, access));
-        return new KubernetesDiscoveryOptions(service, namespace, port, tls, access, requestTimeout, resync,
-                KubernetesDiscoveryOptions.Timings.DEFAULT);
+        return new KubernetesSettings(service, namespace, port, tls, access, requestTimeout, resync,
+                KubernetesSettings.Timings.DEFAULT);
     }
 
     private static void requireLabel(Settings settings, String key, String value, Pattern pattern, String expected) {

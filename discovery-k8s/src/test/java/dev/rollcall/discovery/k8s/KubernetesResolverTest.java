@@ -178,7 +178,7 @@ class KubernetesResolverTest {
         keys.put(prefix + "service", "compute");
         keys.put(prefix + "namespace", NS);
         keys.put(prefix + "master", api.url());
-        KubernetesDiscoveryOptions options = new KubernetesWorkerDiscoveryProvider()
+        KubernetesSettings options = new KubernetesWorkerDiscoveryProvider()
                 .options(Settings.of(keys).scope(prefix)).withTimings(KubernetesWorkerDiscoveryTest.FAST);
         return closing(WorkerResolver.builder()
                 .discovery(new KubernetesWorkerDiscovery(options))

@@ -119,9 +119,9 @@ class KubernetesWorkerDiscoveryProviderTest {
     void takesTheNamespaceFromTheKubeconfigContext() throws IOException {
         Path kubeconfig = write("kubeconfig", KUBECONFIG);
 
-        KubernetesDiscoveryOptions current = options(nowhere(), Map.of("service", "compute",
+        KubernetesSettings current = options(nowhere(), Map.of("service", "compute",
                 "kubeconfig", kubeconfig.toString()));
-        KubernetesDiscoveryOptions chosen = options(nowhere(), Map.of("service", "compute",
+        KubernetesSettings chosen = options(nowhere(), Map.of("service", "compute",
                 "kubeconfig", kubeconfig.toString(), "context", "team-b"));
 
         assertThat(current.namespace()).isEqualTo("team-a");
@@ -133,7 +133,7 @@ class KubernetesWorkerDiscoveryProviderTest {
     void usesTheKubeconfigKubectlWouldUseWhenNothingElseIsConfigured() throws IOException {
         Path kubeconfig = write("home/.kube/config", KUBECONFIG);
 
-        KubernetesDiscoveryOptions options = options(nowhere(), Map.of("service", "compute"));
+        KubernetesSettings options = options(nowhere(), Map.of("service", "compute"));
 
         assertThat(options.access().kubeconfig()).isEqualTo(kubeconfig);
         assertThat(options.namespace()).isEqualTo("team-a");
@@ -171,7 +171,7 @@ class KubernetesWorkerDiscoveryProviderTest {
         HostEnvironment pod = new HostEnvironment(sa, Map.of("KUBERNETES_SERVICE_HOST", "127.0.0.1",
                 "KUBERNETES_SERVICE_PORT", "6443")::get, dir.resolve("home"));
 
-        KubernetesDiscoveryOptions options = options(pod, Map.of("service", "compute"));
+        KubernetesSettings options = options(pod, Map.of("service", "compute"));
 
         assertThat(options.namespace()).isEqualTo("compute-prod");
         assertThat(options.access().kind()).isEqualTo(ClusterAccess.Kind.IN_CLUSTER);
@@ -212,7 +212,7 @@ class KubernetesWorkerDiscoveryProviderTest {
         return all;
     }
 
-    private static KubernetesDiscoveryOptions options(HostEnvironment host, Map<String, String> keys) {
+    private static KubernetesSettings options(HostEnvironment host, Map<String, String> keys) {
         return new KubernetesWorkerDiscoveryProvider(host).options(settings(keys));
     }
 

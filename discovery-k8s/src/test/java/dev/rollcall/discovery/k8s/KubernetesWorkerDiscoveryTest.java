@@ -42,7 +42,7 @@ class KubernetesWorkerDiscoveryTest {
     static final String PREFIX = "rollcall.discovery.k8s.";
     static final Duration WITHIN = Duration.ofSeconds(20);
     /** Short enough that outages are reported and recovered from within a test's patience. */
-    static final KubernetesDiscoveryOptions.Timings FAST = new KubernetesDiscoveryOptions.Timings(
+    static final KubernetesSettings.Timings FAST = new KubernetesSettings.Timings(
             Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofMillis(100));
 
     private MockKubernetesApi api;
@@ -129,7 +129,7 @@ class KubernetesWorkerDiscoveryTest {
                 """.formatted(api.url()));
         CandidateRecorder listener = new CandidateRecorder();
         Map<String, String> keys = Map.of("service", "compute", "kubeconfig", kubeconfig.toString(), "context", "workers");
-        KubernetesDiscoveryOptions options = new KubernetesWorkerDiscoveryProvider()
+        KubernetesSettings options = new KubernetesWorkerDiscoveryProvider()
                 .options(Settings.of(prefixed(keys)).scope(PREFIX)).withTimings(FAST);
         KubernetesWorkerDiscovery discovery = new KubernetesWorkerDiscovery(options);
         started.add(discovery);
@@ -297,7 +297,7 @@ class KubernetesWorkerDiscoveryTest {
         return discovery;
     }
 
-    KubernetesDiscoveryOptions options(Map<String, String> keys) {
+    KubernetesSettings options(Map<String, String> keys) {
         Map<String, String> all = new HashMap<>();
         all.put("service", "compute");
         all.put("namespace", NS);

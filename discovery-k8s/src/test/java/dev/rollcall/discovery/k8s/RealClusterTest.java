@@ -41,7 +41,7 @@ class RealClusterTest {
         if (context != null && !context.isBlank()) {
             keys.put("rollcall.discovery.k8s.context", context);
         }
-        KubernetesDiscoveryOptions options = new KubernetesWorkerDiscoveryProvider()
+        KubernetesSettings options = new KubernetesWorkerDiscoveryProvider()
                 .options(Settings.of(keys).scope("rollcall.discovery.k8s."));
         CandidateRecorder listener = new CandidateRecorder();
 
@@ -56,7 +56,7 @@ class RealClusterTest {
     }
 
     /** The ready addresses and https port of the slices, read with a plain client. */
-    private static Set<String> readDirectly(KubernetesDiscoveryOptions options) {
+    private static Set<String> readDirectly(KubernetesSettings options) {
         Set<String> urls = new HashSet<>();
         try (KubernetesClient client = new KubernetesClientBuilder()
                 .withConfig(options.access().toConfig("default", Duration.ofSeconds(10), Duration.ofSeconds(1))).build()) {

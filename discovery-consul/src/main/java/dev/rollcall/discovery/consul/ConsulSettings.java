@@ -35,7 +35,7 @@ import org.apache.http.impl.conn.PoolingHttpClientConnectionManager;
  * FINEST. Instead our own HTTP client adds it as the {@code X-Consul-Token} header, after
  * consul-api has built (and logged) the request.
  */
-final class ConsulConnection {
+final class ConsulSettings {
 
     static final String ADDRESS = "address";
     static final String SERVICE = "service";
@@ -62,7 +62,7 @@ final class ConsulConnection {
     private final Duration requestTimeout;
     private final SSLContext sslContext; // null: the JDK's default trust for https
 
-    private ConsulConnection(String scheme, String host, int port, String service, String token,
+    private ConsulSettings(String scheme, String host, int port, String service, String token,
                              Duration requestTimeout, SSLContext sslContext) {
         this.scheme = scheme;
         this.host = host;
@@ -74,7 +74,7 @@ final class ConsulConnection {
     }
 
     /** Reads and checks the shared keys; reads the TLS files (local, no network). */
-    static ConsulConnection read(Settings settings) {
+    static ConsulSettings read(Settings settings) {
         // Read every key before judging any, so that none is reported as unknown next to the real error.
         for (String k : new String[] {ADDRESS, SERVICE, TOKEN, REQUEST_TIMEOUT, TLS_CA, TLS_CERT, TLS_KEY}) {
             settings.raw(k);
@@ -123,7 +123,7 @@ final class ConsulConnection {
         }
         String host = uri.getHost();
         int port = uri.getPort() > 0 ? uri.getPort() : (https ? 8501 : 8500);
-        return new ConsulConnection(uri.getScheme(), host, port, service, token, requestTimeout, ssl);
+        return new ConsulSettings(uri.getScheme(), host, port, service, token, requestTimeout, ssl);
     }
 
     private static URI parseAddress(String key, String text) {

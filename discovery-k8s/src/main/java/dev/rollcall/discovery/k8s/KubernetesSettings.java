@@ -15,10 +15,10 @@ import java.util.Objects;
  * @param resync         how often the informer re-delivers its cache (zero: never)
  * @param timings        reconnect and staleness timings (tests shorten them)
  */
-record KubernetesDiscoveryOptions(String service, String namespace, PortSelector port, boolean tls,
+record KubernetesSettings(String service, String namespace, PortSelector port, boolean tls,
                                   ClusterAccess access, Duration requestTimeout, Duration resync, Timings timings) {
 
-    KubernetesDiscoveryOptions {
+    KubernetesSettings {
         Objects.requireNonNull(service, "service");
         Objects.requireNonNull(namespace, "namespace");
         Objects.requireNonNull(port, "port");
@@ -39,7 +39,7 @@ record KubernetesDiscoveryOptions(String service, String namespace, PortSelector
         static final Timings DEFAULT = new Timings(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(1));
     }
 
-    KubernetesDiscoveryOptions withTimings(Timings newTimings) {
-        return new KubernetesDiscoveryOptions(service, namespace, port, tls, access, requestTimeout, resync, newTimings);
+    KubernetesSettings withTimings(Timings newTimings) {
+        return new KubernetesSettings(service, namespace, port, tls, access, requestTimeout, resync, newTimings);
     }
 }
