@@ -27,7 +27,7 @@ import java.util.Optional;
  *
  * <p>Found by {@link java.util.ServiceLoader}. Stateless and thread-safe. {@link #create} reads and
  * checks every key (throwing {@link ConfigurationException} naming a bad one) and does not contact
- * etcd; {@link EtcdRegistration#start()} does, and blocks until etcd has acknowledged the entry.
+ * etcd; the registration's {@code start()} does, and blocks until etcd has acknowledged the entry.
  */
 public final class EtcdRegistrationProvider implements WorkerRegistrationProvider {
 
