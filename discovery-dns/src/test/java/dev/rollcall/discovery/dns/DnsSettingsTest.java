@@ -5,12 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
-import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
 import dev.rollcall.discovery.dns.DnsSettings.RecordType;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 
 /** Reading and checking {@code rollcall.discovery.dns.*}, without any DNS server. */
@@ -24,12 +22,6 @@ class DnsSettingsTest {
 
     private static DnsSettings read(Map<String, String> relative) {
         return DnsSettings.read(settings(relative));
-    }
-
-    @Test
-    void theProviderIsFoundByServiceLoaderAsTypeDns() {
-        assertThat(ServiceLoader.load(WorkerDiscoveryProvider.class).stream()
-                .map(ServiceLoader.Provider::get).map(WorkerDiscoveryProvider::type)).contains("dns");
     }
 
     @Test

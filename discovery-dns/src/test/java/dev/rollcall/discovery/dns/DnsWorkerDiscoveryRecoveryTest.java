@@ -76,26 +76,6 @@ class DnsWorkerDiscoveryRecoveryTest {
     }
 
     @Test
-    void aStoppedServerKeepsTheLastSetStaleAndItIsPublishedAgainWhenTheServerAnswers() {
-        dns.add(NAME, "A", 1, "127.0.0.4");
-        startDiscovery();
-        Set<WorkerEndpoint> set = Set.of(WorkerEndpoint.of("127.0.0.4", 7001));
-        awaitLatest(set);
-
-        dns.stop();
-        await().atMost(WAIT).until(() -> listener.errors().size() >= 2);
-        assertThat(listener.stale()).isTrue();
-        assertThat(listener.errors().get(0)).hasMessageContaining(dns.address());
-        assertThat(listener.sets()).hasSize(1);
-
-        dns.restart();
-
-        await().atMost(WAIT).until(() -> !listener.stale());
-        assertThat(listener.latest()).as("the same set, published again to clear the stale mark").isEqualTo(set);
-        assertThat(listener.sets()).hasSize(2);
-    }
-
-    @Test
     void changesMadeRightAfterTheServerRestartsAreApplied() {
         dns.add(NAME, "A", 1, "127.0.0.5");
         startDiscovery();

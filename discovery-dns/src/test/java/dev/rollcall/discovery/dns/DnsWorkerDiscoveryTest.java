@@ -146,19 +146,6 @@ class DnsWorkerDiscoveryTest {
     }
 
     @Test
-    void noRecordsLeftIsAnEmptySetWhenTheServerSaysSo() {
-        dns.add(name, "A", 1, "127.0.0.51");
-        dns.add(name, "TXT", 1, "\"keeps the name in existence\"");
-        start(Map.of("port", "7001"));
-        awaitLatest(Set.of(WorkerEndpoint.of("127.0.0.51", 7001)));
-
-        dns.delete(name, "A");
-
-        awaitLatest(Set.of());
-        assertThat(listener.errors()).as("NOERROR with no records is an answer, not a failure").isEmpty();
-    }
-
-    @Test
     void aNameThatDoesNotExistIsAnErrorNeverAnEmptySet() {
         start(Map.of("port", "7001"));
 
@@ -198,23 +185,5 @@ class DnsWorkerDiscoveryTest {
         dns.replace(name, "A", 0, List.of("127.0.0.81"));
         await().atMost(WAIT).untilAsserted(() -> assertThat(discovery.lastDelay()).isEqualTo(Duration.ofSeconds(1)));
         assertThat(listener.sets()).as("the same answer is not published again").hasSize(1);
-    }
-
-    @Test
-    void closeEndsTheThreadAndNoCallbackFollows() {
-        dns.add(name, "A", 1, "127.0.0.91");
-        start(Map.of("port", "7001"));
-        awaitLatest(Set.of(WorkerEndpoint.of("127.0.0.91", 7001)));
-
-        discovery.close();
-        int events = listener.events().size();
-        dns.add(name, "A", 1, "127.0.0.92");
-
-        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().equals(DnsWorkerDiscovery.THREAD_NAME)
-                && t.isAlive());
-        long lookups = discovery.lookups();
-        await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3))
-                .until(() -> discovery.lookups() == lookups);
-        assertThat(listener.events()).hasSize(events);
     }
 }

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * <p><b>Threads.</b> Curator's own threads (its event thread and ZooKeeper's I/O threads) keep the
  * node; this class starts none of its own. Thread-safe.
  */
-public final class ZooKeeperRegistration implements WorkerRegistration {
+final class ZooKeeperRegistration implements WorkerRegistration {
 
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperRegistration.class);
 
@@ -113,7 +113,7 @@ public final class ZooKeeperRegistration implements WorkerRegistration {
     }
 
     /** The node this worker is registered at, e.g. {@code /rollcall/workers/10.0.0.5_7001}. */
-    public String path() {
+    String path() {
         return nodePath;
     }
 

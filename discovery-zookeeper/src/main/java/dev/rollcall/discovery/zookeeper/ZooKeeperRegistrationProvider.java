@@ -11,7 +11,10 @@ import java.util.Optional;
 
 /**
  * Registers workers in ZooKeeper ({@code rollcall.discovery.type=zookeeper} with
- * {@code rollcall.worker.register=true}): see {@link ZooKeeperRegistration} for what that promises.
+ * {@code rollcall.worker.register=true}): each worker is an ephemeral node {@code <path>/<id>}
+ * holding a Curator x-discovery {@code ServiceInstance}, which ZooKeeper deletes when the worker's
+ * session ends, {@code close()} deletes at once, and which is created again after a session expiry
+ * (the module's README says more).
  *
  * <p>It reads the connection keys that {@link ZooKeeperWorkerDiscoveryProvider} reads (connect,
  * path, timeouts, backoff, user and password) and one of its own:
@@ -24,7 +27,7 @@ import java.util.Optional;
  *
  * <p>Found by {@link java.util.ServiceLoader}. Stateless and thread-safe. {@link #create} reads and
  * checks every key (throwing {@link ConfigurationException} naming a bad one) and does not contact
- * ZooKeeper; {@link ZooKeeperRegistration#start()} does, and blocks until the node exists.
+ * ZooKeeper; the registration's {@code start()} does, and blocks until the node exists.
  */
 public final class ZooKeeperRegistrationProvider implements WorkerRegistrationProvider {
 

@@ -7,7 +7,7 @@ import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
 /**
  * Creates the {@code zookeeper} discovery backend ({@code rollcall.discovery.type=zookeeper}): the
  * candidate workers are the children of a path in ZooKeeper, each holding a Curator x-discovery
- * {@code ServiceInstance} JSON (as Curator's {@code ServiceDiscovery} and {@link ZooKeeperRegistration}
+ * {@code ServiceInstance} JSON (as Curator's {@code ServiceDiscovery} and this module's registration
  * write them: the path is then {@code <basePath>/<serviceName>}), Rollcall's own JSON, or the
  * worker's URL alone. The module's README lists every key under {@code rollcall.discovery.zookeeper.}
  * with its default.

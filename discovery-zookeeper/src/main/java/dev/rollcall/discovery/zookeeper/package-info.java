@@ -6,8 +6,8 @@
  *
  * <p>Public: {@link dev.rollcall.discovery.zookeeper.ZooKeeperWorkerDiscoveryProvider} and
  * {@link dev.rollcall.discovery.zookeeper.ZooKeeperRegistrationProvider} (both of type
- * {@code zookeeper}, found by {@link java.util.ServiceLoader}) and
- * {@link dev.rollcall.discovery.zookeeper.ZooKeeperRegistration}. Users select the backend with
+ * {@code zookeeper}, found by {@link java.util.ServiceLoader}) (the registration it creates is
+ * package-private). Users select the backend with
  * {@code rollcall.discovery.type=zookeeper}; see the module's README for the keys.
  */
 package dev.rollcall.discovery.zookeeper;

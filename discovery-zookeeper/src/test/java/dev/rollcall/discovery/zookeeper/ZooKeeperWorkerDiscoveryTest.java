@@ -171,19 +171,4 @@ class ZooKeeperWorkerDiscoveryTest {
             awaitLatest(Set.of(new WorkerEndpoint("127.0.0.2", 8283, true, Map.of())));
         }
     }
-
-    @Test
-    void closeEndsTheThreadAndNoCallbackFollows() {
-        zk.put(path + "/w1", "grpc://127.0.0.1:7001");
-        start(Map.of());
-        awaitLatest(Set.of(WorkerEndpoint.of("127.0.0.1", 7001)));
-
-        discovery.close();
-        int events = listener.events().size();
-        zk.put(path + "/w2", "grpc://127.0.0.2:7002");
-
-        assertThat(Thread.getAllStackTraces().keySet())
-                .noneMatch(t -> t.getName().equals(ZooKeeperWorkerDiscovery.THREAD_NAME) && t.isAlive());
-        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> listener.events().size() == events);
-    }
 }
