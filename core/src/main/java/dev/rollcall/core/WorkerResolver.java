@@ -88,6 +88,8 @@ public final class WorkerResolver implements AutoCloseable {
     private final FleetTracker tracker;
     private final LiveViews live;
     private volatile boolean closed;
+    /** The current snapshot, for the read path: one volatile read of this object's own field. */
+    private volatile FleetSnapshot current;
     /** Set on the serial context once candidates are known, before the snapshot of them is published. */
     private volatile boolean candidatesKnown;
     private final CandidateCache cache;         // null when none is configured
@@ -108,7 +110,8 @@ public final class WorkerResolver implements AutoCloseable {
                 .build();
         this.fanOut = new SnapshotFanOut(name, initial,
                 Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-listeners-" + name)), ticker);
-        this.live = new LiveViews(fanOut::current);
+        this.current = initial;
+        this.live = new LiveViews(() -> current);
         this.cache = cached == null ? null : new CandidateCache(cached.file(), name);
         this.cacheMaxWait = cached == null ? null : cached.maxWait();
         RandomGenerator jitter = new SplittableRandom(); // used on the serial context only
@@ -138,7 +141,7 @@ public final class WorkerResolver implements AutoCloseable {
 
     /** The compatible workers of the current snapshot, ordered by URL. Lock-free. */
     public List<WorkerInfo> workers() {
-        return fanOut.current().workers();
+        return current.workers();
     }
 
     /**
@@ -146,7 +149,7 @@ public final class WorkerResolver implements AutoCloseable {
      * that must agree on the fleet. Lock-free.
      */
     public FleetSnapshot pin() {
-        return fanOut.current();
+        return current;
     }
 
     /**
@@ -320,6 +323,7 @@ public final class WorkerResolver implements AutoCloseable {
     /** On the serial context: each new snapshot, to the readers. */
     private void publish(FleetSnapshot snapshot) {
         candidatesKnown = tracker.candidatesKnown();
+        current = snapshot;
         fanOut.publish(snapshot);
     }
 

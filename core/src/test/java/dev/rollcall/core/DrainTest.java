@@ -125,4 +125,19 @@ class DrainTest extends TrackerHarness {
         time.advance(Duration.ofMillis(91));
         assertThat(net.sentTo(a.url())).as("retried with backoff").isEqualTo(2);
     }
+
+    @Test
+    void streamsShareTheProbeConcurrencyAndOpenOnlyOnceNoProbeWaits() {
+        tracker(1);
+        candidates(a, b, c);
+        answer(a, "1.0.0", "i1"); // b starts, c waits in the queue
+        assertThat(linkOf(a).streaming()).as("probes first").isFalse();
+        assertThat(linkOf(a).ready()).as("the connection is watched meanwhile").isTrue();
+        answer(b, "1.0.0", "i2"); // c starts and takes the one slot
+        assertThat(linkOf(a).streaming()).isFalse();
+        answer(c, "1.0.0", "i3"); // the slot is free: streams open one after another as each answers
+        assertThat(linkOf(a).streaming()).isTrue();
+        assertThat(linkOf(b).streaming()).isTrue();
+        assertThat(linkOf(c).streaming()).isTrue();
+    }
 }

@@ -26,7 +26,8 @@ final class FakeTransport implements ProbeTransport {
                     dev.rollcall.api.ServingState state) {
             WorkerEndpoint e = link.endpoint;
             link.ready = true;
-            result.complete(new ProbeOutcome.Answered(new WorkerInfo(e, version, instanceId, labels, List.of()), state));
+            link.lastAnswer = new ProbeOutcome.Answered(new WorkerInfo(e, version, instanceId, labels, List.of()), state);
+            result.complete(link.lastAnswer);
         }
 
         void fail() {
@@ -42,6 +43,7 @@ final class FakeTransport implements ProbeTransport {
         java.util.function.Consumer<ProbeOutcome> onPush;
         java.util.function.Consumer<Status> onEnd;
         int watches;
+        ProbeOutcome lastAnswer;
 
         FakeLink(WorkerEndpoint endpoint) {
             this.endpoint = endpoint;
@@ -64,6 +66,9 @@ final class FakeTransport implements ProbeTransport {
             }
             onPush = onAnswer;
             onEnd = end;
+            if (lastAnswer != null) {
+                onAnswer.accept(lastAnswer); // as a worker does: its current answer at once
+            }
             return () -> {
                 onPush = null;
                 onEnd = null;
@@ -73,6 +78,8 @@ final class FakeTransport implements ProbeTransport {
         /** The worker pushes a new answer over its WatchWorkerInfo stream. */
         void push(String version, String instanceId, java.util.Map<String, String> labels,
                   dev.rollcall.api.ServingState state) {
+            lastAnswer = new ProbeOutcome.Answered(new WorkerInfo(endpoint, version, instanceId, labels, List.of()),
+                    state);
             onPush.accept(new ProbeOutcome.Answered(new WorkerInfo(endpoint, version, instanceId, labels, List.of()),
                     state));
         }
