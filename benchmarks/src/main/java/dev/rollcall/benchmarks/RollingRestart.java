@@ -128,6 +128,7 @@ final class RollingRestart {
                     }
                     fleet.remove(old);
                     publish.run();
+                    clients.retired.add(old.endpoint().url());
                     old.close();
                 }
                 running.set(false);
@@ -169,6 +170,7 @@ final class RollingRestart {
         private final BufferAllocator allocator;
         private final Map<String, FlightClient> byUrl = new ConcurrentHashMap<>();
         volatile String firstFailure;
+        final java.util.Set<String> retired = ConcurrentHashMap.newKeySet();
 
         Clients(BufferAllocator allocator) {
             this.allocator = allocator;
@@ -210,7 +212,9 @@ final class RollingRestart {
                 return true;
             } catch (Exception failed) {
                 if (firstFailure == null) {
-                    firstFailure = url + ": " + failed;
+                    String kind = retired.contains(url) ? "retired" : "listed";
+                    firstFailure = url + " (" + kind + "): " + failed
+                            + (failed.getCause() == null ? "" : " <- " + failed.getCause());
                 }
                 closeQuietly(byUrl.remove(url));
                 return false;
