@@ -209,14 +209,12 @@ final class BackendPropagation {
         }
     }
 
-    private static void await(Clocks clocks, String what) throws InterruptedException {
-        long end = System.nanoTime() + TIMEOUT.toNanos();
-        while (!clocks.done() && System.nanoTime() < end) {
-            Thread.sleep(100);
-        }
-        if (!clocks.done()) {
+    private static void await(Clocks clocks, String what) {
+        try {
+            org.awaitility.Awaitility.await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(100)).until(clocks::done);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
             throw new IllegalStateException(what + ": writes still unseen after " + TIMEOUT + ": Rollcall "
-                    + clocks.waiting.size());
+                    + clocks.waiting.size(), e);
         }
     }
 

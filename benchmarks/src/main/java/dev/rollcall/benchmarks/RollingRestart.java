@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.apache.arrow.flight.FlightClient;
@@ -100,21 +99,18 @@ final class RollingRestart {
                 await(() -> used.get().size() == WORKERS);
                 AtomicInteger jobs = new AtomicInteger();
                 AtomicInteger failed = new AtomicInteger();
-                AtomicBoolean running = new AtomicBoolean(true);
-                Thread loop = new Thread(() -> {
-                    while (running.get()) {
-                        jobs.incrementAndGet();
-                        if (!clients.job(used.get())) {
-                            failed.incrementAndGet();
-                        }
-                        try {
-                            Thread.sleep(20); // the job's own cadence, not synchronisation
-                        } catch (InterruptedException e) {
-                            return;
-                        }
+                java.util.concurrent.ScheduledExecutorService loop = java.util.concurrent.Executors
+                        .newSingleThreadScheduledExecutor(r -> {
+                            Thread t = new Thread(r, "bench-restart-jobs");
+                            t.setDaemon(true);
+                            return t;
+                        });
+                loop.scheduleWithFixedDelay(() -> {
+                    jobs.incrementAndGet();
+                    if (!clients.job(used.get())) {
+                        failed.incrementAndGet();
                     }
-                }, "bench-restart-jobs");
-                loop.start();
+                }, 0, 20, TimeUnit.MILLISECONDS);
                 for (int i = 0; i < WORKERS; i++) {
                     RollcallWorker old = fleet.get(0);
                     RollcallWorker fresh = start(allocator, quiet);
@@ -131,8 +127,10 @@ final class RollingRestart {
                     clients.retired.add(old.endpoint().url());
                     old.close();
                 }
-                running.set(false);
-                loop.join();
+                loop.shutdown();
+                if (!loop.awaitTermination(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the job loop did not stop in " + WAIT);
+                }
                 if (clients.firstFailure != null) {
                     System.out.println("  " + mode + ": first failed call: " + clients.firstFailure);
                 }
@@ -149,14 +147,10 @@ final class RollingRestart {
         }
     }
 
-    private static void await(java.util.function.BooleanSupplier done) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("a rolling-restart step did not complete in " + WAIT);
-            }
-            TimeUnit.MILLISECONDS.sleep(2); // polls the harness's own condition; nothing to wake it
-        }
+    /** Rollcall's resolver and the hand-written loop share no signal to wait on: poll the condition. */
+    private static void await(java.util.concurrent.Callable<Boolean> done) {
+        org.awaitility.Awaitility.await("a rolling-restart step").atMost(WAIT).pollInterval(Duration.ofMillis(2))
+                .until(done);
     }
 
     /** {@code quiet} zero: close() as before drain existed (in-flight calls finish, nothing more). */
@@ -248,11 +242,7 @@ final class RollingRestart {
 
         @Override
         public void getStream(CallContext context, Ticket ticket, ServerStreamListener listener) {
-            try {
-                TimeUnit.MILLISECONDS.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5)); // the "work"
             try (VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, allocator)) {
                 IntVector n = (IntVector) root.getVector("n");
                 n.allocateNew(10);
