@@ -117,10 +117,9 @@ final class SnapshotBuilder {
             schemas.retain(versions);
         }
         Map<String, ProtoSchema> schemasNow = schemas == null ? Map.of() : schemas.known();
-        Chosen chosen = select(selector.isEmpty() ? answered : selectByLabels(answered));
-        if (!selector.isEmpty()) {
-            chosen.verdicts().putAll(rejectedBySelector);
-        }
+        Map<String, String> rejectedBySelector = new HashMap<>();
+        Chosen chosen = select(selector.isEmpty() ? answered : selectByLabels(answered, rejectedBySelector));
+        chosen.verdicts().putAll(rejectedBySelector);
         String preferred = preference == null ? "" : prefer(answered, chosen.verdicts());
         List<WorkerStatus> statuses = new ArrayList<>(workers.size());
         for (TrackedWorker t : workers) {
@@ -182,12 +181,12 @@ final class SnapshotBuilder {
     /**
      * The workers whose labels match the selector; every other one is rejected with the requirement
      * it fails, before the policy sees it (so a custom policy never has to know about labels).
-     * Verdicts are remembered per answer, as {@link #checkEach} does.
+     * Verdicts are remembered per answer, as {@link #checkEach} does; the rejected go into
+     * {@code rejected} (URL to reason).
      */
-    private List<WorkerInfo> selectByLabels(List<WorkerInfo> answered) {
+    private List<WorkerInfo> selectByLabels(List<WorkerInfo> answered, Map<String, String> rejected) {
         Map<WorkerInfo, String> known = new IdentityHashMap<>(answered.size() * 2);
         List<WorkerInfo> eligible = new ArrayList<>(answered.size());
-        rejectedBySelector = new HashMap<>();
         for (WorkerInfo w : answered) {
             String why = selected.get(w);
             if (why == null) {
@@ -197,14 +196,12 @@ final class SnapshotBuilder {
             if (why.isEmpty()) {
                 eligible.add(w);
             } else {
-                rejectedBySelector.put(w.endpoint().url(), why + " (rollcall.selector)");
+                rejected.put(w.endpoint().url(), why + " (rollcall.selector)");
             }
         }
         selected = known;
         return eligible;
     }
-
-    private Map<String, String> rejectedBySelector = Map.of();
 
     /**
      * A worker's labels: those discovery reported, overridden by those the worker itself reported.
@@ -230,24 +227,22 @@ final class SnapshotBuilder {
      */
     private String prefer(List<WorkerInfo> answered, Map<String, String> verdicts) {
         int compatible = 0;
-        int preferredCompatible = 0;
+        List<String> notPreferred = new ArrayList<>(); // compatible ones that do not match, by URL
         for (WorkerInfo w : answered) {
-            if ("".equals(verdicts.get(w.endpoint().url()))) {
+            String url = w.endpoint().url();
+            if ("".equals(verdicts.get(url))) {
                 compatible++;
-                if (preference.selector().matches(labels(w))) {
-                    preferredCompatible++;
+                if (!preference.selector().matches(labels(w))) {
+                    notPreferred.add(url);
                 }
             }
         }
-        LabelPreference.Decision d = preference.decide(preferredCompatible, compatible, ticker.getAsLong());
+        LabelPreference.Decision d = preference.decide(compatible - notPreferred.size(), compatible,
+                ticker.getAsLong());
         recheckInNanos = d.recheckInNanos();
         if (d.preferring()) {
-            for (WorkerInfo w : answered) {
-                String url = w.endpoint().url();
-                if ("".equals(verdicts.get(url)) && !preference.selector().matches(labels(w))) {
-                    verdicts.put(url, "held back: " + d.explanation() + " (rollcall.prefer-labels)");
-                }
-            }
+            String why = "held back: " + d.explanation() + " (rollcall.prefer-labels)";
+            notPreferred.forEach(url -> verdicts.put(url, why));
         }
         return d.explanation();
     }
