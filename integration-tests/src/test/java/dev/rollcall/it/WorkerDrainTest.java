@@ -182,6 +182,36 @@ class WorkerDrainTest {
     }
 
     @Test
+    void aCallPlannedBeforeTheDrainStillReachesAWorkerThatHadNoCallYet() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        release.countDown();
+        BufferAllocator allocator = closing(new RootAllocator());
+        // No call has reached it yet: close() must still give the calls a coordinator planned before
+        // it heard of the drain their drain-quiet to arrive, counted from the drain.
+        RollcallWorker a = RollcallWorker.builder().version("1.0.0").shutdownGrace(Duration.ofSeconds(30))
+                .drainQuiet(Duration.ofSeconds(5))
+                .flightProducer(new HeldProducer(allocator, new CountDownLatch(1), release)).start();
+        open.add(a);
+        WorkerResolver r = resolver(a.endpoint());
+        r.awaitWorkers(1, WAIT);
+        FleetSnapshot planned = r.pin();
+
+        CompletableFuture<Void> closed = CompletableFuture.runAsync(a::close);
+        r.await(s -> state(s, a) == State.DRAINING, WAIT);
+        WorkerEndpoint target = planned.compatibleEndpoints().get(0);
+        FlightClient client = closing(FlightClient.builder(allocator,
+                Location.forGrpcInsecure(target.host(), target.port())).build());
+        int rows = 0;
+        try (FlightStream stream = client.getStream(new Ticket(new byte[] {1}))) {
+            while (stream.next()) {
+                rows += stream.getRoot().getRowCount();
+            }
+        }
+        assertThat(rows).as("the late call of the pinned plan was served").isEqualTo(3);
+        closed.get(30, TimeUnit.SECONDS);
+    }
+
+    @Test
     void aStormOfChangesStaysBoundedAndTheLastStateWins() throws Exception {
         RollcallWorker a = closing(RollcallWorker.builder().version("1.0.0").start());
         RollcallWorker b = closing(RollcallWorker.builder().version("1.0.0").start());

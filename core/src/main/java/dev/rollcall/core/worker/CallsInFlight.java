@@ -20,6 +20,7 @@ final class CallsInFlight implements ServerInterceptor {
     private final Object lock = new Object();
     private int inFlight; // guarded by lock
     private long lastStart = Long.MIN_VALUE; // System.nanoTime() of the last call that started; guarded by lock
+    private long drainedAt = Long.MIN_VALUE; // System.nanoTime() when coordinators were told to stop; guarded by lock
 
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
@@ -68,6 +69,18 @@ final class CallsInFlight implements ServerInterceptor {
         }
     }
 
+    /**
+     * Notes that coordinators were just told to plan no new work here. The quiet period of
+     * {@link #awaitQuiet} counts from this moment too: a coordinator that pinned its snapshot just
+     * before the news may still be connecting when no call of it has arrived yet.
+     */
+    void drained() {
+        synchronized (lock) {
+            drainedAt = System.nanoTime();
+            lock.notifyAll();
+        }
+    }
+
     /** Calls being served now. */
     int count() {
         synchronized (lock) {
@@ -76,9 +89,9 @@ final class CallsInFlight implements ServerInterceptor {
     }
 
     /**
-     * Waits until no call is in flight and none has started for {@code quietMillis}, or
-     * {@code millis} pass; returns whether it got quiet. The quiet period lets queries that planned on
-     * the worker before it drained still reach it.
+     * Waits until no call is in flight and neither a call started nor {@link #drained()} was noted
+     * for {@code quietMillis}, or {@code millis} pass; returns whether it got quiet. The quiet period
+     * lets queries that planned on the worker before it drained still reach it.
      */
     boolean awaitQuiet(long quietMillis, long millis) throws InterruptedException {
         long now = System.nanoTime();
@@ -87,7 +100,8 @@ final class CallsInFlight implements ServerInterceptor {
         synchronized (lock) {
             while (true) {
                 now = System.nanoTime();
-                long sinceStart = lastStart == Long.MIN_VALUE ? Long.MAX_VALUE : now - lastStart;
+                long last = Math.max(lastStart, drainedAt);
+                long sinceStart = last == Long.MIN_VALUE ? Long.MAX_VALUE : now - last;
                 if (inFlight == 0 && sinceStart >= quiet) {
                     return true;
                 }

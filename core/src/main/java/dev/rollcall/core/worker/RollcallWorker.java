@@ -146,6 +146,9 @@ public final class RollcallWorker implements AutoCloseable {
      * it, so the query finishes here). Calls keep being served. Reversible with {@link #resume()}.
      */
     public void drain() {
+        if (info.state() != ServingState.DRAINING) {
+            calls.drained();
+        }
         info.state(ServingState.DRAINING);
         log.info("worker {} draining: takes no new work", endpoint.url());
     }
@@ -184,8 +187,8 @@ public final class RollcallWorker implements AutoCloseable {
 
     /**
      * Stops gracefully: drains first (coordinators that watch this worker stop planning onto it at
-     * once, while it still serves), waits until the calls in flight are done and none has started for
-     * {@code drain-quiet} (up to {@code shutdown-grace}), leaves discovery, ends the coordinators' watches, then stops the
+     * once, while it still serves), waits until the calls in flight are done and neither a call
+     * started nor the drain was announced for {@code drain-quiet} (up to {@code shutdown-grace}), leaves discovery, ends the coordinators' watches, then stops the
      * server, cancelling whatever is still running; releases the Flight executor and Rollcall's own
      * allocator. When it returns, the port can be bound again (a restart in place).
      * Idempotent.
@@ -194,6 +197,9 @@ public final class RollcallWorker implements AutoCloseable {
     public void close() {
         if (closed.getAndSet(true)) {
             return;
+        }
+        if (info.state() != ServingState.DRAINING) {
+            calls.drained(); // a drain() before this one started the quiet period already
         }
         info.state(ServingState.DRAINING);
         try {
@@ -429,9 +435,10 @@ public final class RollcallWorker implements AutoCloseable {
         }
 
         /**
-         * After draining, {@link RollcallWorker#close()} waits until no call has started for this long
-         * (and none is in flight), at most {@code shutdown-grace}: queries that planned on this worker
-         * just before it drained still reach it ({@code rollcall.worker.drain-quiet}, default 500 ms).
+         * After draining, {@link RollcallWorker#close()} waits until none of the work in flight is left
+         * and neither a call started nor the drain was announced for this long, at most
+         * {@code shutdown-grace}: queries that planned on this worker just before it drained still reach
+         * it ({@code rollcall.worker.drain-quiet}, default 500 ms).
          */
         public Builder drainQuiet(Duration quiet) {
             if (quiet.isNegative()) {
