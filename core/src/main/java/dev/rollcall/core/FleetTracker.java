@@ -46,6 +46,13 @@ final class FleetTracker implements ProbeScheduler.Owner {
     private CandidateCache cache;               // null when none is configured
     private SerialContext.Timer recheck;        // a build the label preference asked for later
     private boolean closed;
+    /** Workers out of use since a user's call to them failed, until their next probe finishes. */
+    private final java.util.Set<TrackedWorker> ejected = new java.util.HashSet<>();
+
+    /** A worker is ejected at most once per this long, however many of its calls fail. */
+    static final long EJECT_INTERVAL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+    /** At most this share of the workers in use is out after failed calls at once (at least one worker). */
+    static final int EJECT_MAX_PERCENT = 10;
 
     /**
      * @param schemas   schema fetching, or {@code null} for none; its changes must reach
@@ -210,7 +217,65 @@ final class FleetTracker implements ProbeScheduler.Owner {
             pacer.changed();
         }
         tracked.remove(t.url);
+        ejected.remove(t);
         probes.forget(t);
+    }
+
+    /**
+     * Probes the worker at {@code url} with a probe that starts now and completes {@code result}
+     * with whether that probe's answer is the instance the last snapshot lists as compatible: what
+     * a connection made before now reached is then a verified worker (the gRPC name resolver's
+     * gate). Any doubt (unknown URL, failure, another instance, not yet published) is {@code false}.
+     */
+    void verify(String url, java.util.concurrent.CompletableFuture<Boolean> result) {
+        TrackedWorker t = closed ? null : tracked.get(url);
+        if (t == null) {
+            result.complete(false);
+            return;
+        }
+        probes.requestFresh(t, outcome -> {
+            boolean ok = false;
+            if (outcome instanceof ProbeOutcome.Answered a && tracks(t) && t.inUse()) {
+                ok = builder.last().status(url)
+                        .filter(st -> st.state() == dev.rollcall.api.registry.WorkerStatus.State.COMPATIBLE)
+                        .flatMap(dev.rollcall.api.registry.WorkerStatus::info)
+                        .map(i -> i.instanceId().equals(a.info().instanceId()))
+                        .orElse(false);
+            }
+            result.complete(ok);
+        });
+    }
+
+    /**
+     * A user's call to the worker at {@code url} failed as if it were gone: out of use at once and
+     * probed again now, back in when it answers. Rate-limited: once per worker per
+     * {@link #EJECT_INTERVAL_NANOS}, and never more than {@link #EJECT_MAX_PERCENT} of the workers
+     * in use out at once, so that a burst of failures (the caller's own network) cannot empty the fleet.
+     */
+    void callFailed(String url, String why) {
+        TrackedWorker t = closed ? null : tracked.get(url);
+        if (t == null || !t.inUse()) {
+            return;
+        }
+        long now = context.nanoTime();
+        if (t.ejectedAt != Long.MIN_VALUE && now - t.ejectedAt < EJECT_INTERVAL_NANOS) {
+            log.debug("worker {}: a call failed ({}), ejected {} ms ago already", url, why,
+                    (now - t.ejectedAt) / 1_000_000);
+            return;
+        }
+        long inUse = tracked.values().stream().filter(TrackedWorker::inUse).count();
+        long limit = Math.max(1, (inUse + ejected.size()) * EJECT_MAX_PERCENT / 100);
+        if (ejected.size() >= limit) {
+            log.warn("worker {}: a call failed ({}), but {} of the fleet are out after failed calls already"
+                    + " (limit {}%); keeping it", url, why, ejected.size(), EJECT_MAX_PERCENT);
+            return;
+        }
+        t.ejectedAt = now;
+        ejected.add(t);
+        t.ejected(why);
+        pacer.changedUrgently();
+        probes.request(t);
+        settle();
     }
 
     @Override
@@ -220,6 +285,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
 
     @Override
     public void probed(TrackedWorker t, ProbeOutcome outcome) {
+        ejected.remove(t);
         boolean urgent;
         if (outcome instanceof ProbeOutcome.Answered a) {
             urgent = t.answered(a.info(), a.state(), context.nanoTime());

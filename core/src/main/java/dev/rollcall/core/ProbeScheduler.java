@@ -28,6 +28,8 @@ final class ProbeScheduler {
         private boolean watched;                    // a connection watch is registered on link
         private ProbeClient.Watch stream;           // the worker's pushed answers, while watched
         private boolean unaryOnly;                  // the worker answered WatchWorkerInfo UNIMPLEMENTED
+        /** Told of the next probe that starts from now on (see {@link #requestFresh}); null when none waits. */
+        private List<java.util.function.Consumer<ProbeOutcome>> fresh;
     }
 
     /** Where a worker is in the probe queue. */
@@ -98,6 +100,21 @@ final class ProbeScheduler {
         }
     }
 
+    /**
+     * Probes {@code w} once more with a probe that starts from now on (a probe in flight does not
+     * count: it may have been answered by the process that was there before) and hands its outcome
+     * to {@code then} on the context, after the owner applied it. A worker that leaves first hands
+     * {@code then} a failure.
+     */
+    void requestFresh(TrackedWorker w, java.util.function.Consumer<ProbeOutcome> then) {
+        Slot s = w.probe;
+        if (s.fresh == null) {
+            s.fresh = new java.util.ArrayList<>(2);
+        }
+        s.fresh.add(then);
+        request(w);
+    }
+
     /** Whether probes are in flight or waiting: answers keep coming. */
     boolean busy() {
         return inFlight > 0 || !queue.isEmpty();
@@ -107,6 +124,19 @@ final class ProbeScheduler {
     void forget(TrackedWorker w) {
         cancelTimer(w.probe);
         closeLink(w.probe);
+        tell(takeFresh(w.probe), new ProbeOutcome.Failed(io.grpc.Status.Code.CANCELLED, "left discovery"));
+    }
+
+    private static List<java.util.function.Consumer<ProbeOutcome>> takeFresh(Slot s) {
+        List<java.util.function.Consumer<ProbeOutcome>> waiting = s.fresh;
+        s.fresh = null;
+        return waiting;
+    }
+
+    private static void tell(List<java.util.function.Consumer<ProbeOutcome>> waiting, ProbeOutcome outcome) {
+        if (waiting != null) {
+            waiting.forEach(then -> then.accept(outcome));
+        }
     }
 
     /** {@code w}'s open channel, if it has one (for schema fetches over the same connection). */
@@ -149,6 +179,7 @@ final class ProbeScheduler {
             s.link.resetConnectBackoff();
         }
         ProbeTransport.Link link = s.link;
+        List<java.util.function.Consumer<ProbeOutcome>> waiting = takeFresh(s);
         s.stage = Stage.IN_FLIGHT;
         inFlight++;
         sent.incrementAndGet();
@@ -161,7 +192,10 @@ final class ProbeScheduler {
                 long nanos = context.nanoTime() - started;
                 observers.forEach(o -> o.probed(nanos, outcome.answered()));
             }
-            context.execute(() -> finished(w, link, outcome));
+            context.execute(() -> {
+                finished(w, link, outcome);
+                tell(waiting, outcome);
+            });
         });
     }
 
@@ -361,6 +395,7 @@ final class ProbeScheduler {
         List<ManagedChannel> channels = new java.util.ArrayList<>();
         for (TrackedWorker w : workers) {
             cancelTimer(w.probe);
+            tell(takeFresh(w.probe), new ProbeOutcome.Failed(io.grpc.Status.Code.CANCELLED, "resolver closed"));
             if (w.probe.link != null && w.probe.link.channel() != null) {
                 channels.add(w.probe.link.channel());
             }

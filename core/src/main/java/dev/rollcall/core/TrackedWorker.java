@@ -150,6 +150,16 @@ final class TrackedWorker {
         return wasInUse;
     }
 
+    /** When a failed call last took it out of use ({@code Long.MIN_VALUE}: never); the tracker's rate limit. */
+    long ejectedAt = Long.MIN_VALUE;
+
+    /** A user's call to it failed as if it were gone: out until it answers again. */
+    void ejected(String why) {
+        log.info("worker {}: a call to it failed ({}); excluding it until it answers again", url, why);
+        state = State.RECONNECTING;
+        reason = "a call failed (" + why + "); probing again";
+    }
+
     /** Its kept connection dropped: it may have restarted, so it is out until it answers again. */
     void connectionLost() {
         log.info("worker {} dropped its connection; excluding it until it answers again", url);

@@ -94,6 +94,8 @@ public final class WorkerResolver implements AutoCloseable {
     private volatile boolean candidatesKnown;
     private final CandidateCache cache;         // null when none is configured
     private final java.time.Duration cacheMaxWait;
+    /** What {@code rollcall:} gRPC targets reach this resolver through. */
+    private final dev.rollcall.core.internal.LiveResolvers.Handle handle;
 
     private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ProbeSettings probe,
                            SchemaSettings schema, LabelSettings labels, CandidateCache.CacheSettings cached) {
@@ -123,6 +125,7 @@ public final class WorkerResolver implements AutoCloseable {
         this.tracker = new FleetTracker(parts, probe, schemas,
                 new SnapshotBuilder(policy, b.clock, schemas, schema.keys(), labels, context::nanoTime, initial),
                 this::publish);
+        this.handle = new GrpcHandle(name.replaceAll("[^A-Za-z0-9._~-]", "-") + "-" + RESOLVERS.incrementAndGet());
     }
 
     /** Builds a resolver from {@link RollcallConfig#load()}: the properties files, system properties and environment. */
@@ -320,6 +323,109 @@ public final class WorkerResolver implements AutoCloseable {
         return discovery.description();
     }
 
+    /**
+     * A target for {@code ManagedChannelBuilder.forTarget(...)}: a channel to it spreads calls over
+     * this resolver's compatible workers ({@code round_robin}), follows every snapshot, and sends a
+     * call only over a connection whose worker was verified after it connected — a worker that
+     * restarts in place with a version the policy rejects gets no call. With no compatible worker,
+     * calls fail {@code UNAVAILABLE} with the counts {@link #awaitWorkers} gives. Valid until
+     * {@link #close()}; see {@link dev.rollcall.core.grpc.RollcallNameResolverProvider}.
+     */
+    public String grpcTarget() {
+        return "rollcall://" + handle.id() + "/";
+    }
+
+    /**
+     * Like {@link #grpcTarget()}, narrowed to the compatible workers that offer {@code service}
+     * (a fully qualified gRPC service name, e.g. {@code demo.v1.Orders}).
+     *
+     * @throws IllegalArgumentException if {@code service} is blank or not a service name
+     */
+    public String grpcTarget(String service) {
+        if (service == null || !service.matches("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*")) {
+            throw new IllegalArgumentException("grpcTarget service '" + service
+                    + "' is not a fully qualified gRPC service name such as demo.v1.Orders");
+        }
+        return grpcTarget() + service;
+    }
+
+    /**
+     * Tells the resolver that a call to {@code endpoint} failed. {@code UNAVAILABLE} (refused,
+     * reset, gone away) takes the worker out of use at once and probes it again ahead of its
+     * backoff; it is back when it answers. Other codes are the call's own business and ignored.
+     * Rate-limited: a worker is taken out at most once a second, and never more than a tenth of the
+     * workers in use at once. For calls made outside gRPC; gRPC calls can use {@link #callObserver()}.
+     * Never blocks; any thread.
+     */
+    public void reportFailure(dev.rollcall.api.WorkerEndpoint endpoint, io.grpc.Status status) {
+        if (status.getCode() == io.grpc.Status.Code.UNAVAILABLE && !closed) {
+            String why = status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription());
+            context.execute(() -> tracker.callFailed(endpoint.url(), why));
+        }
+    }
+
+    /**
+     * A {@link io.grpc.ClientInterceptor} that calls {@link #reportFailure} for each of the calls
+     * through it that fails {@code UNAVAILABLE}, naming the worker by the connection's remote
+     * address (or, for a channel to one worker, its authority). Add it to the channels and Flight
+     * clients you call workers with: a worker whose calls fail is out of new snapshots within
+     * milliseconds instead of at its next probe. Thread-safe; one may serve every channel.
+     */
+    public io.grpc.ClientInterceptor callObserver() {
+        return new FailedCallObserver(this::current, this::reportFailure);
+    }
+
+    private FleetSnapshot current() {
+        return current;
+    }
+
+    /** The resolver as {@code rollcall:} gRPC targets see it. */
+    private final class GrpcHandle implements dev.rollcall.core.internal.LiveResolvers.Handle {
+        private final String id;
+
+        GrpcHandle(String id) {
+            this.id = id;
+        }
+
+        @Override
+        public String id() {
+            return id;
+        }
+
+        @Override
+        public FleetSnapshot current() {
+            return current;
+        }
+
+        @Override
+        public AutoCloseable listen(java.util.function.Consumer<FleetSnapshot> listener) {
+            return addListener(listener::accept);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> verify(String url) {
+            CompletableFuture<Boolean> result = new CompletableFuture<>();
+            if (closed) {
+                result.complete(false);
+            } else {
+                context.execute(() -> tracker.verify(url, result));
+            }
+            return result;
+        }
+
+        @Override
+        public void callFailed(String url, String why) {
+            if (!closed) {
+                context.execute(() -> tracker.callFailed(url, why));
+            }
+        }
+
+        @Override
+        public String whyNone(FleetSnapshot snapshot) {
+            return "no compatible worker: have " + WorkersUnavailableException.describe(snapshot);
+        }
+    }
+
     /** On the serial context: each new snapshot, to the readers. */
     private void publish(FleetSnapshot snapshot) {
         candidatesKnown = tracker.candidatesKnown();
@@ -337,6 +443,7 @@ public final class WorkerResolver implements AutoCloseable {
             context.execute(() -> tracker.useCache(cache, cacheMaxWait));
         }
         discovery.start(new DiscoveryFeed(context, tracker));
+        dev.rollcall.core.internal.LiveResolvers.add(handle);
         log.info("resolver {} started: discovery {}, policy {}", name, discovery.description(), policy.description());
     }
 
@@ -351,6 +458,7 @@ public final class WorkerResolver implements AutoCloseable {
             return;
         }
         closed = true;
+        dev.rollcall.core.internal.LiveResolvers.remove(handle);
         try {
             discovery.close();
         } catch (RuntimeException e) {

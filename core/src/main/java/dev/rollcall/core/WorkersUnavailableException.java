@@ -36,9 +36,16 @@ public final class WorkersUnavailableException extends TimeoutException {
     }
 
     private static String message(int wanted, Duration timeout, FleetSnapshot s) {
-        StringBuilder sb = new StringBuilder("wanted at least " + wanted + " compatible workers within " + timeout
-                + ", have " + s.counts().compatible() + " (" + s.counts() + "; policy " + s.policy() + "; snapshot "
-                + s.number() + ")");
+        return "wanted at least " + wanted + " compatible workers within " + timeout + ", have " + describe(s);
+    }
+
+    /**
+     * What {@code s} has: compatible count, counts, policy, snapshot number, discovery's problem and
+     * the first excluded workers with their reasons.
+     */
+    static String describe(FleetSnapshot s) {
+        StringBuilder sb = new StringBuilder(s.counts().compatible() + " (" + s.counts() + "; policy " + s.policy()
+                + "; snapshot " + s.number() + ")");
         if (s.discoveryProblem().isPresent()) {
             sb.append("; ").append(s.discoveryProblem().get());
         } else {

@@ -1,0 +1,95 @@
+package dev.rollcall.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rollcall.api.registry.WorkerStatus.State;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a user's failed call does to the fleet (passive ejection and its rate limit), and the
+ * verification the {@code rollcall:} channel's gate asks for, in virtual time over a fake transport.
+ */
+class CallFailureTest extends TrackerHarness {
+
+    private void fleetOfThree() {
+        tracker(64);
+        candidates(a, b, c);
+        answer(a, "1.0.0", "i1");
+        answer(b, "1.0.0", "i2");
+        answer(c, "1.0.0", "i3");
+        assertThat(last().counts().compatible()).isEqualTo(3);
+    }
+
+    @Test
+    void aFailedCallTakesTheWorkerOutAtOnceAndItsNextAnswerBringsItBack() {
+        fleetOfThree();
+        tracker.callFailed(a.url(), "UNAVAILABLE: connection reset");
+        time.runUntilIdle();
+        assertThat(state(a)).isEqualTo(State.PENDING);
+        assertThat(last().status(a.url()).orElseThrow().reason()).contains("a call failed");
+        assertThat(net.unanswered()).as("probed again at once, ahead of any backoff").hasSize(1);
+
+        answer(a, "1.0.0", "i1");
+        assertThat(state(a)).isEqualTo(State.COMPATIBLE);
+    }
+
+    @Test
+    void failuresOfEveryWorkerAtOnceTakeOutOnlyATenthOfTheFleetAndAtLeastOne() {
+        fleetOfThree();
+        tracker.callFailed(a.url(), "UNAVAILABLE");
+        tracker.callFailed(b.url(), "UNAVAILABLE");
+        tracker.callFailed(c.url(), "UNAVAILABLE");
+        time.runUntilIdle();
+        assertThat(last().counts().compatible()).as("one of three out; the others kept").isEqualTo(2);
+        assertThat(state(a)).isEqualTo(State.PENDING);
+    }
+
+    @Test
+    void aWorkerIsTakenOutAtMostOnceASecond() {
+        fleetOfThree();
+        tracker.callFailed(a.url(), "UNAVAILABLE");
+        time.runUntilIdle();
+        answer(a, "1.0.0", "i1");
+        int probes = net.sent.size();
+
+        tracker.callFailed(a.url(), "UNAVAILABLE");
+        time.runUntilIdle();
+        assertThat(state(a)).as("within a second of the last time").isEqualTo(State.COMPATIBLE);
+        assertThat(net.sent).hasSize(probes);
+
+        time.advance(Duration.ofSeconds(1));
+        tracker.callFailed(a.url(), "UNAVAILABLE");
+        time.runUntilIdle();
+        assertThat(state(a)).isEqualTo(State.PENDING);
+    }
+
+    @Test
+    void aConnectionIsVerifiedOnlyByAFreshAnswerOfTheAcceptedInstance() {
+        fleetOfThree();
+        CompletableFuture<Boolean> same = new CompletableFuture<>();
+        tracker.verify(a.url(), same);
+        time.runUntilIdle();
+        assertThat(same).as("waits for a probe that starts now").isNotDone();
+        answer(a, "1.0.0", "i1");
+        assertThat(same).isCompletedWithValue(true);
+
+        CompletableFuture<Boolean> restarted = new CompletableFuture<>();
+        tracker.verify(b.url(), restarted);
+        time.runUntilIdle();
+        answer(b, "1.0.0", "i2-new"); // another process answers at b's address
+        assertThat(restarted).as("not the instance the last snapshot accepted").isCompletedWithValue(false);
+
+        CompletableFuture<Boolean> unknown = new CompletableFuture<>();
+        tracker.verify("grpc://127.0.0.1:9", unknown);
+        assertThat(unknown).isCompletedWithValue(false);
+
+        CompletableFuture<Boolean> gone = new CompletableFuture<>();
+        tracker.verify(c.url(), gone);
+        time.runUntilIdle();
+        candidates(a, b);
+        answer(c, "1.0.0", "i3"); // the probe in flight when it left still ends
+        assertThat(gone).as("left before its probe answered").isCompletedWithValue(false);
+    }
+}
