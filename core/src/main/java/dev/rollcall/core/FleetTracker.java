@@ -278,6 +278,12 @@ final class FleetTracker implements ProbeScheduler.Owner {
         settle();
     }
 
+    /** The channel of the candidate at {@code url} for the user's calls (see {@link ProbeScheduler#share}); null if none. */
+    ManagedChannel share(String url) {
+        TrackedWorker t = closed ? null : tracked.get(url);
+        return t == null ? null : probes.share(t);
+    }
+
     @Override
     public boolean tracks(TrackedWorker worker) {
         return !closed && tracked.get(worker.url) == worker;

@@ -28,6 +28,7 @@ final class ProbeScheduler {
         private boolean watched;                    // a connection watch is registered on link
         private ProbeClient.Watch stream;           // the worker's pushed answers, while watched
         private boolean unaryOnly;                  // the worker answered WatchWorkerInfo UNIMPLEMENTED
+        private boolean shared;                     // link's channel was handed to the user: never replaced
         /** Told of the next probe that starts from now on (see {@link #requestFresh}); null when none waits. */
         private List<java.util.function.Consumer<ProbeOutcome>> fresh;
     }
@@ -139,6 +140,20 @@ final class ProbeScheduler {
         }
     }
 
+    /**
+     * {@code w}'s channel for the user's own calls: the one it is probed over, opened now if it has
+     * none, and from now on kept until the worker leaves or the resolver closes (a failed probe drops
+     * the connection, not the channel).
+     */
+    ManagedChannel share(TrackedWorker w) {
+        Slot s = w.probe;
+        if (s.link == null) {
+            s.link = transport.open(w.endpoint());
+        }
+        s.shared = true;
+        return s.link.channel();
+    }
+
     /** {@code w}'s open channel, if it has one (for schema fetches over the same connection). */
     ManagedChannel channel(TrackedWorker w) {
         ProbeTransport.Link link = w.probe.link;
@@ -222,16 +237,16 @@ final class ProbeScheduler {
                     streamsWanted.add(w);
                     openStreams();
                 }
-            } else {
+            } else if (!s.shared) {
                 closeLink(s);
             }
             long refresh = settings.refreshInterval().toNanos();
             schedule(w, refresh - (long) (refresh * 0.1 * jitter.nextDouble()));
         } else {
-            // A failed probe's link is never reused, kept channels or not: a connection that timed
-            // out can stay wedged (accepted by the kernel but never by the server), and every retry
-            // over it would time out too, long after the worker answers a new one.
-            closeLink(s);
+            // A failed probe's connection is never reused, kept channels or not: a connection that
+            // timed out can stay wedged (accepted by the kernel but never by the server), and every
+            // retry over it would time out too, long after the worker answers a new one.
+            dropConnection(s);
             schedule(w, backoff.delayNanos(w.failures(), jitter));
         }
         if (again) {
@@ -302,7 +317,7 @@ final class ProbeScheduler {
         }
         owner.probed(w, outcome);
         if (!outcome.answered()) { // a malformed push: as a failed probe
-            closeLink(s);
+            dropConnection(s);
             schedule(w, backoff.delayNanos(w.failures(), jitter));
         }
         owner.settle();
@@ -374,6 +389,20 @@ final class ProbeScheduler {
             s.timer.cancel();
             s.timer = null;
         }
+    }
+
+    /** A new connection for the next probe: the same channel when it was handed out, else a new link. */
+    private static void dropConnection(Slot s) {
+        if (!s.shared) {
+            closeLink(s);
+            return;
+        }
+        if (s.stream != null) {
+            ProbeClient.Watch stream = s.stream;
+            s.stream = null;
+            stream.cancel();
+        }
+        s.link.reconnect();
     }
 
     private static void closeLink(Slot s) {

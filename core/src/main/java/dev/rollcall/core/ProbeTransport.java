@@ -42,6 +42,12 @@ interface ProbeTransport {
         /** The channel, for other calls to the same worker (schema fetches). */
         ManagedChannel channel();
 
+        /**
+         * Drops the connection; the next call opens a new one over the same channel, which stays
+         * usable (a channel handed to the user must not be closed under them).
+         */
+        void reconnect();
+
         /** Closes the connection at once; calls in flight fail. */
         void close();
     }
@@ -80,6 +86,11 @@ interface ProbeTransport {
                 @Override
                 public ManagedChannel channel() {
                     return channel;
+                }
+
+                @Override
+                public void reconnect() {
+                    channel.enterIdle();
                 }
 
                 @Override

@@ -375,6 +375,40 @@ public final class WorkerResolver implements AutoCloseable {
         return new FailedCallObserver(this::current, this::reportFailure);
     }
 
+    /**
+     * The channel this resolver probes {@code endpoint} over, for your own calls to that worker:
+     * one connection per worker for probes and data (build Flight clients on it with
+     * {@code FlightGrpcUtils.createFlightClientWithSharedChannel}). The same channel for the
+     * worker's whole stay; the resolver closes it when the worker leaves discovery or the resolver
+     * closes, and refuses {@code shutdown()} from you. Take endpoints from a snapshot: the channel
+     * follows the address, so after a restart in place it reaches the new process, which the
+     * snapshot may not accept (calls through {@link #grpcTarget()} are verified; these are not).
+     * Blocks briefly (one task on the resolver's thread).
+     *
+     * @throws IllegalArgumentException if {@code endpoint} is not a candidate now
+     * @throws IllegalStateException    if the resolver is closed
+     */
+    public ManagedChannel channel(dev.rollcall.api.WorkerEndpoint endpoint) {
+        if (closed) {
+            throw new IllegalStateException("resolver " + name + " is closed");
+        }
+        CompletableFuture<ManagedChannel> shared = new CompletableFuture<>();
+        context.execute(() -> shared.complete(tracker.share(endpoint.url())));
+        ManagedChannel channel;
+        try {
+            channel = shared.get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while asking resolver " + name + " for a channel", e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("resolver " + name + " did not hand out a channel to " + endpoint.url(), e);
+        }
+        if (channel == null) {
+            throw new IllegalArgumentException("worker " + endpoint.url() + " is not a candidate of resolver " + name);
+        }
+        return new SharedChannel(channel, name);
+    }
+
     private FleetSnapshot current() {
         return current;
     }

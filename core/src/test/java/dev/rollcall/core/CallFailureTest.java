@@ -92,4 +92,27 @@ class CallFailureTest extends TrackerHarness {
         answer(c, "1.0.0", "i3"); // the probe in flight when it left still ends
         assertThat(gone).as("left before its probe answered").isCompletedWithValue(false);
     }
+
+    @Test
+    void aHandedOutChannelOutlivesFailedProbesAndOnlyItsConnectionIsDropped() {
+        tracker(64);
+        candidates(a);
+        answer(a, "1.0.0", "i1");
+        FakeTransport.FakeLink link = net.sent.get(0).link();
+        tracker.share(a.url());
+
+        link.drop();
+        time.runUntilIdle();
+        fail(a);
+        assertThat(link.closed).as("the user's channel stays open").isFalse();
+        assertThat(link.reconnects).as("but the failed probe's connection is not reused").isEqualTo(1);
+
+        time.advance(INITIAL);
+        answer(a, "1.0.0", "i1");
+        assertThat(net.sent.get(net.sent.size() - 1).link()).as("retried over the same channel").isSameAs(link);
+        assertThat(state(a)).isEqualTo(State.COMPATIBLE);
+
+        candidates(b);
+        assertThat(link.closed).as("closed when the worker left").isTrue();
+    }
 }

@@ -43,6 +43,7 @@ final class FakeTransport implements ProbeTransport {
         java.util.function.Consumer<ProbeOutcome> onPush;
         java.util.function.Consumer<Status> onEnd;
         int watches;
+        int reconnects;
         ProbeOutcome lastAnswer;
 
         FakeLink(WorkerEndpoint endpoint) {
@@ -110,6 +111,12 @@ final class FakeTransport implements ProbeTransport {
         @Override
         public ManagedChannel channel() {
             return null;
+        }
+
+        @Override
+        public void reconnect() {
+            reconnects++;
+            drop();
         }
 
         @Override

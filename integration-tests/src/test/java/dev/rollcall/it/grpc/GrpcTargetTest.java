@@ -180,6 +180,37 @@ class GrpcTargetTest {
                 });
     }
 
+    @Test
+    void aTargetWithoutAnIdUsesTheResolverOfTheConfiguration(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        Worker current = worker("1.4.2", true);
+        Worker old = worker("1.2.0", true);
+        java.nio.file.Path file = dir.resolve("rollcall.properties");
+        java.nio.file.Files.writeString(file, """
+                rollcall.discovery.type=static
+                rollcall.discovery.static.endpoints=%s,%s
+                rollcall.policy.type=semver
+                rollcall.policy.semver.range=^1.4.0
+                """.formatted(current.endpoint().url(), old.endpoint().url()));
+        String before = System.getProperty("rollcall.config");
+        System.setProperty("rollcall.config", file.toString());
+        try {
+            ManagedChannel channel = channel("rollcall:///grpc.health.v1.Health");
+            HealthGrpc.HealthBlockingStub stub = HealthGrpc.newBlockingStub(channel).withWaitForReady();
+            for (int i = 0; i < 10; i++) {
+                stub.withDeadlineAfter(20, TimeUnit.SECONDS).check(HealthCheckRequest.getDefaultInstance());
+            }
+            assertThat(current.counted().calls.get()).isEqualTo(10);
+            assertThat(old.counted().calls.get()).isZero();
+        } finally {
+            if (before == null) {
+                System.clearProperty("rollcall.config");
+            } else {
+                System.setProperty("rollcall.config", before);
+            }
+        }
+    }
+
     /**
      * The guarantee: a worker killed without a word and restarted at once on its port with a version
      * the policy rejects receives no call through the channel, while calls keep flowing to the

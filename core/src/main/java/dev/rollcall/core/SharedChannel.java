@@ -1,0 +1,85 @@
+package dev.rollcall.core;
+
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ConnectivityState;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The channel a resolver probes a worker over, as handed to the user by
+ * {@link WorkerResolver#channel}: everything but shutting it down, which stays the resolver's
+ * business (it closes the channel when the worker leaves discovery or the resolver closes).
+ * Thread-safe, like the channel.
+ */
+final class SharedChannel extends ManagedChannel {
+
+    private final ManagedChannel channel;
+    private final String owner;
+
+    SharedChannel(ManagedChannel channel, String owner) {
+        this.channel = channel;
+        this.owner = owner;
+    }
+
+    @Override
+    public <Q, R> ClientCall<Q, R> newCall(MethodDescriptor<Q, R> method, CallOptions options) {
+        return channel.newCall(method, options);
+    }
+
+    @Override
+    public String authority() {
+        return channel.authority();
+    }
+
+    @Override
+    public ManagedChannel shutdown() {
+        throw new UnsupportedOperationException(refusal());
+    }
+
+    @Override
+    public ManagedChannel shutdownNow() {
+        throw new UnsupportedOperationException(refusal());
+    }
+
+    private String refusal() {
+        return "this channel to " + channel.authority() + " belongs to resolver " + owner
+                + ": it closes it when the worker leaves or the resolver closes";
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return channel.isShutdown();
+    }
+
+    @Override
+    public boolean isTerminated() {
+        return channel.isTerminated();
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+        return channel.awaitTermination(timeout, unit);
+    }
+
+    @Override
+    public ConnectivityState getState(boolean requestConnection) {
+        return channel.getState(requestConnection);
+    }
+
+    @Override
+    public void notifyWhenStateChanged(ConnectivityState source, Runnable callback) {
+        channel.notifyWhenStateChanged(source, callback);
+    }
+
+    @Override
+    public void resetConnectBackoff() {
+        channel.resetConnectBackoff();
+    }
+
+    @Override
+    public String toString() {
+        return "SharedChannel[" + channel.authority() + " of resolver " + owner + "]";
+    }
+}
