@@ -26,4 +26,13 @@ public interface KeyRouting {
      * @throws TargetLookupException as {@link InvocationTargets#target} does, when no worker may take it
      */
     WorkerInfo route(String service, String method, Caller caller, String key);
+
+    /**
+     * The weight of the worker at {@code workerUrl} for {@code key}, as described above: among any
+     * set of workers, the one with the highest weight (compared unsigned) owns the key. For code
+     * that routes outside a snapshot, such as a gRPC load-balancing policy.
+     */
+    static long weight(String key, String workerUrl) {
+        return RendezvousHash.weight(RendezvousHash.hash(key), RendezvousHash.hash(workerUrl));
+    }
 }

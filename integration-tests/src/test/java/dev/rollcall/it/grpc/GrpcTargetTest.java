@@ -211,6 +211,30 @@ class GrpcTargetTest {
         }
     }
 
+    @Test
+    void keyedCallsGoToTheWorkerRouteChoosesForTheKey() throws Exception {
+        List<Worker> fleet = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            fleet.add(worker("1.0.0", true));
+        }
+        WorkerResolver r = resolver();
+        discovery.push(fleet.stream().map(Worker::endpoint).toList());
+        FleetSnapshot s = r.await(snap -> snap.counts().compatible() == 3, WAIT);
+        ManagedChannel channel = channel(r.grpcTarget("grpc.health.v1.Health") + "?lb=rollcall_key_affinity");
+        HealthGrpc.HealthBlockingStub stub = HealthGrpc.newBlockingStub(channel).withWaitForReady();
+
+        for (int k = 0; k < 30; k++) {
+            String key = "customer-" + k;
+            String owner = s.route("grpc.health.v1.Health", "Check", dev.rollcall.api.registry.Caller.INTERNAL, key)
+                    .endpoint().url();
+            Worker expected = fleet.stream().filter(w -> w.endpoint().url().equals(owner)).findFirst().orElseThrow();
+            long before = expected.counted().calls.get();
+            stub.withOption(dev.rollcall.core.grpc.KeyAffinityLoadBalancerProvider.KEY, key)
+                    .withDeadlineAfter(10, TimeUnit.SECONDS).check(HealthCheckRequest.getDefaultInstance());
+            assertThat(expected.counted().calls.get()).as("key %s at its owner %s", key, owner).isEqualTo(before + 1);
+        }
+    }
+
     /**
      * The guarantee: a worker killed without a word and restarted at once on its port with a version
      * the policy rejects receives no call through the channel, while calls keep flowing to the
