@@ -96,6 +96,8 @@ public final class WorkerResolver implements AutoCloseable {
     private final java.time.Duration cacheMaxWait;
     /** What {@code rollcall:} gRPC targets reach this resolver through. */
     private final dev.rollcall.core.internal.LiveResolvers.Handle handle;
+    /** Told when the resolver closes: the rollcall: channels, so that their calls fail at once. */
+    private final List<Runnable> onClosed = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ProbeSettings probe,
                            SchemaSettings schema, LabelSettings labels, CandidateCache.CacheSettings cached) {
@@ -432,8 +434,18 @@ public final class WorkerResolver implements AutoCloseable {
         }
 
         @Override
-        public AutoCloseable listen(java.util.function.Consumer<FleetSnapshot> listener) {
-            return addListener(listener::accept);
+        public AutoCloseable listen(java.util.function.Consumer<FleetSnapshot> listener, Runnable onClose) {
+            SnapshotListener.Registration registration = addListener(listener::accept);
+            onClosed.add(onClose);
+            return () -> {
+                onClosed.remove(onClose);
+                registration.close();
+            };
+        }
+
+        @Override
+        public boolean closed() {
+            return closed;
         }
 
         @Override
@@ -529,6 +541,13 @@ public final class WorkerResolver implements AutoCloseable {
             cache.close();
         }
         fanOut.close();
+        for (Runnable r : onClosed) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                log.warn("resolver {}: a gRPC channel failed to take the news that it closed", name, e);
+            }
+        }
         log.info("resolver {} closed", name);
     }
 

@@ -76,7 +76,8 @@ final class RollcallNameResolver extends NameResolver {
             return;
         }
         LiveResolvers.Handle handle = fleet.get();
-        subscription = handle.listen(snapshot -> sync.execute(() -> update(handle, snapshot)));
+        subscription = handle.listen(snapshot -> sync.execute(() -> update(handle, snapshot)),
+                () -> sync.execute(this::resolverClosed));
     }
 
     private void update(LiveResolvers.Handle handle, FleetSnapshot snapshot) {
@@ -116,6 +117,14 @@ final class RollcallNameResolver extends NameResolver {
                 .build());
         if (!accepted.isOk()) {
             log.warn("{}: the channel did not accept snapshot {}: {}", target, snapshot.number(), accepted);
+        }
+    }
+
+    /** The resolver closed: every call fails from now on, naming it. */
+    private void resolverClosed() {
+        if (!shutdown) {
+            sent = null;
+            listener.onError(Status.UNAVAILABLE.withDescription(target + ": the WorkerResolver behind it is closed"));
         }
     }
 

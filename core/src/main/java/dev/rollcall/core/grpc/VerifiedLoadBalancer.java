@@ -78,6 +78,16 @@ final class VerifiedLoadBalancer extends LoadBalancer {
 
     @Override
     public void handleNameResolutionError(Status error) {
+        if (fleet != null && fleet.closed()) {
+            // No connection can be verified any more: stop using the ones there are.
+            if (child != null) {
+                child.shutdown();
+                child = null;
+                childPolicy = null;
+            }
+            helper.updateBalancingState(ConnectivityState.TRANSIENT_FAILURE, new FixedPicker(PickResult.withError(error)));
+            return;
+        }
         if (child != null) {
             child.handleNameResolutionError(error);
         } else {

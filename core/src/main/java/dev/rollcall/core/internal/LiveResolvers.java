@@ -28,8 +28,14 @@ public final class LiveResolvers {
         /** The current snapshot. */
         FleetSnapshot current();
 
-        /** Calls {@code listener} with the current snapshot and every later one; close to stop. */
-        AutoCloseable listen(Consumer<FleetSnapshot> listener);
+        /**
+         * Calls {@code listener} with the current snapshot and every later one, and {@code closed}
+         * once when the resolver closes; close the result to stop.
+         */
+        AutoCloseable listen(Consumer<FleetSnapshot> listener, Runnable closed);
+
+        /** Whether the resolver is closed: its snapshots are final and nothing is verified any more. */
+        boolean closed();
 
         /**
          * Probes the worker at {@code url} with a probe that starts now; completes with whether the

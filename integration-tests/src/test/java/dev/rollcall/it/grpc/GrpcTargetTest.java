@@ -144,16 +144,23 @@ class GrpcTargetTest {
     }
 
     @Test
-    void aTargetNarrowedToAServiceReachesOnlyTheWorkersOfferingIt() throws Exception {
+    void aTargetNarrowedToAServiceReachesOnlyTheWorkersOfferingItUntilTheResolverCloses() throws Exception {
         Worker offering = worker("1.0.0", true);
         Worker silent = worker("1.0.0", false);
         WorkerResolver r = resolver();
         discovery.push(List.of(offering.endpoint(), silent.endpoint()));
         r.await(s -> s.counts().compatible() == 2, WAIT);
 
-        calls(channel(r.grpcTarget("grpc.health.v1.Health")), 20);
+        ManagedChannel channel = channel(r.grpcTarget("grpc.health.v1.Health"));
+        calls(channel, 20);
         assertThat(offering.counted().calls.get()).isEqualTo(20);
         assertThat(silent.counted().calls.get()).isZero();
+
+        r.close();
+        await().atMost(WAIT).untilAsserted(() -> assertThatThrownBy(() -> calls(channel, 1))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getDescription())
+                        .contains("is closed")));
+        assertThat(offering.counted().calls.get()).as("no call once its resolver closed").isEqualTo(20);
         assertThatThrownBy(() -> r.grpcTarget("not a service")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("not a service");
     }
