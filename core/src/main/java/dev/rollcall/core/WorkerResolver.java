@@ -94,10 +94,8 @@ public final class WorkerResolver implements AutoCloseable {
     private volatile boolean candidatesKnown;
     private final CandidateCache cache;         // null when none is configured
     private final java.time.Duration cacheMaxWait;
-    /** What {@code rollcall:} gRPC targets reach this resolver through. */
-    private final dev.rollcall.core.internal.LiveResolvers.Handle handle;
-    /** Told when the resolver closes: the rollcall: channels, so that their calls fail at once. */
-    private final List<Runnable> onClosed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The user's calls: rollcall: targets, shared channels, failed calls. */
+    private final CallPath calls;
 
     private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ProbeSettings probe,
                            SchemaSettings schema, LabelSettings labels, CandidateCache.CacheSettings cached) {
@@ -127,7 +125,8 @@ public final class WorkerResolver implements AutoCloseable {
         this.tracker = new FleetTracker(parts, probe, schemas,
                 new SnapshotBuilder(policy, b.clock, schemas, schema.keys(), labels, context::nanoTime, initial),
                 this::publish);
-        this.handle = new GrpcHandle(name.replaceAll("[^A-Za-z0-9._~-]", "-") + "-" + RESOLVERS.incrementAndGet());
+        this.calls = new CallPath(name, RESOLVERS.incrementAndGet(), context, tracker, () -> current, () -> closed,
+                listener -> addListener(listener::accept));
     }
 
     /** Builds a resolver from {@link RollcallConfig#load()}: the properties files, system properties and environment. */
@@ -334,7 +333,7 @@ public final class WorkerResolver implements AutoCloseable {
      * {@link #close()}; see {@link dev.rollcall.core.grpc.RollcallNameResolverProvider}.
      */
     public String grpcTarget() {
-        return "rollcall://" + handle.id() + "/";
+        return calls.grpcTarget();
     }
 
     /**
@@ -344,11 +343,7 @@ public final class WorkerResolver implements AutoCloseable {
      * @throws IllegalArgumentException if {@code service} is blank or not a service name
      */
     public String grpcTarget(String service) {
-        if (service == null || !service.matches("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*")) {
-            throw new IllegalArgumentException("grpcTarget service '" + service
-                    + "' is not a fully qualified gRPC service name such as demo.v1.Orders");
-        }
-        return grpcTarget() + service;
+        return calls.grpcTarget(service);
     }
 
     /**
@@ -360,10 +355,7 @@ public final class WorkerResolver implements AutoCloseable {
      * Never blocks; any thread.
      */
     public void reportFailure(dev.rollcall.api.WorkerEndpoint endpoint, io.grpc.Status status) {
-        if (status.getCode() == io.grpc.Status.Code.UNAVAILABLE && !closed) {
-            String why = status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription());
-            context.execute(() -> tracker.callFailed(endpoint.url(), why));
-        }
+        calls.reportFailure(endpoint, status);
     }
 
     /**
@@ -374,7 +366,7 @@ public final class WorkerResolver implements AutoCloseable {
      * milliseconds instead of at its next probe. Thread-safe; one may serve every channel.
      */
     public io.grpc.ClientInterceptor callObserver() {
-        return new FailedCallObserver(this::current, this::reportFailure);
+        return calls.callObserver();
     }
 
     /**
@@ -391,85 +383,7 @@ public final class WorkerResolver implements AutoCloseable {
      * @throws IllegalStateException    if the resolver is closed
      */
     public ManagedChannel channel(dev.rollcall.api.WorkerEndpoint endpoint) {
-        if (closed) {
-            throw new IllegalStateException("resolver " + name + " is closed");
-        }
-        CompletableFuture<ManagedChannel> shared = new CompletableFuture<>();
-        context.execute(() -> shared.complete(tracker.share(endpoint.url())));
-        ManagedChannel channel;
-        try {
-            channel = shared.get(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while asking resolver " + name + " for a channel", e);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            throw new IllegalStateException("resolver " + name + " did not hand out a channel to " + endpoint.url(), e);
-        }
-        if (channel == null) {
-            throw new IllegalArgumentException("worker " + endpoint.url() + " is not a candidate of resolver " + name);
-        }
-        return new SharedChannel(channel, name);
-    }
-
-    private FleetSnapshot current() {
-        return current;
-    }
-
-    /** The resolver as {@code rollcall:} gRPC targets see it. */
-    private final class GrpcHandle implements dev.rollcall.core.internal.LiveResolvers.Handle {
-        private final String id;
-
-        GrpcHandle(String id) {
-            this.id = id;
-        }
-
-        @Override
-        public String id() {
-            return id;
-        }
-
-        @Override
-        public FleetSnapshot current() {
-            return current;
-        }
-
-        @Override
-        public AutoCloseable listen(java.util.function.Consumer<FleetSnapshot> listener, Runnable onClose) {
-            SnapshotListener.Registration registration = addListener(listener::accept);
-            onClosed.add(onClose);
-            return () -> {
-                onClosed.remove(onClose);
-                registration.close();
-            };
-        }
-
-        @Override
-        public boolean closed() {
-            return closed;
-        }
-
-        @Override
-        public CompletableFuture<Boolean> verify(String url) {
-            CompletableFuture<Boolean> result = new CompletableFuture<>();
-            if (closed) {
-                result.complete(false);
-            } else {
-                context.execute(() -> tracker.verify(url, result));
-            }
-            return result;
-        }
-
-        @Override
-        public void callFailed(String url, String why) {
-            if (!closed) {
-                context.execute(() -> tracker.callFailed(url, why));
-            }
-        }
-
-        @Override
-        public String whyNone(FleetSnapshot snapshot) {
-            return "no compatible worker: have " + WorkersUnavailableException.describe(snapshot);
-        }
+        return calls.channel(endpoint);
     }
 
     /** On the serial context: each new snapshot, to the readers. */
@@ -489,7 +403,7 @@ public final class WorkerResolver implements AutoCloseable {
             context.execute(() -> tracker.useCache(cache, cacheMaxWait));
         }
         discovery.start(new DiscoveryFeed(context, tracker));
-        dev.rollcall.core.internal.LiveResolvers.add(handle);
+        dev.rollcall.core.internal.LiveResolvers.add(calls);
         log.info("resolver {} started: discovery {}, policy {}", name, discovery.description(), policy.description());
     }
 
@@ -504,7 +418,7 @@ public final class WorkerResolver implements AutoCloseable {
             return;
         }
         closed = true;
-        dev.rollcall.core.internal.LiveResolvers.remove(handle);
+        dev.rollcall.core.internal.LiveResolvers.remove(calls);
         try {
             discovery.close();
         } catch (RuntimeException e) {
@@ -541,13 +455,7 @@ public final class WorkerResolver implements AutoCloseable {
             cache.close();
         }
         fanOut.close();
-        for (Runnable r : onClosed) {
-            try {
-                r.run();
-            } catch (RuntimeException e) {
-                log.warn("resolver {}: a gRPC channel failed to take the news that it closed", name, e);
-            }
-        }
+        calls.resolverClosed();
         log.info("resolver {} closed", name);
     }
 

@@ -1,0 +1,156 @@
+package dev.rollcall.core;
+
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.core.internal.LiveResolvers;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The resolver's side of the user's calls to workers: the {@code rollcall:} target and what its
+ * channels ask (verification, snapshots, the news that the resolver closed), shared channels, and
+ * failed calls (ejection). Everything that changes the fleet is handed to the tracker on the serial
+ * context; nothing here blocks except {@link #channel}, briefly. Thread-safe.
+ */
+final class CallPath implements LiveResolvers.Handle {
+
+    private static final Logger log = LoggerFactory.getLogger(CallPath.class);
+    private static final String SERVICE_NAME = "[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*";
+
+    private final String id;
+    private final String resolver;
+    private final SerialContext context;
+    private final FleetTracker tracker;
+    private final Supplier<FleetSnapshot> current;
+    private final BooleanSupplier closed;
+    private final Function<Consumer<FleetSnapshot>, SnapshotListener.Registration> listeners;
+    /** Told when the resolver closes: the rollcall: channels, so that their calls fail at once. */
+    private final List<Runnable> onClosed = new CopyOnWriteArrayList<>();
+
+    CallPath(String resolver, int sequence, SerialContext context, FleetTracker tracker, Supplier<FleetSnapshot> current,
+             BooleanSupplier closed, Function<Consumer<FleetSnapshot>, SnapshotListener.Registration> listeners) {
+        this.id = resolver.replaceAll("[^A-Za-z0-9._~-]", "-") + "-" + sequence;
+        this.resolver = resolver;
+        this.context = context;
+        this.tracker = tracker;
+        this.current = current;
+        this.closed = closed;
+        this.listeners = listeners;
+    }
+
+    String grpcTarget() {
+        return "rollcall://" + id + "/";
+    }
+
+    String grpcTarget(String service) {
+        if (service == null || !service.matches(SERVICE_NAME)) {
+            throw new IllegalArgumentException("grpcTarget service '" + service
+                    + "' is not a fully qualified gRPC service name such as demo.v1.Orders");
+        }
+        return grpcTarget() + service;
+    }
+
+    void reportFailure(WorkerEndpoint endpoint, Status status) {
+        if (status.getCode() == Status.Code.UNAVAILABLE) {
+            callFailed(endpoint.url(), status.getCode()
+                    + (status.getDescription() == null ? "" : ": " + status.getDescription()));
+        }
+    }
+
+    io.grpc.ClientInterceptor callObserver() {
+        return new FailedCallObserver(current, this::reportFailure);
+    }
+
+    ManagedChannel channel(WorkerEndpoint endpoint) {
+        if (closed.getAsBoolean()) {
+            throw new IllegalStateException("resolver " + resolver + " is closed");
+        }
+        CompletableFuture<ManagedChannel> shared = new CompletableFuture<>();
+        context.execute(() -> shared.complete(tracker.share(endpoint.url())));
+        ManagedChannel channel;
+        try {
+            channel = shared.get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while asking resolver " + resolver + " for a channel", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("resolver " + resolver + " did not hand out a channel to "
+                    + endpoint.url() + " (closed meanwhile?)", e);
+        }
+        if (channel == null) {
+            throw new IllegalArgumentException("worker " + endpoint.url() + " is not a candidate of resolver " + resolver);
+        }
+        return new SharedChannel(channel, resolver);
+    }
+
+    /** The resolver closed: tell the channels. */
+    void resolverClosed() {
+        for (Runnable r : onClosed) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                log.warn("resolver {}: a gRPC channel failed to take the news that it closed", resolver, e);
+            }
+        }
+    }
+
+    @Override
+    public String id() {
+        return id;
+    }
+
+    @Override
+    public FleetSnapshot current() {
+        return current.get();
+    }
+
+    @Override
+    public AutoCloseable listen(Consumer<FleetSnapshot> listener, Runnable onClose) {
+        SnapshotListener.Registration registration = listeners.apply(listener);
+        onClosed.add(onClose);
+        return () -> {
+            onClosed.remove(onClose);
+            registration.close();
+        };
+    }
+
+    @Override
+    public boolean closed() {
+        return closed.getAsBoolean();
+    }
+
+    @Override
+    public CompletableFuture<Boolean> verify(String url) {
+        CompletableFuture<Boolean> result = new CompletableFuture<>();
+        if (closed.getAsBoolean()) {
+            result.complete(false);
+        } else {
+            context.execute(() -> tracker.verify(url, result));
+        }
+        return result;
+    }
+
+    @Override
+    public void callFailed(String url, String why) {
+        if (!closed.getAsBoolean()) {
+            context.execute(() -> tracker.callFailed(url, why));
+        }
+    }
+
+    @Override
+    public String whyNone(FleetSnapshot snapshot) {
+        return "no compatible worker: have " + WorkersUnavailableException.describe(snapshot);
+    }
+}
