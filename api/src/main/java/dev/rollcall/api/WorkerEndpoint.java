@@ -20,6 +20,24 @@ import java.util.Objects;
  */
 public final class WorkerEndpoint {
 
+    /**
+     * A label by which a discovery backend says which process is registered at this address (etcd
+     * and Consul registrations, a Kubernetes pod's uid). When it changes between candidate sets, the
+     * worker restarted in place: the resolver takes it out of use and probes it again at once, even
+     * without a kept connection.
+     */
+    public static final String INSTANCE_ID_LABEL = "rollcall.instance-id";
+
+    /**
+     * A label by which a discovery backend says a worker is on its way out, value
+     * {@value #STATE_DRAINING} (a terminating Kubernetes pod that still serves): the resolver treats
+     * it as {@code DRAINING} whatever the worker itself says.
+     */
+    public static final String STATE_LABEL = "rollcall.state";
+
+    /** The value of {@link #STATE_LABEL} for a worker that drains. */
+    public static final String STATE_DRAINING = "draining";
+
     private final String host;
     private final int port;
     private final boolean tls;

@@ -122,8 +122,19 @@ final class FleetTracker implements ProbeScheduler.Owner {
                 tracked.put(t.url, t);
                 pacer.changed();
                 probes.request(t);
-            } else if (t.relabel(e)) {
-                pacer.changed();
+            } else {
+                boolean wasInUse = t.inUse();
+                TrackedWorker.State was = t.state();
+                if (t.relabel(e)) {
+                    if (wasInUse && !t.inUse()) {
+                        pacer.changedUrgently(); // a new instance, or labelled draining by discovery
+                    } else {
+                        pacer.changed();
+                    }
+                    if (was == TrackedWorker.State.ANSWERED && t.state() == TrackedWorker.State.RECONNECTING) {
+                        probes.request(t); // a new instance id: probe the new process now
+                    }
+                }
             }
         }
         if (builder.last().number() == 0) {

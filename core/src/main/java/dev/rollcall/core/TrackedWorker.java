@@ -81,20 +81,36 @@ final class TrackedWorker {
         return failures;
     }
 
-    /** Whether it said it takes new work (meaningful once it answered). */
+    /**
+     * Whether it takes new work (meaningful once it answered): as it said, unless discovery labels it
+     * draining ({@link WorkerEndpoint#STATE_LABEL}).
+     */
     ServingState serving() {
-        return serving;
+        return WorkerEndpoint.STATE_DRAINING.equals(endpoint.labels().get(WorkerEndpoint.STATE_LABEL))
+                ? ServingState.DRAINING : serving;
     }
 
     /** Whether readers may be using it: it answered, serves, and nothing has cast doubt on it since. */
     boolean inUse() {
-        return state == State.ANSWERED && serving == ServingState.SERVING;
+        return state == State.ANSWERED && serving() == ServingState.SERVING;
     }
 
-    /** Discovery reports it with other labels; returns whether anything changed. */
+    /**
+     * Discovery reports it with other labels; returns whether anything changed. A new
+     * {@link WorkerEndpoint#INSTANCE_ID_LABEL} means another process at the address: out of use
+     * until it answers (the caller probes it).
+     */
     boolean relabel(WorkerEndpoint newer) {
         if (endpoint.labels().equals(newer.labels())) {
             return false;
+        }
+        String was = endpoint.labels().get(WorkerEndpoint.INSTANCE_ID_LABEL);
+        String now = newer.labels().get(WorkerEndpoint.INSTANCE_ID_LABEL);
+        if (now != null && !now.equals(was) && state == State.ANSWERED) {
+            log.info("worker {}: discovery reports a new instance {} (was {}); excluding it until it answers again",
+                    url, now, was);
+            state = State.RECONNECTING;
+            reason = "discovery reports a new instance; probing again";
         }
         endpoint = newer;
         if (info != null) {

@@ -19,9 +19,10 @@ import java.util.TreeMap;
 /**
  * The value stored under a worker's key: either the endpoint URL alone,
  * {@code grpc://10.0.0.5:7001}, or a JSON object
- * {@code {"endpoint":"grpc://10.0.0.5:7001","labels":{"zone":"eu-1"}}} whose other fields (registration
- * writes {@code version} and {@code instance_id} for people reading etcd) are ignored. Stateless;
- * safe from any thread.
+ * {@code {"endpoint":"grpc://10.0.0.5:7001","labels":{"zone":"eu-1"}}}. Its {@code instance_id} (which
+ * registration writes) becomes the label {@link WorkerEndpoint#INSTANCE_ID_LABEL}, so that a worker
+ * restarted in place is noticed from etcd alone; other fields ({@code version}, for people reading
+ * etcd) are ignored. Stateless; safe from any thread.
  */
 final class WorkerValue {
 
@@ -56,6 +57,7 @@ final class WorkerValue {
         try (JsonParser p = JSON.createParser(text)) {
             p.nextToken();
             String endpoint = null;
+            String instance = null;
             Map<String, String> labels = Map.of();
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
@@ -68,6 +70,12 @@ final class WorkerValue {
                         endpoint = p.getText();
                     }
                     case "labels" -> labels = readLabels(p, t);
+                    case "instance_id" -> {
+                        if (t != JsonToken.VALUE_STRING) {
+                            throw new IllegalArgumentException("\"instance_id\" is not a string");
+                        }
+                        instance = p.getText();
+                    }
                     default -> p.skipChildren();
                 }
             }
@@ -79,6 +87,10 @@ final class WorkerValue {
             }
             if (endpoint == null) {
                 throw new IllegalArgumentException("the JSON object has no \"endpoint\"");
+            }
+            if (instance != null && !instance.isBlank()) {
+                labels = new LinkedHashMap<>(labels);
+                labels.put(WorkerEndpoint.INSTANCE_ID_LABEL, instance);
             }
             return WorkerEndpoint.parse(endpoint).withLabels(labels);
         } catch (JsonProcessingException e) {

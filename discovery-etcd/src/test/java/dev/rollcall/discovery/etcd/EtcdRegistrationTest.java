@@ -164,7 +164,7 @@ class EtcdRegistrationTest {
             // registration's thread has counted the lease: wait for the count, do not race it.
             await().atMost(WAIT).untilAsserted(() -> assertThat(registration.leasesGranted()).isEqualTo(2));
             assertThat(WorkerValue.parse(etcd.get(key).orElseThrow().getValue().getBytes()))
-                    .isEqualTo(WorkerEndpoint.of("127.0.0.1", 7101));
+                    .isEqualTo(WorkerEndpoint.of("127.0.0.1", 7101).withLabels(Map.of(WorkerEndpoint.INSTANCE_ID_LABEL, "i-1")));
         } finally {
             registration.close();
         }

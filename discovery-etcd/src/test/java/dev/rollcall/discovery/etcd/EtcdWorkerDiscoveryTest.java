@@ -104,6 +104,19 @@ class EtcdWorkerDiscoveryTest {
     }
 
     @Test
+    void aWorkerReRegisteredByANewProcessCarriesItsNewInstanceId() {
+        etcd.put(prefix + "w", "{\"endpoint\":\"grpc://127.0.1.3:7001\",\"instance_id\":\"p-1\"}");
+        start(Map.of());
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.1.3:7001")
+                .withLabels(Map.of(WorkerEndpoint.INSTANCE_ID_LABEL, "p-1"))));
+
+        // The worker restarted in place and registered again: the resolver re-probes on this alone.
+        etcd.put(prefix + "w", "{\"endpoint\":\"grpc://127.0.1.3:7001\",\"instance_id\":\"p-2\"}");
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.1.3:7001")
+                .withLabels(Map.of(WorkerEndpoint.INSTANCE_ID_LABEL, "p-2"))));
+    }
+
+    @Test
     void skipsAMalformedValueAndAppliesTheRest() {
         etcd.put(prefix + "good", "grpc://127.0.2.1:7001");
         etcd.put(prefix + "no-scheme", "127.0.2.2:7001");

@@ -56,6 +56,17 @@ class WorkerValueTest {
 
         assertThat(json).isEqualTo("{\"endpoint\":\"grpc://127.0.0.1:7001\",\"labels\":{\"quote\":\"a\\\"b\","
                 + "\"zone\":\"eu-1\"},\"version\":\"1.4.0\",\"instance_id\":\"abc-123\"}");
-        assertThat(parse(json)).isEqualTo(self.endpoint().withLabels(self.labels()));
+        Map<String, String> read = new java.util.HashMap<>(self.labels());
+        read.put(WorkerEndpoint.INSTANCE_ID_LABEL, "abc-123");
+        assertThat(parse(json)).isEqualTo(self.endpoint().withLabels(read));
+    }
+
+    @Test
+    void readsTheInstanceIdAsALabelSoThatARestartInPlaceIsNoticedFromEtcdAlone() {
+        WorkerEndpoint e = parse("{\"endpoint\":\"grpc://127.0.0.1:7001\",\"instance_id\":\"p-2\"}");
+        assertThat(e.labels()).containsEntry(WorkerEndpoint.INSTANCE_ID_LABEL, "p-2");
+        assertThat(parse("{\"endpoint\":\"grpc://127.0.0.1:7001\",\"instance_id\":\"\"}").labels()).isEmpty();
+        assertThatThrownBy(() -> parse("{\"endpoint\":\"grpc://h:1\",\"instance_id\":7}"))
+                .hasMessageContaining("\"instance_id\" is not a string");
     }
 }
