@@ -33,6 +33,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -69,15 +70,24 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * A TTL check that is not updated within its TTL turns {@code critical} with output
  * {@code TTL expired}; a service whose check stayed critical for its
- * {@code DeregisterCriticalServiceAfter} is removed. With an ACL token configured, every request
- * must carry it ({@code X-Consul-Token}, {@code Authorization: Bearer} or {@code ?token=}): none
- * gives 403 {@code Permission denied}, a wrong one 403 {@code ACL not found}.
+ * {@code DeregisterCriticalServiceAfter} is removed.
+ *
+ * <p>ACLs, when tokens are configured ({@link Builder#aclToken}, {@link Builder#aclPolicy}), work
+ * as in Consul with {@code default_policy = "deny"}: the token comes as {@code X-Consul-Token},
+ * {@code Authorization: Bearer} or {@code ?token=}; an unknown one gets 403 {@code ACL not found};
+ * none means the anonymous token ({@link Builder#anonymousPolicy}, default: no rights). Reads
+ * are not refused but filtered: entries whose service lacks {@code service:read} or whose node
+ * lacks {@code node:read} are left out, with {@value #RESULTS_FILTERED_HEADER}{@code : true}
+ * (masked for anonymous requests, as Consul does). Writes are refused with 403
+ * {@code Permission denied: token with AccessorID '...' lacks permission '...'}: registering and
+ * deregistering need {@code service:write}, check updates {@code node:write} and
+ * {@code service:write}.
  *
  * <p>Where it differs from Consul: one node (the agent's own); only TTL checks; it reaps
  * critical services within ~25 ms of the deadline and allows a deregister-after below Consul's
- * 1-minute minimum (see {@link Builder#minDeregisterCriticalServiceAfter}); an anonymous read is
- * refused with 403, where Consul with {@code default_policy=deny} answers 200 with an empty,
- * ACL-filtered list; every change advances one index, and a service name never seen reports the
+ * 1-minute minimum (see {@link Builder#minDeregisterCriticalServiceAfter}); ACL rules are only
+ * those on services and nodes, with exact and prefix matching (no intentions, roles, templated
+ * policies or namespaces); every change advances one index, and a service name never seen reports the
  * current global index; check output changes are visible at once (Consul defers output-only
  * changes of TTL checks).
  *
@@ -99,8 +109,14 @@ public final class ConsulStandIn implements AutoCloseable {
     private static final long TICK_MILLIS = 25;
     private static final Pattern META_KEY = Pattern.compile("[A-Za-z0-9_-]{1,128}");
     private static final Set<String> STATUSES = Set.of("passing", "warning", "critical");
+    /** The anonymous token's accessor ID in every Consul cluster. */
+    private static final String ANONYMOUS_ACCESSOR = "00000000-0000-0000-0000-000000000002";
+    /** Set on a read whose results ACLs filtered (not for anonymous requests). */
+    public static final String RESULTS_FILTERED_HEADER = "X-Consul-Results-Filtered-By-ACLs";
 
-    private final String aclToken;
+    private final Map<String, AclRules> aclTokens;     // secret -> rules (concurrent; rules change); empty: ACLs off
+    private final Map<String, String> accessorIds;     // secret -> accessor ID, the only ID put in messages
+    private final AclRules anonymousRules;
     private final String datacenter;
     private final String nodeName;
     private final String nodeId = UUID.randomUUID().toString();
@@ -129,7 +145,11 @@ public final class ConsulStandIn implements AutoCloseable {
     private int generation;
 
     private ConsulStandIn(Builder b) {
-        this.aclToken = b.aclToken;
+        this.aclTokens = new ConcurrentHashMap<>(b.aclTokens);
+        Map<String, String> accessors = new HashMap<>();
+        b.aclTokens.keySet().forEach(t -> accessors.put(t, UUID.randomUUID().toString()));
+        this.accessorIds = Map.copyOf(accessors);
+        this.anonymousRules = b.anonymousRules;
         this.datacenter = b.datacenter;
         this.nodeName = b.nodeName;
         this.nodeAddress = b.nodeAddress;
@@ -328,6 +348,21 @@ public final class ConsulStandIn implements AutoCloseable {
         this.answerAtOnce = atOnce;
     }
 
+    /**
+     * Replaces the policy of a token configured with {@link Builder#aclPolicy} or
+     * {@link Builder#aclToken}, as an operator editing the token's policy does; it applies from
+     * the next request on (a blocked query is not woken: in Consul a policy change does not move a
+     * service's index either).
+     *
+     * @throws IllegalArgumentException when the token is unknown or {@code rules} is not a policy
+     */
+    public void changeAclPolicy(String token, String rules) {
+        AclRules parsed = AclRules.parse(Objects.requireNonNull(rules, "rules"));
+        if (aclTokens.replace(Objects.requireNonNull(token, "token"), parsed) == null) {
+            throw new IllegalArgumentException("no such ACL token configured");
+        }
+    }
+
     /** Every request received so far, oldest first. */
     public List<RecordedRequest> requests() {
         return List.copyOf(requests);
@@ -404,6 +439,9 @@ public final class ConsulStandIn implements AutoCloseable {
                 exchange.getResponseHeaders().set("X-Consul-KnownLeader", "true");
                 exchange.getResponseHeaders().set("X-Consul-LastContact", "0");
             }
+            if (reply.filteredByAcls) {
+                exchange.getResponseHeaders().set(RESULTS_FILTERED_HEADER, "true");
+            }
             exchange.sendResponseHeaders(reply.status, bytes.length == 0 ? -1 : bytes.length);
             if (bytes.length > 0) {
                 try (OutputStream out = exchange.getResponseBody()) {
@@ -419,21 +457,18 @@ public final class ConsulStandIn implements AutoCloseable {
         String path = r.path();
         boolean put = r.method().equals("PUT");
         boolean get = r.method().equals("GET");
-        Reply denied = checkAcl(r);
+        Caller caller = caller(r);
         if (path.startsWith("/v1/health/service/")) {
             requireMethod(get, r);
-            if (denied != null) {
-                return denied;
-            }
-            return health(path.substring("/v1/health/service/".length()), r);
+            return health(path.substring("/v1/health/service/".length()), r, caller);
         }
         if (path.equals("/v1/agent/service/register")) {
             requireMethod(put, r);
-            return denied != null ? denied : register(body);
+            return register(body, caller);
         }
         if (path.startsWith("/v1/agent/service/deregister/")) {
             requireMethod(put, r);
-            return denied != null ? denied : deregister(path.substring("/v1/agent/service/deregister/".length()));
+            return deregister(path.substring("/v1/agent/service/deregister/".length()), caller);
         }
         if (path.startsWith("/v1/agent/check/")) {
             String rest = path.substring("/v1/agent/check/".length());
@@ -442,16 +477,13 @@ public final class ConsulStandIn implements AutoCloseable {
             String checkId = slash < 0 ? "" : rest.substring(slash + 1);
             if (Set.of("pass", "warn", "fail", "update").contains(verb)) {
                 requireMethod(put, r);
-                if (denied != null) {
-                    return denied;
-                }
                 if (verb.equals("update")) {
                     JsonObject o = parseObject(body);
                     String status = string(o, "Status");
                     if (status == null || !STATUSES.contains(status)) {
                         throw new BadRequest(400, "Invalid check status: \"" + status + "\"");
                     }
-                    return updateCheck(checkId, status, Objects.requireNonNullElse(string(o, "Output"), ""));
+                    return updateCheck(checkId, status, Objects.requireNonNullElse(string(o, "Output"), ""), caller);
                 }
                 String status = switch (verb) {
                     case "pass" -> "passing";
@@ -459,7 +491,7 @@ public final class ConsulStandIn implements AutoCloseable {
                     default -> "critical";
                 };
                 List<String> note = r.queryParameter("note");
-                return updateCheck(checkId, status, note.isEmpty() ? "" : note.get(0));
+                return updateCheck(checkId, status, note.isEmpty() ? "" : note.get(0), caller);
             }
         }
         return Reply.text(404, "404 page not found");
@@ -484,20 +516,43 @@ public final class ConsulStandIn implements AutoCloseable {
         return query.isEmpty() || query.get(0).isEmpty() ? null : query.get(0);
     }
 
-    private Reply checkAcl(RecordedRequest r) {
-        if (aclToken == null) {
-            return null;
+    /** Who asks: the rules of its token. An unknown token is refused at once, as Consul does. */
+    private Caller caller(RecordedRequest r) {
+        if (aclTokens.isEmpty()) {
+            return new Caller(AclRules.ALL, false, "");
         }
         String token = tokenOf(r);
         if (token == null) {
-            return Reply.text(403, "Permission denied");
+            return new Caller(anonymousRules, true, ANONYMOUS_ACCESSOR);
         }
-        return token.equals(aclToken) ? null : Reply.text(403, "ACL not found");
+        AclRules rules = aclTokens.get(token);
+        if (rules == null) {
+            throw new BadRequest(403, "ACL not found");
+        }
+        return new Caller(rules, false, accessorIds.get(token));
+    }
+
+    /** Consul's message for a missing permission; it names the token by its accessor ID, never its secret. */
+    private static BadRequest permissionDenied(Caller caller, String permission, String on) {
+        return new BadRequest(403, "Permission denied: token with AccessorID '" + caller.accessorId
+                + "' lacks permission '" + permission + "' on \"" + on + "\"");
+    }
+
+    private void requireServiceWrite(Caller caller, String service) {
+        if (!caller.rules.serviceAllows(service, AclRules.Access.WRITE)) {
+            throw permissionDenied(caller, "service:write", service);
+        }
+    }
+
+    private void requireNodeWrite(Caller caller) {
+        if (!caller.rules.nodeAllows(nodeName, AclRules.Access.WRITE)) {
+            throw permissionDenied(caller, "node:write", nodeName);
+        }
     }
 
     // ---------------------------------------------------------------- health
 
-    private Reply health(String name, RecordedRequest r) {
+    private Reply health(String name, RecordedRequest r, Caller caller) {
         List<String> dc = r.queryParameter("dc");
         if (!dc.isEmpty() && !dc.get(0).isEmpty() && !dc.get(0).equals(datacenter)) {
             return Reply.text(500, "No path to datacenter");
@@ -559,6 +614,7 @@ public final class ConsulStandIn implements AutoCloseable {
                 return null;
             }
             StringBuilder json = new StringBuilder("[");
+            boolean filtered = false;
             for (Service s : services.values()) {
                 if (!s.name.equals(name) || !s.tags.containsAll(tags) || !nodeMatches(meta)) {
                     continue;
@@ -567,19 +623,46 @@ public final class ConsulStandIn implements AutoCloseable {
                 if (passing && own.stream().anyMatch(c -> !c.status.equals("passing"))) {
                     continue;
                 }
+                // As in Consul, ACLs filter what the query found: service:read on the service, node:read on its node.
+                if (!readable(caller, name, nodeName)) {
+                    filtered = true;
+                    continue;
+                }
                 if (json.length() > 1) {
                     json.append(',');
                 }
                 json.append(entry(s, own));
             }
             for (String raw : injected.getOrDefault(name, List.of())) {
+                if (!readable(caller, name, injectedNode(raw))) {
+                    filtered = true;
+                    continue;
+                }
                 if (json.length() > 1) {
                     json.append(',');
                 }
                 json.append(raw);
             }
             json.append(']');
-            return new Reply(200, json.toString(), true, serviceIndex(name));
+            // Consul masks the flag for anonymous requests, so as not to tell them that something exists.
+            return new Reply(200, json.toString(), true, serviceIndex(name), filtered && !caller.anonymous);
+        }
+    }
+
+    private static boolean readable(Caller caller, String service, String node) {
+        return caller.rules.serviceAllows(service, AclRules.Access.READ)
+                && caller.rules.nodeAllows(node, AclRules.Access.READ);
+    }
+
+    /** The node name of an injected entry, "" when it has none (a malformed entry). */
+    private static String injectedNode(String raw) {
+        try {
+            JsonElement e = JsonParser.parseString(raw);
+            JsonElement node = e.isJsonObject() ? e.getAsJsonObject().get("Node") : null;
+            JsonElement name = node != null && node.isJsonObject() ? node.getAsJsonObject().get("Node") : null;
+            return name != null && name.isJsonPrimitive() ? name.getAsString() : "";
+        } catch (JsonParseException ex) {
+            return "";
         }
     }
 
@@ -683,12 +766,13 @@ public final class ConsulStandIn implements AutoCloseable {
 
     // ---------------------------------------------------------------- agent endpoints
 
-    private Reply register(byte[] body) {
+    private Reply register(byte[] body, Caller caller) {
         JsonObject o = parseObject(body);
         String name = string(o, "Name");
         if (name == null || name.isEmpty()) {
             return Reply.text(400, "Missing service name");
         }
+        requireServiceWrite(caller, name);
         String id = Objects.requireNonNullElse(string(o, "ID"), name);
         List<String> tags = new ArrayList<>();
         JsonElement tagsJson = field(o, "Tags");
@@ -792,13 +876,14 @@ public final class ConsulStandIn implements AutoCloseable {
         return Reply.text(200, "");
     }
 
-    private Reply deregister(String id) {
+    private Reply deregister(String id, Caller caller) {
         synchronized (lock) {
-            Service s = services.remove(id);
+            Service s = services.get(id);
             if (s == null) {
-                return Reply.text(404, "Unknown service ID \"" + id
-                        + "\". Ensure that the service ID is passed, not the service name.");
+                return Reply.text(200, "");     // Consul: deregistering an unknown service is a no-op
             }
+            requireServiceWrite(caller, s.name);
+            services.remove(id);
             checks.values().removeIf(c -> c.serviceId.equals(id));
             bump(s.name);
         }
@@ -806,13 +891,16 @@ public final class ConsulStandIn implements AutoCloseable {
         return Reply.text(200, "");
     }
 
-    private Reply updateCheck(String checkId, String status, String output) {
+    private Reply updateCheck(String checkId, String status, String output, Caller caller) {
         synchronized (lock) {
             Check c = checks.get(checkId);
             if (c == null) {
                 return Reply.text(404, "Unknown check ID \"" + checkId
                         + "\". Ensure that the check ID is passed, not the check name.");
             }
+            // Consul's agent check endpoints list node:write and service:write; both are asked here.
+            requireNodeWrite(caller);
+            requireServiceWrite(caller, c.serviceName);
             c.deadline = System.nanoTime() + c.ttl.toNanos();
             setStatus(c, status, output);
         }
@@ -966,10 +1054,14 @@ public final class ConsulStandIn implements AutoCloseable {
         }
     }
 
-    private record Reply(int status, String body, boolean json, long index) {
+    private record Reply(int status, String body, boolean json, long index, boolean filteredByAcls) {
         static Reply text(int status, String body) {
-            return new Reply(status, body, false, -1);
+            return new Reply(status, body, false, -1, false);
         }
+    }
+
+    /** The rules a request is judged by; {@code accessorId} names the token in messages. */
+    private record Caller(AclRules rules, boolean anonymous, String accessorId) {
     }
 
     private static final class BadRequest extends RuntimeException {
@@ -986,7 +1078,8 @@ public final class ConsulStandIn implements AutoCloseable {
      * Configures a stand-in. Not thread-safe; {@link #start()} copies everything.
      */
     public static final class Builder {
-        private String aclToken;
+        private final Map<String, AclRules> aclTokens = new LinkedHashMap<>();
+        private AclRules anonymousRules = AclRules.NONE;
         private String datacenter = "dc1";
         private String nodeName = "rollcall-standin";
         private String nodeAddress = "127.0.0.1";
@@ -998,9 +1091,33 @@ public final class ConsulStandIn implements AutoCloseable {
         private Builder() {
         }
 
-        /** Requires this token on every request (403 otherwise). Default: no ACLs. */
+        /**
+         * Turns ACLs on (as {@code default_policy = "deny"}) with {@code token} as a management token
+         * that may do everything. Default: no ACLs. Any other token is refused with 403
+         * {@code ACL not found}; a request without one is anonymous (see {@link #anonymousPolicy}).
+         */
         public Builder aclToken(String token) {
-            this.aclToken = Objects.requireNonNull(token, "token");
+            aclTokens.put(Objects.requireNonNull(token, "token"), AclRules.ALL);
+            return this;
+        }
+
+        /**
+         * Turns ACLs on and adds {@code token} with a policy in Consul's rule syntax, e.g.
+         * {@code service "workers" { policy = "write" } node_prefix "" { policy = "read" }}. The
+         * stand-in checks {@code service}, {@code service_prefix}, {@code node} and
+         * {@code node_prefix} rules: reads are filtered (200 with
+         * {@value #RESULTS_FILTERED_HEADER}: true), writes refused with 403.
+         *
+         * @throws IllegalArgumentException when {@code rules} is not in that syntax
+         */
+        public Builder aclPolicy(String token, String rules) {
+            aclTokens.put(Objects.requireNonNull(token, "token"), AclRules.parse(Objects.requireNonNull(rules, "rules")));
+            return this;
+        }
+
+        /** The anonymous token's policy while ACLs are on; default none (every read filtered, every write refused). */
+        public Builder anonymousPolicy(String rules) {
+            this.anonymousRules = AclRules.parse(Objects.requireNonNull(rules, "rules"));
             return this;
         }
 
