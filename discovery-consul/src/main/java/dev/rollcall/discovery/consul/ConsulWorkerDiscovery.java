@@ -29,6 +29,9 @@ import org.slf4j.LoggerFactory;
  * when it differs from the last one, and after a failure even when it does not (it clears the
  * resolver's stale mark).
  *
+ * <p>Every query, whatever the reason for it, takes a token of a {@link QueryRateLimit} first, so
+ * that a service that changes all the time is polled at a bounded rate.
+ *
  * <p>On a failure (agent unreachable, a non-200 answer, a body that is not a JSON array) the
  * listener's {@code onError} is called (once per distinct reason), the loop backs off with jitter,
  * and resumes with the index it had: an agent that comes back with its state answers at once
@@ -122,7 +125,18 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
         long index = 0;
         int failures = 0;
         int stalls = 0;
+        QueryRateLimit rateLimit = new QueryRateLimit(query.rateLimitInterval().toNanos(), query.rateLimitBurst(),
+                System::nanoTime);
         while (!isClosed()) {
+            long limited = rateLimit.reserveNanos();
+            if (limited > 0) {
+                LOG.debug("consul: service '{}' keeps changing; next query in {} ms (rate limit)",
+                        connection.service(), TimeUnit.NANOSECONDS.toMillis(limited));
+                pause(limited);
+                if (isClosed()) {
+                    break;
+                }
+            }
             long sent = index;
             Duration wait = failures > 0 && RECOVERY_WAIT.compareTo(query.waitTime()) < 0 ? RECOVERY_WAIT
                     : query.waitTime();

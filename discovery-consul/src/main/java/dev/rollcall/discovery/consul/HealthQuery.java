@@ -24,9 +24,12 @@ import java.util.Optional;
  * @param waitTime       how long one blocking query may wait ({@code wait=}); whole seconds
  * @param backoffInitial the first retry delay after a failure or a query that did not block
  * @param backoffMax     the longest retry delay
+ * @param rateLimitInterval under sustained churn, one query per this interval ({@link QueryRateLimit}); zero: none
+ * @param rateLimitBurst    how many queries may go at once before the interval applies
  */
 record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> nodeMeta, String datacenter,
-                   Duration waitTime, Duration backoffInitial, Duration backoffMax) {
+                   Duration waitTime, Duration backoffInitial, Duration backoffMax,
+                   Duration rateLimitInterval, int rateLimitBurst) {
 
     static final String PASSING_ONLY = "passing-only";
     static final String TAG = "tag";
@@ -35,12 +38,17 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
     static final String WAIT = "wait";
     static final String BACKOFF_INITIAL = "backoff.initial";
     static final String BACKOFF_MAX = "backoff.max";
+    static final String RATE_LIMIT_INTERVAL = "rate-limit.interval";
+    static final String RATE_LIMIT_BURST = "rate-limit.burst";
 
     /** Consul's own default; it caps {@code wait} at 10 minutes. */
     static final Duration DEFAULT_WAIT = Duration.ofMinutes(5);
     static final Duration MAX_WAIT = Duration.ofMinutes(10);
     static final Duration DEFAULT_BACKOFF_INITIAL = Duration.ofSeconds(1);
     static final Duration DEFAULT_BACKOFF_MAX = Duration.ofSeconds(30);
+    /** Consul's docs: a token bucket of burst 2, degrading to polling about every 15 s under churn. */
+    static final Duration DEFAULT_RATE_LIMIT_INTERVAL = Duration.ofSeconds(15);
+    static final int DEFAULT_RATE_LIMIT_BURST = 2;
 
     HealthQuery {
         tags = List.copyOf(tags);
@@ -49,7 +57,8 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
 
     /** Reads the discovery-only keys; {@link ConsulSettings#read} reads the shared ones. */
     static HealthQuery read(Settings settings) {
-        for (String k : new String[] {PASSING_ONLY, TAG, NODE_META, DATACENTER, WAIT, BACKOFF_INITIAL, BACKOFF_MAX}) {
+        for (String k : new String[] {PASSING_ONLY, TAG, NODE_META, DATACENTER, WAIT, BACKOFF_INITIAL, BACKOFF_MAX,
+                RATE_LIMIT_INTERVAL, RATE_LIMIT_BURST}) {
             settings.raw(k);    // all read before any is judged
         }
         boolean passingOnly = settings.bool(PASSING_ONLY, true);
@@ -59,6 +68,8 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
         Duration wait = settings.positiveDuration(WAIT, DEFAULT_WAIT);
         Duration initial = settings.positiveDuration(BACKOFF_INITIAL, DEFAULT_BACKOFF_INITIAL);
         Duration max = settings.positiveDuration(BACKOFF_MAX, DEFAULT_BACKOFF_MAX);
+        Duration rateInterval = settings.duration(RATE_LIMIT_INTERVAL, DEFAULT_RATE_LIMIT_INTERVAL);
+        int rateBurst = settings.integer(RATE_LIMIT_BURST, DEFAULT_RATE_LIMIT_BURST, 1, 100);
 
         for (String tag : tags) {
             if (tag.chars().anyMatch(Character::isISOControl)) {
@@ -84,7 +95,13 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
                     settings.raw(BACKOFF_INITIAL).orElse(initial.toString()),
                     "at most " + settings.fullKey(BACKOFF_MAX) + " (" + max + ")");
         }
-        return new HealthQuery(passingOnly, tags, nodeMeta, datacenter.orElse(null), wait, initial, max);
+        if (rateInterval.isNegative() || rateInterval.compareTo(MAX_WAIT) > 0) {
+            throw ConfigurationException.invalid(settings.fullKey(RATE_LIMIT_INTERVAL),
+                    settings.raw(RATE_LIMIT_INTERVAL).orElse(rateInterval.toString()),
+                    "a duration from 0s (no limit) to 10m; Consul suggests about 15s");
+        }
+        return new HealthQuery(passingOnly, tags, nodeMeta, datacenter.orElse(null), wait, initial, max,
+                rateInterval, rateBurst);
     }
 
     /**

@@ -64,6 +64,7 @@ class ConsulAclPoliciesTest {
         keys.put(P + "service", SERVICE);
         keys.put(P + "token", token);
         keys.put(P + "wait", "1s");
+        keys.put(P + "rate-limit.interval", "100ms");
         keys.put(P + "registration.check-ttl", "1s");
         for (int i = 0; i < more.length; i += 2) {
             keys.put(P + more[i], more[i + 1]);

@@ -57,6 +57,7 @@ class ConsulWorkerDiscoveryTest {
         full.put(P + "address", standIn.address());
         full.put(P + "service", SERVICE);
         full.put(P + "backoff.initial", "100ms");
+        full.put(P + "rate-limit.interval", "100ms");   // the tests change the service faster than every 15 s
         full.put(P + "backoff.max", "500ms");
         keys.forEach((k, v) -> full.put(P + k, v));
         ConsulWorkerDiscovery d = (ConsulWorkerDiscovery) new ConsulWorkerDiscoveryProvider()
@@ -160,6 +161,37 @@ class ConsulWorkerDiscoveryTest {
                 .until(() -> discovery.queriesSent() - base <= 10);
         agent.register(SERVICE, "b", "127.0.0.1", 7002);
         await().atMost(SEEN).until(() -> listener.latestUrls().size() == 2);
+        assertThat(listener.errors()).isEmpty();
+    }
+
+    @Test
+    void aServiceThatChangesOnEveryQueryIsQueriedAtTheRateLimitNotAsFastAsConsulAnswers() {
+        standIn(ConsulStandIn.builder(), null);
+        agent.register(SERVICE, "a", "127.0.0.1", 7001);
+        standIn.advanceIndexOnEveryQuery(true);     // every blocking query returns at once with a new index
+        CandidateRecorder listener = new CandidateRecorder();
+        started(Map.of("wait", "5s", "rate-limit.interval", "10m", "rate-limit.burst", "2"), listener);
+
+        await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001").equals(listener.latestUrls()));
+        // The burst (2 queries) goes at once; the third waits ten minutes. Without the limit: thousands.
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+                .until(() -> standIn.healthQueries(SERVICE) <= 2);
+        assertThat(standIn.healthQueries(SERVICE)).isEqualTo(2);
+    }
+
+    @Test
+    void underSustainedChurnTheLoopDegradesToPollingAtTheIntervalAndStillSeesChanges() {
+        standIn(ConsulStandIn.builder(), null);
+        agent.register(SERVICE, "a", "127.0.0.1", 7001);
+        standIn.advanceIndexOnEveryQuery(true);
+        CandidateRecorder listener = new CandidateRecorder();
+        started(Map.of("wait", "5s", "rate-limit.interval", "200ms"), listener);
+        await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001").equals(listener.latestUrls()));
+
+        agent.register(SERVICE, "b", "127.0.0.1", 7002);
+
+        await().atMost(SEEN).until(() -> listener.latestUrls().size() == 2);
+        await().atMost(SEEN).until(() -> standIn.healthQueries(SERVICE) >= 6);   // it keeps polling
         assertThat(listener.errors()).isEmpty();
     }
 

@@ -95,7 +95,9 @@ import org.slf4j.LoggerFactory;
  * {@link #rewindIndex(long)} makes the index go backwards (as a snapshot restore does);
  * {@link #stop()} and {@link #restart()} take the agent away and bring it back on the same port,
  * keeping its state; {@link #injectRawInstance(String, String)} adds a raw JSON entry to a
- * service's health answer; {@link #answerBlockingQueriesAtOnce(boolean)} stops blocking.
+ * service's health answer; {@link #answerBlockingQueriesAtOnce(boolean)} stops blocking;
+ * {@link #advanceIndexOnEveryQuery(boolean)} plays a service under sustained churn;
+ * {@link #changeAclPolicy(String, String)} edits a token's policy.
  *
  * <p>Thread-safe. {@link #close()} stops it for good.
  */
@@ -130,6 +132,7 @@ public final class ConsulStandIn implements AutoCloseable {
     private final ScheduledExecutorService ticker;
     private final List<RecordedRequest> requests = new CopyOnWriteArrayList<>();
     private volatile boolean answerAtOnce;
+    private volatile boolean churn;
 
     private final Object lock = new Object();
     // Everything below is guarded by lock.
@@ -361,6 +364,16 @@ public final class ConsulStandIn implements AutoCloseable {
         if (aclTokens.replace(Objects.requireNonNull(token, "token"), parsed) == null) {
             throw new IllegalArgumentException("no such ACL token configured");
         }
+    }
+
+    /**
+     * With {@code true}, every health query of a service advances its index and is answered at
+     * once, as under sustained churn (a flapping check, a mass restart): a client that does not
+     * rate-limit its loop then queries as fast as it can. Count the queries with
+     * {@link #healthQueries(String)}.
+     */
+    public void advanceIndexOnEveryQuery(boolean advance) {
+        this.churn = advance;
     }
 
     /** Every request received so far, oldest first. */
@@ -598,6 +611,9 @@ public final class ConsulStandIn implements AutoCloseable {
         long deadline = System.nanoTime() + wait.toNanos() + jitter;
         synchronized (lock) {
             int gen = generation;
+            if (churn) {
+                bump(name);
+            }
             while (!answerAtOnce && minIndex > 0 && Long.compareUnsigned(serviceIndex(name), minIndex) <= 0) {
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0 || gen != generation) {
