@@ -243,6 +243,9 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
                         connection.service(), connection.address(), reason);
             }
         }
+        for (String down : parsed.nodeDown()) {
+            LOG.debug("consul: service '{}': leaving out {}", connection.service(), down);
+        }
         for (String duplicate : parsed.duplicates()) {
             LOG.debug("consul: service '{}': {}; keeping the first", connection.service(), duplicate);
         }

@@ -196,6 +196,30 @@ class ConsulWorkerDiscoveryTest {
     }
 
     @Test
+    void entriesOnANodeWhoseNodeCheckIsCriticalAreLeftOutInBothModes() {
+        standIn(ConsulStandIn.builder(), null);
+        agent.register(SERVICE, "a", "127.0.0.1", 7001);
+        CandidateRecorder passingOnly = new CandidateRecorder();
+        CandidateRecorder allStates = new CandidateRecorder();
+        started(Map.of("wait", "2s"), passingOnly);
+        started(Map.of("wait", "2s", "passing-only", "false"), allStates);
+        await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001").equals(passingOnly.latestUrls())
+                && urls("grpc://127.0.0.1:7001").equals(allStates.latestUrls()));
+
+        standIn.setNodeAlive(false);                  // serfHealth critical: the node's agent is gone
+        await().atMost(SEEN).until(() -> urls().equals(passingOnly.latestUrls()) && urls().equals(allStates.latestUrls()));
+        standIn.setNodeAlive(true);
+        await().atMost(SEEN).until(() -> passingOnly.latestUrls().size() == 1 && allStates.latestUrls().size() == 1);
+
+        agent.nodeMaintenance(true);                  // _node_maintenance, critical
+        await().atMost(SEEN).until(() -> urls().equals(passingOnly.latestUrls()) && urls().equals(allStates.latestUrls()));
+        agent.nodeMaintenance(false);
+        await().atMost(SEEN).until(() -> passingOnly.latestUrls().size() == 1 && allStates.latestUrls().size() == 1);
+        assertThat(passingOnly.errors()).isEmpty();
+        assertThat(allStates.errors()).isEmpty();
+    }
+
+    @Test
     void resumesTheWatchWithItsIndexWhenTheAgentComesBack() {
         standIn(ConsulStandIn.builder(), null);
         agent.register(SERVICE, "a", "127.0.0.1", 7001);

@@ -59,11 +59,14 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code PUT /v1/agent/service/register} (TTL checks only, in {@code Check} or {@code Checks},
  *       with {@code Status}, {@code CheckID}, {@code DeregisterCriticalServiceAfter}; field names in any
  *       case or in snake_case, as Consul accepts them);</li>
- *   <li>{@code PUT /v1/agent/service/deregister/<id>};</li>
+ *   <li>{@code PUT /v1/agent/service/deregister/<id>} (an unknown ID is a no-op);</li>
+ *   <li>{@code PUT /v1/agent/maintenance?enable=&reason=}: the node check {@code _node_maintenance};</li>
  *   <li>{@code PUT /v1/agent/check/pass|warn|fail/<checkId>?note=} and
  *       {@code PUT /v1/agent/check/update/<checkId>} with {@code {"Status","Output"}};</li>
  *   <li>{@code GET /v1/health/service/<name>?passing&tag=&node-meta=k:v&dc=&index=&wait=}: health
- *       entries {@code {Node, Service, Checks}}, the {@code X-Consul-Index} header, and blocking:
+ *       entries {@code {Node, Service, Checks}} with the node checks ({@code serfHealth},
+ *       {@code _node_maintenance}) first, {@code ?passing} asking every check of the entry,
+ *       node checks included, to pass; the {@code X-Consul-Index} header, and blocking:
  *       with {@code index > 0} the request waits until the service's index exceeds it or
  *       {@code wait} (default 5m, at most 10m, plus up to {@code wait/16} of random jitter) has
  *       passed, then answers with the current state.</li>
@@ -141,6 +144,10 @@ public final class ConsulStandIn implements AutoCloseable {
     private final Map<String, Service> services = new TreeMap<>();
     private final Map<String, Check> checks = new TreeMap<>();
     private final Map<String, List<String>> injected = new HashMap<>();
+    private String serfStatus = "passing";          // the node's serfHealth check
+    private long serfModifyIndex = 1;
+    private String maintenanceReason;               // non-null: the node is in maintenance (_node_maintenance)
+    private long maintenanceIndex;
     private HttpServer server;
     private int port;
     private boolean running;
@@ -376,6 +383,22 @@ public final class ConsulStandIn implements AutoCloseable {
         this.churn = advance;
     }
 
+    /**
+     * Sets the node's {@code serfHealth} check: {@code false} plays the node's agent failing (the
+     * servers mark it critical, output {@code Agent not live or unreachable}); its services stay
+     * registered but are no longer passing. Node maintenance is the real endpoint,
+     * {@code PUT /v1/agent/maintenance?enable=true&reason=}.
+     */
+    public void setNodeAlive(boolean alive) {
+        synchronized (lock) {
+            String status = alive ? "passing" : "critical";
+            if (!status.equals(serfStatus)) {
+                serfStatus = status;
+                serfModifyIndex = bumpAll();
+            }
+        }
+    }
+
     /** Every request received so far, oldest first. */
     public List<RecordedRequest> requests() {
         return List.copyOf(requests);
@@ -482,6 +505,17 @@ public final class ConsulStandIn implements AutoCloseable {
         if (path.startsWith("/v1/agent/service/deregister/")) {
             requireMethod(put, r);
             return deregister(path.substring("/v1/agent/service/deregister/".length()), caller);
+        }
+        if (path.equals("/v1/agent/maintenance")) {
+            requireMethod(put, r);
+            requireNodeWrite(caller);
+            List<String> enable = r.queryParameter("enable");
+            if (enable.isEmpty() || !Set.of("true", "false").contains(enable.get(0))) {
+                return Reply.text(400, "Missing value for enable");
+            }
+            List<String> reason = r.queryParameter("reason");
+            setNodeMaintenance(enable.get(0).equals("true"), reason.isEmpty() ? "" : reason.get(0));
+            return Reply.text(200, "");
         }
         if (path.startsWith("/v1/agent/check/")) {
             String rest = path.substring("/v1/agent/check/".length());
@@ -636,7 +670,8 @@ public final class ConsulStandIn implements AutoCloseable {
                     continue;
                 }
                 List<Check> own = checksOf(s.id);
-                if (passing && own.stream().anyMatch(c -> !c.status.equals("passing"))) {
+                // ?passing means every check of the entry, the node's (serfHealth, maintenance) included.
+                if (passing && (!nodePassing() || own.stream().anyMatch(c -> !c.status.equals("passing")))) {
                     continue;
                 }
                 // As in Consul, ACLs filter what the query found: service:read on the service, node:read on its node.
@@ -680,6 +715,49 @@ public final class ConsulStandIn implements AutoCloseable {
         } catch (JsonParseException ex) {
             return "";
         }
+    }
+
+    /** Caller holds lock. */
+    private boolean nodePassing() {
+        return serfStatus.equals("passing") && maintenanceReason == null;
+    }
+
+    private void setNodeMaintenance(boolean enable, String reason) {
+        synchronized (lock) {
+            if (enable == (maintenanceReason != null)) {
+                return;
+            }
+            maintenanceReason = enable ? (reason.isEmpty() ? "Maintenance mode is enabled for this node, but no "
+                    + "reason was provided. This is a default message." : reason) : null;
+            maintenanceIndex = bumpAll();
+        }
+    }
+
+    /** Caller holds lock: a node check changed, which every service on the node sees. */
+    private long bumpAll() {
+        index++;
+        services.values().forEach(s -> serviceIndexes.put(s.name, index));
+        serviceIndexes.replaceAll((name, i) -> index);
+        lock.notifyAll();
+        return index;
+    }
+
+    private static JsonObject nodeCheck(String node, String id, String name, String status, String notes,
+                                        String output, long createIndex, long modifyIndex) {
+        JsonObject check = new JsonObject();
+        check.addProperty("Node", node);
+        check.addProperty("CheckID", id);
+        check.addProperty("Name", name);
+        check.addProperty("Status", status);
+        check.addProperty("Notes", notes);
+        check.addProperty("Output", output);
+        check.addProperty("ServiceID", "");
+        check.addProperty("ServiceName", "");
+        check.add("ServiceTags", new JsonArray());
+        check.addProperty("Type", "");
+        check.addProperty("CreateIndex", createIndex);
+        check.addProperty("ModifyIndex", modifyIndex);
+        return check;
     }
 
     private boolean nodeMatches(Map<String, String> filter) {
@@ -731,20 +809,13 @@ public final class ConsulStandIn implements AutoCloseable {
         service.addProperty("ModifyIndex", s.modifyIndex);
 
         JsonArray checkArray = new JsonArray();
-        JsonObject serf = new JsonObject();
-        serf.addProperty("Node", nodeName);
-        serf.addProperty("CheckID", "serfHealth");
-        serf.addProperty("Name", "Serf Health Status");
-        serf.addProperty("Status", "passing");
-        serf.addProperty("Notes", "");
-        serf.addProperty("Output", "Agent alive and reachable");
-        serf.addProperty("ServiceID", "");
-        serf.addProperty("ServiceName", "");
-        serf.add("ServiceTags", new JsonArray());
-        serf.addProperty("Type", "");
-        serf.addProperty("CreateIndex", 1);
-        serf.addProperty("ModifyIndex", 1);
-        checkArray.add(serf);
+        checkArray.add(nodeCheck(nodeName, "serfHealth", "Serf Health Status", serfStatus, "",
+                serfStatus.equals("passing") ? "Agent alive and reachable" : "Agent not live or unreachable",
+                1, serfModifyIndex));
+        if (maintenanceReason != null) {
+            checkArray.add(nodeCheck(nodeName, "_node_maintenance", "Node Maintenance Mode", "critical",
+                    maintenanceReason, "", maintenanceIndex, maintenanceIndex));
+        }
         for (Check c : own) {
             JsonObject check = new JsonObject();
             check.addProperty("Node", nodeName);

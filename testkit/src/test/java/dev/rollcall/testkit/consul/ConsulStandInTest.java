@@ -204,6 +204,38 @@ class ConsulStandInTest {
     }
 
     @Test
+    void nodeChecksAreReportedAndPassingAsksThemToo() throws Exception {
+        consul = ConsulStandIn.builder().nodeName("n1").start();
+        put("/v1/agent/service/register", "{\"ID\":\"w-1\",\"Name\":\"workers\",\"Port\":7001}");
+        long before = index(send("GET", "/v1/health/service/workers", null, null));
+
+        assertThat(put("/v1/agent/maintenance?enable=true&reason=patching", "").statusCode()).isEqualTo(200);
+        HttpResponse<String> all = send("GET", "/v1/health/service/workers", null, null);
+        assertThat(index(all)).as("a node check change moves the service's index").isGreaterThan(before);
+        JsonArray checks = JsonParser.parseString(all.body()).getAsJsonArray().get(0).getAsJsonObject()
+                .getAsJsonArray("Checks");
+        JsonObject maintenance = checks.get(1).getAsJsonObject();
+        assertThat(maintenance.get("CheckID").getAsString()).isEqualTo("_node_maintenance");
+        assertThat(maintenance.get("Status").getAsString()).isEqualTo("critical");
+        assertThat(maintenance.get("Notes").getAsString()).isEqualTo("patching");
+        assertThat(maintenance.get("ServiceID").getAsString()).isEmpty();
+        assertThat(JsonParser.parseString(send("GET", "/v1/health/service/workers?passing", null, null).body())
+                .getAsJsonArray()).isEmpty();
+
+        put("/v1/agent/maintenance?enable=false", "");
+        consul.setNodeAlive(false);
+        JsonObject serf = JsonParser.parseString(send("GET", "/v1/health/service/workers", null, null).body())
+                .getAsJsonArray().get(0).getAsJsonObject().getAsJsonArray("Checks").get(0).getAsJsonObject();
+        assertThat(serf.get("CheckID").getAsString()).isEqualTo("serfHealth");
+        assertThat(serf.get("Status").getAsString()).isEqualTo("critical");
+        assertThat(JsonParser.parseString(send("GET", "/v1/health/service/workers?passing", null, null).body())
+                .getAsJsonArray()).isEmpty();
+        consul.setNodeAlive(true);
+        assertThat(JsonParser.parseString(send("GET", "/v1/health/service/workers?passing", null, null).body())
+                .getAsJsonArray()).hasSize(1);
+    }
+
+    @Test
     void comesBackOnTheSamePortWithItsStateAfterAStop() throws Exception {
         consul = ConsulStandIn.start();
         put("/v1/agent/service/register", "{\"ID\":\"w-1\",\"Name\":\"workers\",\"Port\":7001}");
