@@ -245,7 +245,7 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
         }
         evaluations.incrementAndGet();
         List<EndpointSlice> slices = current.getStore().list();
-        SliceCandidates.Result result = SliceCandidates.of(slices, options.port(), options.tls());
+        SliceCandidates.Result result = SliceCandidates.of(slices, options.port(), options.tls(), options.ipFamily());
         Set<String> problems = Set.copyOf(result.problems());
         for (String problem : result.problems()) {
             if (!lastProblems.contains(problem)) {
