@@ -251,6 +251,42 @@ class ConsulWorkerDiscoveryTest {
     }
 
     @Test
+    void sendsTheFilterExpressionAndTheConsistencyModeWithEveryQuery() {
+        standIn(ConsulStandIn.builder(), null);
+        agent.register(SERVICE, "a", "127.0.0.1", 7001, List.of("prod"), Map.of("zone", "eu-1"), null, null);
+        agent.register(SERVICE, "b", "127.0.0.1", 7002, List.of("prod"), Map.of("zone", "eu-2"), null, null);
+        CandidateRecorder inZone = new CandidateRecorder();
+        started(Map.of("wait", "1s", "filter", "Service.Meta.zone == \"eu-1\" and \"prod\" in Service.Tags",
+                "consistency", "stale"), inZone);
+
+        await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001").equals(inZone.latestUrls()));
+        agent.register(SERVICE, "c", "127.0.0.1", 7003, List.of("prod"), Map.of("zone", "eu-1"), null, null);
+        await().atMost(SEEN).until(() -> inZone.latestUrls().size() == 2);
+
+        List<RecordedRequest> queries = standIn.requests().stream()
+                .filter(r -> r.path().equals("/v1/health/service/" + SERVICE)).toList();
+        assertThat(queries).allSatisfy(q -> {
+            assertThat(q.queryParameter("filter"))
+                    .containsExactly("Service.Meta.zone == \"eu-1\" and \"prod\" in Service.Tags");
+            assertThat(q.queryParameter("stale")).containsExactly("");
+            assertThat(q.queryParameter("consistent")).isEmpty();
+        });
+        assertThat(inZone.errors()).isEmpty();
+    }
+
+    @Test
+    void aFilterConsulRefusesIsReportedWithConsulsReason() {
+        standIn(ConsulStandIn.builder(), null);
+        CandidateRecorder listener = new CandidateRecorder();
+        started(Map.of("filter", "Service.NoSuchField == 1", "consistency", "consistent"), listener);
+
+        await().atMost(SEEN).until(() -> !listener.errors().isEmpty());
+        assertThat(listener.errors().get(0).getMessage()).contains("HTTP 400")
+                .contains("Failed to create boolean expression evaluator");
+        assertThat(listener.sets()).isEmpty();
+    }
+
+    @Test
     void skipsAMalformedInstanceAndPublishesTheRest() {
         standIn(ConsulStandIn.builder(), null);
         agent.register(SERVICE, "a", "127.0.0.1", 7001);

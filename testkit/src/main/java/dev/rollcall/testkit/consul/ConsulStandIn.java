@@ -63,10 +63,13 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code PUT /v1/agent/maintenance?enable=&reason=}: the node check {@code _node_maintenance};</li>
  *   <li>{@code PUT /v1/agent/check/pass|warn|fail/<checkId>?note=} and
  *       {@code PUT /v1/agent/check/update/<checkId>} with {@code {"Status","Output"}};</li>
- *   <li>{@code GET /v1/health/service/<name>?passing&tag=&node-meta=k:v&dc=&index=&wait=}: health
+ *   <li>{@code GET /v1/health/service/<name>?passing&tag=&node-meta=k:v&filter=&dc=&stale&consistent&index=&wait=}: health
  *       entries {@code {Node, Service, Checks}} with the node checks ({@code serfHealth},
  *       {@code _node_maintenance}) first, {@code ?passing} asking every check of the entry,
- *       node checks included, to pass; the {@code X-Consul-Index} header, and blocking:
+ *       node checks included, to pass; {@code filter} in Consul's expression language over
+ *       {@code Node} and {@code Service} fields (see {@link FilterExpression}); {@code stale} and
+ *       {@code consistent} accepted (one server: every read is consistent), not both; the
+ *       {@code X-Consul-Index} header, and blocking:
  *       with {@code index > 0} the request waits until the service's index exceeds it or
  *       {@code wait} (default 5m, at most 10m, plus up to {@code wait/16} of random jitter) has
  *       passed, then answers with the current state.</li>
@@ -451,10 +454,10 @@ public final class ConsulStandIn implements AutoCloseable {
             String method = exchange.getRequestMethod();
             String path = exchange.getRequestURI().getPath();
             String query = Objects.requireNonNullElse(exchange.getRequestURI().getRawQuery(), "");
-            RecordedRequest request = new RecordedRequest(method, path, query, exchange.getRequestHeaders(),
-                    Instant.now());
-            requests.add(request);
             byte[] body = exchange.getRequestBody().readAllBytes();
+            RecordedRequest request = new RecordedRequest(method, path, query, exchange.getRequestHeaders(),
+                    Instant.now(), new String(body, StandardCharsets.UTF_8));
+            requests.add(request);
             log.debug("Consul stand-in: {}", request);
             Reply reply;
             try {
@@ -621,6 +624,18 @@ public final class ConsulStandIn implements AutoCloseable {
             int colon = item.indexOf(':');
             meta.put(colon < 0 ? item : item.substring(0, colon), colon < 0 ? "" : item.substring(colon + 1));
         }
+        if (!r.queryParameter("stale").isEmpty() && !r.queryParameter("consistent").isEmpty()) {
+            return Reply.text(400, "Cannot specify ?stale with ?consistent, conflicting semantics.");
+        }
+        FilterExpression filter = null;
+        List<String> filterParam = r.queryParameter("filter");
+        if (!filterParam.isEmpty() && !filterParam.get(0).isBlank()) {
+            try {
+                filter = FilterExpression.parse(filterParam.get(0));
+            } catch (IllegalArgumentException e) {
+                return Reply.text(400, "Failed to create boolean expression evaluator: " + e.getMessage());
+            }
+        }
         long minIndex = 0;
         List<String> indexParam = r.queryParameter("index");
         if (!indexParam.isEmpty()) {
@@ -677,6 +692,9 @@ public final class ConsulStandIn implements AutoCloseable {
                 // As in Consul, ACLs filter what the query found: service:read on the service, node:read on its node.
                 if (!readable(caller, name, nodeName)) {
                     filtered = true;
+                    continue;
+                }
+                if (filter != null && !filter.matches(filterDocument(s))) {
                     continue;
                 }
                 if (json.length() > 1) {
@@ -758,6 +776,15 @@ public final class ConsulStandIn implements AutoCloseable {
         check.addProperty("CreateIndex", createIndex);
         check.addProperty("ModifyIndex", modifyIndex);
         return check;
+    }
+
+    /** The fields of an entry that {@code ?filter=} expressions select. */
+    private Map<String, Object> filterDocument(Service s) {
+        Map<String, Object> node = Map.of("ID", nodeId, "Node", nodeName, "Address", nodeAddress,
+                "Datacenter", datacenter, "Meta", nodeMeta);
+        Map<String, Object> service = Map.of("ID", s.id, "Service", s.name, "Tags", s.tags, "Address", s.address,
+                "Port", Integer.toString(s.port), "Meta", s.meta);
+        return Map.of("Node", node, "Service", service);
     }
 
     private boolean nodeMatches(Map<String, String> filter) {

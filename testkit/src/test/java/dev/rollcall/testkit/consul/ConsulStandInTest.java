@@ -235,6 +235,39 @@ class ConsulStandInTest {
                 .getAsJsonArray()).hasSize(1);
     }
 
+    private JsonArray healthWith(String query) throws Exception {
+        HttpResponse<String> r = send("GET", "/v1/health/service/workers?" + query, null, null);
+        assertThat(r.statusCode()).as(query + ": " + r.body()).isEqualTo(200);
+        return JsonParser.parseString(r.body()).getAsJsonArray();
+    }
+
+    private static String encode(String s) {
+        return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void filtersWithConsulsExpressionLanguageAndRefusesABadExpression() throws Exception {
+        consul = ConsulStandIn.builder().nodeMeta(java.util.Map.of("rack", "r7")).start();
+        put("/v1/agent/service/register", "{\"ID\":\"a\",\"Name\":\"workers\",\"Port\":7001,\"Tags\":[\"prod\"],"
+                + "\"Meta\":{\"zone\":\"eu-1\"}}");
+        put("/v1/agent/service/register", "{\"ID\":\"b\",\"Name\":\"workers\",\"Port\":7002,\"Tags\":[\"canary\"],"
+                + "\"Meta\":{\"zone\":\"eu-2\"}}");
+
+        assertThat(healthWith("filter=" + encode("Service.Meta.zone == \"eu-1\""))).hasSize(1);
+        assertThat(healthWith("filter=" + encode("\"prod\" in Service.Tags or Service.Port == 7002"))).hasSize(2);
+        assertThat(healthWith("filter=" + encode("Service.Tags not contains prod and Node.Meta[\"rack\"] == r7")))
+                .hasSize(1);
+        assertThat(healthWith("filter=" + encode("not (Service.ID matches \"^a\") and Service.Meta is not empty")))
+                .hasSize(1);
+        HttpResponse<String> bad = send("GET", "/v1/health/service/workers?filter=" + encode("Service.Nope == 1"), null, null);
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(bad.body()).startsWith("Failed to create boolean expression evaluator");
+
+        assertThat(healthWith("stale")).hasSize(2);
+        assertThat(healthWith("consistent")).hasSize(2);
+        assertThat(send("GET", "/v1/health/service/workers?stale&consistent", null, null).statusCode()).isEqualTo(400);
+    }
+
     @Test
     void comesBackOnTheSamePortWithItsStateAfterAStop() throws Exception {
         consul = ConsulStandIn.start();
