@@ -321,6 +321,65 @@ class KubernetesWorkerDiscoveryTest {
                 .isPositive();
     }
 
+    @Test
+    void routineWatchTimeoutsAreNeitherErrorsNorLosses() {
+        api.endWatchesAfter(Duration.ofMillis(300));   // kube-apiserver ends each watch after timeoutSeconds
+        create(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1")));
+        CandidateRecorder listener = new CandidateRecorder();
+        start(Map.of(), listener);
+        await().atMost(WITHIN).until(() -> urls(listener.latest()).equals(Set.of("grpc://127.0.0.2:7001")));
+
+        for (int i = 3; i <= 5; i++) {
+            int watchesEnded = api.watchesEnded();
+            await().atMost(WITHIN).until(() -> api.watchesEnded() > watchesEnded);
+            update(ipv4("workers-a", "compute", 7001, ready("127.0.0." + i, "w-" + i)));
+            String expected = "grpc://127.0.0." + i + ":7001";
+            await().atMost(WITHIN).until(() -> urls(listener.latest()).equals(Set.of(expected)));
+        }
+        assertThat(listener.errors()).as("a watch that ends and is re-opened is routine").isEmpty();
+    }
+
+    @Test
+    void bookmarksLetTheWatchResumeAfterAnApiServerRestartWithoutARelist() {
+        create(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1")));
+        CandidateRecorder listener = new CandidateRecorder();
+        start(Map.of(), listener);
+        await().atMost(WITHIN).until(() -> urls(listener.latest()).equals(Set.of("grpc://127.0.0.2:7001")));
+        // Other services' slices move the resource version; a label-filtered watch never sees them.
+        for (int i = 0; i < 3; i++) {
+            create(ipv4("storage-" + i, "storage", 7001, ready("127.0.0.9", "s-" + i)));
+        }
+        api.sendBookmarks(true);
+        int sent = api.bookmarksSent();
+        await().atMost(WITHIN).until(() -> api.bookmarksSent() > sent + 3);
+
+        api.restart();      // its watch cache starts at the newest version: older ones get 410 Gone
+        update(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1"), ready("127.0.0.3", "w-2")));
+
+        await().atMost(WITHIN).until(() -> urls(listener.latest())
+                .equals(Set.of("grpc://127.0.0.2:7001", "grpc://127.0.0.3:7001")));
+        assertThat(api.goneAnswers()).as("the watch resumed from the bookmark's version, not an older one").isZero();
+    }
+
+    @Test
+    void aListSlowerThanTheStaleThresholdIsReportedAndTheChangesMadeMeanwhileFollow() {
+        create(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1")));
+        CandidateRecorder listener = new CandidateRecorder();
+        start(Map.of(), listener);      // FAST timings: stale after 1 s without a watch
+        await().atMost(WITHIN).until(() -> urls(listener.latest()).equals(Set.of("grpc://127.0.0.2:7001")));
+
+        create(ipv4("storage-a", "storage", 7001, ready("127.0.0.9", "s-1")));    // moves the resource version on
+        api.delayLists(Duration.ofSeconds(3));
+        api.restart();      // down for a moment only; the watch resumes with 410 Gone and the re-list takes 3 s
+        update(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1"), ready("127.0.0.3", "w-2")));
+
+        await().atMost(WITHIN).until(() -> !listener.errors().isEmpty());
+        assertThat(urls(listener.latest())).as("the last set is kept meanwhile").containsExactly("grpc://127.0.0.2:7001");
+        await().atMost(WITHIN).until(() -> urls(listener.latest())
+                .equals(Set.of("grpc://127.0.0.2:7001", "grpc://127.0.0.3:7001")) && !listener.stale());
+        assertThat(api.goneAnswers()).as("it was a re-list").isPositive();
+    }
+
     // ---- helpers
 
     void create(EndpointSlice slice) {
