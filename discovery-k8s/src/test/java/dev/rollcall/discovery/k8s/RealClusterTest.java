@@ -37,12 +37,7 @@ class RealClusterTest {
         keys.put("rollcall.discovery.k8s.service", "kubernetes");
         keys.put("rollcall.discovery.k8s.namespace", "default");
         keys.put("rollcall.discovery.k8s.port", "https");
-        String context = System.getenv("ROLLCALL_K8S_CONTEXT");
-        if (context != null && !context.isBlank()) {
-            keys.put("rollcall.discovery.k8s.context", context);
-        }
-        KubernetesSettings options = new KubernetesWorkerDiscoveryProvider()
-                .options(Settings.of(keys).scope("rollcall.discovery.k8s."));
+        KubernetesSettings options = options(keys);
         CandidateRecorder listener = new CandidateRecorder();
 
         try (KubernetesWorkerDiscovery discovery = new KubernetesWorkerDiscovery(options)) {
@@ -74,12 +69,7 @@ class RealClusterTest {
             if (port != null && !port.isBlank()) {
                 keys.put("rollcall.discovery.k8s.port", port);
             }
-            String context = System.getenv("ROLLCALL_K8S_CONTEXT");
-            if (context != null && !context.isBlank()) {
-                keys.put("rollcall.discovery.k8s.context", context);
-            }
-            KubernetesSettings options = new KubernetesWorkerDiscoveryProvider()
-                    .options(Settings.of(keys).scope("rollcall.discovery.k8s."));
+            KubernetesSettings options = options(keys);
             CandidateRecorder listener = new CandidateRecorder();
             try (KubernetesWorkerDiscovery discovery = new KubernetesWorkerDiscovery(options)) {
                 discovery.start(listener);
@@ -94,6 +84,16 @@ class RealClusterTest {
                 assertThat(listener.errors()).isEmpty();
             }
         }
+    }
+
+    /** The backend's settings from {@code keys}, in the context {@code ROLLCALL_K8S_CONTEXT} names, if any. */
+    private static KubernetesSettings options(Map<String, String> keys) {
+        Map<String, String> all = new HashMap<>(keys);
+        String context = System.getenv("ROLLCALL_K8S_CONTEXT");
+        if (context != null && !context.isBlank()) {
+            all.put("rollcall.discovery.k8s.context", context);
+        }
+        return new KubernetesWorkerDiscoveryProvider().options(Settings.of(all).scope("rollcall.discovery.k8s."));
     }
 
     /** The ready addresses and https port of the slices, read with a plain client. */

@@ -5,7 +5,6 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParseException;
 import com.google.gson.JsonParser;
-import com.google.gson.JsonPrimitive;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
@@ -26,7 +25,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -43,7 +41,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
-import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import org.slf4j.Logger;
@@ -115,8 +112,6 @@ public final class ConsulStandIn implements AutoCloseable {
     static final Duration DEFAULT_WAIT = Duration.ofMinutes(5);
     static final Duration MAX_WAIT = Duration.ofMinutes(10);
     private static final long TICK_MILLIS = 25;
-    private static final Pattern META_KEY = Pattern.compile("[A-Za-z0-9_-]{1,128}");
-    private static final Set<String> STATUSES = Set.of("passing", "warning", "critical");
     /** The anonymous token's accessor ID in every Consul cluster. */
     private static final String ANONYMOUS_ACCESSOR = "00000000-0000-0000-0000-000000000002";
     /** Set on a read whose results ACLs filtered (not for anonymous requests). */
@@ -462,7 +457,7 @@ public final class ConsulStandIn implements AutoCloseable {
             Reply reply;
             try {
                 reply = route(request, body);
-            } catch (BadRequest e) {
+            } catch (RequestRefused e) {
                 reply = Reply.text(e.status, e.getMessage());
             } catch (RuntimeException e) {
                 log.warn("Consul stand-in failed on {}", request, e);
@@ -528,12 +523,12 @@ public final class ConsulStandIn implements AutoCloseable {
             if (Set.of("pass", "warn", "fail", "update").contains(verb)) {
                 requireMethod(put, r);
                 if (verb.equals("update")) {
-                    JsonObject o = parseObject(body);
-                    String status = string(o, "Status");
-                    if (status == null || !STATUSES.contains(status)) {
-                        throw new BadRequest(400, "Invalid check status: \"" + status + "\"");
+                    JsonObject o = ConsulJson.parseObject(body);
+                    String status = ConsulJson.string(o, "Status");
+                    if (status == null || !ServiceRegistration.STATUSES.contains(status)) {
+                        throw new RequestRefused(400, "Invalid check status: \"" + status + "\"");
                     }
-                    return updateCheck(checkId, status, Objects.requireNonNullElse(string(o, "Output"), ""), caller);
+                    return updateCheck(checkId, status, Objects.requireNonNullElse(ConsulJson.string(o, "Output"), ""), caller);
                 }
                 String status = switch (verb) {
                     case "pass" -> "passing";
@@ -549,7 +544,7 @@ public final class ConsulStandIn implements AutoCloseable {
 
     private static void requireMethod(boolean ok, RecordedRequest r) {
         if (!ok) {
-            throw new BadRequest(405, "method " + r.method() + " not allowed");
+            throw new RequestRefused(405, "method " + r.method() + " not allowed");
         }
     }
 
@@ -577,14 +572,14 @@ public final class ConsulStandIn implements AutoCloseable {
         }
         AclRules rules = aclTokens.get(token);
         if (rules == null) {
-            throw new BadRequest(403, "ACL not found");
+            throw new RequestRefused(403, "ACL not found");
         }
         return new Caller(rules, false, accessorIds.get(token));
     }
 
     /** Consul's message for a missing permission; it names the token by its accessor ID, never its secret. */
-    private static BadRequest permissionDenied(Caller caller, String permission, String on) {
-        return new BadRequest(403, "Permission denied: token with AccessorID '" + caller.accessorId
+    private static RequestRefused permissionDenied(Caller caller, String permission, String on) {
+        return new RequestRefused(403, "Permission denied: token with AccessorID '" + caller.accessorId
                 + "' lacks permission '" + permission + "' on \"" + on + "\"");
     }
 
@@ -760,24 +755,6 @@ public final class ConsulStandIn implements AutoCloseable {
         return index;
     }
 
-    private static JsonObject nodeCheck(String node, String id, String name, String status, String notes,
-                                        String output, long createIndex, long modifyIndex) {
-        JsonObject check = new JsonObject();
-        check.addProperty("Node", node);
-        check.addProperty("CheckID", id);
-        check.addProperty("Name", name);
-        check.addProperty("Status", status);
-        check.addProperty("Notes", notes);
-        check.addProperty("Output", output);
-        check.addProperty("ServiceID", "");
-        check.addProperty("ServiceName", "");
-        check.add("ServiceTags", new JsonArray());
-        check.addProperty("Type", "");
-        check.addProperty("CreateIndex", createIndex);
-        check.addProperty("ModifyIndex", modifyIndex);
-        return check;
-    }
-
     /** The fields of an entry that {@code ?filter=} expressions select. */
     private Map<String, Object> filterDocument(Service s) {
         Map<String, Object> node = Map.of("ID", nodeId, "Node", nodeName, "Address", nodeAddress,
@@ -816,16 +793,16 @@ public final class ConsulStandIn implements AutoCloseable {
         tagged.addProperty("lan", nodeAddress);
         tagged.addProperty("wan", nodeAddress);
         node.add("TaggedAddresses", tagged);
-        node.add("Meta", stringMap(nodeMeta));
+        node.add("Meta", ConsulJson.stringMap(nodeMeta));
         node.addProperty("CreateIndex", 1);
         node.addProperty("ModifyIndex", 1);
 
         JsonObject service = new JsonObject();
         service.addProperty("ID", s.id);
         service.addProperty("Service", s.name);
-        service.add("Tags", stringList(s.tags));
+        service.add("Tags", ConsulJson.stringList(s.tags));
         service.addProperty("Address", s.address);
-        service.add("Meta", stringMap(s.meta));
+        service.add("Meta", ConsulJson.stringMap(s.meta));
         service.addProperty("Port", s.port);
         JsonObject weights = new JsonObject();
         weights.addProperty("Passing", 1);
@@ -836,11 +813,11 @@ public final class ConsulStandIn implements AutoCloseable {
         service.addProperty("ModifyIndex", s.modifyIndex);
 
         JsonArray checkArray = new JsonArray();
-        checkArray.add(nodeCheck(nodeName, "serfHealth", "Serf Health Status", serfStatus, "",
+        checkArray.add(ConsulJson.nodeCheck(nodeName, "serfHealth", "Serf Health Status", serfStatus, "",
                 serfStatus.equals("passing") ? "Agent alive and reachable" : "Agent not live or unreachable",
                 1, serfModifyIndex));
         if (maintenanceReason != null) {
-            checkArray.add(nodeCheck(nodeName, "_node_maintenance", "Node Maintenance Mode", "critical",
+            checkArray.add(ConsulJson.nodeCheck(nodeName, "_node_maintenance", "Node Maintenance Mode", "critical",
                     maintenanceReason, "", maintenanceIndex, maintenanceIndex));
         }
         for (Check c : own) {
@@ -853,7 +830,7 @@ public final class ConsulStandIn implements AutoCloseable {
             check.addProperty("Output", c.output);
             check.addProperty("ServiceID", s.id);
             check.addProperty("ServiceName", s.name);
-            check.add("ServiceTags", stringList(s.tags));
+            check.add("ServiceTags", ConsulJson.stringList(s.tags));
             check.addProperty("Type", "ttl");
             check.addProperty("CreateIndex", c.createIndex);
             check.addProperty("ModifyIndex", c.modifyIndex);
@@ -866,88 +843,16 @@ public final class ConsulStandIn implements AutoCloseable {
         return entry.toString();
     }
 
-    private static JsonArray stringList(List<String> items) {
-        JsonArray a = new JsonArray();
-        items.forEach(a::add);
-        return a;
-    }
-
-    private static JsonObject stringMap(Map<String, String> map) {
-        JsonObject o = new JsonObject();
-        new TreeMap<>(map).forEach(o::addProperty);
-        return o;
-    }
-
     // ---------------------------------------------------------------- agent endpoints
 
     private Reply register(byte[] body, Caller caller) {
-        JsonObject o = parseObject(body);
-        String name = string(o, "Name");
-        if (name == null || name.isEmpty()) {
-            return Reply.text(400, "Missing service name");
-        }
-        requireServiceWrite(caller, name);
-        String id = Objects.requireNonNullElse(string(o, "ID"), name);
-        List<String> tags = new ArrayList<>();
-        JsonElement tagsJson = field(o, "Tags");
-        if (tagsJson != null && tagsJson.isJsonArray()) {
-            tagsJson.getAsJsonArray().forEach(t -> tags.add(t.getAsString()));
-        }
-        Map<String, String> meta = new LinkedHashMap<>();
-        JsonElement metaJson = field(o, "Meta");
-        if (metaJson != null && metaJson.isJsonObject()) {
-            for (Map.Entry<String, JsonElement> e : metaJson.getAsJsonObject().entrySet()) {
-                if (!META_KEY.matcher(e.getKey()).matches() || e.getKey().startsWith("consul-")) {
-                    return Reply.text(400, "Invalid Service Meta: Key contains invalid characters or is reserved: "
-                            + e.getKey());
-                }
-                meta.put(e.getKey(), e.getValue().isJsonNull() ? "" : e.getValue().getAsString());
-            }
-        }
-        int port = 0;
-        JsonElement portJson = field(o, "Port");
-        if (portJson != null && !portJson.isJsonNull()) {
-            if (!portJson.isJsonPrimitive() || !portJson.getAsJsonPrimitive().isNumber()) {
-                return Reply.text(400, "Request decode failed: json: cannot unmarshal "
-                        + (portJson.isJsonPrimitive() ? "string" : "object") + " into Go struct field Port of type int");
-            }
-            port = portJson.getAsInt();
-        }
-        String address = Objects.requireNonNullElse(string(o, "Address"), "");
-
-        List<JsonObject> checkDefs = new ArrayList<>();
-        JsonElement check = field(o, "Check");
-        if (check != null && check.isJsonObject()) {
-            checkDefs.add(check.getAsJsonObject());
-        }
-        JsonElement more = field(o, "Checks");
-        if (more != null && more.isJsonArray()) {
-            more.getAsJsonArray().forEach(c -> checkDefs.add(c.getAsJsonObject()));
-        }
+        ServiceRegistration def = ServiceRegistration.parse(body);
+        requireServiceWrite(caller, def.name());
+        String id = def.id();
+        String name = def.name();
         List<Check> newChecks = new ArrayList<>();
-        for (int i = 0; i < checkDefs.size(); i++) {
-            JsonObject def = checkDefs.get(i);
-            Duration ttl = GoDuration.parse(string(def, "TTL"));
-            if (ttl == null || ttl.isZero() || ttl.isNegative()) {
-                return Reply.text(400, "Invalid check: the Consul stand-in supports TTL checks only (TTL="
-                        + string(def, "TTL") + ")");
-            }
-            String status = Objects.requireNonNullElse(string(def, "Status"), "critical");
-            if (!STATUSES.contains(status)) {
-                return Reply.text(400, "Invalid check status: \"" + status + "\"");
-            }
-            String deregister = string(def, "DeregisterCriticalServiceAfter");
-            Duration deregisterAfter = deregister == null ? null : GoDuration.parse(deregister);
-            if (deregister != null && deregisterAfter == null) {
-                return Reply.text(400, "Invalid check: DeregisterCriticalServiceAfter '" + deregister + "'");
-            }
-            String checkId = string(def, "CheckID");
-            if (checkId == null) {
-                checkId = "service:" + id + (checkDefs.size() > 1 ? ":" + (i + 1) : "");
-            }
-            Check c = new Check(checkId, Objects.requireNonNullElse(string(def, "Name"), "Service '" + name + "' check"),
-                    id, name, ttl, status, Objects.requireNonNullElse(string(def, "Notes"), ""), deregisterAfter);
-            newChecks.add(c);
+        for (ServiceRegistration.CheckDefinition c : def.checks()) {
+            newChecks.add(new Check(c.id(), c.name(), id, name, c.ttl(), c.status(), c.notes(), c.deregisterAfter()));
         }
         synchronized (lock) {
             Service old = services.get(id);
@@ -955,7 +860,7 @@ public final class ConsulStandIn implements AutoCloseable {
             if (old != null && !old.name.equals(name)) {
                 bump(old.name);
             }
-            Service s = new Service(id, name, tags, address, port, meta);
+            Service s = new Service(id, name, def.tags(), def.address(), def.port(), def.meta());
             s.createIndex = old == null ? at : old.createIndex;
             s.modifyIndex = at;
             services.put(id, s);
@@ -985,8 +890,8 @@ public final class ConsulStandIn implements AutoCloseable {
                 checks.put(c.id, c);
             }
         }
-        log.debug("Consul stand-in: registered service {} ({}) at {}:{} with {} check(s)", id, name, address, port,
-                newChecks.size());
+        log.debug("Consul stand-in: registered service {} ({}) at {}:{} with {} check(s)", id, name, def.address(),
+                def.port(), newChecks.size());
         return Reply.text(200, "");
     }
 
@@ -1071,42 +976,6 @@ public final class ConsulStandIn implements AutoCloseable {
         reaped.forEach(id -> log.debug("Consul stand-in: deregistered critical service {}", id));
     }
 
-    // ---------------------------------------------------------------- JSON helpers
-
-    private static JsonObject parseObject(byte[] body) {
-        try {
-            JsonElement e = JsonParser.parseString(new String(body, StandardCharsets.UTF_8));
-            if (!e.isJsonObject()) {
-                throw new BadRequest(400, "Request decode failed: expected a JSON object");
-            }
-            return e.getAsJsonObject();
-        } catch (JsonParseException e) {
-            throw new BadRequest(400, "Request decode failed: " + e.getMessage());
-        }
-    }
-
-    /** A field by its Consul name, matched as Go's JSON decoder and Consul's key translation do. */
-    private static JsonElement field(JsonObject o, String name) {
-        String wanted = name.toLowerCase(Locale.ROOT);
-        for (Map.Entry<String, JsonElement> e : o.entrySet()) {
-            if (e.getKey().replace("_", "").toLowerCase(Locale.ROOT).equals(wanted)) {
-                return e.getValue();
-            }
-        }
-        return null;
-    }
-
-    private static String string(JsonObject o, String name) {
-        JsonElement e = field(o, name);
-        if (e == null || e.isJsonNull()) {
-            return null;
-        }
-        if (e instanceof JsonPrimitive p) {
-            return p.getAsString();
-        }
-        throw new BadRequest(400, "Request decode failed: " + name + " must be a string");
-    }
-
     private static ThreadFactory daemon(String prefix) {
         AtomicInteger n = new AtomicInteger();
         return r -> {
@@ -1176,16 +1045,6 @@ public final class ConsulStandIn implements AutoCloseable {
 
     /** The rules a request is judged by; {@code accessorId} names the token in messages. */
     private record Caller(AclRules rules, boolean anonymous, String accessorId) {
-    }
-
-    private static final class BadRequest extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        final int status;
-
-        BadRequest(int status, String message) {
-            super(message);
-            this.status = status;
-        }
     }
 
     /**
