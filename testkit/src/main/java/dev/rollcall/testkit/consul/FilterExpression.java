@@ -78,13 +78,27 @@ final class FilterExpression {
                 }
                 out.add(new Token(s.substring(i, i + 2), false));
                 i += 2;
-            } else if (c == '"' || c == '`') {
-                int end = s.indexOf(c, i + 1);
+            } else if (c == '`') {                      // raw string: no escapes
+                int end = s.indexOf('`', i + 1);
                 if (end < 0) {
                     throw new IllegalArgumentException("unterminated string at " + i);
                 }
-                out.add(new Token(s.substring(i + 1, end).replace("\\\"", "\""), true));
+                out.add(new Token(s.substring(i + 1, end), true));
                 i = end + 1;
+            } else if (c == '"') {                      // Go string: \" and \\ are escapes
+                StringBuilder value = new StringBuilder();
+                int j = i + 1;
+                while (j < s.length() && s.charAt(j) != '"') {
+                    if (s.charAt(j) == '\\' && j + 1 < s.length()) {
+                        j++;
+                    }
+                    value.append(s.charAt(j++));
+                }
+                if (j >= s.length()) {
+                    throw new IllegalArgumentException("unterminated string at " + i);
+                }
+                out.add(new Token(value.toString(), true));
+                i = j + 1;
             } else {
                 int start = i;
                 while (i < s.length() && !Character.isWhitespace(s.charAt(i)) && "()=!".indexOf(s.charAt(i)) < 0) {
@@ -122,6 +136,9 @@ final class FilterExpression {
         }
 
         void expect(String word) {
+            if (at >= tokens.size()) {
+                throw new IllegalArgumentException("expected '" + word + "' but the expression ends");
+            }
             Token t = next();
             if (!t.is(word)) {
                 throw new IllegalArgumentException("expected '" + word + "', found '" + t + "'");
