@@ -31,7 +31,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -112,14 +111,10 @@ public final class ConsulStandIn implements AutoCloseable {
     static final Duration DEFAULT_WAIT = Duration.ofMinutes(5);
     static final Duration MAX_WAIT = Duration.ofMinutes(10);
     private static final long TICK_MILLIS = 25;
-    /** The anonymous token's accessor ID in every Consul cluster. */
-    private static final String ANONYMOUS_ACCESSOR = "00000000-0000-0000-0000-000000000002";
     /** Set on a read whose results ACLs filtered (not for anonymous requests). */
     public static final String RESULTS_FILTERED_HEADER = "X-Consul-Results-Filtered-By-ACLs";
 
-    private final Map<String, AclRules> aclTokens;     // secret -> rules (concurrent; rules change); empty: ACLs off
-    private final Map<String, String> accessorIds;     // secret -> accessor ID, the only ID put in messages
-    private final AclRules anonymousRules;
+    private final AclTokens aclTokens;
     private final String datacenter;
     private final String nodeName;
     private final String nodeId = UUID.randomUUID().toString();
@@ -153,11 +148,7 @@ public final class ConsulStandIn implements AutoCloseable {
     private int generation;
 
     private ConsulStandIn(Builder b) {
-        this.aclTokens = new ConcurrentHashMap<>(b.aclTokens);
-        Map<String, String> accessors = new HashMap<>();
-        b.aclTokens.keySet().forEach(t -> accessors.put(t, UUID.randomUUID().toString()));
-        this.accessorIds = Map.copyOf(accessors);
-        this.anonymousRules = b.anonymousRules;
+        this.aclTokens = new AclTokens(b.aclTokens, b.anonymousRules);
         this.datacenter = b.datacenter;
         this.nodeName = b.nodeName;
         this.nodeAddress = b.nodeAddress;
@@ -365,10 +356,7 @@ public final class ConsulStandIn implements AutoCloseable {
      * @throws IllegalArgumentException when the token is unknown or {@code rules} is not a policy
      */
     public void changeAclPolicy(String token, String rules) {
-        AclRules parsed = AclRules.parse(Objects.requireNonNull(rules, "rules"));
-        if (aclTokens.replace(Objects.requireNonNull(token, "token"), parsed) == null) {
-            throw new IllegalArgumentException("no such ACL token configured");
-        }
+        aclTokens.change(token, AclRules.parse(Objects.requireNonNull(rules, "rules")));
     }
 
     /**
@@ -491,7 +479,7 @@ public final class ConsulStandIn implements AutoCloseable {
         String path = r.path();
         boolean put = r.method().equals("PUT");
         boolean get = r.method().equals("GET");
-        Caller caller = caller(r);
+        AclTokens.Caller caller = aclTokens.caller(tokenOf(r));
         if (path.startsWith("/v1/health/service/")) {
             requireMethod(get, r);
             return health(path.substring("/v1/health/service/".length()), r, caller);
@@ -506,7 +494,7 @@ public final class ConsulStandIn implements AutoCloseable {
         }
         if (path.equals("/v1/agent/maintenance")) {
             requireMethod(put, r);
-            requireNodeWrite(caller);
+            caller.requireNodeWrite(nodeName);
             List<String> enable = r.queryParameter("enable");
             if (enable.isEmpty() || !Set.of("true", "false").contains(enable.get(0))) {
                 return Reply.text(400, "Missing value for enable");
@@ -561,43 +549,9 @@ public final class ConsulStandIn implements AutoCloseable {
         return query.isEmpty() || query.get(0).isEmpty() ? null : query.get(0);
     }
 
-    /** Who asks: the rules of its token. An unknown token is refused at once, as Consul does. */
-    private Caller caller(RecordedRequest r) {
-        if (aclTokens.isEmpty()) {
-            return new Caller(AclRules.ALL, false, "");
-        }
-        String token = tokenOf(r);
-        if (token == null) {
-            return new Caller(anonymousRules, true, ANONYMOUS_ACCESSOR);
-        }
-        AclRules rules = aclTokens.get(token);
-        if (rules == null) {
-            throw new RequestRefused(403, "ACL not found");
-        }
-        return new Caller(rules, false, accessorIds.get(token));
-    }
-
-    /** Consul's message for a missing permission; it names the token by its accessor ID, never its secret. */
-    private static RequestRefused permissionDenied(Caller caller, String permission, String on) {
-        return new RequestRefused(403, "Permission denied: token with AccessorID '" + caller.accessorId
-                + "' lacks permission '" + permission + "' on \"" + on + "\"");
-    }
-
-    private void requireServiceWrite(Caller caller, String service) {
-        if (!caller.rules.serviceAllows(service, AclRules.Access.WRITE)) {
-            throw permissionDenied(caller, "service:write", service);
-        }
-    }
-
-    private void requireNodeWrite(Caller caller) {
-        if (!caller.rules.nodeAllows(nodeName, AclRules.Access.WRITE)) {
-            throw permissionDenied(caller, "node:write", nodeName);
-        }
-    }
-
     // ---------------------------------------------------------------- health
 
-    private Reply health(String name, RecordedRequest r, Caller caller) {
+    private Reply health(String name, RecordedRequest r, AclTokens.Caller caller) {
         List<String> dc = r.queryParameter("dc");
         if (!dc.isEmpty() && !dc.get(0).isEmpty() && !dc.get(0).equals(datacenter)) {
             return Reply.text(500, "No path to datacenter");
@@ -685,7 +639,7 @@ public final class ConsulStandIn implements AutoCloseable {
                     continue;
                 }
                 // As in Consul, ACLs filter what the query found: service:read on the service, node:read on its node.
-                if (!readable(caller, name, nodeName)) {
+                if (!caller.mayRead(name, nodeName)) {
                     filtered = true;
                     continue;
                 }
@@ -698,7 +652,7 @@ public final class ConsulStandIn implements AutoCloseable {
                 json.append(entry(s, own));
             }
             for (String raw : injected.getOrDefault(name, List.of())) {
-                if (!readable(caller, name, injectedNode(raw))) {
+                if (!caller.mayRead(name, injectedNode(raw))) {
                     filtered = true;
                     continue;
                 }
@@ -709,13 +663,8 @@ public final class ConsulStandIn implements AutoCloseable {
             }
             json.append(']');
             // Consul masks the flag for anonymous requests, so as not to tell them that something exists.
-            return new Reply(200, json.toString(), true, serviceIndex(name), filtered && !caller.anonymous);
+            return new Reply(200, json.toString(), true, serviceIndex(name), filtered && !caller.anonymous());
         }
-    }
-
-    private static boolean readable(Caller caller, String service, String node) {
-        return caller.rules.serviceAllows(service, AclRules.Access.READ)
-                && caller.rules.nodeAllows(node, AclRules.Access.READ);
     }
 
     /** The node name of an injected entry, "" when it has none (a malformed entry). */
@@ -845,9 +794,9 @@ public final class ConsulStandIn implements AutoCloseable {
 
     // ---------------------------------------------------------------- agent endpoints
 
-    private Reply register(byte[] body, Caller caller) {
+    private Reply register(byte[] body, AclTokens.Caller caller) {
         ServiceRegistration def = ServiceRegistration.parse(body);
-        requireServiceWrite(caller, def.name());
+        caller.requireServiceWrite(def.name());
         String id = def.id();
         String name = def.name();
         List<Check> newChecks = new ArrayList<>();
@@ -895,13 +844,13 @@ public final class ConsulStandIn implements AutoCloseable {
         return Reply.text(200, "");
     }
 
-    private Reply deregister(String id, Caller caller) {
+    private Reply deregister(String id, AclTokens.Caller caller) {
         synchronized (lock) {
             Service s = services.get(id);
             if (s == null) {
                 return Reply.text(200, "");     // Consul: deregistering an unknown service is a no-op
             }
-            requireServiceWrite(caller, s.name);
+            caller.requireServiceWrite(s.name);
             services.remove(id);
             checks.values().removeIf(c -> c.serviceId.equals(id));
             bump(s.name);
@@ -910,7 +859,7 @@ public final class ConsulStandIn implements AutoCloseable {
         return Reply.text(200, "");
     }
 
-    private Reply updateCheck(String checkId, String status, String output, Caller caller) {
+    private Reply updateCheck(String checkId, String status, String output, AclTokens.Caller caller) {
         synchronized (lock) {
             Check c = checks.get(checkId);
             if (c == null) {
@@ -918,8 +867,8 @@ public final class ConsulStandIn implements AutoCloseable {
                         + "\". Ensure that the check ID is passed, not the check name.");
             }
             // Consul's agent check endpoints list node:write and service:write; both are asked here.
-            requireNodeWrite(caller);
-            requireServiceWrite(caller, c.serviceName);
+            caller.requireNodeWrite(nodeName);
+            caller.requireServiceWrite(c.serviceName);
             c.deadline = System.nanoTime() + c.ttl.toNanos();
             setStatus(c, status, output);
         }
@@ -1043,9 +992,6 @@ public final class ConsulStandIn implements AutoCloseable {
         }
     }
 
-    /** The rules a request is judged by; {@code accessorId} names the token in messages. */
-    private record Caller(AclRules rules, boolean anonymous, String accessorId) {
-    }
 
     /**
      * Configures a stand-in. Not thread-safe; {@link #start()} copies everything.
