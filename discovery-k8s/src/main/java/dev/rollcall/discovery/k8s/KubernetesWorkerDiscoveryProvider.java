@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
 
 /**
  * Creates the {@code k8s} discovery backend ({@code rollcall.discovery.type=k8s}): the candidates
- * are the ready endpoints of a Kubernetes service, read from its EndpointSlices. Keys, under
+ * are the serving endpoints of a Kubernetes service, one per pod, read from its EndpointSlices
+ * (see {@code SliceCandidates} for the rules and the labels). Keys, under
  * {@code rollcall.discovery.k8s.}:
  *
  * <ul>
