@@ -370,8 +370,9 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
     @Override
     public String description() {
         int n = knownCount;
+        String family = options.ipFamily() == IpFamily.DEFAULT ? "" : options.ipFamily() + ", ";
         return "k8s[" + options.namespace() + "/" + options.service() + ", " + options.port().describe() + ", "
-                + n + (n == 1 ? " endpoint" : " endpoints") + "]";
+                + family + n + (n == 1 ? " endpoint" : " endpoints") + "]";
     }
 
     @Override

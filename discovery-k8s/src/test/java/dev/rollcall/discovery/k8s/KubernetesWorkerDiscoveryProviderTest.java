@@ -213,6 +213,12 @@ class KubernetesWorkerDiscoveryProviderTest {
             try (WorkerDiscovery discovery = new KubernetesWorkerDiscoveryProvider(nowhere()).create(settings(keys))) {
                 assertThat(discovery.description()).isEqualTo("k8s[ns/compute, single port, 0 endpoints]");
             }
+            Map<String, String> ipv6 = new java.util.HashMap<>(keys);
+            ipv6.put("ip-family", "ipv6");
+            try (WorkerDiscovery discovery = new KubernetesWorkerDiscoveryProvider(nowhere()).create(settings(ipv6))) {
+                assertThat(discovery.description()).as("a non-default ip-family is shown")
+                        .isEqualTo("k8s[ns/compute, single port, IPv6, 0 endpoints]");
+            }
             assertThat(apiServer.connectionsAccepted()).isZero();
         }
     }
