@@ -4,6 +4,7 @@ import com.ecwid.consul.ConsulException;
 import com.ecwid.consul.v1.OperationException;
 import com.ecwid.consul.v1.agent.AgentConsulClient;
 import com.ecwid.consul.v1.agent.model.NewService;
+import com.google.gson.annotations.SerializedName;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registration.RegistrationException;
 import dev.rollcall.api.registration.WorkerRegistration;
@@ -73,9 +74,22 @@ final class ConsulRegistration implements WorkerRegistration {
         this.connection = connection;
         this.definition = definition;
         this.serviceId = definition.getId();
-        this.checkId = "service:" + serviceId;      // what Consul names a service's only check
+        this.checkId = ((CheckWithId) definition.getCheck()).checkId;
         this.ttl = ttl;
         this.deregisterAfter = deregisterAfter;
+    }
+
+    /**
+     * consul-api's check definition has no {@code CheckID}; Gson writes this subclass's field next
+     * to the inherited ones (it serializes the runtime type).
+     */
+    static final class CheckWithId extends NewService.Check {
+        @SerializedName("CheckID")
+        private final String checkId;
+
+        CheckWithId(String checkId) {
+            this.checkId = checkId;
+        }
     }
 
     /** The registration of {@code self}, not yet sent: no thread, no connection. */
@@ -95,7 +109,9 @@ final class ConsulRegistration implements WorkerRegistration {
             meta.put("rollcall-instance", self.instanceId());
         }
         service.setMeta(meta);
-        NewService.Check check = new NewService.Check();
+        // The ID Consul would generate for a service's only check, but set explicitly: the heartbeat
+        // addresses the check by it, and generated IDs are an implementation detail of the agent.
+        CheckWithId check = new CheckWithId("service:" + service.getId());
         check.setTtl(goDuration(settings.checkTtl()));
         check.setDeregisterCriticalServiceAfter(goDuration(settings.deregisterAfter()));
         check.setStatus("passing");     // discoverable as soon as start() returns
@@ -257,6 +273,11 @@ final class ConsulRegistration implements WorkerRegistration {
             done.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
             LOG.info("consul: deregistered {}", what());
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof OperationException gone && gone.getStatusCode() == 404) {
+                // Consul treats an unknown service ID as a no-op; agents that answer 404 mean the same.
+                LOG.info("consul: {} was already gone from the agent", what());
+                return;
+            }
             LOG.warn("consul: deregistering {} failed: {}; Consul removes it {} after its check turns critical",
                     what(), problem(e.getCause()), goDuration(deregisterAfter));
         } catch (TimeoutException e) {

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
 import org.apache.http.HttpRequestInterceptor;
+import org.apache.http.HttpResponseInterceptor;
 import org.apache.http.client.config.RequestConfig;
 import org.apache.http.config.RegistryBuilder;
 import org.apache.http.conn.HttpConnectionFactory;
@@ -165,6 +166,14 @@ final class ConsulSettings {
      * caller closes it.
      */
     CloseableHttpClient newHttpClient(Duration readTimeout) {
+        return newHttpClient(readTimeout, null);
+    }
+
+    /**
+     * As {@link #newHttpClient(Duration)}, with {@code onResponse} called with every response on
+     * the thread that made the request (for the headers consul-api does not pass on).
+     */
+    CloseableHttpClient newHttpClient(Duration readTimeout, HttpResponseInterceptor onResponse) {
         SSLConnectionSocketFactory tls = sslContext != null
                 ? new SSLConnectionSocketFactory(sslContext, SSLConnectionSocketFactory.getDefaultHostnameVerifier())
                 : SSLConnectionSocketFactory.getSocketFactory();
@@ -201,6 +210,7 @@ final class ConsulSettings {
                 .disableAuthCaching()
                 .disableAutomaticRetries()      // the watch and the heartbeat retry on their own terms
                 .addInterceptorLast(addToken)
+                .addInterceptorLast(onResponse != null ? onResponse : (HttpResponseInterceptor) (response, context) -> { })
                 .setUserAgent("rollcall-discovery-consul")
                 .build();
     }

@@ -29,6 +29,9 @@ import org.slf4j.LoggerFactory;
  * when it differs from the last one, and after a failure even when it does not (it clears the
  * resolver's stale mark).
  *
+ * <p>Every query, whatever the reason for it, takes a token of a {@link QueryRateLimit} first, so
+ * that a service that changes all the time is polled at a bounded rate.
+ *
  * <p>On a failure (agent unreachable, a non-200 answer, a body that is not a JSON array) the
  * listener's {@code onError} is called (once per distinct reason), the loop backs off with jitter,
  * and resumes with the index it had: an agent that comes back with its state answers at once
@@ -41,6 +44,8 @@ import org.slf4j.LoggerFactory;
 final class ConsulWorkerDiscovery implements WorkerDiscovery {
 
     static final String THREAD_NAME = "rollcall-consul-watch";
+    /** Consul sets it on a read whose results its ACLs filtered (for tokens other than the anonymous one). */
+    static final String RESULTS_FILTERED_HEADER = "X-Consul-Results-Filtered-By-ACLs";
 
     private static final Logger LOG = LoggerFactory.getLogger(ConsulWorkerDiscovery.class);
     private static final Duration STOP_WAIT = Duration.ofSeconds(5);
@@ -67,8 +72,9 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
     private String failure;                     // guarded by lock: the reported reason, null when healthy
     private volatile int knownCount;
 
-    // Touched only by the watch thread.
+    // Touched only by the watch thread (the response interceptor runs on the thread that sent the request).
     private Set<String> lastSkipped = Set.of();
+    private boolean filteredByAcls;
 
     /** Health queries sent, so that tests can tell a blocking loop from a spinning one. */
     private final AtomicLong queries = new AtomicLong();
@@ -94,7 +100,13 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
                 throw new IllegalStateException(description() + " was already " + (closed ? "closed" : "started"));
             }
             this.listener = listener;
-            this.http = connection.newHttpClient(query.readTimeout(connection.requestTimeout()));
+            this.http = connection.newHttpClient(query.readTimeout(connection.requestTimeout()),
+                    (response, context) -> {
+                        if (response.containsHeader(RESULTS_FILTERED_HEADER)) {
+                            filteredByAcls = "true".equalsIgnoreCase(
+                                    response.getFirstHeader(RESULTS_FILTERED_HEADER).getValue().strip());
+                        }
+                    });
             thread = new Thread(this::run, THREAD_NAME);
             thread.setDaemon(true);
             thread.start();
@@ -113,7 +125,18 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
         long index = 0;
         int failures = 0;
         int stalls = 0;
+        QueryRateLimit rateLimit = new QueryRateLimit(query.rateLimitInterval().toNanos(), query.rateLimitBurst(),
+                System::nanoTime);
         while (!isClosed()) {
+            long limited = rateLimit.reserveNanos();
+            if (limited > 0) {
+                LOG.debug("consul: service '{}' keeps changing; next query in {} ms (rate limit)",
+                        connection.service(), TimeUnit.NANOSECONDS.toMillis(limited));
+                pause(limited);
+                if (isClosed()) {
+                    break;
+                }
+            }
             long sent = index;
             Duration wait = failures > 0 && RECOVERY_WAIT.compareTo(query.waitTime()) < 0 ? RECOVERY_WAIT
                     : query.waitTime();
@@ -121,6 +144,7 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
             HttpResponse response;
             try {
                 queries.incrementAndGet();
+                filteredByAcls = false;
                 response = raw.makeGetRequest(path, query.parameters(sent, wait));
             } catch (RuntimeException e) {
                 if (isClosed()) {
@@ -143,6 +167,13 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
             } catch (RuntimeException e) {     // IllegalArgumentException: not a JSON array
                 failures++;
                 reportFailure(e instanceof IllegalArgumentException ? e.getMessage() : "cannot read the answer: " + e, e);
+                pause(backoff.delayNanos(failures));
+                continue;
+            }
+            if (filteredByAcls) {
+                // A 200 that ACLs thinned out is not the set: publishing it would retire healthy workers.
+                failures++;
+                reportFailure(aclProblem(parsed), null);
                 pause(backoff.delayNanos(failures));
                 continue;
             }
@@ -212,6 +243,9 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
                         connection.service(), connection.address(), reason);
             }
         }
+        for (String down : parsed.nodeDown()) {
+            LOG.debug("consul: service '{}': leaving out {}", connection.service(), down);
+        }
         for (String duplicate : parsed.duplicates()) {
             LOG.debug("consul: service '{}': {}; keeping the first", connection.service(), duplicate);
         }
@@ -247,10 +281,23 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
         }
         String what = "HTTP " + status + (body.isEmpty() ? "" : " (" + body + ")");
         if (status == 403) {
-            return what + ": the ACL token " + (connection.hasToken() ? "was refused" : "is missing")
-                    + "; it needs service:read on '" + connection.service() + "' and node:read";
+            // Consul filters reads the token may not see (200, see aclProblem); 403 means the token itself is unknown.
+            return what + ": the ACL token " + (connection.hasToken() ? "was refused (unknown, expired or deleted?)"
+                    : "is missing") + "; it needs service:read on '" + connection.service() + "' and node:read";
         }
         return what;
+    }
+
+    /** Which permission the token lacks, as far as the filtered answer tells; never the token. */
+    private String aclProblem(HealthEntries.Parsed parsed) {
+        String service = connection.service();
+        String what = "Consul filtered the answer by ACLs (" + RESULTS_FILTERED_HEADER + ": true): ";
+        if (parsed.endpoints().isEmpty() && parsed.skipped().isEmpty()) {
+            return what + "it left out every instance; the ACL token lacks service:read on '" + service
+                    + "' or node:read on the nodes of its instances (a coordinator's token needs both)";
+        }
+        return what + "it left out some instances; the ACL token has service:read on '" + service
+                + "' but lacks node:read on some of the nodes of its instances";
     }
 
     private static String reason(Throwable e) {

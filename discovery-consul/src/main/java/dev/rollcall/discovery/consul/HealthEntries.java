@@ -1,6 +1,7 @@
 package dev.rollcall.discovery.consul;
 
 import com.ecwid.consul.json.GsonFactory;
+import com.ecwid.consul.v1.health.model.Check;
 import com.ecwid.consul.v1.health.model.HealthService;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
@@ -27,7 +28,10 @@ import java.util.Set;
  * <p>An entry becomes {@code grpc://address:port}, or {@code grpcs://} when its service meta has
  * {@code rollcall-scheme=grpcs}; the address is the service's, or the node's when the service has
  * none. Labels: the service meta as is, plus {@code consul.service-id}, {@code consul.node},
- * {@code consul.datacenter} and {@code consul.tags} (comma-separated, in order).
+ * {@code consul.datacenter} and {@code consul.tags} (comma-separated, in order), and
+ * {@code rollcall.instance-id} from the meta {@code rollcall-instance} Rollcall workers write. An entry whose
+ * node has a critical check ({@code serfHealth}, node maintenance) is left out, whether or not
+ * the query asked for passing entries only.
  */
 final class HealthEntries {
 
@@ -36,13 +40,20 @@ final class HealthEntries {
     static final String LABEL_NODE = "consul.node";
     static final String LABEL_DATACENTER = "consul.datacenter";
     static final String LABEL_TAGS = "consul.tags";
+    /** What Rollcall workers write into their service meta: the instance ID of the running process. */
+    static final String INSTANCE_META = "rollcall-instance";
+    /** The label every backend uses for a worker's instance ID, when the backend knows it. */
+    static final String LABEL_INSTANCE_ID = "rollcall.instance-id";
 
     /**
      * @param endpoints  the usable entries, in Consul's order, one per URL
      * @param skipped    why each unusable entry was skipped, naming it
      * @param duplicates entries whose URL an earlier entry already had
+     * @param nodeDown   entries left out because a check of their node (serfHealth, node
+     *                   maintenance) is critical, naming the check
      */
-    record Parsed(Set<WorkerEndpoint> endpoints, List<String> skipped, List<String> duplicates) {
+    record Parsed(Set<WorkerEndpoint> endpoints, List<String> skipped, List<String> duplicates,
+                  List<String> nodeDown) {
     }
 
     private HealthEntries() {
@@ -66,6 +77,7 @@ final class HealthEntries {
         Map<String, WorkerEndpoint> byUrl = new LinkedHashMap<>();
         List<String> skipped = new ArrayList<>();
         List<String> duplicates = new ArrayList<>();
+        List<String> nodeDown = new ArrayList<>();
         for (int i = 0; i < entries.size(); i++) {
             JsonElement entry = entries.get(i);
             String name = name(entry, i);
@@ -74,7 +86,13 @@ final class HealthEntries {
                 if (!entry.isJsonObject()) {
                     throw new IllegalArgumentException("it is " + kind(entry) + ", not an object");
                 }
-                endpoint = endpoint(GsonFactory.getGson().fromJson(entry, HealthService.class));
+                HealthService model = GsonFactory.getGson().fromJson(entry, HealthService.class);
+                String criticalNodeCheck = criticalNodeCheck(model);
+                if (criticalNodeCheck != null) {
+                    nodeDown.add(name + ": its node's check '" + criticalNodeCheck + "' is critical");
+                    continue;
+                }
+                endpoint = endpoint(model);
             } catch (JsonParseException e) {
                 skipped.add(name + ": it does not match Consul's health entry format (" + rootMessage(e) + ")");
                 continue;
@@ -88,7 +106,26 @@ final class HealthEntries {
             }
         }
         return new Parsed(Collections.unmodifiableSet(new LinkedHashSet<>(byUrl.values())), List.copyOf(skipped),
-                List.copyOf(duplicates));
+                List.copyOf(duplicates), List.copyOf(nodeDown));
+    }
+
+    /**
+     * The ID of a critical node-level check of the entry (one without a service: {@code serfHealth},
+     * {@code _node_maintenance}), or null. {@code ?passing} already leaves such entries out; without
+     * it Consul returns them, and a worker on a dead or drained node must not stay published until
+     * the reaper removes it.
+     */
+    private static String criticalNodeCheck(HealthService entry) {
+        if (entry.getChecks() == null) {
+            return null;
+        }
+        for (Check check : entry.getChecks()) {
+            if (check != null && (check.getServiceId() == null || check.getServiceId().isEmpty())
+                    && check.getStatus() == Check.CheckStatus.CRITICAL) {
+                return String.valueOf(check.getCheckId());
+            }
+        }
+        return null;
     }
 
     private static WorkerEndpoint endpoint(HealthService entry) {
@@ -129,6 +166,10 @@ final class HealthEntries {
         }
         if (service.getTags() != null && !service.getTags().isEmpty()) {
             labels.put(LABEL_TAGS, String.join(",", service.getTags()));
+        }
+        String instance = meta.get(INSTANCE_META);
+        if (instance != null && !instance.isBlank()) {
+            labels.put(LABEL_INSTANCE_ID, instance);
         }
         meta.forEach((k, v) -> {
             if (k != null && v != null && !k.equals(SCHEME_META)) {

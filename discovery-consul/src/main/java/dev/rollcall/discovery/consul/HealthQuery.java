@@ -8,6 +8,7 @@ import dev.rollcall.api.Settings;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,9 +25,28 @@ import java.util.Optional;
  * @param waitTime       how long one blocking query may wait ({@code wait=}); whole seconds
  * @param backoffInitial the first retry delay after a failure or a query that did not block
  * @param backoffMax     the longest retry delay
+ * @param rateLimitInterval under sustained churn, one query per this interval ({@link QueryRateLimit}); zero: none
+ * @param rateLimitBurst    how many queries may go at once before the interval applies
+ * @param filter         a Consul filter expression ({@code filter=}); null for none
+ * @param consistency    the read consistency mode
  */
 record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> nodeMeta, String datacenter,
-                   Duration waitTime, Duration backoffInitial, Duration backoffMax) {
+                   Duration waitTime, Duration backoffInitial, Duration backoffMax,
+                   Duration rateLimitInterval, int rateLimitBurst, String filter, Consistency consistency) {
+
+    /** Consul's read consistency modes; {@code stale} spreads reads over every server. */
+    enum Consistency {
+        DEFAULT, STALE, CONSISTENT;
+
+        static Optional<Consistency> parse(String text) {
+            for (Consistency c : values()) {
+                if (c.name().equalsIgnoreCase(text.strip())) {
+                    return Optional.of(c);
+                }
+            }
+            return Optional.empty();
+        }
+    }
 
     static final String PASSING_ONLY = "passing-only";
     static final String TAG = "tag";
@@ -35,12 +55,19 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
     static final String WAIT = "wait";
     static final String BACKOFF_INITIAL = "backoff.initial";
     static final String BACKOFF_MAX = "backoff.max";
+    static final String RATE_LIMIT_INTERVAL = "rate-limit.interval";
+    static final String RATE_LIMIT_BURST = "rate-limit.burst";
+    static final String FILTER = "filter";
+    static final String CONSISTENCY = "consistency";
 
     /** Consul's own default; it caps {@code wait} at 10 minutes. */
     static final Duration DEFAULT_WAIT = Duration.ofMinutes(5);
     static final Duration MAX_WAIT = Duration.ofMinutes(10);
     static final Duration DEFAULT_BACKOFF_INITIAL = Duration.ofSeconds(1);
     static final Duration DEFAULT_BACKOFF_MAX = Duration.ofSeconds(30);
+    /** Consul's docs: a token bucket of burst 2, degrading to polling about every 15 s under churn. */
+    static final Duration DEFAULT_RATE_LIMIT_INTERVAL = Duration.ofSeconds(15);
+    static final int DEFAULT_RATE_LIMIT_BURST = 2;
 
     HealthQuery {
         tags = List.copyOf(tags);
@@ -49,7 +76,8 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
 
     /** Reads the discovery-only keys; {@link ConsulSettings#read} reads the shared ones. */
     static HealthQuery read(Settings settings) {
-        for (String k : new String[] {PASSING_ONLY, TAG, NODE_META, DATACENTER, WAIT, BACKOFF_INITIAL, BACKOFF_MAX}) {
+        for (String k : new String[] {PASSING_ONLY, TAG, NODE_META, DATACENTER, WAIT, BACKOFF_INITIAL, BACKOFF_MAX,
+                RATE_LIMIT_INTERVAL, RATE_LIMIT_BURST, FILTER, CONSISTENCY}) {
             settings.raw(k);    // all read before any is judged
         }
         boolean passingOnly = settings.bool(PASSING_ONLY, true);
@@ -59,6 +87,19 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
         Duration wait = settings.positiveDuration(WAIT, DEFAULT_WAIT);
         Duration initial = settings.positiveDuration(BACKOFF_INITIAL, DEFAULT_BACKOFF_INITIAL);
         Duration max = settings.positiveDuration(BACKOFF_MAX, DEFAULT_BACKOFF_MAX);
+        Duration rateInterval = settings.duration(RATE_LIMIT_INTERVAL, DEFAULT_RATE_LIMIT_INTERVAL);
+        int rateBurst = settings.integer(RATE_LIMIT_BURST, DEFAULT_RATE_LIMIT_BURST, 1, 100);
+        Optional<String> filter = settings.raw(FILTER);
+        Optional<String> consistencyText = settings.raw(CONSISTENCY);
+        filter.ifPresent(f -> {
+            if (f.isBlank() || f.chars().anyMatch(Character::isISOControl)) {
+                throw ConfigurationException.invalid(settings.fullKey(FILTER), f,
+                        "a Consul filter expression on one line, e.g. Service.Meta.zone == \"eu-1\"");
+            }
+        });
+        Consistency consistency = consistencyText.map(c -> Consistency.parse(c).orElseThrow(() ->
+                ConfigurationException.invalid(settings.fullKey(CONSISTENCY), c, "stale, default or consistent")))
+                .orElse(Consistency.DEFAULT);
 
         for (String tag : tags) {
             if (tag.chars().anyMatch(Character::isISOControl)) {
@@ -84,7 +125,13 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
                     settings.raw(BACKOFF_INITIAL).orElse(initial.toString()),
                     "at most " + settings.fullKey(BACKOFF_MAX) + " (" + max + ")");
         }
-        return new HealthQuery(passingOnly, tags, nodeMeta, datacenter.orElse(null), wait, initial, max);
+        if (rateInterval.isNegative() || rateInterval.compareTo(MAX_WAIT) > 0) {
+            throw ConfigurationException.invalid(settings.fullKey(RATE_LIMIT_INTERVAL),
+                    settings.raw(RATE_LIMIT_INTERVAL).orElse(rateInterval.toString()),
+                    "a duration from 0s (no limit) to 10m; Consul suggests about 15s");
+        }
+        return new HealthQuery(passingOnly, tags, nodeMeta, datacenter.orElse(null), wait, initial, max,
+                rateInterval, rateBurst, filter.map(String::strip).orElse(null), consistency);
     }
 
     /**
@@ -109,7 +156,16 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
             b.setNodeMeta(escaped);
         }
         b.setQueryParams(index == 0 ? QueryParams.DEFAULT : new QueryParams(wait.toSeconds(), index));
-        return b.build().asUrlParameters();
+        List<UrlParameters> parameters = new ArrayList<>(b.build().asUrlParameters());
+        if (filter != null) {
+            parameters.add(() -> List.of("filter=" + escape(filter)));
+        }
+        switch (consistency) {
+            case STALE -> parameters.add(() -> List.of("stale"));
+            case CONSISTENT -> parameters.add(() -> List.of("consistent"));
+            default -> { }
+        }
+        return parameters;
     }
 
     /** The HTTP read timeout for a blocking query: Consul may hold it for {@code wait + wait/16}. */
@@ -137,6 +193,12 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
         }
         if (datacenter != null) {
             s.append(", dc=").append(datacenter);
+        }
+        if (filter != null) {
+            s.append(", filter=").append(filter);
+        }
+        if (consistency != Consistency.DEFAULT) {
+            s.append(", ").append(consistency.name().toLowerCase(java.util.Locale.ROOT)).append(" reads");
         }
         return s.toString();
     }

@@ -96,6 +96,23 @@ class ConsulProvidersTest {
         assertThatThrownBy(() -> create(Map.of("backoff.initial", "10s", "backoff.max", "1s")))
                 .isInstanceOf(ConfigurationException.class).hasMessageContaining(P + "backoff.initial")
                 .hasMessageContaining(P + "backoff.max");
+        assertThatThrownBy(() -> create(Map.of("rate-limit.interval", "11m")))
+                .isInstanceOfSatisfying(ConfigurationException.class,
+                        e -> assertThat(e.key()).isEqualTo(P + "rate-limit.interval"))
+                .hasMessageContaining("'11m'");
+        assertThatThrownBy(() -> create(Map.of("rate-limit.interval", "-1s")))
+                .isInstanceOf(ConfigurationException.class).hasMessageContaining(P + "rate-limit.interval")
+                .hasMessageContaining("'-1s'");
+        assertThatThrownBy(() -> create(Map.of("rate-limit.burst", "0")))
+                .isInstanceOf(ConfigurationException.class).hasMessageContaining(P + "rate-limit.burst")
+                .hasMessageContaining("'0'");
+        create(Map.of("rate-limit.interval", "0s", "rate-limit.burst", "5")).close();
+        assertThatThrownBy(() -> create(Map.of("consistency", "eventual")))
+                .isInstanceOf(ConfigurationException.class).hasMessageContaining(P + "consistency")
+                .hasMessageContaining("'eventual'").hasMessageContaining("stale, default or consistent");
+        assertThatThrownBy(() -> create(Map.of("filter", "Service.Port == 1\nor true")))
+                .isInstanceOf(ConfigurationException.class).hasMessageContaining(P + "filter");
+        create(Map.of("consistency", "STALE", "filter", "Service.Meta.zone == eu-1")).close();
         assertThatThrownBy(() -> create(Map.of("passing-only", "yes")))
                 .isInstanceOf(ConfigurationException.class).hasMessageContaining(P + "passing-only");
     }
@@ -127,7 +144,7 @@ class ConsulProvidersTest {
         keys.put("rollcall.policy.exact.version", "1.0.0");
         for (String k : new String[] {"address=http://127.0.0.1:1", "service=w", "passing-only=true", "tag=a",
                 "node-meta=z:1", "datacenter=dc1", "token=t", "wait=1s", "request-timeout=1s", "backoff.initial=1s",
-                "backoff.max=2s", "registration.check-ttl=5s", "registration.tags=x"}) {
+                "backoff.max=2s", "rate-limit.interval=5s", "rate-limit.burst=3", "filter=Service.Port != 0", "consistency=stale", "registration.check-ttl=5s", "registration.tags=x"}) {
             int eq = k.indexOf('=');
             keys.put(P + k.substring(0, eq), k.substring(eq + 1));
         }

@@ -180,6 +180,30 @@ class ConsulRegistrationTest {
     }
 
     @Test
+    void registersItsTtlCheckWithAnExplicitCheckId() {
+        create(Map.of()).start();
+
+        String body = standIn.requests().stream().filter(r -> r.path().equals("/v1/agent/service/register"))
+                .findFirst().orElseThrow().body();
+        assertThat(body).contains("\"CheckID\":\"service:" + ID + "\"").contains("\"TTL\":");
+        assertThat(standIn.checkStatus("service:" + ID)).contains("passing");
+    }
+
+    @Test
+    void closingAfterTheAgentAlreadyRemovedTheInstanceIsQuiet() {
+        WorkerRegistration registration = create(Map.of("registration.check-ttl", "1s"));
+        registration.start();
+        new TestAgent(standIn.address(), null).deregister(ID);     // reaped, or removed by an operator
+        String log;
+        try (LogCapture capture = new LogCapture()) {
+            registration.close();
+            log = capture.text();
+        }
+        assertThat(log).doesNotContain("WARN").doesNotContain("failed");
+        assertThat(standIn.services()).isEmpty();
+    }
+
+    @Test
     void startTwiceIsRefused() {
         WorkerRegistration registration = create(Map.of());
         registration.start();

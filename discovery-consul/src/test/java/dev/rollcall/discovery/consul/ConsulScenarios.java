@@ -83,6 +83,8 @@ abstract class ConsulScenarios {
         }
         keys.put(P + "wait", "2s");
         keys.put(P + "backoff.initial", "100ms");
+        // The scenarios change the service faster than the default 15 s rate limit allows; burst 2 is kept.
+        keys.put(P + "rate-limit.interval", "100ms");
         keys.put(P + "backoff.max", "1s");
         extra.forEach((k, v) -> keys.put(k.startsWith("rollcall.") ? k : P + k, v));
         return keys;

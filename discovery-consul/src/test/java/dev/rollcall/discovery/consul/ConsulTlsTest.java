@@ -80,6 +80,7 @@ class ConsulTlsTest {
         keys.put(P + "address", standIn.address());
         keys.put(P + "service", "workers");
         keys.put(P + "backoff.initial", "100ms");
+        keys.put(P + "rate-limit.interval", "100ms");
         keys.put(P + "backoff.max", "500ms");
         tlsKeys.forEach((k, v) -> keys.put(P + k, v));
         ConsulWorkerDiscovery d = (ConsulWorkerDiscovery) new ConsulWorkerDiscoveryProvider()

@@ -43,7 +43,7 @@ class ConsulWorkerDiscoveryContractTest extends WorkerDiscoveryContract {
     @Override
     protected Map<String, String> settings() {
         return Map.of("address", standIn.address(), "service", SERVICE, "wait", "60s",
-                "backoff.initial", "100ms", "backoff.max", "500ms");
+                "backoff.initial", "100ms", "backoff.max", "500ms", "rate-limit.interval", "100ms");
     }
 
     @Override

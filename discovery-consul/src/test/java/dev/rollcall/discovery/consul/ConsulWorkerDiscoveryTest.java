@@ -57,6 +57,7 @@ class ConsulWorkerDiscoveryTest {
         full.put(P + "address", standIn.address());
         full.put(P + "service", SERVICE);
         full.put(P + "backoff.initial", "100ms");
+        full.put(P + "rate-limit.interval", "100ms");   // the tests change the service faster than every 15 s
         full.put(P + "backoff.max", "500ms");
         keys.forEach((k, v) -> full.put(P + k, v));
         ConsulWorkerDiscovery d = (ConsulWorkerDiscovery) new ConsulWorkerDiscoveryProvider()
@@ -164,6 +165,61 @@ class ConsulWorkerDiscoveryTest {
     }
 
     @Test
+    void aServiceThatChangesOnEveryQueryIsQueriedAtTheRateLimitNotAsFastAsConsulAnswers() {
+        standIn(ConsulStandIn.builder(), null);
+        agent.register(SERVICE, "a", "127.0.0.1", 7001);
+        standIn.advanceIndexOnEveryQuery(true);     // every blocking query returns at once with a new index
+        CandidateRecorder listener = new CandidateRecorder();
+        started(Map.of("wait", "5s", "rate-limit.interval", "10m", "rate-limit.burst", "2"), listener);
+
+        await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001").equals(listener.latestUrls()));
+        // The burst (2 queries) goes at once; the third waits ten minutes. Without the limit: thousands.
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+                .until(() -> standIn.healthQueries(SERVICE) <= 2);
+        assertThat(standIn.healthQueries(SERVICE)).isEqualTo(2);
+    }
+
+    @Test
+    void underSustainedChurnTheLoopDegradesToPollingAtTheIntervalAndStillSeesChanges() {
+        standIn(ConsulStandIn.builder(), null);
+        agent.register(SERVICE, "a", "127.0.0.1", 7001);
+        standIn.advanceIndexOnEveryQuery(true);
+        CandidateRecorder listener = new CandidateRecorder();
+        started(Map.of("wait", "5s", "rate-limit.interval", "200ms"), listener);
+        await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001").equals(listener.latestUrls()));
+
+        agent.register(SERVICE, "b", "127.0.0.1", 7002);
+
+        await().atMost(SEEN).until(() -> listener.latestUrls().size() == 2);
+        await().atMost(SEEN).until(() -> standIn.healthQueries(SERVICE) >= 6);   // it keeps polling
+        assertThat(listener.errors()).isEmpty();
+    }
+
+    @Test
+    void entriesOnANodeWhoseNodeCheckIsCriticalAreLeftOutInBothModes() {
+        standIn(ConsulStandIn.builder(), null);
+        agent.register(SERVICE, "a", "127.0.0.1", 7001);
+        CandidateRecorder passingOnly = new CandidateRecorder();
+        CandidateRecorder allStates = new CandidateRecorder();
+        started(Map.of("wait", "2s"), passingOnly);
+        started(Map.of("wait", "2s", "passing-only", "false"), allStates);
+        await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001").equals(passingOnly.latestUrls())
+                && urls("grpc://127.0.0.1:7001").equals(allStates.latestUrls()));
+
+        standIn.setNodeAlive(false);                  // serfHealth critical: the node's agent is gone
+        await().atMost(SEEN).until(() -> urls().equals(passingOnly.latestUrls()) && urls().equals(allStates.latestUrls()));
+        standIn.setNodeAlive(true);
+        await().atMost(SEEN).until(() -> passingOnly.latestUrls().size() == 1 && allStates.latestUrls().size() == 1);
+
+        agent.nodeMaintenance(true);                  // _node_maintenance, critical
+        await().atMost(SEEN).until(() -> urls().equals(passingOnly.latestUrls()) && urls().equals(allStates.latestUrls()));
+        agent.nodeMaintenance(false);
+        await().atMost(SEEN).until(() -> passingOnly.latestUrls().size() == 1 && allStates.latestUrls().size() == 1);
+        assertThat(passingOnly.errors()).isEmpty();
+        assertThat(allStates.errors()).isEmpty();
+    }
+
+    @Test
     void resumesTheWatchWithItsIndexWhenTheAgentComesBack() {
         standIn(ConsulStandIn.builder(), null);
         agent.register(SERVICE, "a", "127.0.0.1", 7001);
@@ -192,6 +248,42 @@ class ConsulWorkerDiscoveryTest {
         agent.register(SERVICE, "b", "127.0.0.1", 7002);
         await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001", "grpc://127.0.0.1:7002")
                 .equals(listener.latestUrls()));
+    }
+
+    @Test
+    void sendsTheFilterExpressionAndTheConsistencyModeWithEveryQuery() {
+        standIn(ConsulStandIn.builder(), null);
+        agent.register(SERVICE, "a", "127.0.0.1", 7001, List.of("prod"), Map.of("zone", "eu-1"), null, null);
+        agent.register(SERVICE, "b", "127.0.0.1", 7002, List.of("prod"), Map.of("zone", "eu-2"), null, null);
+        CandidateRecorder inZone = new CandidateRecorder();
+        started(Map.of("wait", "1s", "filter", "Service.Meta.zone == \"eu-1\" and \"prod\" in Service.Tags",
+                "consistency", "stale"), inZone);
+
+        await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001").equals(inZone.latestUrls()));
+        agent.register(SERVICE, "c", "127.0.0.1", 7003, List.of("prod"), Map.of("zone", "eu-1"), null, null);
+        await().atMost(SEEN).until(() -> inZone.latestUrls().size() == 2);
+
+        List<RecordedRequest> queries = standIn.requests().stream()
+                .filter(r -> r.path().equals("/v1/health/service/" + SERVICE)).toList();
+        assertThat(queries).allSatisfy(q -> {
+            assertThat(q.queryParameter("filter"))
+                    .containsExactly("Service.Meta.zone == \"eu-1\" and \"prod\" in Service.Tags");
+            assertThat(q.queryParameter("stale")).containsExactly("");
+            assertThat(q.queryParameter("consistent")).isEmpty();
+        });
+        assertThat(inZone.errors()).isEmpty();
+    }
+
+    @Test
+    void aFilterConsulRefusesIsReportedWithConsulsReason() {
+        standIn(ConsulStandIn.builder(), null);
+        CandidateRecorder listener = new CandidateRecorder();
+        started(Map.of("filter", "Service.NoSuchField == 1", "consistency", "consistent"), listener);
+
+        await().atMost(SEEN).until(() -> !listener.errors().isEmpty());
+        assertThat(listener.errors().get(0).getMessage()).contains("HTTP 400")
+                .contains("Failed to create boolean expression evaluator");
+        assertThat(listener.sets()).isEmpty();
     }
 
     @Test
@@ -322,19 +414,69 @@ class ConsulWorkerDiscoveryTest {
     }
 
     @Test
-    void reportsAMissingOrWrongTokenWithoutNamingIt() {
+    void reportsAnUnknownTokenWithoutNamingIt() {
         String token = "right-" + UUID.randomUUID();
         standIn(ConsulStandIn.builder().aclToken(token), token);
-        CandidateRecorder none = new CandidateRecorder();
         CandidateRecorder wrong = new CandidateRecorder();
-        started(Map.of(), none);
         started(Map.of("token", "wrong-" + token), wrong);
 
-        await().atMost(SEEN).until(() -> !none.errors().isEmpty() && !wrong.errors().isEmpty());
-        assertThat(none.errors().get(0).getMessage()).contains("HTTP 403").contains("Permission denied")
-                .contains("token is missing");
+        await().atMost(SEEN).until(() -> !wrong.errors().isEmpty());
         assertThat(wrong.errors().get(0).getMessage()).contains("HTTP 403").contains("ACL not found")
                 .contains("was refused").doesNotContain(token);
-        assertThat(none.sets()).isEmpty();
+        assertThat(wrong.sets()).isEmpty();
+    }
+
+    static final String COORDINATOR_POLICY = """
+            service "workers" { policy = "read" }
+            node_prefix "" { policy = "read" }
+            """;
+
+    @Test
+    void aTokenWhoseReadsConsulFiltersIsAnErrorNamingThePermissionNeverAnEmptySet() {
+        String token = "coordinator-" + UUID.randomUUID();
+        standIn(ConsulStandIn.builder().aclPolicy(token, COORDINATOR_POLICY).aclToken("admin"), "admin");
+        agent.register(SERVICE, "a", "127.0.0.1", 7001);
+        agent.register(SERVICE, "b", "127.0.0.1", 7002);
+        CandidateRecorder listener = new CandidateRecorder();
+        started(Map.of("token", token, "wait", "1s"), listener);
+        await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001", "grpc://127.0.0.1:7002")
+                .equals(listener.latestUrls()));
+
+        // An operator narrows the policy: Consul now answers 200 with every entry filtered out. (The
+        // query blocked already may still answer under the old rules, as Consul resolves the token
+        // once per request.)
+        standIn.changeAclPolicy(token, "node_prefix \"\" { policy = \"read\" }");
+        agent.register(SERVICE, "c", "127.0.0.1", 7003);
+
+        await().atMost(SEEN).until(listener::stale);
+        assertThat(listener.errors().get(0).getMessage())
+                .contains("X-Consul-Results-Filtered-By-ACLs")
+                .contains("service:read on 'workers'").contains("node:read")
+                .doesNotContain(token);
+        assertThat(listener.sets()).as("never an empty set").allSatisfy(set -> assertThat(set).isNotEmpty());
+        assertThat(listener.latest()).as("the last set is kept").isNotEmpty();
+
+        standIn.changeAclPolicy(token, COORDINATOR_POLICY);
+        await().atMost(SEEN).until(() -> !listener.stale());
+        assertThat(listener.latestUrls()).hasSize(3);
+    }
+
+    @Test
+    void entriesFilteredForMissingNodeReadAreAnErrorNamingNodeRead() {
+        String token = "one-node-" + UUID.randomUUID();
+        standIn(ConsulStandIn.builder().aclToken("admin").aclPolicy(token, """
+                service "workers" { policy = "read" }
+                node "rollcall-standin" { policy = "read" }
+                """), "admin");
+        agent.register(SERVICE, "a", "127.0.0.1", 7001);
+        standIn.injectRawInstance(SERVICE, "{\"Node\":{\"Node\":\"other-node\",\"Address\":\"127.0.0.2\"},"
+                + "\"Service\":{\"ID\":\"b\",\"Service\":\"workers\",\"Port\":7002},\"Checks\":[]}");
+        CandidateRecorder listener = new CandidateRecorder();
+        started(Map.of("token", token, "wait", "1s"), listener);
+
+        await().atMost(SEEN).until(() -> !listener.errors().isEmpty());
+        assertThat(listener.errors().get(0).getMessage()).contains("left out some instances")
+                .contains("lacks node:read");
+        assertThat(listener.sets()).as("a partial set is not published").isEmpty();
     }
 }

@@ -27,6 +27,33 @@ class HealthEntriesTest {
     }
 
     @Test
+    void leavesOutEntriesWhoseNodeCheckIsCriticalButNotThoseWithAFailingServiceCheck() {
+        String serfCritical = "[{\"CheckID\":\"serfHealth\",\"ServiceID\":\"\",\"Status\":\"critical\"}]";
+        String serviceCritical = "[{\"CheckID\":\"serfHealth\",\"ServiceID\":\"\",\"Status\":\"passing\"},"
+                + "{\"CheckID\":\"service:b\",\"ServiceID\":\"b\",\"Status\":\"critical\"}]";
+        HealthEntries.Parsed parsed = HealthEntries.parse("[" + String.join(",",
+                "{\"Node\":" + NODE + ",\"Service\":{\"ID\":\"a\",\"Service\":\"w\",\"Port\":7001},\"Checks\":"
+                        + serfCritical + "}",
+                "{\"Node\":" + NODE + ",\"Service\":{\"ID\":\"b\",\"Service\":\"w\",\"Port\":7002},\"Checks\":"
+                        + serviceCritical + "}") + "]");
+
+        assertThat(parsed.endpoints()).extracting(WorkerEndpoint::url)
+                .as("service checks are the query's business (passing-only); a dead node is always out")
+                .containsExactly("grpc://10.0.0.1:7002");
+        assertThat(parsed.nodeDown()).containsExactly("service ID 'a' on node 'n1': its node's check 'serfHealth' is critical");
+        assertThat(parsed.skipped()).isEmpty();
+    }
+
+    @Test
+    void deliversTheWorkersInstanceIdFromItsMetaAsTheRollcallInstanceIdLabel() {
+        HealthEntries.Parsed parsed = HealthEntries.parse("[" + entry("{\"ID\":\"a\",\"Service\":\"w\",\"Port\":7001,"
+                + "\"Meta\":{\"rollcall-instance\":\"4f1c\",\"rollcall-version\":\"1.2.0\"}}", NODE) + "]");
+
+        assertThat(parsed.endpoints().iterator().next().labels())
+                .containsEntry("rollcall.instance-id", "4f1c").containsEntry("rollcall-instance", "4f1c");
+    }
+
+    @Test
     void turnsTagsMetaAndPlacementIntoLabels() {
         HealthEntries.Parsed parsed = HealthEntries.parse("[" + entry("{\"ID\":\"a\",\"Service\":\"w\",\"Port\":7001,"
                 + "\"Tags\":[\"x\",\"y\"],\"Meta\":{\"zone\":\"eu-1\",\"rollcall-scheme\":\"grpcs\"}}", NODE) + "]");

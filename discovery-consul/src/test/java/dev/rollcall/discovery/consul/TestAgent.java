@@ -62,6 +62,11 @@ final class TestAgent {
         put("/v1/agent/check/pass/" + checkId, "");
     }
 
+    /** Node maintenance on the agent's node: Consul adds the critical node check {@code _node_maintenance}. */
+    void nodeMaintenance(boolean enable) {
+        put("/v1/agent/maintenance?enable=" + enable + "&reason=rollcall-test", "");
+    }
+
     void deregister(String id) {
         put("/v1/agent/service/deregister/" + id, "");
         registered.remove(id);

@@ -14,9 +14,11 @@ import java.util.Objects;
  * @param requestTimeout connect and request timeout of each API call (the watch itself is long-lived)
  * @param resync         how often the informer re-delivers its cache (zero: never)
  * @param timings        reconnect and staleness timings (tests shorten them)
+ * @param ipFamily       which address of a dual-stack pod becomes its candidate
  */
 record KubernetesSettings(String service, String namespace, PortSelector port, boolean tls,
-                                  ClusterAccess access, Duration requestTimeout, Duration resync, Timings timings) {
+                                  ClusterAccess access, Duration requestTimeout, Duration resync, Timings timings,
+                                  IpFamily ipFamily) {
 
     KubernetesSettings {
         Objects.requireNonNull(service, "service");
@@ -26,6 +28,7 @@ record KubernetesSettings(String service, String namespace, PortSelector port, b
         Objects.requireNonNull(requestTimeout, "requestTimeout");
         Objects.requireNonNull(resync, "resync");
         Objects.requireNonNull(timings, "timings");
+        Objects.requireNonNull(ipFamily, "ipFamily");
     }
 
     /**
@@ -40,6 +43,7 @@ record KubernetesSettings(String service, String namespace, PortSelector port, b
     }
 
     KubernetesSettings withTimings(Timings newTimings) {
-        return new KubernetesSettings(service, namespace, port, tls, access, requestTimeout, resync, newTimings);
+        return new KubernetesSettings(service, namespace, port, tls, access, requestTimeout, resync, newTimings,
+                ipFamily);
     }
 }

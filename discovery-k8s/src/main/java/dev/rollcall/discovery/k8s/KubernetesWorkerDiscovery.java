@@ -245,7 +245,7 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
         }
         evaluations.incrementAndGet();
         List<EndpointSlice> slices = current.getStore().list();
-        SliceCandidates.Result result = SliceCandidates.of(slices, options.port(), options.tls());
+        SliceCandidates.Result result = SliceCandidates.of(slices, options.port(), options.tls(), options.ipFamily());
         Set<String> problems = Set.copyOf(result.problems());
         for (String problem : result.problems()) {
             if (!lastProblems.contains(problem)) {
@@ -370,8 +370,9 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
     @Override
     public String description() {
         int n = knownCount;
+        String family = options.ipFamily() == IpFamily.DEFAULT ? "" : options.ipFamily() + ", ";
         return "k8s[" + options.namespace() + "/" + options.service() + ", " + options.port().describe() + ", "
-                + n + (n == 1 ? " endpoint" : " endpoints") + "]";
+                + family + n + (n == 1 ? " endpoint" : " endpoints") + "]";
     }
 
     @Override

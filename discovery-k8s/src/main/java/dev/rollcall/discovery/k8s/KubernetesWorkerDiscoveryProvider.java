@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
 
 /**
  * Creates the {@code k8s} discovery backend ({@code rollcall.discovery.type=k8s}): the candidates
- * are the ready endpoints of a Kubernetes service, read from its EndpointSlices. Keys, under
+ * are the serving endpoints of a Kubernetes service, one per pod, read from its EndpointSlices
+ * (see {@code SliceCandidates} for the rules and the labels). Keys, under
  * {@code rollcall.discovery.k8s.}:
  *
  * <ul>
@@ -38,7 +39,9 @@ import java.util.regex.Pattern;
  *   <li>{@code master}: an API server URL used without credentials (tests, {@code kubectl proxy}),
  *       or, with a kubeconfig, instead of its server;
  *   <li>{@code request-timeout} (default {@code 10s}) and {@code resync} (default {@code 5m},
- *       {@code 0} turns it off).
+ *       {@code 0} turns it off);
+ *   <li>{@code ip-family}: which address of a dual-stack pod is its candidate: {@code IPv4},
+ *       {@code IPv6}, {@code PreferIPv4} (default) or {@code PreferIPv6} ({@link IpFamily}).
  * </ul>
  *
  * <p>Without {@code kubeconfig}, {@code context} and {@code master} the backend uses the pod's
@@ -62,6 +65,7 @@ public final class KubernetesWorkerDiscoveryProvider implements WorkerDiscoveryP
     static final String MASTER = "master";
     static final String REQUEST_TIMEOUT = "request-timeout";
     static final String RESYNC = "resync";
+    static final String IP_FAMILY = "ip-family";
 
     static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
     static final Duration DEFAULT_RESYNC = Duration.ofMinutes(5);
@@ -107,6 +111,7 @@ public final class KubernetesWorkerDiscoveryProvider implements WorkerDiscoveryP
         Optional<String> masterText = settings.raw(MASTER);
         settings.raw(REQUEST_TIMEOUT);
         settings.raw(RESYNC);
+        Optional<String> ipFamilyText = settings.raw(IP_FAMILY);
 
         String service = serviceText.orElseThrow(() -> ConfigurationException.missing(settings.fullKey(SERVICE),
                 "the name of the Kubernetes service whose endpoints are the workers"));
@@ -122,11 +127,14 @@ public final class KubernetesWorkerDiscoveryProvider implements WorkerDiscoveryP
             throw ConfigurationException.invalid(settings.fullKey(RESYNC), settings.raw(RESYNC).orElse(""),
                     "0 (no resync) or a duration of at least 1s");
         }
+        IpFamily ipFamily = ipFamilyText.map(text -> IpFamily.parse(text).orElseThrow(() ->
+                ConfigurationException.invalid(settings.fullKey(IP_FAMILY), text, IpFamily.choices())))
+                .orElse(IpFamily.DEFAULT);
         String master = masterText.map(m -> master(settings, m)).orElse(null);
         ClusterAccess access = access(settings, kubeconfigText, contextText, master);
         String namespace = namespaceText.orElseGet(() -> defaultNamespace(settings, access));
         return new KubernetesSettings(service, namespace, port, tls, access, requestTimeout, resync,
-                KubernetesSettings.Timings.DEFAULT);
+                KubernetesSettings.Timings.DEFAULT, ipFamily);
     }
 
     private static void requireLabel(Settings settings, String key, String value, Pattern pattern, String expected) {

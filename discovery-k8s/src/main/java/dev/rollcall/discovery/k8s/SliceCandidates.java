@@ -17,25 +17,48 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
- * Turns the EndpointSlices of one service into the candidate set: every address of every ready
- * endpoint, on the port the {@link PortSelector} picks, merged over all slices. A pure function,
- * so it is tested without an API server.
+ * Turns the EndpointSlices of one service into the candidate set: one candidate per pod, on the
+ * port the {@link PortSelector} picks, merged over all slices. A pure function, so it is tested
+ * without an API server.
  *
- * <p>Readiness follows the EndpointSlice API: an endpoint is a candidate when
- * {@code conditions.ready} is true or unset ("nil should be interpreted as true") and
- * {@code conditions.terminating} is not true. The terminating check matters for services with
- * {@code publishNotReadyAddresses}, whose endpoints stay "ready" while their pods shut down.
+ * <p><b>Which endpoints.</b> An endpoint is <i>serving</i> when {@code conditions.serving} is true,
+ * or, when that is unset, {@code conditions.ready} is true or unset ("nil should be interpreted as
+ * true"). {@code serving} matters for services with {@code publishNotReadyAddresses}, whose
+ * endpoints stay "ready" whatever the pod's readiness. A serving endpoint that is not terminating
+ * is a plain candidate; one that is terminating (its pod is shutting down but still answers) is a
+ * candidate labelled {@value #STATE}={@value #DRAINING}, so that the resolver keeps it out of new
+ * work but can say why (when every endpoint is terminating, every candidate carries the label). An
+ * endpoint that is not serving is no candidate.
  *
- * <p>The same address can briefly appear in two slices while the EndpointSlice controller moves
- * it; it counts once, and it is a candidate if it is ready in either.
+ * <p><b>One candidate per pod.</b> A dual-stack service lists each pod in an IPv4 and an IPv6
+ * slice, and the EndpointSlice controller can briefly list a pod in two slices while it moves it.
+ * Endpoints are grouped by their {@code targetRef} (the pod), and the group gives one candidate:
+ * the address of the family {@link IpFamily} prefers, then the better state (serving before
+ * draining), then the first slice by name. An endpoint's addresses are fungible (the API lets
+ * clients use only the first), so a pod's candidate is its first usable address. Endpoints
+ * without a {@code targetRef} cannot be grouped: each of their addresses is a candidate, merged by
+ * URL.
+ *
+ * <p><b>Labels.</b> {@code zone} ({@code endpoint.zone}), {@code zone-hints} (the zones of
+ * {@code hints.forZones}, comma-separated), {@code node}, {@code hostname}, {@code pod} (the
+ * {@code targetRef} pod's name), {@value #INSTANCE_ID} (its UID) and {@value #STATE}, each when
+ * set.
  */
 final class SliceCandidates {
 
     static final String ZONE = "zone";
+    static final String ZONE_HINTS = "zone-hints";
     static final String NODE = "node";
+    static final String HOSTNAME = "hostname";
     static final String POD = "pod";
+    /** The label every backend uses for a worker process's identity; here the pod's UID. */
+    static final String INSTANCE_ID = "rollcall.instance-id";
+    /** The label the resolver reads a candidate's lifecycle state from. */
+    static final String STATE = "rollcall.state";
+    static final String DRAINING = "draining";
 
     private static final Pattern IPV4 = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
 
@@ -48,13 +71,30 @@ final class SliceCandidates {
     record Result(Set<WorkerEndpoint> endpoints, List<String> problems) {
     }
 
+    /** Whether an endpoint is used, and how. */
+    enum State { SERVING, DRAINING, NONE }
+
+    /** One usable endpoint address, competing with the others of its pod. */
+    private record Found(WorkerEndpoint candidate, int familyRank, State state) {
+        boolean beats(Found other) {
+            if (familyRank != other.familyRank) {
+                return familyRank < other.familyRank;
+            }
+            return state == State.SERVING && other.state != State.SERVING;
+        }
+    }
+
     private SliceCandidates() {
     }
 
     static Result of(Collection<EndpointSlice> slices, PortSelector ports, boolean tls) {
+        return of(slices, ports, tls, IpFamily.DEFAULT);
+    }
+
+    static Result of(Collection<EndpointSlice> slices, PortSelector ports, boolean tls, IpFamily family) {
         List<EndpointSlice> ordered = new ArrayList<>(slices);
         ordered.sort(Comparator.comparing(SliceCandidates::name));
-        Map<String, WorkerEndpoint> byUrl = new LinkedHashMap<>();
+        Map<String, Found> byPod = new LinkedHashMap<>();
         List<String> problems = new ArrayList<>();
         for (EndpointSlice slice : ordered) {
             List<Endpoint> endpoints = slice.getEndpoints() == null ? List.of() : slice.getEndpoints();
@@ -67,6 +107,10 @@ final class SliceCandidates {
                 problems.add(where + ": skipping the slice: addressType '" + type + "' is not IPv4, IPv6 or FQDN");
                 continue;
             }
+            int rank = family.rank(type);
+            if (rank < 0) {
+                continue;   // the other family of a dual-stack service
+            }
             PortSelector.Choice choice = ports.choose(slice.getPorts());
             if (choice instanceof PortSelector.Unusable unusable) {
                 problems.add(where + ": skipping the slice: " + unusable.reason());
@@ -74,39 +118,74 @@ final class SliceCandidates {
             }
             int port = ((PortSelector.Chosen) choice).port();
             for (Endpoint endpoint : endpoints) {
-                if (endpoint == null || !isCandidate(endpoint.getConditions())) {
+                State state = endpoint == null ? State.NONE : state(endpoint.getConditions());
+                if (state == State.NONE) {
                     continue;
                 }
-                Map<String, String> labels = labels(endpoint);
+                Map<String, String> labels = labels(endpoint, state);
+                String pod = podKey(endpoint.getTargetRef());
                 List<String> addresses = endpoint.getAddresses() == null ? List.of() : endpoint.getAddresses();
                 for (String address : addresses) {
+                    WorkerEndpoint candidate;
                     try {
-                        WorkerEndpoint candidate = endpoint(type, address, port, tls, labels);
-                        byUrl.putIfAbsent(candidate.url(), candidate);
+                        candidate = endpoint(type, address, port, tls, labels);
                     } catch (IllegalArgumentException e) {
                         problems.add(where + ": skipping address '" + address + "': " + e.getMessage());
+                        continue;
+                    }
+                    Found found = new Found(candidate, rank, state);
+                    byPod.merge(pod != null ? pod : "url " + candidate.url(), found,
+                            (earlier, later) -> later.beats(earlier) ? later : earlier);
+                    if (pod != null) {
+                        break;      // fungible: a pod's first usable address stands for the others
                     }
                 }
             }
         }
+        Map<String, WorkerEndpoint> byUrl = new LinkedHashMap<>();
+        byPod.values().forEach(f -> byUrl.putIfAbsent(f.candidate().url(), f.candidate()));
         return new Result(Collections.unmodifiableSet(new LinkedHashSet<>(byUrl.values())), List.copyOf(problems));
     }
 
-    /** Ready unless said otherwise, and not terminating. */
-    static boolean isCandidate(EndpointConditions conditions) {
+    /** Serving (unset: ready, unset: true) and not terminating; serving and terminating is draining. */
+    static State state(EndpointConditions conditions) {
         if (conditions == null) {
-            return true;
+            return State.SERVING;
         }
-        return !Boolean.FALSE.equals(conditions.getReady()) && !Boolean.TRUE.equals(conditions.getTerminating());
+        Boolean serving = conditions.getServing() != null ? conditions.getServing() : conditions.getReady();
+        if (Boolean.FALSE.equals(serving)) {
+            return State.NONE;
+        }
+        return Boolean.TRUE.equals(conditions.getTerminating()) ? State.DRAINING : State.SERVING;
     }
 
-    private static Map<String, String> labels(Endpoint endpoint) {
+    /** The pod an endpoint belongs to, or null when it names none. */
+    private static String podKey(ObjectReference ref) {
+        if (ref == null || ref.getName() == null || ref.getName().isBlank()) {
+            return null;
+        }
+        return Objects.toString(ref.getKind(), "") + " " + Objects.toString(ref.getNamespace(), "") + "/"
+                + ref.getName();
+    }
+
+    private static Map<String, String> labels(Endpoint endpoint, State state) {
         Map<String, String> labels = new LinkedHashMap<>();
         putIfPresent(labels, ZONE, endpoint.getZone());
+        if (endpoint.getHints() != null && endpoint.getHints().getForZones() != null) {
+            String zones = endpoint.getHints().getForZones().stream()
+                    .filter(Objects::nonNull).map(z -> z.getName())
+                    .filter(z -> z != null && !z.isBlank()).collect(Collectors.joining(","));
+            putIfPresent(labels, ZONE_HINTS, zones);
+        }
         putIfPresent(labels, NODE, endpoint.getNodeName());
+        putIfPresent(labels, HOSTNAME, endpoint.getHostname());
         ObjectReference ref = endpoint.getTargetRef();
         if (ref != null && "Pod".equals(ref.getKind())) {
             putIfPresent(labels, POD, ref.getName());
+            putIfPresent(labels, INSTANCE_ID, ref.getUid());
+        }
+        if (state == State.DRAINING) {
+            labels.put(STATE, DRAINING);
         }
         return labels;
     }

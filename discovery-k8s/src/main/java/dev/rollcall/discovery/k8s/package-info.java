@@ -1,6 +1,7 @@
 /**
- * The {@code k8s} discovery backend: the candidate workers are the ready endpoints of a Kubernetes
- * service, followed through its {@code discovery.k8s.io/v1} EndpointSlices with a fabric8 informer.
+ * The {@code k8s} discovery backend: the candidate workers are the serving endpoints of a Kubernetes
+ * service, one per pod (terminating ones labelled {@code rollcall.state=draining}), followed through
+ * its {@code discovery.k8s.io/v1} EndpointSlices with a fabric8 informer.
  *
  * <p>Only {@link dev.rollcall.discovery.k8s.KubernetesWorkerDiscoveryProvider} is public; users select
  * the backend with {@code rollcall.discovery.type=k8s}. There is no registration provider:

@@ -89,6 +89,20 @@ class KubernetesWorkerDiscoveryProviderTest {
     }
 
     @Test
+    void readsTheIpFamilyCaseInsensitivelyAndRejectsOthersNamingTheChoices() {
+        assertThat(options(nowhere(), withMaster(Map.of("service", "compute"))).ipFamily())
+                .isEqualTo(IpFamily.PREFER_IPV4);
+        assertThat(options(nowhere(), withMaster(Map.of("service", "compute", "ip-family", "ipv6"))).ipFamily())
+                .isEqualTo(IpFamily.IPV6);
+        assertThat(options(nowhere(), withMaster(Map.of("service", "compute", "ip-family", "PreferIPv6"))).ipFamily())
+                .isEqualTo(IpFamily.PREFER_IPV6);
+        assertThatThrownBy(() -> options(nowhere(), withMaster(Map.of("service", "compute", "ip-family", "dual"))))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining(PREFIX + "ip-family").hasMessageContaining("'dual'")
+                .hasMessageContaining("IPv4, IPv6, PreferIPv4 or PreferIPv6");
+    }
+
+    @Test
     void rejectsAResyncBelowOneSecondButAcceptsZeroToTurnItOff() {
         assertThatThrownBy(() -> options(nowhere(), withMaster(Map.of("service", "compute", "resync", "500ms"))))
                 .isInstanceOf(ConfigurationException.class)
@@ -198,6 +212,12 @@ class KubernetesWorkerDiscoveryProviderTest {
 
             try (WorkerDiscovery discovery = new KubernetesWorkerDiscoveryProvider(nowhere()).create(settings(keys))) {
                 assertThat(discovery.description()).isEqualTo("k8s[ns/compute, single port, 0 endpoints]");
+            }
+            Map<String, String> ipv6 = new java.util.HashMap<>(keys);
+            ipv6.put("ip-family", "ipv6");
+            try (WorkerDiscovery discovery = new KubernetesWorkerDiscoveryProvider(nowhere()).create(settings(ipv6))) {
+                assertThat(discovery.description()).as("a non-default ip-family is shown")
+                        .isEqualTo("k8s[ns/compute, single port, IPv6, 0 endpoints]");
             }
             assertThat(apiServer.connectionsAccepted()).isZero();
         }

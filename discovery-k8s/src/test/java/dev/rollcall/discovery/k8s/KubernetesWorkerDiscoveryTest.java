@@ -196,16 +196,57 @@ class KubernetesWorkerDiscoveryTest {
     }
 
     @Test
-    void publishesTheIpv4AndIpv6SlicesOfADualStackService() {
-        create(ipv4("workers-v4", "compute", 7001, ready("127.0.0.2", "w-1")));
-        create(slice("workers-v6", "compute", "IPv6", List.of(port("grpc", 7001)), ready("::1", "w-1")));
+    void aDualStackServiceGivesOneCandidatePerPodOfTheConfiguredFamily() {
+        // As the EndpointSlice controller writes a dual-stack service: one slice per family, the same pods.
+        create(ipv4("workers-v4", "compute", 7001, ready("127.0.0.2", "w-1"), ready("127.0.0.3", "w-2")));
+        create(slice("workers-v6", "compute", "IPv6", List.of(port("grpc", 7001)),
+                ready("::1", "w-1"), ready("::ffff:127.0.0.3", "w-2")));
+        CandidateRecorder byDefault = new CandidateRecorder();
+        CandidateRecorder ipv6 = new CandidateRecorder();
+        CandidateRecorder ipv4Only = new CandidateRecorder();
+
+        start(Map.of("scheme", "grpcs"), byDefault);
+        start(Map.of("ip-family", "PreferIPv6"), ipv6);
+        start(Map.of("ip-family", "IPv4"), ipv4Only);
+
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(byDefault.latest()))
+                .containsExactlyInAnyOrder("grpcs://127.0.0.2:7001", "grpcs://127.0.0.3:7001"));
+        assertThat(byDefault.latest()).allSatisfy(e -> assertThat(e.tls()).isTrue());
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(ipv6.latest()))
+                .containsExactlyInAnyOrder("grpc://[::1]:7001", "grpc://[::ffff:127.0.0.3]:7001"));
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(ipv4Only.latest()))
+                .containsExactlyInAnyOrder("grpc://127.0.0.2:7001", "grpc://127.0.0.3:7001"));
+
+        // A pod that has only an IPv6 address (its IPv4 endpoint not written yet) falls back to it.
+        create(slice("workers-v6-b", "compute", "IPv6", List.of(port("grpc", 7001)), ready("::ffff:127.0.0.4", "w-3")));
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(byDefault.latest()))
+                .containsExactlyInAnyOrder("grpcs://127.0.0.2:7001", "grpcs://127.0.0.3:7001",
+                        "grpcs://[::ffff:127.0.0.4]:7001"));
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(ipv4Only.latest())).hasSize(2));
+    }
+
+    @Test
+    void aTerminatingPodThatStillServesIsDeliveredDrainingUntilItStopsServing() {
+        create(ipv4("workers-a", "compute", 7001,
+                Slices.conditions("127.0.0.2", "w-1", true, true, false),
+                Slices.conditions("127.0.0.3", "w-2", true, true, false)));
         CandidateRecorder listener = new CandidateRecorder();
+        start(Map.of(), listener);
+        await().atMost(WITHIN).until(() -> urls(listener.latest()).size() == 2);
 
-        start(Map.of("scheme", "grpcs"), listener);
+        // A rolling update: both pods shut down, still answering while they finish their work.
+        update(ipv4("workers-a", "compute", 7001,
+                Slices.conditions("127.0.0.2", "w-1", false, true, true),
+                Slices.conditions("127.0.0.3", "w-2", false, true, true)));
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(listener.latest()).hasSize(2).allSatisfy(e ->
+                assertThat(e.labels()).containsEntry("rollcall.state", "draining")
+                        .containsEntry("rollcall.instance-id", "uid-" + e.labels().get("pod"))));
 
-        await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(listener.latest()))
-                .containsExactlyInAnyOrder("grpcs://127.0.0.2:7001", "grpcs://[::1]:7001"));
-        assertThat(listener.latest()).allSatisfy(e -> assertThat(e.tls()).isTrue());
+        update(ipv4("workers-a", "compute", 7001,
+                Slices.conditions("127.0.0.2", "w-1", false, false, true),
+                Slices.conditions("127.0.0.3", "w-2", false, true, true)));
+        await().atMost(WITHIN).until(() -> urls(listener.latest()).equals(Set.of("grpc://127.0.0.3:7001")));
+        assertThat(listener.errors()).isEmpty();
     }
 
     @Test
@@ -278,6 +319,65 @@ class KubernetesWorkerDiscoveryTest {
                 .containsExactly("grpc://127.0.0.2:7001"));
         assertThat(api.goneAnswers()).as("the resumed watch was refused with 410 Gone, so the backend re-listed")
                 .isPositive();
+    }
+
+    @Test
+    void routineWatchTimeoutsAreNeitherErrorsNorLosses() {
+        api.endWatchesAfter(Duration.ofMillis(300));   // kube-apiserver ends each watch after timeoutSeconds
+        create(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1")));
+        CandidateRecorder listener = new CandidateRecorder();
+        start(Map.of(), listener);
+        await().atMost(WITHIN).until(() -> urls(listener.latest()).equals(Set.of("grpc://127.0.0.2:7001")));
+
+        for (int i = 3; i <= 5; i++) {
+            int watchesEnded = api.watchesEnded();
+            await().atMost(WITHIN).until(() -> api.watchesEnded() > watchesEnded);
+            update(ipv4("workers-a", "compute", 7001, ready("127.0.0." + i, "w-" + i)));
+            String expected = "grpc://127.0.0." + i + ":7001";
+            await().atMost(WITHIN).until(() -> urls(listener.latest()).equals(Set.of(expected)));
+        }
+        assertThat(listener.errors()).as("a watch that ends and is re-opened is routine").isEmpty();
+    }
+
+    @Test
+    void bookmarksLetTheWatchResumeAfterAnApiServerRestartWithoutARelist() {
+        create(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1")));
+        CandidateRecorder listener = new CandidateRecorder();
+        start(Map.of(), listener);
+        await().atMost(WITHIN).until(() -> urls(listener.latest()).equals(Set.of("grpc://127.0.0.2:7001")));
+        // Other services' slices move the resource version; a label-filtered watch never sees them.
+        for (int i = 0; i < 3; i++) {
+            create(ipv4("storage-" + i, "storage", 7001, ready("127.0.0.9", "s-" + i)));
+        }
+        api.sendBookmarks(true);
+        int sent = api.bookmarksSent();
+        await().atMost(WITHIN).until(() -> api.bookmarksSent() > sent + 3);
+
+        api.restart();      // its watch cache starts at the newest version: older ones get 410 Gone
+        update(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1"), ready("127.0.0.3", "w-2")));
+
+        await().atMost(WITHIN).until(() -> urls(listener.latest())
+                .equals(Set.of("grpc://127.0.0.2:7001", "grpc://127.0.0.3:7001")));
+        assertThat(api.goneAnswers()).as("the watch resumed from the bookmark's version, not an older one").isZero();
+    }
+
+    @Test
+    void aListSlowerThanTheStaleThresholdIsReportedAndTheChangesMadeMeanwhileFollow() {
+        create(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1")));
+        CandidateRecorder listener = new CandidateRecorder();
+        start(Map.of(), listener);      // FAST timings: stale after 1 s without a watch
+        await().atMost(WITHIN).until(() -> urls(listener.latest()).equals(Set.of("grpc://127.0.0.2:7001")));
+
+        create(ipv4("storage-a", "storage", 7001, ready("127.0.0.9", "s-1")));    // moves the resource version on
+        api.delayLists(Duration.ofSeconds(3));
+        api.restart();      // down for a moment only; the watch resumes with 410 Gone and the re-list takes 3 s
+        update(ipv4("workers-a", "compute", 7001, ready("127.0.0.2", "w-1"), ready("127.0.0.3", "w-2")));
+
+        await().atMost(WITHIN).until(() -> !listener.errors().isEmpty());
+        assertThat(urls(listener.latest())).as("the last set is kept meanwhile").containsExactly("grpc://127.0.0.2:7001");
+        await().atMost(WITHIN).until(() -> urls(listener.latest())
+                .equals(Set.of("grpc://127.0.0.2:7001", "grpc://127.0.0.3:7001")) && !listener.stale());
+        assertThat(api.goneAnswers()).as("it was a re-list").isPositive();
     }
 
     // ---- helpers

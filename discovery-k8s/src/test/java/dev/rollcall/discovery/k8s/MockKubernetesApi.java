@@ -38,6 +38,16 @@ import java.util.regex.Pattern;
  * answers {@code 410 Gone} so that the client re-lists. This stand-in does the latter: after a
  * restart its watch cache begins at the newest resource version in storage, as a real one's does,
  * and a watch resuming from before that gets {@code 410 Gone} (an ERROR event, as from kube-apiserver).
+ *
+ * <p>What the mock never does by itself and a real API server does routinely, on demand:
+ * <ul>
+ *   <li>{@link #endWatchesAfter}: end every watch after a while, as kube-apiserver does when a
+ *       watch's {@code timeoutSeconds} (5 to 10 minutes from informers) runs out;</li>
+ *   <li>{@link #sendBookmarks}: send {@code BOOKMARK} events carrying the newest resource version
+ *       to watches that allow them, so that a watch filtered by labels can resume from a recent
+ *       version instead of an old one;</li>
+ *   <li>{@link #delayLists}: answer lists slowly, as a loaded API server over a big namespace.</li>
+ * </ul>
  */
 final class MockKubernetesApi implements AutoCloseable {
 
@@ -128,6 +138,34 @@ final class MockKubernetesApi implements AutoCloseable {
         return List.copyOf(storage.authorizations);
     }
 
+    /** From now on every watch is ended (cleanly, code 1000) {@code after} it opened; null: never. */
+    void endWatchesAfter(java.time.Duration after) {
+        storage.watchTimeout = after;
+    }
+
+    /** How many watches this server ended because of {@link #endWatchesAfter}. */
+    int watchesEnded() {
+        return storage.ended.get();
+    }
+
+    /**
+     * While {@code true}, every open watch that allows bookmarks gets a {@code BOOKMARK} event with
+     * the newest resource version every 100 ms (kube-apiserver sends them about once a minute).
+     */
+    void sendBookmarks(boolean send) {
+        storage.bookmarks = send;
+    }
+
+    /** How many bookmark events were sent. */
+    int bookmarksSent() {
+        return storage.bookmarksSent.get();
+    }
+
+    /** From now on list requests for EndpointSlices are answered after {@code delay}; zero: at once. */
+    void delayLists(java.time.Duration delay) {
+        storage.listDelay = delay;
+    }
+
     /** How many watches were refused with {@code 410 Gone}. */
     int goneAnswers() {
         return storage.gone.get();
@@ -177,6 +215,17 @@ final class MockKubernetesApi implements AutoCloseable {
         private final AtomicInteger gone = new AtomicInteger();
         private volatile boolean forbidden;
         private final List<String> authorizations = new CopyOnWriteArrayList<>();
+        private volatile java.time.Duration watchTimeout;
+        private final AtomicInteger ended = new AtomicInteger();
+        private volatile boolean bookmarks;
+        private final AtomicInteger bookmarksSent = new AtomicInteger();
+        private volatile java.time.Duration listDelay = java.time.Duration.ZERO;
+        private final java.util.concurrent.ScheduledExecutorService timers =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                    Thread t = new Thread(r, "mock-k8s-watch-timers");
+                    t.setDaemon(true);
+                    return t;
+                });
 
         @Override
         public MockResponse dispatch(RecordedRequest request) {
@@ -190,7 +239,13 @@ final class MockKubernetesApi implements AutoCloseable {
                         .build();
                 return new MockResponse().setResponseCode(403).setBody(Serialization.asJson(status));
             }
-            return super.dispatch(request);
+            MockResponse response = super.dispatch(request);
+            boolean list = "GET".equals(request.getMethod()) && request.getPath() != null
+                    && request.getPath().contains("/endpointslices") && !request.getPath().contains("watch=true");
+            if (list && !listDelay.isZero()) {
+                response.setBodyDelay(listDelay);
+            }
+            return response;
         }
 
         @Override
@@ -229,7 +284,64 @@ final class MockKubernetesApi implements AutoCloseable {
                     }
                 });
             }
-            return super.handleWatch(path);
+            MockResponse response = super.handleWatch(path);
+            WebSocketListener inner = response.getWebSocketListener();
+            if (inner == null) {
+                return response;
+            }
+            boolean allowsBookmarks = path.contains("allowWatchBookmarks=true");
+            return response.withWebSocketUpgrade(new WebSocketListener() {
+                private final List<java.util.concurrent.ScheduledFuture<?>> timers = new CopyOnWriteArrayList<>();
+
+                @Override
+                public void onOpen(WebSocket webSocket, Response r) {
+                    inner.onOpen(webSocket, r);
+                    java.time.Duration timeout = watchTimeout;
+                    if (timeout != null) {
+                        timers.add(Storage.this.timers.schedule(() -> {
+                            ended.incrementAndGet();
+                            webSocket.close(1000, "");      // what a watch whose timeoutSeconds ran out gets
+                        }, timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS));
+                    }
+                    if (allowsBookmarks) {
+                        timers.add(Storage.this.timers.scheduleWithFixedDelay(() -> {
+                            if (bookmarks) {
+                                webSocket.send(bookmark());
+                                bookmarksSent.incrementAndGet();
+                            }
+                        }, 100, 100, java.util.concurrent.TimeUnit.MILLISECONDS));
+                    }
+                }
+
+                @Override
+                public void onMessage(WebSocket webSocket, String text) {
+                    inner.onMessage(webSocket, text);
+                }
+
+                @Override
+                public void onClosing(WebSocket webSocket, int code, String reason) {
+                    timers.forEach(t -> t.cancel(false));
+                    inner.onClosing(webSocket, code, reason);
+                }
+
+                @Override
+                public void onClosed(WebSocket webSocket, int code, String reason) {
+                    timers.forEach(t -> t.cancel(false));
+                    inner.onClosed(webSocket, code, reason);
+                }
+
+                @Override
+                public void onFailure(WebSocket webSocket, Throwable t, Response r) {
+                    timers.forEach(f -> f.cancel(false));
+                    inner.onFailure(webSocket, t, r);
+                }
+            });
+        }
+
+        /** A BOOKMARK event as kube-apiserver sends it: an object of the watched kind with only a resource version. */
+        private String bookmark() {
+            return "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"EndpointSlice\",\"apiVersion\":"
+                    + "\"discovery.k8s.io/v1\",\"metadata\":{\"resourceVersion\":\"" + newest.get() + "\"}}}";
         }
     }
 

@@ -37,12 +37,7 @@ class RealClusterTest {
         keys.put("rollcall.discovery.k8s.service", "kubernetes");
         keys.put("rollcall.discovery.k8s.namespace", "default");
         keys.put("rollcall.discovery.k8s.port", "https");
-        String context = System.getenv("ROLLCALL_K8S_CONTEXT");
-        if (context != null && !context.isBlank()) {
-            keys.put("rollcall.discovery.k8s.context", context);
-        }
-        KubernetesSettings options = new KubernetesWorkerDiscoveryProvider()
-                .options(Settings.of(keys).scope("rollcall.discovery.k8s."));
+        KubernetesSettings options = options(keys);
         CandidateRecorder listener = new CandidateRecorder();
 
         try (KubernetesWorkerDiscovery discovery = new KubernetesWorkerDiscovery(options)) {
@@ -55,6 +50,52 @@ class RealClusterTest {
         }
     }
 
+    /**
+     * Opt-in on top: {@code ROLLCALL_K8S_DUAL_STACK_SERVICE=<namespace>/<service>} names a dual-stack
+     * service (one IPv4 and one IPv6 slice over the same pods) whose slices list one TCP port (or
+     * {@code ROLLCALL_K8S_DUAL_STACK_PORT} names it). Each serving pod must be one candidate, of
+     * the family asked for.
+     */
+    @Test
+    @EnabledIfEnvironmentVariable(named = "ROLLCALL_K8S_DUAL_STACK_SERVICE", matches = ".+/.+")
+    void aRealDualStackServiceGivesOneCandidatePerPod() {
+        String[] target = System.getenv("ROLLCALL_K8S_DUAL_STACK_SERVICE").split("/", 2);
+        for (String family : new String[] {"PreferIPv4", "IPv6"}) {
+            Map<String, String> keys = new HashMap<>();
+            keys.put("rollcall.discovery.k8s.namespace", target[0]);
+            keys.put("rollcall.discovery.k8s.service", target[1]);
+            keys.put("rollcall.discovery.k8s.ip-family", family);
+            String port = System.getenv("ROLLCALL_K8S_DUAL_STACK_PORT");
+            if (port != null && !port.isBlank()) {
+                keys.put("rollcall.discovery.k8s.port", port);
+            }
+            KubernetesSettings options = options(keys);
+            CandidateRecorder listener = new CandidateRecorder();
+            try (KubernetesWorkerDiscovery discovery = new KubernetesWorkerDiscovery(options)) {
+                discovery.start(listener);
+                await().atMost(Duration.ofSeconds(60)).until(() -> listener.latest() != null);
+
+                Set<String> pods = listener.latest().stream().map(e -> e.labels().get("pod")).collect(Collectors.toSet());
+                assertThat(pods).as(family + ": one candidate per pod").hasSize(listener.latest().size())
+                        .doesNotContainNull();
+                if (family.equals("IPv6")) {
+                    assertThat(listener.latest()).allSatisfy(e -> assertThat(e.host()).contains(":"));
+                }
+                assertThat(listener.errors()).isEmpty();
+            }
+        }
+    }
+
+    /** The backend's settings from {@code keys}, in the context {@code ROLLCALL_K8S_CONTEXT} names, if any. */
+    private static KubernetesSettings options(Map<String, String> keys) {
+        Map<String, String> all = new HashMap<>(keys);
+        String context = System.getenv("ROLLCALL_K8S_CONTEXT");
+        if (context != null && !context.isBlank()) {
+            all.put("rollcall.discovery.k8s.context", context);
+        }
+        return new KubernetesWorkerDiscoveryProvider().options(Settings.of(all).scope("rollcall.discovery.k8s."));
+    }
+
     /** The ready addresses and https port of the slices, read with a plain client. */
     private static Set<String> readDirectly(KubernetesSettings options) {
         Set<String> urls = new HashSet<>();
@@ -65,7 +106,10 @@ class RealClusterTest {
                 int port = slice.getPorts().stream().filter(p -> "https".equals(p.getName()))
                         .map(EndpointPort::getPort).findFirst().orElseThrow();
                 for (Endpoint e : slice.getEndpoints()) {
-                    boolean ready = e.getConditions() == null || !Boolean.FALSE.equals(e.getConditions().getReady());
+                    // serving, falling back to ready; terminating ones that serve are delivered (draining)
+                    boolean ready = e.getConditions() == null || !Boolean.FALSE.equals(
+                            e.getConditions().getServing() != null ? e.getConditions().getServing()
+                                    : e.getConditions().getReady());
                     if (ready) {
                         for (String a : e.getAddresses()) {
                             urls.add("grpc://" + (a.contains(":") ? "[" + a + "]" : a) + ":" + port);

@@ -1,5 +1,6 @@
 package dev.rollcall.discovery.k8s;
 
+import static dev.rollcall.discovery.k8s.Slices.conditions;
 import static dev.rollcall.discovery.k8s.Slices.endpoint;
 import static dev.rollcall.discovery.k8s.Slices.ipv4;
 import static dev.rollcall.discovery.k8s.Slices.port;
@@ -24,26 +25,117 @@ class SliceCandidatesTest {
     private static final PortSelector ONLY = PortSelector.onlyPort("rollcall.discovery.k8s.port");
 
     @Test
-    void everyAddressOfAReadyEndpointIsACandidateWithItsZoneNodeAndPod() {
+    void aReadyEndpointIsOneCandidatePerPodWithItsZoneNodeAndPod() {
+        // An endpoint's addresses are fungible: the pod is one worker, reached at its first address.
         Endpoint twoAddresses = new EndpointBuilder(ready("127.0.0.2", "w-1")).withAddresses("127.0.0.2", "127.0.0.3").build();
 
         SliceCandidates.Result result = SliceCandidates.of(List.of(ipv4("s", "compute", 7001, twoAddresses)), ONLY, false);
 
-        assertThat(urls(result)).containsExactlyInAnyOrder("grpc://127.0.0.2:7001", "grpc://127.0.0.3:7001");
+        assertThat(urls(result)).containsExactly("grpc://127.0.0.2:7001");
         assertThat(result.endpoints()).allSatisfy(e ->
                 assertThat(e.labels()).isEqualTo(Map.of("zone", "zone-a", "node", "node-1", "pod", "w-1")));
     }
 
     @Test
-    void notReadyAndTerminatingEndpointsAreNotCandidatesButUnknownReadinessIs() {
+    void everyAddressOfAnEndpointWithoutATargetRefIsACandidate() {
+        Endpoint noPod = new EndpointBuilder().withAddresses("127.0.0.2", "127.0.0.3").build();
+
+        assertThat(urls(SliceCandidates.of(List.of(ipv4("s", "compute", 7001, noPod)), ONLY, false)))
+                .containsExactlyInAnyOrder("grpc://127.0.0.2:7001", "grpc://127.0.0.3:7001");
+    }
+
+    @Test
+    void notReadyEndpointsAreNotCandidatesButUnknownReadinessIs() {
         EndpointSlice s = ipv4("s", "compute", 7001,
                 endpoint("127.0.0.2", "not-ready", false, false),
-                endpoint("127.0.0.3", "terminating", true, true),
                 endpoint("127.0.0.4", "unknown", null, null),
                 new EndpointBuilder().withAddresses("127.0.0.5").build());
 
         assertThat(urls(SliceCandidates.of(List.of(s), ONLY, false)))
                 .containsExactlyInAnyOrder("grpc://127.0.0.4:7001", "grpc://127.0.0.5:7001");
+    }
+
+    @Test
+    void servingDecidesAndReadyCountsOnlyWhenServingIsUnset() {
+        // publishNotReadyAddresses: ready is always true, serving follows the pod's readiness.
+        EndpointSlice s = ipv4("s", "compute", 7001,
+                conditions("127.0.0.2", "ready-not-serving", true, false, false),
+                conditions("127.0.0.3", "serving", true, true, false),
+                conditions("127.0.0.4", "old-api-ready", true, null, null),
+                conditions("127.0.0.5", "old-api-not-ready", false, null, null));
+
+        assertThat(urls(SliceCandidates.of(List.of(s), ONLY, false)))
+                .containsExactlyInAnyOrder("grpc://127.0.0.3:7001", "grpc://127.0.0.4:7001");
+    }
+
+    @Test
+    void aTerminatingButServingEndpointIsADrainingCandidateAndANotServingOneIsGone() {
+        EndpointSlice s = ipv4("s", "compute", 7001,
+                conditions("127.0.0.2", "up", true, true, false),
+                conditions("127.0.0.3", "draining", false, true, true),
+                conditions("127.0.0.4", "stopping", false, false, true));
+
+        Map<String, Map<String, String>> labels = labelsByUrl(SliceCandidates.of(List.of(s), ONLY, false));
+
+        assertThat(labels).containsOnlyKeys("grpc://127.0.0.2:7001", "grpc://127.0.0.3:7001");
+        assertThat(labels.get("grpc://127.0.0.2:7001")).doesNotContainKey("rollcall.state");
+        assertThat(labels.get("grpc://127.0.0.3:7001")).containsEntry("rollcall.state", "draining")
+                .containsEntry("rollcall.instance-id", "uid-draining");
+    }
+
+    @Test
+    void whenEveryEndpointIsTerminatingTheServingOnesAreStillDeliveredAllDraining() {
+        EndpointSlice s = ipv4("s", "compute", 7001,
+                conditions("127.0.0.2", "w-1", false, true, true),
+                conditions("127.0.0.3", "w-2", false, true, true));
+
+        SliceCandidates.Result result = SliceCandidates.of(List.of(s), ONLY, false);
+
+        assertThat(result.endpoints()).hasSize(2)
+                .allSatisfy(e -> assertThat(e.labels()).containsEntry("rollcall.state", "draining"));
+    }
+
+    @Test
+    void aDualStackPodIsOneCandidateOfTheChosenFamily() {
+        EndpointSlice v4 = ipv4("compute-v4", "compute", 7001,
+                ready("127.0.0.2", "w-1"), ready("127.0.0.3", "w-2"));
+        EndpointSlice v6 = Slices.ipv6("compute-v6", "compute", 7001,
+                ready("::ffff:127.0.0.2", "w-1"), ready("::ffff:127.0.0.3", "w-2"), ready("::ffff:127.0.0.4", "v6-only"));
+        List<EndpointSlice> both = List.of(v6, v4);
+
+        assertThat(urls(SliceCandidates.of(both, ONLY, false, IpFamily.PREFER_IPV4))).containsExactlyInAnyOrder(
+                "grpc://127.0.0.2:7001", "grpc://127.0.0.3:7001", "grpc://[::ffff:127.0.0.4]:7001");
+        assertThat(urls(SliceCandidates.of(both, ONLY, false, IpFamily.PREFER_IPV6))).containsExactlyInAnyOrder(
+                "grpc://[::ffff:127.0.0.2]:7001", "grpc://[::ffff:127.0.0.3]:7001", "grpc://[::ffff:127.0.0.4]:7001");
+        assertThat(urls(SliceCandidates.of(both, ONLY, false, IpFamily.IPV4))).containsExactlyInAnyOrder(
+                "grpc://127.0.0.2:7001", "grpc://127.0.0.3:7001");
+        assertThat(urls(SliceCandidates.of(both, ONLY, false, IpFamily.IPV6))).hasSize(3)
+                .allSatisfy(u -> assertThat(u).contains("[::ffff:"));
+    }
+
+    @Test
+    void aPodServingInOneFamilyAndNotTheOtherIsStillOneCandidate() {
+        // The two slices are written separately: for a moment a pod can be ready in one and not the other.
+        EndpointSlice v4 = ipv4("compute-v4", "compute", 7001, endpoint("127.0.0.2", "w-1", false, false));
+        EndpointSlice v6 = Slices.ipv6("compute-v6", "compute", 7001, ready("::ffff:127.0.0.2", "w-1"));
+
+        assertThat(urls(SliceCandidates.of(List.of(v4, v6), ONLY, false, IpFamily.PREFER_IPV4)))
+                .containsExactly("grpc://[::ffff:127.0.0.2]:7001");
+    }
+
+    @Test
+    void hostnameZoneHintsAndThePodUidBecomeLabels() {
+        Endpoint e = new EndpointBuilder(conditions("127.0.0.2", "w-1", true, true, false))
+                .withHostname("worker-0")
+                .withNewHints().addNewForZone("zone-a").addNewForZone("zone-b").endHints()
+                .build();
+
+        WorkerEndpoint candidate = SliceCandidates.of(List.of(ipv4("s", "compute", 7001, e)), ONLY, false)
+                .endpoints().iterator().next();
+
+        assertThat(candidate.labels()).containsEntry("zone", "zone-a").containsEntry("zone-hints", "zone-a,zone-b")
+                .containsEntry("hostname", "worker-0").containsEntry("node", "node-1").containsEntry("pod", "w-1")
+                .containsEntry("rollcall.instance-id", "uid-w-1").doesNotContainKey("rollcall.state");
     }
 
     @Test
@@ -119,6 +211,10 @@ class SliceCandidatesTest {
 
         assertThat(result.endpoints()).isEmpty();
         assertThat(result.problems()).isEmpty();
+    }
+
+    private static Map<String, Map<String, String>> labelsByUrl(SliceCandidates.Result result) {
+        return result.endpoints().stream().collect(Collectors.toMap(WorkerEndpoint::url, WorkerEndpoint::labels));
     }
 
     private static Set<String> urls(SliceCandidates.Result result) {

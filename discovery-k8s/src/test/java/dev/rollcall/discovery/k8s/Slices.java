@@ -19,6 +19,26 @@ final class Slices {
         return slice(name, service, "IPv4", List.of(port("grpc", port)), endpoints);
     }
 
+    /** An IPv6 slice of {@code service} with one port named {@code grpc}: the other half of a dual-stack service. */
+    static EndpointSlice ipv6(String name, String service, int port, Endpoint... endpoints) {
+        return slice(name, service, "IPv6", List.of(port("grpc", port)), endpoints);
+    }
+
+    /**
+     * An endpoint with every condition given as the EndpointSlice controller sets it (null: unset),
+     * of pod {@code pod} with UID {@code uid-<pod>}.
+     */
+    static Endpoint conditions(String address, String pod, Boolean ready, Boolean serving, Boolean terminating) {
+        return new EndpointBuilder()
+                .withAddresses(address)
+                .withNewConditions().withReady(ready).withServing(serving).withTerminating(terminating).endConditions()
+                .withNodeName("node-1")
+                .withZone("zone-a")
+                .withNewTargetRef().withKind("Pod").withName(pod).withNamespace("workers").withUid("uid-" + pod)
+                .endTargetRef()
+                .build();
+    }
+
     static EndpointSlice slice(String name, String service, String addressType, List<EndpointPort> ports,
                                Endpoint... endpoints) {
         return new EndpointSliceBuilder()

@@ -5,7 +5,6 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParseException;
 import com.google.gson.JsonParser;
-import com.google.gson.JsonPrimitive;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
@@ -26,7 +25,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -42,7 +40,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
-import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import org.slf4j.Logger;
@@ -58,26 +55,41 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code PUT /v1/agent/service/register} (TTL checks only, in {@code Check} or {@code Checks},
  *       with {@code Status}, {@code CheckID}, {@code DeregisterCriticalServiceAfter}; field names in any
  *       case or in snake_case, as Consul accepts them);</li>
- *   <li>{@code PUT /v1/agent/service/deregister/<id>};</li>
+ *   <li>{@code PUT /v1/agent/service/deregister/<id>} (an unknown ID is a no-op);</li>
+ *   <li>{@code PUT /v1/agent/maintenance?enable=&reason=}: the node check {@code _node_maintenance};</li>
  *   <li>{@code PUT /v1/agent/check/pass|warn|fail/<checkId>?note=} and
  *       {@code PUT /v1/agent/check/update/<checkId>} with {@code {"Status","Output"}};</li>
- *   <li>{@code GET /v1/health/service/<name>?passing&tag=&node-meta=k:v&dc=&index=&wait=}: health
- *       entries {@code {Node, Service, Checks}}, the {@code X-Consul-Index} header, and blocking:
+ *   <li>{@code GET /v1/health/service/<name>?passing&tag=&node-meta=k:v&filter=&dc=&stale&consistent&index=&wait=}: health
+ *       entries {@code {Node, Service, Checks}} with the node checks ({@code serfHealth},
+ *       {@code _node_maintenance}) first, {@code ?passing} asking every check of the entry,
+ *       node checks included, to pass; {@code filter} in Consul's expression language over
+ *       {@code Node} and {@code Service} fields (see {@link FilterExpression}); {@code stale} and
+ *       {@code consistent} accepted (one server: every read is consistent), not both; the
+ *       {@code X-Consul-Index} header, and blocking:
  *       with {@code index > 0} the request waits until the service's index exceeds it or
  *       {@code wait} (default 5m, at most 10m, plus up to {@code wait/16} of random jitter) has
  *       passed, then answers with the current state.</li>
  * </ul>
  * A TTL check that is not updated within its TTL turns {@code critical} with output
  * {@code TTL expired}; a service whose check stayed critical for its
- * {@code DeregisterCriticalServiceAfter} is removed. With an ACL token configured, every request
- * must carry it ({@code X-Consul-Token}, {@code Authorization: Bearer} or {@code ?token=}): none
- * gives 403 {@code Permission denied}, a wrong one 403 {@code ACL not found}.
+ * {@code DeregisterCriticalServiceAfter} is removed.
+ *
+ * <p>ACLs, when tokens are configured ({@link Builder#aclToken}, {@link Builder#aclPolicy}), work
+ * as in Consul with {@code default_policy = "deny"}: the token comes as {@code X-Consul-Token},
+ * {@code Authorization: Bearer} or {@code ?token=}; an unknown one gets 403 {@code ACL not found};
+ * none means the anonymous token ({@link Builder#anonymousPolicy}, default: no rights). Reads
+ * are not refused but filtered: entries whose service lacks {@code service:read} or whose node
+ * lacks {@code node:read} are left out, with {@value #RESULTS_FILTERED_HEADER}{@code : true}
+ * (masked for anonymous requests, as Consul does). Writes are refused with 403
+ * {@code Permission denied: token with AccessorID '...' lacks permission '...'}: registering and
+ * deregistering need {@code service:write}, check updates {@code node:write} and
+ * {@code service:write}.
  *
  * <p>Where it differs from Consul: one node (the agent's own); only TTL checks; it reaps
  * critical services within ~25 ms of the deadline and allows a deregister-after below Consul's
- * 1-minute minimum (see {@link Builder#minDeregisterCriticalServiceAfter}); an anonymous read is
- * refused with 403, where Consul with {@code default_policy=deny} answers 200 with an empty,
- * ACL-filtered list; every change advances one index, and a service name never seen reports the
+ * 1-minute minimum (see {@link Builder#minDeregisterCriticalServiceAfter}); ACL rules are only
+ * those on services and nodes, with exact and prefix matching (no intentions, roles, templated
+ * policies or namespaces); every change advances one index, and a service name never seen reports the
  * current global index; check output changes are visible at once (Consul defers output-only
  * changes of TTL checks).
  *
@@ -85,7 +97,9 @@ import org.slf4j.LoggerFactory;
  * {@link #rewindIndex(long)} makes the index go backwards (as a snapshot restore does);
  * {@link #stop()} and {@link #restart()} take the agent away and bring it back on the same port,
  * keeping its state; {@link #injectRawInstance(String, String)} adds a raw JSON entry to a
- * service's health answer; {@link #answerBlockingQueriesAtOnce(boolean)} stops blocking.
+ * service's health answer; {@link #answerBlockingQueriesAtOnce(boolean)} stops blocking;
+ * {@link #advanceIndexOnEveryQuery(boolean)} plays a service under sustained churn;
+ * {@link #changeAclPolicy(String, String)} edits a token's policy.
  *
  * <p>Thread-safe. {@link #close()} stops it for good.
  */
@@ -97,10 +111,10 @@ public final class ConsulStandIn implements AutoCloseable {
     static final Duration DEFAULT_WAIT = Duration.ofMinutes(5);
     static final Duration MAX_WAIT = Duration.ofMinutes(10);
     private static final long TICK_MILLIS = 25;
-    private static final Pattern META_KEY = Pattern.compile("[A-Za-z0-9_-]{1,128}");
-    private static final Set<String> STATUSES = Set.of("passing", "warning", "critical");
+    /** Set on a read whose results ACLs filtered (not for anonymous requests). */
+    public static final String RESULTS_FILTERED_HEADER = "X-Consul-Results-Filtered-By-ACLs";
 
-    private final String aclToken;
+    private final AclTokens aclTokens;
     private final String datacenter;
     private final String nodeName;
     private final String nodeId = UUID.randomUUID().toString();
@@ -114,6 +128,7 @@ public final class ConsulStandIn implements AutoCloseable {
     private final ScheduledExecutorService ticker;
     private final List<RecordedRequest> requests = new CopyOnWriteArrayList<>();
     private volatile boolean answerAtOnce;
+    private volatile boolean churn;
 
     private final Object lock = new Object();
     // Everything below is guarded by lock.
@@ -122,6 +137,10 @@ public final class ConsulStandIn implements AutoCloseable {
     private final Map<String, Service> services = new TreeMap<>();
     private final Map<String, Check> checks = new TreeMap<>();
     private final Map<String, List<String>> injected = new HashMap<>();
+    private String serfStatus = "passing";          // the node's serfHealth check
+    private long serfModifyIndex = 1;
+    private String maintenanceReason;               // non-null: the node is in maintenance (_node_maintenance)
+    private long maintenanceIndex;
     private HttpServer server;
     private int port;
     private boolean running;
@@ -129,7 +148,7 @@ public final class ConsulStandIn implements AutoCloseable {
     private int generation;
 
     private ConsulStandIn(Builder b) {
-        this.aclToken = b.aclToken;
+        this.aclTokens = new AclTokens(b.aclTokens, b.anonymousRules);
         this.datacenter = b.datacenter;
         this.nodeName = b.nodeName;
         this.nodeAddress = b.nodeAddress;
@@ -328,6 +347,44 @@ public final class ConsulStandIn implements AutoCloseable {
         this.answerAtOnce = atOnce;
     }
 
+    /**
+     * Replaces the policy of a token configured with {@link Builder#aclPolicy} or
+     * {@link Builder#aclToken}, as an operator editing the token's policy does; it applies from
+     * the next request on (a blocked query is not woken: in Consul a policy change does not move a
+     * service's index either).
+     *
+     * @throws IllegalArgumentException when the token is unknown or {@code rules} is not a policy
+     */
+    public void changeAclPolicy(String token, String rules) {
+        aclTokens.change(token, AclRules.parse(Objects.requireNonNull(rules, "rules")));
+    }
+
+    /**
+     * With {@code true}, every health query of a service advances its index and is answered at
+     * once, as under sustained churn (a flapping check, a mass restart): a client that does not
+     * rate-limit its loop then queries as fast as it can. Count the queries with
+     * {@link #healthQueries(String)}.
+     */
+    public void advanceIndexOnEveryQuery(boolean advance) {
+        this.churn = advance;
+    }
+
+    /**
+     * Sets the node's {@code serfHealth} check: {@code false} plays the node's agent failing (the
+     * servers mark it critical, output {@code Agent not live or unreachable}); its services stay
+     * registered but are no longer passing. Node maintenance is the real endpoint,
+     * {@code PUT /v1/agent/maintenance?enable=true&reason=}.
+     */
+    public void setNodeAlive(boolean alive) {
+        synchronized (lock) {
+            String status = alive ? "passing" : "critical";
+            if (!status.equals(serfStatus)) {
+                serfStatus = status;
+                serfModifyIndex = bumpAll();
+            }
+        }
+    }
+
     /** Every request received so far, oldest first. */
     public List<RecordedRequest> requests() {
         return List.copyOf(requests);
@@ -380,15 +437,15 @@ public final class ConsulStandIn implements AutoCloseable {
             String method = exchange.getRequestMethod();
             String path = exchange.getRequestURI().getPath();
             String query = Objects.requireNonNullElse(exchange.getRequestURI().getRawQuery(), "");
-            RecordedRequest request = new RecordedRequest(method, path, query, exchange.getRequestHeaders(),
-                    Instant.now());
-            requests.add(request);
             byte[] body = exchange.getRequestBody().readAllBytes();
+            RecordedRequest request = new RecordedRequest(method, path, query, exchange.getRequestHeaders(),
+                    Instant.now(), new String(body, StandardCharsets.UTF_8));
+            requests.add(request);
             log.debug("Consul stand-in: {}", request);
             Reply reply;
             try {
                 reply = route(request, body);
-            } catch (BadRequest e) {
+            } catch (RequestRefused e) {
                 reply = Reply.text(e.status, e.getMessage());
             } catch (RuntimeException e) {
                 log.warn("Consul stand-in failed on {}", request, e);
@@ -403,6 +460,9 @@ public final class ConsulStandIn implements AutoCloseable {
                 exchange.getResponseHeaders().set("X-Consul-Index", Long.toString(reply.index));
                 exchange.getResponseHeaders().set("X-Consul-KnownLeader", "true");
                 exchange.getResponseHeaders().set("X-Consul-LastContact", "0");
+            }
+            if (reply.filteredByAcls) {
+                exchange.getResponseHeaders().set(RESULTS_FILTERED_HEADER, "true");
             }
             exchange.sendResponseHeaders(reply.status, bytes.length == 0 ? -1 : bytes.length);
             if (bytes.length > 0) {
@@ -419,21 +479,29 @@ public final class ConsulStandIn implements AutoCloseable {
         String path = r.path();
         boolean put = r.method().equals("PUT");
         boolean get = r.method().equals("GET");
-        Reply denied = checkAcl(r);
+        AclTokens.Caller caller = aclTokens.caller(tokenOf(r));
         if (path.startsWith("/v1/health/service/")) {
             requireMethod(get, r);
-            if (denied != null) {
-                return denied;
-            }
-            return health(path.substring("/v1/health/service/".length()), r);
+            return health(path.substring("/v1/health/service/".length()), r, caller);
         }
         if (path.equals("/v1/agent/service/register")) {
             requireMethod(put, r);
-            return denied != null ? denied : register(body);
+            return register(body, caller);
         }
         if (path.startsWith("/v1/agent/service/deregister/")) {
             requireMethod(put, r);
-            return denied != null ? denied : deregister(path.substring("/v1/agent/service/deregister/".length()));
+            return deregister(path.substring("/v1/agent/service/deregister/".length()), caller);
+        }
+        if (path.equals("/v1/agent/maintenance")) {
+            requireMethod(put, r);
+            caller.requireNodeWrite(nodeName);
+            List<String> enable = r.queryParameter("enable");
+            if (enable.isEmpty() || !Set.of("true", "false").contains(enable.get(0))) {
+                return Reply.text(400, "Missing value for enable");
+            }
+            List<String> reason = r.queryParameter("reason");
+            setNodeMaintenance(enable.get(0).equals("true"), reason.isEmpty() ? "" : reason.get(0));
+            return Reply.text(200, "");
         }
         if (path.startsWith("/v1/agent/check/")) {
             String rest = path.substring("/v1/agent/check/".length());
@@ -442,16 +510,13 @@ public final class ConsulStandIn implements AutoCloseable {
             String checkId = slash < 0 ? "" : rest.substring(slash + 1);
             if (Set.of("pass", "warn", "fail", "update").contains(verb)) {
                 requireMethod(put, r);
-                if (denied != null) {
-                    return denied;
-                }
                 if (verb.equals("update")) {
-                    JsonObject o = parseObject(body);
-                    String status = string(o, "Status");
-                    if (status == null || !STATUSES.contains(status)) {
-                        throw new BadRequest(400, "Invalid check status: \"" + status + "\"");
+                    JsonObject o = ConsulJson.parseObject(body);
+                    String status = ConsulJson.string(o, "Status");
+                    if (status == null || !ServiceRegistration.STATUSES.contains(status)) {
+                        throw new RequestRefused(400, "Invalid check status: \"" + status + "\"");
                     }
-                    return updateCheck(checkId, status, Objects.requireNonNullElse(string(o, "Output"), ""));
+                    return updateCheck(checkId, status, Objects.requireNonNullElse(ConsulJson.string(o, "Output"), ""), caller);
                 }
                 String status = switch (verb) {
                     case "pass" -> "passing";
@@ -459,7 +524,7 @@ public final class ConsulStandIn implements AutoCloseable {
                     default -> "critical";
                 };
                 List<String> note = r.queryParameter("note");
-                return updateCheck(checkId, status, note.isEmpty() ? "" : note.get(0));
+                return updateCheck(checkId, status, note.isEmpty() ? "" : note.get(0), caller);
             }
         }
         return Reply.text(404, "404 page not found");
@@ -467,7 +532,7 @@ public final class ConsulStandIn implements AutoCloseable {
 
     private static void requireMethod(boolean ok, RecordedRequest r) {
         if (!ok) {
-            throw new BadRequest(405, "method " + r.method() + " not allowed");
+            throw new RequestRefused(405, "method " + r.method() + " not allowed");
         }
     }
 
@@ -484,20 +549,9 @@ public final class ConsulStandIn implements AutoCloseable {
         return query.isEmpty() || query.get(0).isEmpty() ? null : query.get(0);
     }
 
-    private Reply checkAcl(RecordedRequest r) {
-        if (aclToken == null) {
-            return null;
-        }
-        String token = tokenOf(r);
-        if (token == null) {
-            return Reply.text(403, "Permission denied");
-        }
-        return token.equals(aclToken) ? null : Reply.text(403, "ACL not found");
-    }
-
     // ---------------------------------------------------------------- health
 
-    private Reply health(String name, RecordedRequest r) {
+    private Reply health(String name, RecordedRequest r, AclTokens.Caller caller) {
         List<String> dc = r.queryParameter("dc");
         if (!dc.isEmpty() && !dc.get(0).isEmpty() && !dc.get(0).equals(datacenter)) {
             return Reply.text(500, "No path to datacenter");
@@ -518,6 +572,18 @@ public final class ConsulStandIn implements AutoCloseable {
         for (String item : r.queryParameter("node-meta")) {
             int colon = item.indexOf(':');
             meta.put(colon < 0 ? item : item.substring(0, colon), colon < 0 ? "" : item.substring(colon + 1));
+        }
+        if (!r.queryParameter("stale").isEmpty() && !r.queryParameter("consistent").isEmpty()) {
+            return Reply.text(400, "Cannot specify ?stale with ?consistent, conflicting semantics.");
+        }
+        FilterExpression filter = null;
+        List<String> filterParam = r.queryParameter("filter");
+        if (!filterParam.isEmpty() && !filterParam.get(0).isBlank()) {
+            try {
+                filter = FilterExpression.parse(filterParam.get(0));
+            } catch (IllegalArgumentException e) {
+                return Reply.text(400, "Failed to create boolean expression evaluator: " + e.getMessage());
+            }
         }
         long minIndex = 0;
         List<String> indexParam = r.queryParameter("index");
@@ -543,6 +609,9 @@ public final class ConsulStandIn implements AutoCloseable {
         long deadline = System.nanoTime() + wait.toNanos() + jitter;
         synchronized (lock) {
             int gen = generation;
+            if (churn) {
+                bump(name);
+            }
             while (!answerAtOnce && minIndex > 0 && Long.compareUnsigned(serviceIndex(name), minIndex) <= 0) {
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0 || gen != generation) {
@@ -559,12 +628,22 @@ public final class ConsulStandIn implements AutoCloseable {
                 return null;
             }
             StringBuilder json = new StringBuilder("[");
+            boolean filtered = false;
             for (Service s : services.values()) {
                 if (!s.name.equals(name) || !s.tags.containsAll(tags) || !nodeMatches(meta)) {
                     continue;
                 }
                 List<Check> own = checksOf(s.id);
-                if (passing && own.stream().anyMatch(c -> !c.status.equals("passing"))) {
+                // ?passing means every check of the entry, the node's (serfHealth, maintenance) included.
+                if (passing && (!nodePassing() || own.stream().anyMatch(c -> !c.status.equals("passing")))) {
+                    continue;
+                }
+                // As in Consul, ACLs filter what the query found: service:read on the service, node:read on its node.
+                if (!caller.mayRead(name, nodeName)) {
+                    filtered = true;
+                    continue;
+                }
+                if (filter != null && !filter.matches(filterDocument(s))) {
                     continue;
                 }
                 if (json.length() > 1) {
@@ -573,14 +652,65 @@ public final class ConsulStandIn implements AutoCloseable {
                 json.append(entry(s, own));
             }
             for (String raw : injected.getOrDefault(name, List.of())) {
+                if (!caller.mayRead(name, injectedNode(raw))) {
+                    filtered = true;
+                    continue;
+                }
                 if (json.length() > 1) {
                     json.append(',');
                 }
                 json.append(raw);
             }
             json.append(']');
-            return new Reply(200, json.toString(), true, serviceIndex(name));
+            // Consul masks the flag for anonymous requests, so as not to tell them that something exists.
+            return new Reply(200, json.toString(), true, serviceIndex(name), filtered && !caller.anonymous());
         }
+    }
+
+    /** The node name of an injected entry, "" when it has none (a malformed entry). */
+    private static String injectedNode(String raw) {
+        try {
+            JsonElement e = JsonParser.parseString(raw);
+            JsonElement node = e.isJsonObject() ? e.getAsJsonObject().get("Node") : null;
+            JsonElement name = node != null && node.isJsonObject() ? node.getAsJsonObject().get("Node") : null;
+            return name != null && name.isJsonPrimitive() ? name.getAsString() : "";
+        } catch (JsonParseException ex) {
+            return "";
+        }
+    }
+
+    /** Caller holds lock. */
+    private boolean nodePassing() {
+        return serfStatus.equals("passing") && maintenanceReason == null;
+    }
+
+    private void setNodeMaintenance(boolean enable, String reason) {
+        synchronized (lock) {
+            if (enable == (maintenanceReason != null)) {
+                return;
+            }
+            maintenanceReason = enable ? (reason.isEmpty() ? "Maintenance mode is enabled for this node, but no "
+                    + "reason was provided. This is a default message." : reason) : null;
+            maintenanceIndex = bumpAll();
+        }
+    }
+
+    /** Caller holds lock: a node check changed, which every service on the node sees. */
+    private long bumpAll() {
+        index++;
+        services.values().forEach(s -> serviceIndexes.put(s.name, index));
+        serviceIndexes.replaceAll((name, i) -> index);
+        lock.notifyAll();
+        return index;
+    }
+
+    /** The fields of an entry that {@code ?filter=} expressions select. */
+    private Map<String, Object> filterDocument(Service s) {
+        Map<String, Object> node = Map.of("ID", nodeId, "Node", nodeName, "Address", nodeAddress,
+                "Datacenter", datacenter, "Meta", nodeMeta);
+        Map<String, Object> service = Map.of("ID", s.id, "Service", s.name, "Tags", s.tags, "Address", s.address,
+                "Port", Integer.toString(s.port), "Meta", s.meta);
+        return Map.of("Node", node, "Service", service);
     }
 
     private boolean nodeMatches(Map<String, String> filter) {
@@ -612,16 +742,16 @@ public final class ConsulStandIn implements AutoCloseable {
         tagged.addProperty("lan", nodeAddress);
         tagged.addProperty("wan", nodeAddress);
         node.add("TaggedAddresses", tagged);
-        node.add("Meta", stringMap(nodeMeta));
+        node.add("Meta", ConsulJson.stringMap(nodeMeta));
         node.addProperty("CreateIndex", 1);
         node.addProperty("ModifyIndex", 1);
 
         JsonObject service = new JsonObject();
         service.addProperty("ID", s.id);
         service.addProperty("Service", s.name);
-        service.add("Tags", stringList(s.tags));
+        service.add("Tags", ConsulJson.stringList(s.tags));
         service.addProperty("Address", s.address);
-        service.add("Meta", stringMap(s.meta));
+        service.add("Meta", ConsulJson.stringMap(s.meta));
         service.addProperty("Port", s.port);
         JsonObject weights = new JsonObject();
         weights.addProperty("Passing", 1);
@@ -632,20 +762,13 @@ public final class ConsulStandIn implements AutoCloseable {
         service.addProperty("ModifyIndex", s.modifyIndex);
 
         JsonArray checkArray = new JsonArray();
-        JsonObject serf = new JsonObject();
-        serf.addProperty("Node", nodeName);
-        serf.addProperty("CheckID", "serfHealth");
-        serf.addProperty("Name", "Serf Health Status");
-        serf.addProperty("Status", "passing");
-        serf.addProperty("Notes", "");
-        serf.addProperty("Output", "Agent alive and reachable");
-        serf.addProperty("ServiceID", "");
-        serf.addProperty("ServiceName", "");
-        serf.add("ServiceTags", new JsonArray());
-        serf.addProperty("Type", "");
-        serf.addProperty("CreateIndex", 1);
-        serf.addProperty("ModifyIndex", 1);
-        checkArray.add(serf);
+        checkArray.add(ConsulJson.nodeCheck(nodeName, "serfHealth", "Serf Health Status", serfStatus, "",
+                serfStatus.equals("passing") ? "Agent alive and reachable" : "Agent not live or unreachable",
+                1, serfModifyIndex));
+        if (maintenanceReason != null) {
+            checkArray.add(ConsulJson.nodeCheck(nodeName, "_node_maintenance", "Node Maintenance Mode", "critical",
+                    maintenanceReason, "", maintenanceIndex, maintenanceIndex));
+        }
         for (Check c : own) {
             JsonObject check = new JsonObject();
             check.addProperty("Node", nodeName);
@@ -656,7 +779,7 @@ public final class ConsulStandIn implements AutoCloseable {
             check.addProperty("Output", c.output);
             check.addProperty("ServiceID", s.id);
             check.addProperty("ServiceName", s.name);
-            check.add("ServiceTags", stringList(s.tags));
+            check.add("ServiceTags", ConsulJson.stringList(s.tags));
             check.addProperty("Type", "ttl");
             check.addProperty("CreateIndex", c.createIndex);
             check.addProperty("ModifyIndex", c.modifyIndex);
@@ -669,87 +792,16 @@ public final class ConsulStandIn implements AutoCloseable {
         return entry.toString();
     }
 
-    private static JsonArray stringList(List<String> items) {
-        JsonArray a = new JsonArray();
-        items.forEach(a::add);
-        return a;
-    }
-
-    private static JsonObject stringMap(Map<String, String> map) {
-        JsonObject o = new JsonObject();
-        new TreeMap<>(map).forEach(o::addProperty);
-        return o;
-    }
-
     // ---------------------------------------------------------------- agent endpoints
 
-    private Reply register(byte[] body) {
-        JsonObject o = parseObject(body);
-        String name = string(o, "Name");
-        if (name == null || name.isEmpty()) {
-            return Reply.text(400, "Missing service name");
-        }
-        String id = Objects.requireNonNullElse(string(o, "ID"), name);
-        List<String> tags = new ArrayList<>();
-        JsonElement tagsJson = field(o, "Tags");
-        if (tagsJson != null && tagsJson.isJsonArray()) {
-            tagsJson.getAsJsonArray().forEach(t -> tags.add(t.getAsString()));
-        }
-        Map<String, String> meta = new LinkedHashMap<>();
-        JsonElement metaJson = field(o, "Meta");
-        if (metaJson != null && metaJson.isJsonObject()) {
-            for (Map.Entry<String, JsonElement> e : metaJson.getAsJsonObject().entrySet()) {
-                if (!META_KEY.matcher(e.getKey()).matches() || e.getKey().startsWith("consul-")) {
-                    return Reply.text(400, "Invalid Service Meta: Key contains invalid characters or is reserved: "
-                            + e.getKey());
-                }
-                meta.put(e.getKey(), e.getValue().isJsonNull() ? "" : e.getValue().getAsString());
-            }
-        }
-        int port = 0;
-        JsonElement portJson = field(o, "Port");
-        if (portJson != null && !portJson.isJsonNull()) {
-            if (!portJson.isJsonPrimitive() || !portJson.getAsJsonPrimitive().isNumber()) {
-                return Reply.text(400, "Request decode failed: json: cannot unmarshal "
-                        + (portJson.isJsonPrimitive() ? "string" : "object") + " into Go struct field Port of type int");
-            }
-            port = portJson.getAsInt();
-        }
-        String address = Objects.requireNonNullElse(string(o, "Address"), "");
-
-        List<JsonObject> checkDefs = new ArrayList<>();
-        JsonElement check = field(o, "Check");
-        if (check != null && check.isJsonObject()) {
-            checkDefs.add(check.getAsJsonObject());
-        }
-        JsonElement more = field(o, "Checks");
-        if (more != null && more.isJsonArray()) {
-            more.getAsJsonArray().forEach(c -> checkDefs.add(c.getAsJsonObject()));
-        }
+    private Reply register(byte[] body, AclTokens.Caller caller) {
+        ServiceRegistration def = ServiceRegistration.parse(body);
+        caller.requireServiceWrite(def.name());
+        String id = def.id();
+        String name = def.name();
         List<Check> newChecks = new ArrayList<>();
-        for (int i = 0; i < checkDefs.size(); i++) {
-            JsonObject def = checkDefs.get(i);
-            Duration ttl = GoDuration.parse(string(def, "TTL"));
-            if (ttl == null || ttl.isZero() || ttl.isNegative()) {
-                return Reply.text(400, "Invalid check: the Consul stand-in supports TTL checks only (TTL="
-                        + string(def, "TTL") + ")");
-            }
-            String status = Objects.requireNonNullElse(string(def, "Status"), "critical");
-            if (!STATUSES.contains(status)) {
-                return Reply.text(400, "Invalid check status: \"" + status + "\"");
-            }
-            String deregister = string(def, "DeregisterCriticalServiceAfter");
-            Duration deregisterAfter = deregister == null ? null : GoDuration.parse(deregister);
-            if (deregister != null && deregisterAfter == null) {
-                return Reply.text(400, "Invalid check: DeregisterCriticalServiceAfter '" + deregister + "'");
-            }
-            String checkId = string(def, "CheckID");
-            if (checkId == null) {
-                checkId = "service:" + id + (checkDefs.size() > 1 ? ":" + (i + 1) : "");
-            }
-            Check c = new Check(checkId, Objects.requireNonNullElse(string(def, "Name"), "Service '" + name + "' check"),
-                    id, name, ttl, status, Objects.requireNonNullElse(string(def, "Notes"), ""), deregisterAfter);
-            newChecks.add(c);
+        for (ServiceRegistration.CheckDefinition c : def.checks()) {
+            newChecks.add(new Check(c.id(), c.name(), id, name, c.ttl(), c.status(), c.notes(), c.deregisterAfter()));
         }
         synchronized (lock) {
             Service old = services.get(id);
@@ -757,7 +809,7 @@ public final class ConsulStandIn implements AutoCloseable {
             if (old != null && !old.name.equals(name)) {
                 bump(old.name);
             }
-            Service s = new Service(id, name, tags, address, port, meta);
+            Service s = new Service(id, name, def.tags(), def.address(), def.port(), def.meta());
             s.createIndex = old == null ? at : old.createIndex;
             s.modifyIndex = at;
             services.put(id, s);
@@ -787,18 +839,19 @@ public final class ConsulStandIn implements AutoCloseable {
                 checks.put(c.id, c);
             }
         }
-        log.debug("Consul stand-in: registered service {} ({}) at {}:{} with {} check(s)", id, name, address, port,
-                newChecks.size());
+        log.debug("Consul stand-in: registered service {} ({}) at {}:{} with {} check(s)", id, name, def.address(),
+                def.port(), newChecks.size());
         return Reply.text(200, "");
     }
 
-    private Reply deregister(String id) {
+    private Reply deregister(String id, AclTokens.Caller caller) {
         synchronized (lock) {
-            Service s = services.remove(id);
+            Service s = services.get(id);
             if (s == null) {
-                return Reply.text(404, "Unknown service ID \"" + id
-                        + "\". Ensure that the service ID is passed, not the service name.");
+                return Reply.text(200, "");     // Consul: deregistering an unknown service is a no-op
             }
+            caller.requireServiceWrite(s.name);
+            services.remove(id);
             checks.values().removeIf(c -> c.serviceId.equals(id));
             bump(s.name);
         }
@@ -806,13 +859,16 @@ public final class ConsulStandIn implements AutoCloseable {
         return Reply.text(200, "");
     }
 
-    private Reply updateCheck(String checkId, String status, String output) {
+    private Reply updateCheck(String checkId, String status, String output, AclTokens.Caller caller) {
         synchronized (lock) {
             Check c = checks.get(checkId);
             if (c == null) {
                 return Reply.text(404, "Unknown check ID \"" + checkId
                         + "\". Ensure that the check ID is passed, not the check name.");
             }
+            // Consul's agent check endpoints list node:write and service:write; both are asked here.
+            caller.requireNodeWrite(nodeName);
+            caller.requireServiceWrite(c.serviceName);
             c.deadline = System.nanoTime() + c.ttl.toNanos();
             setStatus(c, status, output);
         }
@@ -867,42 +923,6 @@ public final class ConsulStandIn implements AutoCloseable {
             }
         }
         reaped.forEach(id -> log.debug("Consul stand-in: deregistered critical service {}", id));
-    }
-
-    // ---------------------------------------------------------------- JSON helpers
-
-    private static JsonObject parseObject(byte[] body) {
-        try {
-            JsonElement e = JsonParser.parseString(new String(body, StandardCharsets.UTF_8));
-            if (!e.isJsonObject()) {
-                throw new BadRequest(400, "Request decode failed: expected a JSON object");
-            }
-            return e.getAsJsonObject();
-        } catch (JsonParseException e) {
-            throw new BadRequest(400, "Request decode failed: " + e.getMessage());
-        }
-    }
-
-    /** A field by its Consul name, matched as Go's JSON decoder and Consul's key translation do. */
-    private static JsonElement field(JsonObject o, String name) {
-        String wanted = name.toLowerCase(Locale.ROOT);
-        for (Map.Entry<String, JsonElement> e : o.entrySet()) {
-            if (e.getKey().replace("_", "").toLowerCase(Locale.ROOT).equals(wanted)) {
-                return e.getValue();
-            }
-        }
-        return null;
-    }
-
-    private static String string(JsonObject o, String name) {
-        JsonElement e = field(o, name);
-        if (e == null || e.isJsonNull()) {
-            return null;
-        }
-        if (e instanceof JsonPrimitive p) {
-            return p.getAsString();
-        }
-        throw new BadRequest(400, "Request decode failed: " + name + " must be a string");
     }
 
     private static ThreadFactory daemon(String prefix) {
@@ -966,27 +986,19 @@ public final class ConsulStandIn implements AutoCloseable {
         }
     }
 
-    private record Reply(int status, String body, boolean json, long index) {
+    private record Reply(int status, String body, boolean json, long index, boolean filteredByAcls) {
         static Reply text(int status, String body) {
-            return new Reply(status, body, false, -1);
+            return new Reply(status, body, false, -1, false);
         }
     }
 
-    private static final class BadRequest extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        final int status;
-
-        BadRequest(int status, String message) {
-            super(message);
-            this.status = status;
-        }
-    }
 
     /**
      * Configures a stand-in. Not thread-safe; {@link #start()} copies everything.
      */
     public static final class Builder {
-        private String aclToken;
+        private final Map<String, AclRules> aclTokens = new LinkedHashMap<>();
+        private AclRules anonymousRules = AclRules.NONE;
         private String datacenter = "dc1";
         private String nodeName = "rollcall-standin";
         private String nodeAddress = "127.0.0.1";
@@ -998,9 +1010,33 @@ public final class ConsulStandIn implements AutoCloseable {
         private Builder() {
         }
 
-        /** Requires this token on every request (403 otherwise). Default: no ACLs. */
+        /**
+         * Turns ACLs on (as {@code default_policy = "deny"}) with {@code token} as a management token
+         * that may do everything. Default: no ACLs. Any other token is refused with 403
+         * {@code ACL not found}; a request without one is anonymous (see {@link #anonymousPolicy}).
+         */
         public Builder aclToken(String token) {
-            this.aclToken = Objects.requireNonNull(token, "token");
+            aclTokens.put(Objects.requireNonNull(token, "token"), AclRules.ALL);
+            return this;
+        }
+
+        /**
+         * Turns ACLs on and adds {@code token} with a policy in Consul's rule syntax, e.g.
+         * {@code service "workers" { policy = "write" } node_prefix "" { policy = "read" }}. The
+         * stand-in checks {@code service}, {@code service_prefix}, {@code node} and
+         * {@code node_prefix} rules: reads are filtered (200 with
+         * {@value #RESULTS_FILTERED_HEADER}: true), writes refused with 403.
+         *
+         * @throws IllegalArgumentException when {@code rules} is not in that syntax
+         */
+        public Builder aclPolicy(String token, String rules) {
+            aclTokens.put(Objects.requireNonNull(token, "token"), AclRules.parse(Objects.requireNonNull(rules, "rules")));
+            return this;
+        }
+
+        /** The anonymous token's policy while ACLs are on; default none (every read filtered, every write refused). */
+        public Builder anonymousPolicy(String rules) {
+            this.anonymousRules = AclRules.parse(Objects.requireNonNull(rules, "rules"));
             return this;
         }
 

@@ -18,9 +18,10 @@ import java.util.TreeMap;
  * @param query   the raw query string, {@code ""} when there is none
  * @param headers the request headers, names lower-cased
  * @param at      when it arrived
+ * @param body    the request body as UTF-8 text, {@code ""} when there is none
  */
 public record RecordedRequest(String method, String path, String query, Map<String, List<String>> headers,
-                              Instant at) {
+                              Instant at, String body) {
 
     public RecordedRequest {
         Map<String, List<String>> copy = new TreeMap<>();

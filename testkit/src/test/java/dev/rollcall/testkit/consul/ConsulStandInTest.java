@@ -128,29 +128,144 @@ class ConsulStandInTest {
         HttpResponse<String> unknown = put("/v1/agent/check/fail/service:nope", "");
         assertThat(unknown.statusCode()).isEqualTo(404);
         assertThat(unknown.body()).contains("Unknown check ID");
-        assertThat(put("/v1/agent/service/deregister/nope", "").statusCode()).isEqualTo(404);
+        assertThat(put("/v1/agent/service/deregister/nope", "").statusCode())
+                .as("deregistering an unknown service is a no-op in Consul").isEqualTo(200);
         assertThat(put("/v1/agent/service/register", "{\"ID\":\"x\",\"Name\":\"w\",\"Check\":{\"HTTP\":\"http://x\"}}")
                 .statusCode()).as("only TTL checks").isEqualTo(400);
     }
 
     @Test
-    void anAclTokenIsRequiredOnEveryRequest() throws Exception {
+    void anUnknownTokenIsRefusedAndAnAnonymousReadIsFilteredSilently() throws Exception {
         consul = ConsulStandIn.builder().aclToken("secret").start();
+        send("PUT", "/v1/agent/service/register", "{\"ID\":\"w-1\",\"Name\":\"workers\",\"Port\":7001}", "secret");
 
         HttpResponse<String> none = send("GET", "/v1/health/service/workers", null, null);
         HttpResponse<String> wrong = send("GET", "/v1/health/service/workers", null, "guess");
         HttpResponse<String> right = send("GET", "/v1/health/service/workers", null, "secret");
         HttpResponse<String> inUrl = send("GET", "/v1/health/service/workers?token=secret", null, null);
 
-        assertThat(none.statusCode()).isEqualTo(403);
-        assertThat(none.body()).isEqualTo("Permission denied");
+        assertThat(none.statusCode()).as("Consul filters reads, it does not refuse them").isEqualTo(200);
+        assertThat(JsonParser.parseString(none.body()).getAsJsonArray()).isEmpty();
+        assertThat(none.headers().firstValue(ConsulStandIn.RESULTS_FILTERED_HEADER))
+                .as("masked for anonymous requests").isEmpty();
+        assertThat(JsonParser.parseString(right.body()).getAsJsonArray()).hasSize(1);
         assertThat(wrong.statusCode()).isEqualTo(403);
         assertThat(wrong.body()).isEqualTo("ACL not found");
         assertThat(right.statusCode()).isEqualTo(200);
         assertThat(inUrl.statusCode()).isEqualTo(200);
-        assertThat(consul.tokensSeen()).containsExactly("guess", "secret");
-        assertThat(consul.requests().get(3).tokenInUrl()).isTrue();
-        assertThat(consul.requests().get(3).toString()).doesNotContain("secret");
+        assertThat(consul.tokensSeen()).containsExactly("secret", "guess");
+        assertThat(consul.requests().get(4).tokenInUrl()).isTrue();
+        assertThat(consul.requests().get(4).toString()).doesNotContain("secret");
+    }
+
+    /** The README's policies, verbatim: a coordinator's reads everything it needs, a worker's registers and heartbeats. */
+    static final String COORDINATOR_POLICY = """
+            service "workers" { policy = "read" }
+            node_prefix "" { policy = "read" }
+            """;
+    static final String WORKER_POLICY = """
+            service "workers" { policy = "write" }
+            node_prefix "" { policy = "write" }
+            """;
+
+    @Test
+    void aclPoliciesFilterReadsAndRefuseWritesPerRule() throws Exception {
+        consul = ConsulStandIn.builder().nodeName("n1")
+                .aclPolicy("coordinator", COORDINATOR_POLICY)
+                .aclPolicy("worker", WORKER_POLICY)
+                .aclPolicy("service-only", "service \"workers\" { policy = \"read\" }")
+                .aclPolicy("no-node-write", "service \"workers\" { policy = \"write\" }\nnode_prefix \"\" { policy = \"read\" }")
+                .aclPolicy("other-node", "service_prefix \"\" { policy = \"read\" }\nnode \"n2\" { policy = \"read\" }")
+                .start();
+        String registration = "{\"ID\":\"w-1\",\"Name\":\"workers\",\"Port\":7001,"
+                + "\"Check\":{\"CheckID\":\"w-1-ttl\",\"TTL\":\"30s\"}}";
+
+        HttpResponse<String> byCoordinator = send("PUT", "/v1/agent/service/register", registration, "coordinator");
+        assertThat(byCoordinator.statusCode()).isEqualTo(403);
+        assertThat(byCoordinator.body()).startsWith("Permission denied: token with AccessorID '")
+                .contains("lacks permission 'service:write' on \"workers\"").doesNotContain("coordinator");
+        assertThat(send("PUT", "/v1/agent/service/register", registration, "worker").statusCode()).isEqualTo(200);
+        assertThat(send("PUT", "/v1/agent/check/pass/w-1-ttl", "", "no-node-write").body())
+                .contains("lacks permission 'node:write' on \"n1\"");
+        assertThat(send("PUT", "/v1/agent/check/pass/w-1-ttl", "", "worker").statusCode()).isEqualTo(200);
+
+        HttpResponse<String> full = send("GET", "/v1/health/service/workers", null, "coordinator");
+        assertThat(JsonParser.parseString(full.body()).getAsJsonArray()).hasSize(1);
+        assertThat(full.headers().firstValue(ConsulStandIn.RESULTS_FILTERED_HEADER)).isEmpty();
+        for (String underPrivileged : new String[] {"service-only", "other-node"}) {
+            HttpResponse<String> r = send("GET", "/v1/health/service/workers", null, underPrivileged);
+            assertThat(r.statusCode()).as(underPrivileged).isEqualTo(200);
+            assertThat(JsonParser.parseString(r.body()).getAsJsonArray()).as(underPrivileged).isEmpty();
+            assertThat(r.headers().firstValue(ConsulStandIn.RESULTS_FILTERED_HEADER)).as(underPrivileged)
+                    .contains("true");
+        }
+        assertThat(send("PUT", "/v1/agent/service/deregister/w-1", "", "coordinator").statusCode()).isEqualTo(403);
+        assertThat(send("PUT", "/v1/agent/service/deregister/w-1", "", "worker").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void nodeChecksAreReportedAndPassingAsksThemToo() throws Exception {
+        consul = ConsulStandIn.builder().nodeName("n1").start();
+        put("/v1/agent/service/register", "{\"ID\":\"w-1\",\"Name\":\"workers\",\"Port\":7001}");
+        long before = index(send("GET", "/v1/health/service/workers", null, null));
+
+        assertThat(put("/v1/agent/maintenance?enable=true&reason=patching", "").statusCode()).isEqualTo(200);
+        HttpResponse<String> all = send("GET", "/v1/health/service/workers", null, null);
+        assertThat(index(all)).as("a node check change moves the service's index").isGreaterThan(before);
+        JsonArray checks = JsonParser.parseString(all.body()).getAsJsonArray().get(0).getAsJsonObject()
+                .getAsJsonArray("Checks");
+        JsonObject maintenance = checks.get(1).getAsJsonObject();
+        assertThat(maintenance.get("CheckID").getAsString()).isEqualTo("_node_maintenance");
+        assertThat(maintenance.get("Status").getAsString()).isEqualTo("critical");
+        assertThat(maintenance.get("Notes").getAsString()).isEqualTo("patching");
+        assertThat(maintenance.get("ServiceID").getAsString()).isEmpty();
+        assertThat(JsonParser.parseString(send("GET", "/v1/health/service/workers?passing", null, null).body())
+                .getAsJsonArray()).isEmpty();
+
+        put("/v1/agent/maintenance?enable=false", "");
+        consul.setNodeAlive(false);
+        JsonObject serf = JsonParser.parseString(send("GET", "/v1/health/service/workers", null, null).body())
+                .getAsJsonArray().get(0).getAsJsonObject().getAsJsonArray("Checks").get(0).getAsJsonObject();
+        assertThat(serf.get("CheckID").getAsString()).isEqualTo("serfHealth");
+        assertThat(serf.get("Status").getAsString()).isEqualTo("critical");
+        assertThat(JsonParser.parseString(send("GET", "/v1/health/service/workers?passing", null, null).body())
+                .getAsJsonArray()).isEmpty();
+        consul.setNodeAlive(true);
+        assertThat(JsonParser.parseString(send("GET", "/v1/health/service/workers?passing", null, null).body())
+                .getAsJsonArray()).hasSize(1);
+    }
+
+    private JsonArray healthWith(String query) throws Exception {
+        HttpResponse<String> r = send("GET", "/v1/health/service/workers?" + query, null, null);
+        assertThat(r.statusCode()).as(query + ": " + r.body()).isEqualTo(200);
+        return JsonParser.parseString(r.body()).getAsJsonArray();
+    }
+
+    private static String encode(String s) {
+        return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void filtersWithConsulsExpressionLanguageAndRefusesABadExpression() throws Exception {
+        consul = ConsulStandIn.builder().nodeMeta(java.util.Map.of("rack", "r7")).start();
+        put("/v1/agent/service/register", "{\"ID\":\"a\",\"Name\":\"workers\",\"Port\":7001,\"Tags\":[\"prod\"],"
+                + "\"Meta\":{\"zone\":\"eu-1\"}}");
+        put("/v1/agent/service/register", "{\"ID\":\"b\",\"Name\":\"workers\",\"Port\":7002,\"Tags\":[\"canary\"],"
+                + "\"Meta\":{\"zone\":\"eu-2\"}}");
+
+        assertThat(healthWith("filter=" + encode("Service.Meta.zone == \"eu-1\""))).hasSize(1);
+        assertThat(healthWith("filter=" + encode("\"prod\" in Service.Tags or Service.Port == 7002"))).hasSize(2);
+        assertThat(healthWith("filter=" + encode("Service.Tags not contains prod and Node.Meta[\"rack\"] == r7")))
+                .hasSize(1);
+        assertThat(healthWith("filter=" + encode("not (Service.ID matches \"^a\") and Service.Meta is not empty")))
+                .hasSize(1);
+        HttpResponse<String> bad = send("GET", "/v1/health/service/workers?filter=" + encode("Service.Nope == 1"), null, null);
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(bad.body()).startsWith("Failed to create boolean expression evaluator");
+
+        assertThat(healthWith("stale")).hasSize(2);
+        assertThat(healthWith("consistent")).hasSize(2);
+        assertThat(send("GET", "/v1/health/service/workers?stale&consistent", null, null).statusCode()).isEqualTo(400);
     }
 
     @Test
