@@ -128,8 +128,11 @@ final class SnapshotBuilder {
             if (t.state() == TrackedWorker.State.ANSWERED && t.serving() != dev.rollcall.api.ServingState.SERVING) {
                 boolean draining = t.serving() == dev.rollcall.api.ServingState.DRAINING;
                 state = draining ? State.DRAINING : State.NOT_SERVING;
-                reason = draining ? "draining: finishing its work in flight, takes no new work"
-                        : "not serving yet: takes no work until it says it is ready";
+                reason = !draining ? "not serving yet: takes no work until it says it is ready"
+                        : dev.rollcall.api.WorkerEndpoint.STATE_DRAINING.equals(
+                                t.endpoint().labels().get(dev.rollcall.api.WorkerEndpoint.STATE_LABEL))
+                        ? "draining: discovery says it is on its way out (terminating), takes no new work"
+                        : "draining: finishing its work in flight, takes no new work";
             } else if (awaitingSchema != null && awaitingSchema.contains(t)) {
                 state = State.PENDING;
                 reason = "fetching the schema of version '" + t.info().version() + "'";

@@ -43,7 +43,7 @@ final class HealthEntries {
     /** What Rollcall workers write into their service meta: the instance ID of the running process. */
     static final String INSTANCE_META = "rollcall-instance";
     /** The label every backend uses for a worker's instance ID, when the backend knows it. */
-    static final String LABEL_INSTANCE_ID = "rollcall.instance-id";
+    static final String LABEL_INSTANCE_ID = dev.rollcall.api.WorkerEndpoint.INSTANCE_ID_LABEL;
 
     /**
      * @param endpoints  the usable entries, in Consul's order, one per URL

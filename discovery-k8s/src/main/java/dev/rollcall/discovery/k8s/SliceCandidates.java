@@ -55,10 +55,10 @@ final class SliceCandidates {
     static final String HOSTNAME = "hostname";
     static final String POD = "pod";
     /** The label every backend uses for a worker process's identity; here the pod's UID. */
-    static final String INSTANCE_ID = "rollcall.instance-id";
+    static final String INSTANCE_ID = dev.rollcall.api.WorkerEndpoint.INSTANCE_ID_LABEL;
     /** The label the resolver reads a candidate's lifecycle state from. */
-    static final String STATE = "rollcall.state";
-    static final String DRAINING = "draining";
+    static final String STATE = dev.rollcall.api.WorkerEndpoint.STATE_LABEL;
+    static final String DRAINING = dev.rollcall.api.WorkerEndpoint.STATE_DRAINING;
 
     private static final Pattern IPV4 = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
 

@@ -119,6 +119,22 @@ class KubernetesResolverTest {
     }
 
     @Test
+    void aTerminatingEndpointThatStillServesIsDrainingNotGone() throws Exception {
+        create(sliceFor("compute-a", fleet.worker(0), true));
+        create(sliceFor("compute-b", fleet.worker(1), true));
+        WorkerResolver resolver = resolver();
+        resolver.awaitWorkers(2, WITHIN);
+
+        update(ipv4("compute-a", "compute", fleet.worker(0).endpoint().port(),
+                Slices.conditions("127.0.0.1", "compute-a", false, true, true)));
+
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(resolver.workers())).containsExactly(url(1)));
+        assertThat(resolver.pin().status(url(0)).orElseThrow().state())
+                .as("still a candidate, finishing its work").isEqualTo(dev.rollcall.api.registry.WorkerStatus.State.DRAINING);
+        assertThat(resolver.pin().counts().draining()).isEqualTo(1);
+    }
+
+    @Test
     void aNewlyReadyEndpointJoinsAndDeletingTheServicesSlicesEmptiesTheWorkers() throws Exception {
         create(sliceFor("compute-a", fleet.worker(0), true));
         create(sliceFor("compute-b", fleet.worker(1), false));
