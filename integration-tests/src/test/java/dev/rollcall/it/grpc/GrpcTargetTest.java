@@ -13,6 +13,7 @@ import dev.rollcall.core.worker.RollcallWorker;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
+import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.PushDiscovery;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
@@ -37,7 +38,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,19 +49,12 @@ import org.junit.jupiter.api.Test;
 class GrpcTargetTest {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
-    private final List<AutoCloseable> open = new ArrayList<>();
+    @AutoClose
+    private final Closer open = new Closer();
     private final PushDiscovery discovery = new PushDiscovery();
 
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = open.size() - 1; i >= 0; i--) {
-            open.get(i).close();
-        }
-    }
-
     private <T extends AutoCloseable> T closing(T c) {
-        open.add(c);
-        return c;
+        return open.add(c);
     }
 
     private WorkerResolver resolver() {

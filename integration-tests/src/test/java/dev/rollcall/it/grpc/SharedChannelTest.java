@@ -7,10 +7,10 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.PushDiscovery;
 import io.grpc.ManagedChannel;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.flight.FlightClient;
@@ -25,7 +25,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,20 +36,13 @@ class SharedChannelTest {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final Schema SCHEMA = new Schema(List.of(Field.nullable("n", new ArrowType.Int(32, true))));
-    private final List<AutoCloseable> open = new ArrayList<>();
+    @AutoClose
+    private final Closer open = new Closer();
     private final PushDiscovery discovery = new PushDiscovery();
     private final BufferAllocator allocator = closing(new RootAllocator());
 
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = open.size() - 1; i >= 0; i--) {
-            open.get(i).close();
-        }
-    }
-
     private <T extends AutoCloseable> T closing(T c) {
-        open.add(c);
-        return c;
+        return open.add(c);
     }
 
     private RollcallWorker worker() throws Exception {
