@@ -76,23 +76,20 @@ final class VerifiedLoadBalancer extends LoadBalancer {
         return child.acceptResolvedAddresses(resolved.toBuilder().setLoadBalancingPolicyConfig(childConfig).build());
     }
 
+    /**
+     * Every error a {@code rollcall:} resolver reports is the fleet's word, not a lookup that
+     * failed: no compatible worker, or the resolver closed. So unlike a DNS error it does not keep
+     * the last addresses: the connections are dropped and calls fail at once with the resolver's
+     * reason (wait-for-ready calls wait for the next compatible worker instead).
+     */
     @Override
     public void handleNameResolutionError(Status error) {
-        if (fleet != null && fleet.closed()) {
-            // No connection can be verified any more: stop using the ones there are.
-            if (child != null) {
-                child.shutdown();
-                child = null;
-                childPolicy = null;
-            }
-            helper.updateBalancingState(ConnectivityState.TRANSIENT_FAILURE, new FixedPicker(PickResult.withError(error)));
-            return;
-        }
         if (child != null) {
-            child.handleNameResolutionError(error);
-        } else {
-            helper.updateBalancingState(ConnectivityState.TRANSIENT_FAILURE, new FixedPicker(PickResult.withError(error)));
+            child.shutdown();
+            child = null;
+            childPolicy = null;
         }
+        helper.updateBalancingState(ConnectivityState.TRANSIENT_FAILURE, new FixedPicker(PickResult.withError(error)));
     }
 
     @Override

@@ -172,6 +172,23 @@ class GrpcTargetTest {
                     assertThat(e.getStatus().getDescription()).contains("no compatible worker").contains("1 rejected")
                             .contains(old.endpoint().url());
                 });
+        // Had a compatible worker, then lost it: calls fail at once with the counts, none reaches
+        // the worker that left, and none waits for its deadline.
+        Worker gone = worker("1.0.0", true);
+        discovery.push(List.of(old.endpoint(), gone.endpoint()));
+        r.await(s -> s.counts().compatible() == 1, WAIT);
+        ManagedChannel lost = channel(r.grpcTarget());
+        calls(lost, 3);
+        discovery.push(List.of(old.endpoint()));
+        r.await(s -> s.counts().compatible() == 0, WAIT);
+        long served = gone.counted().calls.get();
+        await().atMost(WAIT).untilAsserted(() -> assertThatThrownBy(() -> calls(lost, 1))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+                    assertThat(e.getStatus().getDescription()).contains("no compatible worker");
+                }));
+        assertThat(gone.counted().calls.get()).as("calls to the worker that left").isEqualTo(served);
+
         r.close();
         assertThatThrownBy(() -> calls(channel(r.grpcTarget()), 1))
                 .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
