@@ -63,13 +63,15 @@ final class KillToLastCall {
             for (int i = 0; i < FLEET; i++) {
                 fleet.add(PlainWorker.start(0, "1.0.0"));
             }
-            Duration window = Duration.ofSeconds(2);
+            Duration window = Duration.ofSeconds(1);
             List<String> jvm = classArchive(logs);
             Kills quietObserved = kills(fleet, false, true, kills, window, jvm, logs);
             Kills quietAlone = kills(fleet, false, false, 3, window, jvm, logs);
             Kills keptObserved = kills(fleet, true, true, kills, window, jvm, logs);
             Kills keptAlone = kills(fleet, true, false, kills, window, jvm, logs);
-            long[] gone = java.util.stream.Stream.of(quietObserved, quietAlone, keptObserved, keptAlone)
+            int viaTarget = plan == Plan.QUICK ? 10 : 20;
+            Kills target = kills(fleet, true, false, true, viaTarget, window, jvm, logs);
+            long[] gone = java.util.stream.Stream.of(quietObserved, quietAlone, keptObserved, keptAlone, target)
                     .flatMapToLong(k -> Arrays.stream(k.goneNanos())).toArray();
             report.add(new Report.Row("8. worker killed (SIGKILL) → last call sent to it, `keepProbeChannels(false)`:"
                     + " with `callObserver()` / without (median of " + kills + " / 3)",
@@ -80,6 +82,9 @@ final class KillToLastCall {
                     + " with `callObserver()` / without (median of " + kills + ")",
                     keptObserved.median(), keptAlone.median(),
                     Report.lessIsBetter(median(keptObserved), median(keptAlone)), "—", "—"));
+            report.add(new Report.Row("8. worker killed (SIGKILL) → last call sent to it through a `rollcall:` channel"
+                    + " (default resolver, no observer; median of " + viaTarget + ")", target.median(), "—", "—", "—",
+                    "—"));
             report.note(String.format(Locale.ROOT, "Kill to last call (8): a worker in a JVM of its own (one per kill,"
                     + " started before the measurement) is killed with SIGKILL while %d coordinator threads call the"
                     + " compatible workers of the current snapshot in turn (a health check each, over one channel per"
@@ -89,11 +94,11 @@ final class KillToLastCall {
                     + " kept %s / %s. Without the observer and without kept channels nothing tells the resolver: the"
                     + " coordinator keeps calling the dead worker (each call refused at once) until the next refresh"
                     + " (probe.refresh-interval, 10 min by default); the window here closes after %s."
-                    + " A rollcall: channel needs neither: grpc's own round_robin stops picking a connection the moment"
-                    + " it drops, and the rollcall_verified gate does not let it back before the worker is verified"
-                    + " again (the first part).", CALLERS, TimeUnit.NANOSECONDS.toMillis(SETTLE_NANOS),
-                    Report.duration(Latencies.median(gone)), gone.length, p90(quietObserved), p90(quietAlone), p90(keptObserved), p90(keptAlone),
-                    Report.duration(window.toNanos())));
+                    + " Through a rollcall: channel the same %d threads call through one channel (round_robin behind the"
+                    + " rollcall_verified gate); a stream tracer notes the worker each call's stream is created on; p90 %s.",
+                    CALLERS, TimeUnit.NANOSECONDS.toMillis(SETTLE_NANOS), Report.duration(Latencies.median(gone)),
+                    gone.length, p90(quietObserved), p90(quietAlone), p90(keptObserved), p90(keptAlone),
+                    Report.duration(window.toNanos()), CALLERS, p90(target)));
         } finally {
             fleet.forEach(PlainWorker::kill);
         }
@@ -129,14 +134,22 @@ final class KillToLastCall {
 
     private static Kills kills(List<PlainWorker> fleet, boolean keep, boolean observed, int kills, Duration window,
                                List<String> jvm, Path logs) throws Exception {
-        String name = (keep ? "kept" : "quiet") + (observed ? "-observed" : "-alone");
+        return kills(fleet, keep, observed, false, kills, window, jvm, logs);
+    }
+
+    /** {@code throughTarget}: the coordinator's threads call through one channel to {@code resolver.grpcTarget()}. */
+    private static Kills kills(List<PlainWorker> fleet, boolean keep, boolean observed, boolean throughTarget,
+                               int kills, Duration window, List<String> jvm, Path logs) throws Exception {
+        String name = (throughTarget ? "target-" : "") + (keep ? "kept" : "quiet")
+                + (observed ? "-observed" : "-alone");
         List<ChildJvm> victims = new ArrayList<>();
         List<WorkerEndpoint> endpoints = new ArrayList<>();
         PushDiscovery discovery = new PushDiscovery();
         List<WorkerEndpoint> live = fleet.stream().map(PlainWorker::endpoint).toList();
         try (WorkerResolver resolver = WorkerResolver.builder().name("bench-kill-" + name).discovery(discovery)
                 .policy(SemverRangePolicy.of("^1.0.0")).keepProbeChannels(keep).fetchSchemas(false).build();
-             Coordinator coordinator = new Coordinator(resolver, observed)) {
+             Coordinator coordinator = new Coordinator(resolver, observed, throughTarget)) {
+            long spawn = System.nanoTime();
             for (int i = 0; i < kills; i++) { // all at once, before any measurement: none starts during one
                 victims.add(ChildJvm.start("victim-" + name + "-" + i, jvm, Bench.class,
                         List.of("--child", "plain-worker", "1.0.0"), logs.resolve("victims.log")));
@@ -144,6 +157,9 @@ final class KillToLastCall {
             for (ChildJvm v : victims) {
                 endpoints.add(WorkerEndpoint.of("127.0.0.1", Integer.parseInt(v.awaitLine("PORT "))));
             }
+            warm(endpoints);
+            spawn = System.nanoTime() - spawn;
+            long measuring = System.nanoTime();
             discovery.push(live);
             resolver.awaitWorkers(FLEET, WAIT);
             coordinator.start();
@@ -175,10 +191,39 @@ final class KillToLastCall {
                 resolver.await(s -> s.status(victim.url()).isEmpty(), WAIT);
             }
             System.out.println("  " + name + ": " + Arrays.toString(Arrays.stream(out).map(n -> n / 1_000).toArray())
-                    + " µs, " + censored + " still sending");
+                    + " µs, " + censored + String.format(Locale.ROOT, " still sending (%d JVMs started in %.1f s, measured in"
+                    + " %.1f s)", kills, spawn / 1e9, (System.nanoTime() - measuring) / 1e9));
             return new Kills(out, censored, window.toNanos(), gone);
         } finally {
             victims.forEach(ChildJvm::close);
+        }
+    }
+
+    /**
+     * A few calls to every victim at once, so that each JVM has loaded and compiled its serving path
+     * before its turn (a cold one takes hundreds of milliseconds over its first calls, one kill after
+     * the other).
+     */
+    private static void warm(List<WorkerEndpoint> victims) throws InterruptedException {
+        List<ManagedChannel> channels = new ArrayList<>();
+        List<com.google.common.util.concurrent.ListenableFuture<?>> calls = new ArrayList<>();
+        for (WorkerEndpoint v : victims) {
+            ManagedChannel c = ManagedChannelBuilder.forAddress(v.host(), v.port()).usePlaintext().build();
+            channels.add(c);
+            for (int i = 0; i < 20; i++) {
+                calls.add(HealthGrpc.newFutureStub(c).withDeadlineAfter(20, TimeUnit.SECONDS)
+                        .check(HealthCheckRequest.getDefaultInstance()));
+            }
+        }
+        for (var call : calls) {
+            try {
+                call.get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException("a victim did not answer its warm-up call", e.getCause());
+            }
+        }
+        for (ManagedChannel c : channels) {
+            c.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }
     }
 
@@ -198,11 +243,14 @@ final class KillToLastCall {
     /**
      * The coordinator: {@value #CALLERS} threads, each calling the next worker of the current
      * snapshot over that worker's own channel (built on first use, with the resolver's call observer
-     * or without). Records when a call to the watched worker was last started.
+     * or without). Records when a call to the watched worker was last started. Or, through a target:
+     * the threads call through one channel to {@code resolver.grpcTarget()}, and a stream tracer
+     * records the worker each call's stream was created on (its remote address).
      */
     private static final class Coordinator implements AutoCloseable {
         private final WorkerResolver resolver;
         private final boolean observed;
+        private final ManagedChannel target;
         private final Map<WorkerEndpoint, ManagedChannel> channels = new ConcurrentHashMap<>();
         private final Map<WorkerEndpoint, AtomicLong> calls = new ConcurrentHashMap<>();
         private final AtomicInteger turn = new AtomicInteger();
@@ -211,9 +259,19 @@ final class KillToLastCall {
         private volatile AtomicLong lastSent = new AtomicLong();
         private volatile boolean stopped;
 
-        Coordinator(WorkerResolver resolver, boolean observed) {
+        Coordinator(WorkerResolver resolver, boolean observed, boolean throughTarget) {
             this.resolver = resolver;
             this.observed = observed;
+            if (throughTarget) {
+                ManagedChannelBuilder<?> b = ManagedChannelBuilder.forTarget(resolver.grpcTarget()).usePlaintext()
+                        .intercept(new SentTo());
+                if (observed) {
+                    b.intercept(resolver.callObserver());
+                }
+                target = b.build();
+            } else {
+                target = null;
+            }
         }
 
         void start() {
@@ -240,6 +298,13 @@ final class KillToLastCall {
 
         private void loop() {
             HealthCheckRequest check = HealthCheckRequest.getDefaultInstance();
+            while (!stopped && target != null) {
+                try {
+                    HealthGrpc.newBlockingStub(target).withDeadlineAfter(5, TimeUnit.SECONDS).check(check);
+                } catch (RuntimeException failed) {
+                    // killed in flight
+                }
+            }
             while (!stopped) {
                 List<WorkerEndpoint> workers = resolver.pin().compatibleEndpoints();
                 if (workers.isEmpty()) {
@@ -277,6 +342,36 @@ final class KillToLastCall {
             }
             for (ManagedChannel c : channels.values()) {
                 c.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
+            if (target != null) {
+                target.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
+        }
+
+        /** Through the target: notes the worker each call's stream goes to, as the stream is created on its connection. */
+        private final class SentTo extends io.grpc.ClientStreamTracer.Factory implements io.grpc.ClientInterceptor {
+            @Override
+            public <Q, R> io.grpc.ClientCall<Q, R> interceptCall(io.grpc.MethodDescriptor<Q, R> method,
+                                                                 io.grpc.CallOptions options, io.grpc.Channel next) {
+                return next.newCall(method, options.withStreamTracerFactory(this));
+            }
+
+            @Override
+            public io.grpc.ClientStreamTracer newClientStreamTracer(io.grpc.ClientStreamTracer.StreamInfo info,
+                                                                    io.grpc.Metadata headers) {
+                return new io.grpc.ClientStreamTracer() {
+                    @Override
+                    public void streamCreated(io.grpc.Attributes transport, io.grpc.Metadata headers) {
+                        if (transport.get(io.grpc.Grpc.TRANSPORT_ATTR_REMOTE_ADDR)
+                                instanceof java.net.InetSocketAddress a) {
+                            WorkerEndpoint w = WorkerEndpoint.of("127.0.0.1", a.getPort());
+                            if (w.equals(watched)) {
+                                lastSent.set(System.nanoTime());
+                            }
+                            calls.computeIfAbsent(w, k -> new AtomicLong()).incrementAndGet();
+                        }
+                    }
+                };
             }
         }
     }

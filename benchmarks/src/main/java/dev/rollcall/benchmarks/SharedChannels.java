@@ -40,8 +40,10 @@ final class SharedChannels {
         try (ServerFleets fleet = ServerFleets.start(WORKERS, Convergence.VERSION, logs, true)) {
             Path urls = Files.createTempFile(logs, "flight-fleet-", ".txt");
             Files.write(urls, fleet.endpoints().stream().map(WorkerEndpoint::url).toList());
-            Map<String, Long> shared = measure("shared", urls, logs);
+            // Counts, not times: both ways at once, each in its own JVM.
+            var sharing = java.util.concurrent.CompletableFuture.supplyAsync(() -> measure("shared", urls, logs));
             Map<String, Long> separate = measure("separate", urls, logs);
+            Map<String, Long> shared = sharing.join();
             report.add(new Report.Row("8. coordinator calling 1,000 workers over Flight: open file descriptors"
                     + " (Flight clients on `resolver.channel(e)` / a Flight client per worker beside the probe channels)",
                     Report.count(shared.get("fds")), Report.count(separate.get("fds")),
@@ -49,7 +51,7 @@ final class SharedChannels {
             report.add(new Report.Row("8. … its heap after GC, resolver and clients included (the same two ways)",
                     Report.bytes(shared.get("heap")), Report.bytes(separate.get("heap")),
                     Report.lessIsBetter(shared.get("heap"), separate.get("heap")), "—", "—"));
-            report.note("Shared channels (8): a coordinator JVM of its own per way (-Xmx1g, G1): a resolver with its"
+            report.note("Shared channels (8): a coordinator JVM of its own per way (-Xmx1g, G1; both at once): a resolver with its"
                     + " defaults converges on 1,000 workers (WorkerService and Flight, in a server JVM), then one Flight"
                     + " client per worker does one DoGet of ten rows, and all stay open. Counted then: /proc/self/fd"
                     + " (before the resolver: " + shared.get("fdsBefore") + " / " + separate.get("fdsBefore")
@@ -60,7 +62,7 @@ final class SharedChannels {
 
     private static Map<String, Long> measure(String way, Path urls, Path logs) {
         try (ChildJvm jvm = ChildJvm.start("shared-channels-" + way, List.of("-Xmx1g", "-XX:+UseG1GC"), Bench.class,
-                List.of("--child", "shared-channels", way, urls.toString()), logs.resolve("shared-channels.log"))) {
+                List.of("--child", "shared-channels", way, urls.toString()), logs.resolve("shared-channels-" + way + ".log"))) {
             Map<String, Long> values = new HashMap<>();
             Arrays.stream(jvm.awaitLine("RESULT ").split(" ")).map(kv -> kv.split("="))
                     .forEach(kv -> values.put(kv[0], Long.parseLong(kv[1])));
