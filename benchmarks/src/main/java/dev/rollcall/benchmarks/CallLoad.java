@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * A fixed number of health checks in flight on one channel, continuously: each call that ends
  * starts the next (a failed one after 1 ms, so that a channel with nowhere to send does not spin a
  * core). Counts the calls that succeeded and failed. Thread-safe; {@link #close()} stops issuing
- * and waits for the calls in flight.
+ * and waits for the calls in flight (cancel them first by shutting the channel down).
  */
 final class CallLoad implements AutoCloseable {
 
@@ -94,10 +94,16 @@ final class CallLoad implements AutoCloseable {
         });
     }
 
-    @Override
-    public void close() {
+    /** Starts no more calls; those in flight go on. */
+    void stop() {
         stopped = true;
         retry.shutdownNow();
+    }
+
+    /** Stops, then waits (at most 10 s) for the calls in flight to end. */
+    @Override
+    public void close() {
+        stop();
         org.awaitility.Awaitility.await("the calls in flight to end").atMost(Duration.ofSeconds(10))
                 .pollInterval(Duration.ofMillis(5)).until(() -> inFlight.get() <= 0);
     }

@@ -191,7 +191,8 @@ final class KillToLastCall {
                 resolver.await(s -> s.status(victim.url()).isEmpty(), WAIT);
             }
             System.out.println("  " + name + ": " + Arrays.toString(Arrays.stream(out).map(n -> n / 1_000).toArray())
-                    + " µs, " + censored + String.format(Locale.ROOT, " still sending (%d JVMs started in %.1f s, measured in"
+                    + " µs, " + censored + String.format(Locale.ROOT,
+                    " still sending (%d JVMs started in %.1f s, measured in"
                     + " %.1f s)", kills, spawn / 1e9, (System.nanoTime() - measuring) / 1e9));
             return new Kills(out, censored, window.toNanos(), gone);
         } finally {

@@ -57,10 +57,11 @@ final class RestartInPlace {
                 + " REJECTED, " + rollcall.stepMillis() + " ms a step on average in all). Counted on the workers' side"
                 + " (\"x of y\": calls served by a 2.0.0 instance of all calls that succeeded). Rollcall:"
                 + " forTarget(resolver.grpcTarget()), the rollcall_verified policy over round_robin; calls that did not"
-                + " succeed (killed in flight; in the last step no compatible worker is left): " + rollcall.failures()
+                + " succeed (killed in flight; after the last step no compatible worker is left, and the calls"
+                + " waiting for one are cancelled at the end): " + rollcall.failures()
                 + ". Baseline: forTarget(\"fixed:///<the 10 addresses>\") (a 60-line NameResolverProvider: grpc-java"
-                + " has no static multi-address scheme) with defaultLoadBalancingPolicy(\"round_robin\"); calls that did not succeed: "
-                + baseline.failures() + ".");
+                + " has no static multi-address scheme) with defaultLoadBalancingPolicy(\"round_robin\"); calls that"
+                + " did not succeed: " + baseline.failures() + ".");
     }
 
     private static Tally restarts(boolean rollcall, Duration dwell) throws Exception {
@@ -104,6 +105,8 @@ final class RestartInPlace {
                             .until(() -> System.nanoTime() - since >= dwell.toNanos());
                     steps += System.nanoTime() - t0;
                 }
+                load.stop();
+                channel.shutdownNow(); // calls still waiting for a compatible worker end now, not at their deadline
                 load.close();
                 long incompatible = successors.stream().mapToLong(PlainWorker::calls).sum();
                 return new Tally(incompatible, load.ok(), load.failures(), TimeUnit.NANOSECONDS.toMillis(steps / WORKERS));

@@ -9,8 +9,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -51,7 +49,8 @@ final class SharedChannels {
             report.add(new Report.Row("8. … its heap after GC, resolver and clients included (the same two ways)",
                     Report.bytes(shared.get("heap")), Report.bytes(separate.get("heap")),
                     Report.lessIsBetter(shared.get("heap"), separate.get("heap")), "—", "—"));
-            report.note("Shared channels (8): a coordinator JVM of its own per way (-Xmx1g, G1; both at once): a resolver with its"
+            report.note("Shared channels (8): a coordinator JVM of its own per way (-Xmx1g, G1; both at once):"
+                    + " a resolver with its"
                     + " defaults converges on 1,000 workers (WorkerService and Flight, in a server JVM), then one Flight"
                     + " client per worker does one DoGet of ten rows, and all stay open. Counted then: /proc/self/fd"
                     + " (before the resolver: " + shared.get("fdsBefore") + " / " + separate.get("fdsBefore")
@@ -62,11 +61,9 @@ final class SharedChannels {
 
     private static Map<String, Long> measure(String way, Path urls, Path logs) {
         try (ChildJvm jvm = ChildJvm.start("shared-channels-" + way, List.of("-Xmx1g", "-XX:+UseG1GC"), Bench.class,
-                List.of("--child", "shared-channels", way, urls.toString()), logs.resolve("shared-channels-" + way + ".log"))) {
-            Map<String, Long> values = new HashMap<>();
-            Arrays.stream(jvm.awaitLine("RESULT ").split(" ")).map(kv -> kv.split("="))
-                    .forEach(kv -> values.put(kv[0], Long.parseLong(kv[1])));
-            return values;
+                List.of("--child", "shared-channels", way, urls.toString()),
+                logs.resolve("shared-channels-" + way + ".log"))) {
+            return Footprint.values(jvm.awaitLine("RESULT "));
         }
     }
 
