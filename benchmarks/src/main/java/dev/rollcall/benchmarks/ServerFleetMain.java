@@ -9,9 +9,9 @@ import java.util.stream.Collectors;
 /**
  * The servers JVM: {@code ServerFleetMain <count> <firstPort> <lastPort> <version> [flight]}
  * starts {@code count} {@link LoopbackServers} (with Arrow Flight when asked), prints
- * {@code PORTS p1,p2,...} on one line, then answers commands on standard input: {@code answered} prints the number of probes answered so far. It
- * stops when standard input reaches its end (the harness closed it, or died), so that no server
- * outlives the run.
+ * {@code PORTS p1,p2,...} on one line, then answers commands on standard input: {@code answered}
+ * prints the number of probes answered so far. It stops when standard input reaches its end (the
+ * harness closed it, or died), so that no server outlives the run.
  */
 public final class ServerFleetMain {
 
