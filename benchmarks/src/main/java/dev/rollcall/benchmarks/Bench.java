@@ -21,7 +21,7 @@ import java.util.TreeSet;
  * </pre>
  *
  * <ul>
- *   <li>{@code --quick}: smaller and shorter (under 3 minutes in all); otherwise the full run.</li>
+ *   <li>{@code --quick}: smaller and shorter (under 3 minutes for scenarios 1 to 6); otherwise the full run.</li>
  *   <li>{@code --write-doc}: also writes the table into {@code BENCHMARKS.md} (the working directory's),
  *       between the markers of this kind of run.</li>
  *   <li>{@code --only}: the scenarios to run (1 read path, 2 convergence, 3 probe economy,
