@@ -21,11 +21,12 @@ import java.util.TreeSet;
  * </pre>
  *
  * <ul>
- *   <li>{@code --quick}: smaller and shorter (under 3 minutes in all); otherwise the full run.</li>
+ *   <li>{@code --quick}: smaller and shorter (under 3 minutes for scenarios 1 to 6); otherwise the full run.</li>
  *   <li>{@code --write-doc}: also writes the table into {@code BENCHMARKS.md} (the working directory's),
  *       between the markers of this kind of run.</li>
  *   <li>{@code --only}: the scenarios to run (1 read path, 2 convergence, 3 probe economy,
- *       4 propagation, 5 memory and threads, 6 ZooKeeper and DNS propagation, 7 drain); default all.</li>
+ *       4 propagation, 5 memory and threads, 6 ZooKeeper and DNS propagation, 7 drain, 8 the last mile:
+ *       restart in place behind a channel, kill to last call, shared channels); default all.</li>
  * </ul>
  * The table always goes to {@code <logs>/results-<quick|full>.md} too; logs of the child JVMs, JMH
  * and etcd go to {@code --logs} (default {@code benchmarks/target/bench-logs}).
@@ -42,7 +43,7 @@ public final class Bench {
         }
         Plan chosen = Plan.FULL;
         boolean writeDoc = false;
-        Set<Integer> only = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7));
+        Set<Integer> only = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7, 8));
         Path logDir = Files.isDirectory(Path.of("benchmarks")) ? Path.of("benchmarks", "target", "bench-logs")
                 : Path.of("bench-logs");
         for (int i = 0; i < args.length; i++) {
@@ -58,7 +59,7 @@ public final class Bench {
                 case "--logs" -> logDir = Path.of(args[++i]);
                 default -> {
                     System.err.println("unknown argument " + args[i]
-                            + "; usage: [--quick] [--write-doc] [--only 1,2,3,4,5,6,7] [--logs DIR]");
+                            + "; usage: [--quick] [--write-doc] [--only 1,2,3,4,5,6,7,8] [--logs DIR]");
                     System.exit(2);
                 }
             }
@@ -82,6 +83,15 @@ public final class Bench {
         if (only.contains(7)) {
             scenario(report, "7. drain", () -> Drain.run(plan, report));
             scenario(report, "7. rolling restart", () -> RollingRestart.run(plan, report));
+        }
+        if (only.contains(8)) {
+            // Shared channels counts descriptors and heap in JVMs of their own and the restart counts calls:
+            // neither depends on speed, so they share the time; kill to last call times latencies, alone.
+            var shared = java.util.concurrent.CompletableFuture.runAsync(
+                    () -> scenario(report, "8. shared channels", () -> SharedChannels.run(report, logs)));
+            scenario(report, "8. restart in place", () -> RestartInPlace.run(plan, report));
+            shared.join();
+            scenario(report, "8. kill to last call", () -> KillToLastCall.run(plan, report, logs));
         }
         if (only.stream().anyMatch(s -> s >= 2 && s <= 5)) {
             int servers = Plan.LARGE + (int) (Plan.LARGE * Plan.CHURN);
@@ -147,6 +157,8 @@ public final class Bench {
             case "fresh" -> Convergence.freshChild(args[2], Path.of(args[3]),
                     args.length > 4 ? Integer.parseInt(args[4]) : 1);
             case "footprint" -> Footprint.childMain(Path.of(args[2]));
+            case "plain-worker" -> KillToLastCall.childMain(args[2]);
+            case "shared-channels" -> SharedChannels.childMain(args[2], Path.of(args[3]));
             default -> throw new IllegalArgumentException("unknown child " + args[1]);
         }
         System.exit(0);

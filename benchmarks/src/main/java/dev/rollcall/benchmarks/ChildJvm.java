@@ -88,6 +88,20 @@ final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /**
+     * Kills it without a word: {@code destroyForcibly()}, which is {@code SIGKILL} on Linux (no
+     * shutdown hook, no goodbye on any connection: the kernel closes its sockets). Returns once it
+     * is gone.
+     */
+    void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Closes its standard input (children exit on end of input), then kills it if it has not exited within 10 s. */
     @Override
     public void close() {

@@ -42,7 +42,8 @@ final class Footprint {
         }
     }
 
-    private static Map<String, Long> values(String line) {
+    /** {@code a=1 b=2} as a map. */
+    static Map<String, Long> values(String line) {
         Map<String, Long> values = new HashMap<>();
         Arrays.stream(line.split(" ")).map(kv -> kv.split("=")).forEach(kv -> values.put(kv[0], Long.parseLong(kv[1])));
         return values;
@@ -135,7 +136,7 @@ final class Footprint {
     }
 
     /** Used heap after full collections, once it stops falling. */
-    private static long usedHeapAfterGc() throws InterruptedException {
+    static long usedHeapAfterGc() throws InterruptedException {
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         long last = Long.MAX_VALUE;
         for (int i = 0; i < 10; i++) {

@@ -38,6 +38,8 @@ final class LoopbackServers implements AutoCloseable {
     private final List<Server> servers = new ArrayList<>();
     private final List<WorkerEndpoint> endpoints = new ArrayList<>();
     private final AtomicLong probesAnswered = new AtomicLong();
+    /** With Arrow Flight: its allocator, producer and the executor its calls run on; otherwise null. */
+    private FlightParts flight;
 
     private LoopbackServers(int loopThreads) {
         this.boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("rollcall-bench-accept", true),
@@ -54,7 +56,18 @@ final class LoopbackServers implements AutoCloseable {
      * @throws IllegalStateException when the range has fewer than {@code count} free ports
      */
     static LoopbackServers start(int count, int firstPort, int lastPort, String version) {
+        return start(count, firstPort, lastPort, version, false);
+    }
+
+    /**
+     * Like {@link #start(int, int, int, String)}; with {@code flight}, each server also serves Arrow
+     * Flight, whose {@code DoGet} answers ten rows (on a shared executor, not the event loop).
+     */
+    static LoopbackServers start(int count, int firstPort, int lastPort, String version, boolean flight) {
         LoopbackServers s = new LoopbackServers(Math.min(2, Runtime.getRuntime().availableProcessors()));
+        if (flight) {
+            s.flight = new FlightParts();
+        }
         try {
             int port = firstPort;
             while (s.servers.size() < count) {
@@ -73,14 +86,19 @@ final class LoopbackServers implements AutoCloseable {
 
     private void tryStart(int port, String version) {
         InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
-        Server server = NettyServerBuilder.forAddress(address)
+        NettyServerBuilder builder = NettyServerBuilder.forAddress(address)
                 .bossEventLoopGroup(boss)
                 .workerEventLoopGroup(workers)
                 .channelType(NioServerSocketChannel.class)
-                .directExecutor()
                 .addService(ServerInterceptors.intercept(WorkerInfoService.builder().version(version).build(),
-                        new Counter()))
-                .build();
+                        new Counter()));
+        if (flight == null) {
+            builder.directExecutor();
+        } else {
+            builder.executor(flight.executor).addService(org.apache.arrow.flight.FlightGrpcUtils.createFlightService(
+                    flight.allocator, flight.producer, null, flight.executor));
+        }
+        Server server = builder.build();
         try {
             server.start();
         } catch (IOException taken) {
@@ -114,6 +132,18 @@ final class LoopbackServers implements AutoCloseable {
         }
         workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        if (flight != null) {
+            flight.executor.shutdownNow();
+            flight.allocator.close();
+        }
+    }
+
+    /** What the servers' Flight services share. */
+    private static final class FlightParts {
+        final org.apache.arrow.memory.BufferAllocator allocator = new org.apache.arrow.memory.RootAllocator();
+        final java.util.concurrent.ExecutorService executor = java.util.concurrent.Executors.newFixedThreadPool(4,
+                new DefaultThreadFactory("rollcall-bench-flight", true));
+        final TenRows producer = new TenRows(allocator, 0);
     }
 
     private final class Counter implements ServerInterceptor {

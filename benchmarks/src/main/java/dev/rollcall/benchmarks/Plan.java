@@ -1,7 +1,7 @@
 package dev.rollcall.benchmarks;
 
 /**
- * How big and how long each scenario runs: {@link #QUICK} (under 3 minutes in all) or {@link #FULL}.
+ * How big and how long each scenario runs: {@link #QUICK} (under 3 minutes for scenarios 1 to 6) or {@link #FULL}.
  *
  * @param jmhWarmups          JMH warm-up iterations of {@code jmhSeconds} each
  * @param jmhIterations       JMH measured iterations

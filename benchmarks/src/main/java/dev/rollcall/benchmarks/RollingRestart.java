@@ -17,15 +17,9 @@ import java.util.function.Supplier;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.Location;
-import org.apache.arrow.flight.NoOpFlightProducer;
 import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * Scenario 7, second part: a rolling restart of 10 workers (each step: start a new one, wait until
@@ -39,7 +33,6 @@ final class RollingRestart {
 
     private static final int WORKERS = 10;
     private static final Duration WAIT = Duration.ofSeconds(30);
-    private static final Schema SCHEMA = new Schema(List.of(Field.nullable("n", new ArrowType.Int(32, true))));
 
     private enum Mode { DRAIN, CLOSE_AT_ONCE, HAND_LOOP }
 
@@ -156,7 +149,7 @@ final class RollingRestart {
     /** {@code quiet} zero: close() as before drain existed (in-flight calls finish, nothing more). */
     private static RollcallWorker start(BufferAllocator allocator, Duration quiet) throws Exception {
         return RollcallWorker.builder().version("1.0.0").shutdownGrace(Duration.ofSeconds(5)).drainQuiet(quiet)
-                .flightProducer(new TenRows(allocator)).start();
+                .flightProducer(new TenRows(allocator, TimeUnit.MILLISECONDS.toNanos(5))).start();
     }
 
     /** One Flight client per worker URL, reused across jobs; a failed one is dropped. */
@@ -228,31 +221,6 @@ final class RollingRestart {
                 } catch (Exception ignored) {
                     // closing a client of a worker that is gone
                 }
-            }
-        }
-    }
-
-    /** Ten rows per DoGet, after 5 ms of "work", so that calls are in flight when a worker retires. */
-    private static final class TenRows extends NoOpFlightProducer {
-        private final BufferAllocator allocator;
-
-        TenRows(BufferAllocator allocator) {
-            this.allocator = allocator;
-        }
-
-        @Override
-        public void getStream(CallContext context, Ticket ticket, ServerStreamListener listener) {
-            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5)); // the "work"
-            try (VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, allocator)) {
-                IntVector n = (IntVector) root.getVector("n");
-                n.allocateNew(10);
-                for (int i = 0; i < 10; i++) {
-                    n.set(i, i);
-                }
-                root.setRowCount(10);
-                listener.start(root);
-                listener.putNext();
-                listener.completed();
             }
         }
     }

@@ -7,11 +7,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.stream.Collectors;
 
 /**
- * The servers JVM: {@code ServerFleetMain <count> <firstPort> <lastPort> <version>} starts
- * {@code count} {@link LoopbackServers}, prints {@code PORTS p1,p2,...} on one line, then answers
- * commands on standard input: {@code answered} prints the number of probes answered so far. It
- * stops when standard input reaches its end (the harness closed it, or died), so that no server
- * outlives the run.
+ * The servers JVM: {@code ServerFleetMain <count> <firstPort> <lastPort> <version> [flight]}
+ * starts {@code count} {@link LoopbackServers} (with Arrow Flight when asked), prints
+ * {@code PORTS p1,p2,...} on one line, then answers commands on standard input: {@code answered}
+ * prints the number of probes answered so far. It stops when standard input reaches its end (the
+ * harness closed it, or died), so that no server outlives the run.
  */
 public final class ServerFleetMain {
 
@@ -23,7 +23,8 @@ public final class ServerFleetMain {
         int firstPort = Integer.parseInt(args[1]);
         int lastPort = Integer.parseInt(args[2]);
         String version = args[3];
-        try (LoopbackServers servers = LoopbackServers.start(count, firstPort, lastPort, version)) {
+        boolean flight = args.length > 4 && args[4].equals("flight");
+        try (LoopbackServers servers = LoopbackServers.start(count, firstPort, lastPort, version, flight)) {
             System.out.println("PORTS " + servers.endpoints().stream().map(WorkerEndpoint::port).map(String::valueOf)
                     .collect(Collectors.joining(",")));
             System.out.flush();

@@ -27,6 +27,11 @@ final class ServerFleets implements AutoCloseable {
 
     /** Starts {@code count} workers reporting {@code version}, in as many JVMs as needed; returns when all listen. */
     static ServerFleets start(int count, String version, Path logDir) {
+        return start(count, version, logDir, false);
+    }
+
+    /** Like {@link #start(int, String, Path)}; with {@code flight}, every worker also serves Arrow Flight. */
+    static ServerFleets start(int count, String version, Path logDir, boolean flight) {
         ServerFleets fleets = new ServerFleets();
         try {
             int jvmCount = (count + PER_JVM - 1) / PER_JVM;
@@ -36,7 +41,8 @@ final class ServerFleets implements AutoCloseable {
                 int first = FIRST_PORT + i * span;
                 fleets.jvms.add(ChildJvm.start("servers-" + i,
                         List.of("-Xmx1g", "-XX:+UseParallelGC", "-Xss256k"), ServerFleetMain.class,
-                        List.of(String.valueOf(n), String.valueOf(first), String.valueOf(first + span - 1), version),
+                        List.of(String.valueOf(n), String.valueOf(first), String.valueOf(first + span - 1), version,
+                                flight ? "flight" : "plain"),
                         logDir.resolve("servers-" + i + ".log")));
             }
             for (ChildJvm jvm : fleets.jvms) {
