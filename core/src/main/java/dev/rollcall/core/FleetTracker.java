@@ -305,7 +305,16 @@ final class FleetTracker implements ProbeScheduler.Owner {
         ejected.remove(t);
         boolean urgent;
         if (outcome instanceof ProbeOutcome.Answered a) {
+            TrackedWorker.State was = t.state();
+            dev.rollcall.api.ServingState serving = t.serving();
+            dev.rollcall.api.WorkerInfo info = t.info();
             urgent = t.answered(a.info(), a.state(), context.nanoTime());
+            if (!urgent && was == t.state() && serving == t.serving() && java.util.Objects.equals(info, t.info())) {
+                // The same answer again (a refresh, a stream's first push): nothing for a reader to see,
+                // and no build. Right after converging on 10,000 workers each stream's first answer
+                // used to cost a full (no-change) build on this thread.
+                return;
+            }
         } else {
             urgent = t.failed(((ProbeOutcome.Failed) outcome).reason(), context.nanoTime(), stableNanos());
         }

@@ -140,4 +140,23 @@ class DrainTest extends TrackerHarness {
         assertThat(linkOf(b).streaming()).isTrue();
         assertThat(linkOf(c).streaming()).isTrue();
     }
+
+    @Test
+    void theSameAnswerAgainBuildsNoSnapshot() {
+        tracker(64);
+        candidates(a, b);
+        answer(a, "1.0.0", "i1");
+        answer(b, "1.0.0", "i2");
+        long builds = cpu;
+        int published = this.published.size();
+
+        linkOf(a).push("1.0.0", "i1", Map.of(), ServingState.SERVING); // as the stream's first answer
+        time.runUntilIdle();
+        assertThat(cpu).as("no build for an answer that changes nothing").isEqualTo(builds);
+        assertThat(this.published).hasSize(published);
+
+        linkOf(a).push("1.0.0", "i1", Map.of("zone", "z"), ServingState.SERVING);
+        time.runUntilIdle();
+        assertThat(this.published).as("a changed answer is built and published").hasSize(published + 1);
+    }
 }
