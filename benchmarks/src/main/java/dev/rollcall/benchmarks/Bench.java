@@ -25,7 +25,8 @@ import java.util.TreeSet;
  *   <li>{@code --write-doc}: also writes the table into {@code BENCHMARKS.md} (the working directory's),
  *       between the markers of this kind of run.</li>
  *   <li>{@code --only}: the scenarios to run (1 read path, 2 convergence, 3 probe economy,
- *       4 propagation, 5 memory and threads, 6 ZooKeeper and DNS propagation, 7 drain); default all.</li>
+ *       4 propagation, 5 memory and threads, 6 ZooKeeper and DNS propagation, 7 drain,
+ *       9 a fleet of 100,000 without kept channels); default all.</li>
  * </ul>
  * The table always goes to {@code <logs>/results-<quick|full>.md} too; logs of the child JVMs, JMH
  * and etcd go to {@code --logs} (default {@code benchmarks/target/bench-logs}).
@@ -42,7 +43,7 @@ public final class Bench {
         }
         Plan chosen = Plan.FULL;
         boolean writeDoc = false;
-        Set<Integer> only = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7));
+        Set<Integer> only = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7, 9));
         Path logDir = Files.isDirectory(Path.of("benchmarks")) ? Path.of("benchmarks", "target", "bench-logs")
                 : Path.of("bench-logs");
         for (int i = 0; i < args.length; i++) {
@@ -58,7 +59,7 @@ public final class Bench {
                 case "--logs" -> logDir = Path.of(args[++i]);
                 default -> {
                     System.err.println("unknown argument " + args[i]
-                            + "; usage: [--quick] [--write-doc] [--only 1,2,3,4,5,6,7] [--logs DIR]");
+                            + "; usage: [--quick] [--write-doc] [--only 1,2,3,4,5,6,7,9] [--logs DIR]");
                     System.exit(2);
                 }
             }
@@ -82,6 +83,10 @@ public final class Bench {
         if (only.contains(7)) {
             scenario(report, "7. drain", () -> Drain.run(plan, report));
             scenario(report, "7. rolling restart", () -> RollingRestart.run(plan, report));
+        }
+        if (only.contains(9)) {
+            // Its own server and coordinator JVMs, before the fleets of 2-5 take their descriptors.
+            scenario(report, "9. a fleet of " + BigFleet.size(plan), () -> BigFleet.run(plan, report, logs));
         }
         if (only.stream().anyMatch(s -> s >= 2 && s <= 5)) {
             int servers = Plan.LARGE + (int) (Plan.LARGE * Plan.CHURN);

@@ -135,7 +135,7 @@ final class Footprint {
     }
 
     /** Used heap after full collections, once it stops falling. */
-    private static long usedHeapAfterGc() throws InterruptedException {
+    static long usedHeapAfterGc() throws InterruptedException {
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         long last = Long.MAX_VALUE;
         for (int i = 0; i < 10; i++) {
