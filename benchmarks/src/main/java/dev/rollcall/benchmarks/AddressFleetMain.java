@@ -47,7 +47,8 @@ import java.util.stream.Collectors;
  * wildcard bind is only there to reach many loopback addresses with few sockets.
  *
  * <p>Prints {@code PORTS p1,p2,...}, then answers {@code answered} on standard input with
- * {@code ANSWERED <n>} ({@code WorkerInfo} calls answered so far); stops at the end of its input.
+ * {@code ANSWERED <n>} ({@code WorkerInfo} calls answered so far) and {@code cpu} with {@code CPU <nanos>}
+ * (this process's CPU time so far); stops at the end of its input.
  */
 public final class AddressFleetMain {
 
@@ -114,6 +115,9 @@ public final class AddressFleetMain {
             for (String line = in.readLine(); line != null; line = in.readLine()) {
                 if (line.equals("answered")) {
                     System.out.println("ANSWERED " + answered.get());
+                    System.out.flush();
+                } else if (line.equals("cpu")) {
+                    System.out.println("CPU " + Convergence.processCpu());
                     System.out.flush();
                 }
             }

@@ -64,7 +64,12 @@ final class BigFleet {
                     BigFleetCoordinator.class, List.of(String.valueOf(size), String.valueOf(churn),
                             String.join(",", ports), String.valueOf(CONCURRENCY)),
                     logs.resolve("fleet-coordinator.log"))) {
-                r = values(coordinator.awaitLine("RESULT "));
+                coordinator.awaitLine("PHASE converging");
+                long serversCpuStart = serversCpu(servers);
+                coordinator.awaitLine("PHASE converged");
+                long serversCpu = serversCpu(servers) - serversCpuStart;
+                r = new HashMap<>(values(coordinator.awaitLine("RESULT ")));
+                r.put("serversCpu", serversCpu);
             }
             long answered = 0;
             for (ChildJvm s : servers) {
@@ -75,6 +80,16 @@ final class BigFleet {
         } finally {
             servers.forEach(ChildJvm::close);
         }
+    }
+
+    /** CPU time the servers JVMs have used so far, in nanoseconds. */
+    private static long serversCpu(List<ChildJvm> servers) {
+        long sum = 0;
+        for (ChildJvm s : servers) {
+            s.send("cpu");
+            sum += Long.parseLong(s.awaitLine("CPU "));
+        }
+        return sum;
     }
 
     private static Map<String, Long> values(String line) {
@@ -103,11 +118,17 @@ final class BigFleet {
                 "—", "—", "≤ 2 KiB", Report.met(perWorker <= 2048)));
         long fdsAbove = r.get("fdsPeak") - r.get("fdsBefore");
         report.add(new Report.Row("9. peak file descriptors of the coordinator JVM while converging on " + n,
-                r.get("fdsPeak") + " (" + r.get("fdsBefore") + " before the resolver: +" + fdsAbove + "); converged "
+                r.get("fdsPeak") + " (" + r.get("fdsBefore") + " before the resolver: +" + fdsAbove + "; sockets "
+                        + r.get("beforeSockets") + " → " + r.get("peakSockets") + " at the peak); converged "
                         + r.get("fdsConverged") + "; churn peak " + r.get("churnFdsPeak"),
                 "—", "—", "≤ before + probe.concurrency (" + CONCURRENCY + ") + " + CONSTANT_FDS,
                 Report.met(r.get("fdsPeak") <= r.get("fdsBefore") + CONCURRENCY + CONSTANT_FDS
                         && r.get("churnFdsPeak") <= r.get("fdsBefore") + CONCURRENCY + CONSTANT_FDS)));
+        double perProbe = r.get("cpu") / (double) probes;
+        double serversPerProbe = r.get("serversCpu") / (double) probes;
+        report.add(new Report.Row("9. CPU per probe while converging on " + n + ": coordinator / servers",
+                Report.duration(perProbe) + " / " + Report.duration(serversPerProbe)
+                        + " (a new connection each)", "—", "—", "—", "—"));
         report.add(new Report.Row("9. live threads of the coordinator JVM: before / peak while converging / converged",
                 r.get("threadsBefore") + " / " + r.get("threadsPeak") + " / " + r.get("threadsConverged"), "—", "—",
                 "does not grow with workers", Report.met(r.get("threadsConverged") <= r.get("threadsBefore") + 4)));
@@ -121,9 +142,12 @@ final class BigFleet {
                         + " every tenth address reports 2.0.0, rejected by `^1.0.0`. The coordinator runs alone in its"
                         + " JVM (-Xmx3g, G1), converged once on 1,000 of them first (untimed: classes, event loops);"
                         + " defaults except `keepProbeChannels(false)` (%d probes in flight). The servers answered %,d"
-                        + " WorkerInfo calls in all (1,000 of them the warm-up's). Descriptors: /proc/self/fd counted"
+                        + " WorkerInfo calls in all; the coordinator sent %,d (%,d by the warm-up's resolver, %,d + %,d"
+                        + " by the measured one). Descriptors: /proc/self/fd counted"
                         + " every 5 ms. Heap: used heap after System.gc() with the fleet tracked minus before the"
                         + " resolver started, ÷ %,d.",
-                SERVER_JVMS, PORTS_PER_JVM, size / ports, CONCURRENCY, answered, size));
+                SERVER_JVMS, PORTS_PER_JVM, size / ports, CONCURRENCY, answered,
+                r.get("warmProbes") + r.get("probes") + r.get("churnProbes"), r.get("warmProbes"), r.get("probes"),
+                r.get("churnProbes"), size));
     }
 }

@@ -24,8 +24,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code size} URLs, {@code grpc://127.1.x.y:port} for every port and as many addresses as needed
  * ({@link AddressFleetMain#address}); a resolver with {@code keepProbeChannels(false)} on a
  * {@link PushDiscovery} converges on it (every URL with a verdict: compatible or rejected), then
- * the first {@code churn} URLs are replaced by as many on new addresses. It prints one line,
- * {@code RESULT key=value ...}; progress goes to standard error (the log).
+ * the first {@code churn} URLs are replaced by as many on new addresses. It prints
+ * {@code PHASE converging} and {@code PHASE converged} around the convergence (so that the harness
+ * can read the servers' CPU time), then one line {@code RESULT key=value ...}; progress goes to
+ * standard error (the log).
  */
 public final class BigFleetCoordinator {
 
@@ -48,30 +50,41 @@ public final class BigFleetCoordinator {
         // Loads the classes and opens the event loops once, so that the heap and descriptors measured
         // below are the resolver's per-worker cost, not its first start.
         PushDiscovery warmDiscovery = new PushDiscovery("push[warm-up]");
+        long warmProbes;
         try (WorkerResolver warm = resolver("fleet-warm-up", warmDiscovery, concurrency)) {
             List<WorkerEndpoint> few = fleet.subList(0, Math.min(WARM_UP, size));
             warmDiscovery.push(few);
             warm.await(s -> verdicts(s.counts()) == few.size(), TIMEOUT);
+            warmProbes = warm.probesSent();
         }
         long heapBefore = Footprint.usedHeapAfterGc();
         int fdsBefore = descriptors();
         int threadsBefore = threads.getThreadCount();
+        String kindsBefore = kinds();
         log("fleet of %,d (%,d rejected by the policy) on ports %s; before: %d descriptors, %d threads, %,d bytes heap",
                 size, rejected, ports, fdsBefore, threadsBefore, heapBefore);
 
         PushDiscovery discovery = new PushDiscovery("push[fleet]");
         try (WorkerResolver resolver = resolver("fleet", discovery, concurrency)) {
             Sampler sampler = Sampler.start(threads);
+            System.out.println("PHASE converging");
+            System.out.flush();
+            long cpuStart = Convergence.processCpu();
             long start = System.nanoTime();
             discovery.push(fleet);
             FleetSnapshot done = resolver.await(s -> verdicts(s.counts()) == size, TIMEOUT);
             long nanos = System.nanoTime() - start;
+            long cpu = Convergence.processCpu() - cpuStart;
+            System.out.println("PHASE converged");
+            System.out.flush();
             Sampler.Peaks converging = sampler.stop();
             long probes = resolver.probesSent();
             long failed = resolver.probesFailed();
             FleetCounts counts = done.counts();
-            log("converged in %.2f s: %s; %,d probes (%,d failed), peak %d descriptors, peak %d threads",
-                    nanos / 1e9, counts, probes, failed, converging.fds(), converging.threads());
+            log("converged in %.2f s: %s; %,d probes (%,d failed), %.0f ms CPU, peak %d descriptors (%s), peak %d threads",
+                    nanos / 1e9, counts, probes, failed, cpu / 1e6, converging.fds(), converging.kinds(),
+                    converging.threads());
+            log("before the resolver: %s; converged: %s", kindsBefore, kinds());
             int threadsConverged = threads.getThreadCount();
             long heapAfter = Footprint.usedHeapAfterGc();
             int fdsConverged = descriptors();
@@ -93,10 +106,12 @@ public final class BigFleetCoordinator {
             System.out.println(String.format(Locale.ROOT, "RESULT nanos=%d probes=%d failed=%d compatible=%d"
                             + " rejected=%d expectedRejected=%d unreachable=%d heapBefore=%d heapAfter=%d fdsBefore=%d"
                             + " fdsPeak=%d fdsConverged=%d threadsBefore=%d threadsPeak=%d threadsConverged=%d"
-                            + " churnNanos=%d churnProbes=%d churnFdsPeak=%d",
+                            + " churnNanos=%d churnProbes=%d churnFdsPeak=%d cpu=%d peakSockets=%d beforeSockets=%d"
+                            + " warmProbes=%d",
                     nanos, probes, failed, counts.compatible(), counts.rejected(), rejected, counts.unreachable(),
                     heapBefore, heapAfter, fdsBefore, converging.fds(), fdsConverged, threadsBefore,
-                    converging.threads(), threadsConverged, churnNanos, churnProbes, churning.fds()));
+                    converging.threads(), threadsConverged, churnNanos, churnProbes, churning.fds(), cpu,
+                    sockets(converging.kinds()), sockets(kindsBefore), warmProbes));
             System.out.flush();
         }
         System.exit(0);
@@ -138,19 +153,49 @@ public final class BigFleetCoordinator {
         return fds == null ? -1 : fds.length;
     }
 
+    private static int sockets(String kinds) {
+        for (String kv : kinds.split(",")) {
+            if (kv.startsWith("socket=")) {
+                return Integer.parseInt(kv.substring("socket=".length()));
+            }
+        }
+        return 0;
+    }
+
+    /** What this process's descriptors are, e.g. {@code socket=70 anon_inode=12 file=30}. */
+    static String kinds() {
+        java.util.Map<String, Integer> kinds = new java.util.TreeMap<>();
+        String[] fds = new File("/proc/self/fd").list();
+        for (String fd : fds == null ? new String[0] : fds) {
+            String kind;
+            try {
+                String target = java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/fd", fd)).toString();
+                int colon = target.indexOf(':');
+                kind = target.startsWith("/") ? "file" : colon > 0 ? target.substring(0, colon) : target;
+            } catch (java.io.IOException closedMeanwhile) {
+                continue;
+            }
+            kinds.merge(kind, 1, Integer::sum);
+        }
+        StringBuilder b = new StringBuilder();
+        kinds.forEach((k, v) -> b.append(b.length() == 0 ? "" : ",").append(k).append('=').append(v));
+        return b.toString();
+    }
+
     private static void log(String format, Object... args) {
         System.err.println(String.format(Locale.ROOT, format, args));
     }
 
     /** Samples this process's descriptors and threads every 5 ms on a thread of its own, keeping the peaks. */
     private static final class Sampler implements Runnable {
-        record Peaks(int fds, int threads) {
+        record Peaks(int fds, int threads, String kinds) {
         }
 
         private final ThreadMXBean threads;
         private final AtomicInteger peakFds = new AtomicInteger();
         private final Thread thread;
         private volatile boolean running = true;
+        private volatile String peakKinds = "";
 
         private Sampler(ThreadMXBean threads) {
             this.threads = threads;
@@ -168,7 +213,7 @@ public final class BigFleetCoordinator {
         @Override
         public void run() {
             while (running) {
-                peakFds.accumulateAndGet(descriptors(), Math::max);
+                sample();
                 try {
                     Thread.sleep(5);
                 } catch (InterruptedException e) {
@@ -177,11 +222,20 @@ public final class BigFleetCoordinator {
             }
         }
 
+        /** Counts the descriptors; at a new peak, also what they are (sockets, event loop descriptors, files). */
+        private void sample() {
+            int now = descriptors();
+            if (now > peakFds.get()) {
+                peakFds.set(now);
+                peakKinds = kinds();
+            }
+        }
+
         Peaks stop() throws InterruptedException {
             running = false;
             thread.join();
-            peakFds.accumulateAndGet(descriptors(), Math::max);
-            return new Peaks(peakFds.get(), threads.getPeakThreadCount());
+            sample();
+            return new Peaks(peakFds.get(), threads.getPeakThreadCount(), peakKinds);
         }
     }
 }
