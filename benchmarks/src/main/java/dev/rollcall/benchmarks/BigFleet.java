@@ -68,7 +68,7 @@ final class BigFleet {
                 long serversCpuStart = serversCpu(servers);
                 coordinator.awaitLine("PHASE converged");
                 long serversCpu = serversCpu(servers) - serversCpuStart;
-                r = new HashMap<>(values(coordinator.awaitLine("RESULT ")));
+                r = new HashMap<>(Footprint.values(coordinator.awaitLine("RESULT ")));
                 r.put("serversCpu", serversCpu);
             }
             long answered = 0;
@@ -90,12 +90,6 @@ final class BigFleet {
             sum += Long.parseLong(s.awaitLine("CPU "));
         }
         return sum;
-    }
-
-    private static Map<String, Long> values(String line) {
-        Map<String, Long> values = new HashMap<>();
-        Arrays.stream(line.split(" ")).map(kv -> kv.split("=")).forEach(kv -> values.put(kv[0], Long.parseLong(kv[1])));
-        return values;
     }
 
     private static void report(int size, int churn, int ports, Map<String, Long> r, long answered, Report report) {

@@ -42,7 +42,7 @@ final class Footprint {
         }
     }
 
-    private static Map<String, Long> values(String line) {
+    static Map<String, Long> values(String line) {
         Map<String, Long> values = new HashMap<>();
         Arrays.stream(line.split(" ")).map(kv -> kv.split("=")).forEach(kv -> values.put(kv[0], Long.parseLong(kv[1])));
         return values;
