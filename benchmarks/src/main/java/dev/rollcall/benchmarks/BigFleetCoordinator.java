@@ -196,6 +196,7 @@ public final class BigFleetCoordinator {
         private final Thread thread;
         private volatile boolean running = true;
         private volatile String peakKinds = "";
+        private long lastKinds; // only the sampler's thread
 
         private Sampler(ThreadMXBean threads) {
             this.threads = threads;
@@ -222,12 +223,21 @@ public final class BigFleetCoordinator {
             }
         }
 
-        /** Counts the descriptors; at a new peak, also what they are (sockets, event loop descriptors, files). */
+        /**
+         * Counts the descriptors; at a new peak, and at most every 100 ms while at the peak, also
+         * what they are (sockets, event loop descriptors, files), read a moment after the count: the
+         * breakdown with the most sockets is kept.
+         */
         private void sample() {
             int now = descriptors();
-            if (now > peakFds.get()) {
+            long t = System.nanoTime();
+            if (now > peakFds.get() || now == peakFds.get() && t - lastKinds > 100_000_000L) {
                 peakFds.set(now);
-                peakKinds = kinds();
+                lastKinds = t;
+                String kinds = kinds();
+                if (peakKinds.isEmpty() || sockets(kinds) > sockets(peakKinds)) {
+                    peakKinds = kinds;
+                }
             }
         }
 
