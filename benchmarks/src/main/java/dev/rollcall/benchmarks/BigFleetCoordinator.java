@@ -8,13 +8,18 @@ import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.policy.SemverRangePolicy;
 import dev.rollcall.testkit.PushDiscovery;
 import java.io.File;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -162,17 +167,17 @@ public final class BigFleetCoordinator {
         return 0;
     }
 
-    /** What this process's descriptors are, e.g. {@code socket=70 anon_inode=12 file=30}. */
+    /** What this process's descriptors are, e.g. {@code anon_inode=4,file=107,pipe=2,socket=129}. */
     static String kinds() {
-        java.util.Map<String, Integer> kinds = new java.util.TreeMap<>();
+        Map<String, Integer> kinds = new TreeMap<>();
         String[] fds = new File("/proc/self/fd").list();
         for (String fd : fds == null ? new String[0] : fds) {
             String kind;
             try {
-                String target = java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/fd", fd)).toString();
+                String target = Files.readSymbolicLink(Path.of("/proc/self/fd", fd)).toString();
                 int colon = target.indexOf(':');
                 kind = target.startsWith("/") ? "file" : colon > 0 ? target.substring(0, colon) : target;
-            } catch (java.io.IOException closedMeanwhile) {
+            } catch (IOException closedMeanwhile) {
                 continue;
             }
             kinds.merge(kind, 1, Integer::sum);
