@@ -26,7 +26,8 @@ import java.util.TreeSet;
  *       between the markers of this kind of run.</li>
  *   <li>{@code --only}: the scenarios to run (1 read path, 2 convergence, 3 probe economy,
  *       4 propagation, 5 memory and threads, 6 ZooKeeper and DNS propagation, 7 drain, 8 the last mile:
- *       restart in place behind a channel, kill to last call, shared channels); default all.</li>
+ *       restart in place behind a channel, kill to last call, shared channels; 9 a fleet of 100,000
+ *       without kept channels); default all.</li>
  * </ul>
  * The table always goes to {@code <logs>/results-<quick|full>.md} too; logs of the child JVMs, JMH
  * and etcd go to {@code --logs} (default {@code benchmarks/target/bench-logs}).
@@ -43,7 +44,7 @@ public final class Bench {
         }
         Plan chosen = Plan.FULL;
         boolean writeDoc = false;
-        Set<Integer> only = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7, 8));
+        Set<Integer> only = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7, 8, 9));
         Path logDir = Files.isDirectory(Path.of("benchmarks")) ? Path.of("benchmarks", "target", "bench-logs")
                 : Path.of("bench-logs");
         for (int i = 0; i < args.length; i++) {
@@ -59,7 +60,7 @@ public final class Bench {
                 case "--logs" -> logDir = Path.of(args[++i]);
                 default -> {
                     System.err.println("unknown argument " + args[i]
-                            + "; usage: [--quick] [--write-doc] [--only 1,2,3,4,5,6,7,8] [--logs DIR]");
+                            + "; usage: [--quick] [--write-doc] [--only 1,2,3,4,5,6,7,8,9] [--logs DIR]");
                     System.exit(2);
                 }
             }
@@ -92,6 +93,10 @@ public final class Bench {
             scenario(report, "8. restart in place", () -> RestartInPlace.run(plan, report));
             shared.join();
             scenario(report, "8. kill to last call", () -> KillToLastCall.run(plan, report, logs));
+        }
+        if (only.contains(9)) {
+            // Its own server and coordinator JVMs, before the fleets of 2-5 take their descriptors.
+            scenario(report, "9. a fleet of " + BigFleet.size(plan), () -> BigFleet.run(plan, report, logs));
         }
         if (only.stream().anyMatch(s -> s >= 2 && s <= 5)) {
             int servers = Plan.LARGE + (int) (Plan.LARGE * Plan.CHURN);
