@@ -194,6 +194,7 @@ class WorkerDrainTest {
         open.add(a);
         WorkerResolver r = resolver(a.endpoint());
         r.awaitWorkers(1, WAIT);
+        org.awaitility.Awaitility.await().atMost(WAIT).until(() -> a.coordinatorsWatching() == 1);
         FleetSnapshot planned = r.pin();
 
         CompletableFuture<Void> closed = CompletableFuture.runAsync(a::close);

@@ -146,11 +146,20 @@ public final class RollcallWorker implements AutoCloseable {
      * it, so the query finishes here). Calls keep being served. Reversible with {@link #resume()}.
      */
     public void drain() {
-        if (info.state() != ServingState.DRAINING) {
-            calls.drained();
-        }
+        announceDrain();
         info.state(ServingState.DRAINING);
         log.info("worker {} draining: takes no new work", endpoint.url());
+    }
+
+    /**
+     * Starts the quiet period at the drain when coordinators watch this worker: one of them may
+     * have planned on it just before it heard the news, and be connecting still. With nobody
+     * watching there is nobody to wait for (a fleet of test workers closes at once).
+     */
+    private void announceDrain() {
+        if (info.state() != ServingState.DRAINING && info.watchers() > 0) {
+            calls.drained();
+        }
     }
 
     /** Takes new work again after {@link #drain()}. */
@@ -173,6 +182,15 @@ public final class RollcallWorker implements AutoCloseable {
     /** Replaces the labels it advertises; watching coordinators learn them at once. */
     public void labels(Map<String, String> labels) {
         info.labels(labels);
+    }
+
+    /**
+     * Coordinators watching this worker now ({@code WatchWorkerInfo} streams): the ones a
+     * {@link #drain()} reaches at once. {@link #close()} waits for {@code drain-quiet} after the
+     * drain only when there is one.
+     */
+    public int coordinatorsWatching() {
+        return info.watchers();
     }
 
     /** Calls being served now (Arrow Flight and your services; not Rollcall's own). */
@@ -198,9 +216,7 @@ public final class RollcallWorker implements AutoCloseable {
         if (closed.getAndSet(true)) {
             return;
         }
-        if (info.state() != ServingState.DRAINING) {
-            calls.drained(); // a drain() before this one started the quiet period already
-        }
+        announceDrain(); // after a drain() this changes nothing: its quiet period started then
         info.state(ServingState.DRAINING);
         try {
             if (!calls.awaitQuiet(Math.min(drainQuietMillis, shutdownGraceMillis), shutdownGraceMillis)) {
