@@ -452,7 +452,7 @@ public final class RollcallWorker implements AutoCloseable {
 
         /**
          * After draining, {@link RollcallWorker#close()} waits until none of the work in flight is left
-         * and neither a call started nor the drain was announced for this long, at most
+         * and neither a call started nor (when coordinators watch it) the drain was announced for this long, at most
          * {@code shutdown-grace}: queries that planned on this worker just before it drained still reach
          * it ({@code rollcall.worker.drain-quiet}, default 500 ms).
          */
