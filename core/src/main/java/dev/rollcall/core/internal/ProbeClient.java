@@ -74,6 +74,15 @@ public final class ProbeClient implements AutoCloseable {
     }
 
     /**
+     * Where work that opens channels and starts calls may run off the caller's thread: one of this
+     * client's event loop threads (round robin), or the caller itself on the shared event loop.
+     */
+    public java.util.concurrent.Executor starter() {
+        EventLoopGroup loop = eventLoop;
+        return loop == null ? Runnable::run : task -> loop.next().execute(task);
+    }
+
+    /**
      * A channel to {@code endpoint}; it connects lazily, on the first call. {@code grpcs://}
      * endpoints get TLS with this client's {@link ProbeTls}, {@code grpc://} ones plaintext.
      */
