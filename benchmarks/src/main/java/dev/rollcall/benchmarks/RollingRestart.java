@@ -53,7 +53,7 @@ final class RollingRestart {
         report.note("Rolling restart (7): each step starts a worker, waits until it is used, then retires one;"
                 + " a job fans out one DoGet to every worker of a freshly taken list at once (5 ms of work each)."
                 + " Rollcall: drain(), then out of discovery and close() once the resolver left the worker out (close()"
-                + " waits until no call has started for drain-quiet, 500 ms). Baseline: the hand-written loop polling"
+                + " waits until neither a call started nor the drain was announced for drain-quiet, 500 ms). Baseline: the hand-written loop polling"
                 + " every 1 s, the worker taken out of discovery and closed at once, close() finishing only the calls"
                 + " in flight (drain-quiet 0, as before drain existed). Rollcall resolving, the worker closed that same"
                 + " way without drain(): " + closing.failed() + " of " + closing.jobs() + " jobs failed.");
