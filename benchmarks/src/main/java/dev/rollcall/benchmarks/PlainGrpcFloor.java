@@ -38,6 +38,15 @@ final class PlainGrpcFloor {
 
     /** Probes every worker once; returns the time until the last answer, in nanoseconds. */
     static long converge(List<WorkerEndpoint> fleet) throws InterruptedException {
+        return converge(fleet, null, null);
+    }
+
+    /**
+     * As {@link #converge(List)}; {@code atAnswer}, when given, gets this process's and its
+     * children's CPU time (nanoseconds) at the last answer, before the channels are closed;
+     * {@code latencies}, when given, each probe's time from its channel's build to its answer.
+     */
+    static long converge(List<WorkerEndpoint> fleet, long[] atAnswer, Latencies latencies) throws InterruptedException {
         EventLoopGroup loop = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("plain-grpc", true),
                 NioIoHandler.newFactory());
         List<ManagedChannel> channels = new ArrayList<>(fleet.size());
@@ -47,6 +56,7 @@ final class PlainGrpcFloor {
             long start = System.nanoTime();
             for (WorkerEndpoint endpoint : fleet) {
                 inFlight.acquire();
+                long probeStart = System.nanoTime();
                 NettyChannelBuilder builder = NettyChannelBuilder
                         .forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), endpoint.port()))
                         .eventLoopGroup(loop).channelType(NioSocketChannel.class, InetSocketAddress.class)
@@ -73,6 +83,9 @@ final class PlainGrpcFloor {
                             }
 
                             private void done() {
+                                if (latencies != null) {
+                                    latencies.add(System.nanoTime() - probeStart);
+                                }
                                 inFlight.release();
                                 answered.countDown();
                             }
@@ -81,7 +94,12 @@ final class PlainGrpcFloor {
             if (!answered.await(2, TimeUnit.MINUTES)) {
                 throw new IllegalStateException("plain grpc-java: probes unanswered after 2 minutes");
             }
-            return System.nanoTime() - start;
+            long nanos = System.nanoTime() - start;
+            if (atAnswer != null) {
+                atAnswer[0] = Convergence.processCpu();
+                atAnswer[1] = Convergence.childrenCpu();
+            }
+            return nanos;
         } finally {
             channels.forEach(ManagedChannel::shutdownNow);
             for (ManagedChannel c : channels) {

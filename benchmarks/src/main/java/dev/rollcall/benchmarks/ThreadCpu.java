@@ -12,6 +12,17 @@ final class ThreadCpu {
     private ThreadCpu() {
     }
 
+    /** Milliseconds spent so far in GC pauses ("gc") and JIT compilation ("jit"), as pseudo-groups. */
+    static Map<String, Long> vm() {
+        long gc = 0;
+        for (java.lang.management.GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) {
+            gc += Math.max(0, b.getCollectionTime());
+        }
+        java.lang.management.CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        long compiled = jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
+        return Map.of("(gc pauses)", gc * 1_000_000, "(jit)", compiled * 1_000_000);
+    }
+
     /** Nanoseconds of CPU per thread group, for the threads alive now. */
     static Map<String, Long> byGroup() {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -25,6 +36,7 @@ final class ThreadCpu {
                 groups.merge(info.getThreadName().replaceAll("[-#]?\\d+", "-N"), cpu, Long::sum);
             }
         }
+        groups.putAll(vm());
         return groups;
     }
 

@@ -26,7 +26,7 @@ final class ProbeScheduler {
         private SerialContext.Timer timer;          // the next retry or refresh
         private ProbeTransport.Link link;           // kept between probes when keep-channels is on
         private boolean watched;                    // a connection watch is registered on link
-        private ProbeClient.Watch stream;           // the worker's pushed answers, while watched
+        private ProbeClient.Watch stream;           // the worker's WatchWorkerInfo stream (also while its probe is in flight)
         private boolean unaryOnly;                  // the worker answered WatchWorkerInfo UNIMPLEMENTED
         private boolean shared;                     // link's channel was handed to the user: never replaced
         /** Told of the next probe that starts from now on (see {@link #requestFresh}); null when none waits. */
@@ -67,9 +67,6 @@ final class ProbeScheduler {
     private final RandomGenerator jitter;
     private final Owner owner;
     private final ArrayDeque<TrackedWorker> queue = new ArrayDeque<>();
-    /** Answered workers whose WatchWorkerInfo stream is still to be opened (see {@link #openStreams}). */
-    private final ArrayDeque<TrackedWorker> streamsWanted = new ArrayDeque<>();
-    private int streamsOpening; // streams opened that have not sent their first answer (or ended) yet
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final List<Observer> observers = new CopyOnWriteArrayList<>();
@@ -180,9 +177,6 @@ final class ProbeScheduler {
                 start(w);
             }
         }
-        if (queue.isEmpty()) {
-            openStreams();
-        }
     }
 
     private void start(TrackedWorker w) {
@@ -199,7 +193,26 @@ final class ProbeScheduler {
         inFlight++;
         sent.incrementAndGet();
         long started = context.nanoTime();
-        link.probe(settings.timeout()).thenAccept(outcome -> {
+        if (settings.keepChannels() && !s.unaryOnly && s.stream == null) {
+            // The probe is the worker's WatchWorkerInfo stream: its first answer is the probe's, and
+            // it stays open to push every change. One call per worker: a probe and then a stream
+            // cost converging on 10,000 workers a second call each, on both sides.
+            ProbeClient.Watched watched = openStream(w, link);
+            s.stream = watched.stream();
+            await(w, link, watched.first(), waiting, started, true);
+        } else {
+            await(w, link, link.probe(settings.timeout()), waiting, started, false);
+        }
+    }
+
+    /** Hands a probe's outcome to the context; a stream that is not served there falls back to the unary call. */
+    private void await(TrackedWorker w, ProbeTransport.Link link, java.util.concurrent.CompletableFuture<ProbeOutcome> probe,
+                       List<java.util.function.Consumer<ProbeOutcome>> waiting, long started, boolean viaStream) {
+        probe.thenAccept(outcome -> {
+            if (viaStream && outcome instanceof ProbeOutcome.Failed f && f.code() == io.grpc.Status.Code.UNIMPLEMENTED) {
+                context.execute(() -> unaryInstead(w, link, outcome, waiting, started));
+                return;
+            }
             if (!outcome.answered()) {
                 failed.incrementAndGet();
             }
@@ -212,6 +225,34 @@ final class ProbeScheduler {
                 tell(waiting, outcome);
             });
         });
+    }
+
+    /**
+     * {@code w} does not serve {@code WatchWorkerInfo} (an older Rollcall, a hand-written server):
+     * the same probe goes on as the unary call, over the connection just opened, and the worker is
+     * watched by its connection from now on.
+     */
+    private void unaryInstead(TrackedWorker w, ProbeTransport.Link link, ProbeOutcome unimplemented,
+                              List<java.util.function.Consumer<ProbeOutcome>> waiting, long started) {
+        Slot s = w.probe;
+        if (closed || !owner.tracks(w) || s.link != link) {
+            finished(w, link, unimplemented);
+            tell(waiting, unimplemented);
+            return;
+        }
+        s.unaryOnly = true;
+        s.stream = null;
+        await(w, link, link.probe(settings.timeout()), waiting, started, false);
+    }
+
+    /** The stream a probe opens, with its later answers (coalesced) and its end handed to the context. */
+    private ProbeClient.Watched openStream(TrackedWorker w, ProbeTransport.Link link) {
+        java.util.concurrent.atomic.AtomicReference<ProbeOutcome> latest = new java.util.concurrent.atomic.AtomicReference<>();
+        return link.probeAndWatch(settings.timeout(), pushed -> {
+            if (latest.getAndSet(pushed) == null) {
+                context.execute(() -> pushed(w, link, latest));
+            }
+        }, status -> context.execute(() -> streamEnded(w, link, status)));
     }
 
     private void finished(TrackedWorker w, ProbeTransport.Link link, ProbeOutcome outcome) {
@@ -229,14 +270,7 @@ final class ProbeScheduler {
         owner.probed(w, outcome);
         if (outcome.answered()) {
             if (settings.keepChannels()) {
-                // The connection is watched at once; the stream, which costs the worker a call,
-                // opens once no probe waits (probes first: converging on 10,000 workers, opening
-                // each stream at its answer doubled the calls and tripled the probes' p99).
-                watch(w, link);
-                if (!s.unaryOnly) {
-                    streamsWanted.add(w);
-                    openStreams();
-                }
+                watch(w, link); // the stream, when the worker serves it, is already open: it was the probe
             } else if (!s.shared) {
                 closeLink(s);
             }
@@ -257,57 +291,10 @@ final class ProbeScheduler {
     }
 
     /**
-     * Opens wanted streams while no probe waits in the queue. A stream's first answer costs the
-     * worker what a probe costs, so streams still waiting for it share {@code probe.concurrency}
-     * with the probes in flight: a fleet's worth of streams never lands on the workers at once.
+     * A change the worker pushed over its stream (draining, resumed, new labels): it arrives within
+     * milliseconds, without polling. Pushes are coalesced: a burst of them while the context is busy
+     * is applied once, as the newest.
      */
-    private void openStreams() {
-        while (!closed && queue.isEmpty() && !streamsWanted.isEmpty()
-                && inFlight + streamsOpening < settings.concurrency()) {
-            TrackedWorker w = streamsWanted.poll();
-            Slot s = w.probe;
-            if (owner.tracks(w) && s.link != null && s.stream == null && !s.unaryOnly
-                    && s.stage == Stage.IDLE && w.state() == TrackedWorker.State.ANSWERED) {
-                stream(w, s.link);
-            }
-        }
-    }
-
-    /**
-     * Follows the worker's pushed answers over its kept link: a change (draining, resumed, new
-     * labels) arrives within milliseconds, without polling. Pushes are coalesced: a burst of them
-     * while the context is busy is applied once, as the newest. The stream ending is a dropped
-     * connection; {@code UNIMPLEMENTED} (a worker that only answers the unary call) falls back to
-     * watching the connection.
-     */
-    private void stream(TrackedWorker w, ProbeTransport.Link link) {
-        Slot s = w.probe;
-        if (s.stream != null || s.link != link) {
-            return;
-        }
-        java.util.concurrent.atomic.AtomicReference<ProbeOutcome> latest = new java.util.concurrent.atomic.AtomicReference<>();
-        boolean[] opening = {true}; // on the context only
-        Runnable opened = () -> {
-            if (opening[0]) {
-                opening[0] = false;
-                streamsOpening--;
-                openStreams();
-            }
-        };
-        streamsOpening++;
-        s.stream = link.watch(pushed -> {
-            if (latest.getAndSet(pushed) == null) {
-                context.execute(() -> {
-                    opened.run();
-                    pushed(w, link, latest);
-                });
-            }
-        }, status -> context.execute(() -> {
-            opened.run();
-            streamEnded(w, link, status);
-        }));
-    }
-
     private void pushed(TrackedWorker w, ProbeTransport.Link link,
                         java.util.concurrent.atomic.AtomicReference<ProbeOutcome> latest) {
         ProbeOutcome outcome = latest.getAndSet(null);
@@ -329,11 +316,6 @@ final class ProbeScheduler {
             return; // cancelled by us, or a stream of an older link
         }
         s.stream = null;
-        if (status.getCode() == io.grpc.Status.Code.UNIMPLEMENTED) {
-            s.unaryOnly = true;
-            watch(w, link);
-            return;
-        }
         if (w.state() == TrackedWorker.State.ANSWERED) {
             lost(w);
             owner.settle();
@@ -431,7 +413,6 @@ final class ProbeScheduler {
             closeLink(w.probe);
         }
         queue.clear();
-        streamsWanted.clear();
         return channels;
     }
 }

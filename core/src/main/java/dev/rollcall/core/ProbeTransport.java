@@ -23,18 +23,20 @@ interface ProbeTransport {
         /** One {@code WorkerInfo} call with a deadline; never completes exceptionally. */
         CompletableFuture<ProbeOutcome> probe(Duration timeout);
 
+        /**
+         * Probes by opening the worker's {@code WatchWorkerInfo} stream (see
+         * {@link ProbeClient#watchFirst}): {@code first} completes with the first answer or the
+         * failure (never exceptionally); the stream, which the returned handle cancels at any time,
+         * then goes on with {@code onPush} and {@code onEnd} on network threads.
+         */
+        ProbeClient.Watched probeAndWatch(Duration timeout, java.util.function.Consumer<ProbeOutcome> onPush,
+                                          java.util.function.Consumer<io.grpc.Status> onEnd);
+
         /** Whether the connection is up now. */
         boolean ready();
 
         /** Calls {@code then} once, when the connection leaves READY (at once when it is not READY now). */
         void whenNotReady(Runnable then);
-
-        /**
-         * Watches the worker's pushed answers ({@code WatchWorkerInfo}); see
-         * {@link ProbeClient#watch}. Callbacks on network threads.
-         */
-        ProbeClient.Watch watch(java.util.function.Consumer<ProbeOutcome> onAnswer,
-                                java.util.function.Consumer<io.grpc.Status> onEnd);
 
         /** Lets a new connection attempt start at once instead of after gRPC's own reconnect backoff. */
         void resetConnectBackoff();
@@ -48,7 +50,7 @@ interface ProbeTransport {
          */
         void reconnect();
 
-        /** Closes the connection at once; calls in flight fail. */
+        /** Closes the connection (at once, or right after on a network thread); calls in flight fail. */
         void close();
     }
 
@@ -92,9 +94,45 @@ interface ProbeTransport {
             }
 
             @Override
-            public ProbeClient.Watch watch(java.util.function.Consumer<ProbeOutcome> onAnswer,
-                                           java.util.function.Consumer<io.grpc.Status> onEnd) {
-                return client.watch(built(), endpoint, onAnswer, onEnd);
+            public ProbeClient.Watched probeAndWatch(Duration timeout,
+                                                     java.util.function.Consumer<ProbeOutcome> onPush,
+                                                     java.util.function.Consumer<io.grpc.Status> onEnd) {
+                CompletableFuture<ProbeOutcome> first = new CompletableFuture<>();
+                java.util.concurrent.atomic.AtomicReference<ProbeClient.Watch> started =
+                        new java.util.concurrent.atomic.AtomicReference<>();
+                java.util.concurrent.atomic.AtomicBoolean cancelled = new java.util.concurrent.atomic.AtomicBoolean();
+                ProbeClient.Watch handle = () -> {
+                    cancelled.set(true);
+                    ProbeClient.Watch w = started.get();
+                    if (w != null) {
+                        w.cancel();
+                    }
+                };
+                try {
+                    starter.execute(() -> {
+                        ManagedChannel c = built();
+                        if (c == null) {
+                            first.complete(new ProbeOutcome.Failed(io.grpc.Status.Code.CANCELLED, "link closed"));
+                            return;
+                        }
+                        ProbeClient.Watched w;
+                        try {
+                            w = client.watchFirst(c, endpoint, timeout, onPush, onEnd);
+                        } catch (java.util.concurrent.RejectedExecutionException e) {
+                            first.complete(new ProbeOutcome.Failed(io.grpc.Status.Code.CANCELLED, "probe client closed"));
+                            return;
+                        }
+                        started.set(w.stream());
+                        if (cancelled.get()) {
+                            w.stream().cancel();
+                        }
+                        w.first().whenComplete((o, failure) -> first.complete(o != null ? o
+                                : new ProbeOutcome.Failed(io.grpc.Status.Code.INTERNAL, String.valueOf(failure))));
+                    });
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    first.complete(new ProbeOutcome.Failed(io.grpc.Status.Code.CANCELLED, "probe client closed"));
+                }
+                return new ProbeClient.Watched(first, handle);
             }
 
             @Override
@@ -142,7 +180,13 @@ interface ProbeTransport {
                     c = channel;
                 }
                 if (c != null) {
-                    c.shutdownNow();
+                    // On the event loop too: a shutdown costs tens of microseconds, and a churn closes
+                    // a channel per worker that left, on the caller's thread (the serial context).
+                    try {
+                        starter.execute(c::shutdownNow);
+                    } catch (java.util.concurrent.RejectedExecutionException stopped) {
+                        c.shutdownNow();
+                    }
                 }
             }
         };

@@ -95,7 +95,7 @@ final class SnapshotBuilder {
      */
     FleetSnapshot build(Collection<TrackedWorker> workers, Instant staleSince, String discoveryProblem,
                         Predicate<TrackedWorker> schemaReady) {
-        List<WorkerInfo> answered = new ArrayList<>();
+        List<WorkerInfo> answered = new ArrayList<>(workers.size());
         Set<TrackedWorker> awaitingSchema = null;
         Set<String> versions = schemas == null ? null : new HashSet<>();
         for (TrackedWorker t : workers) {
@@ -150,7 +150,7 @@ final class SnapshotBuilder {
         }
         // Snapshot 0 means "nothing known yet": the first set from discovery is news even when empty.
         SelectionReport before = last.selection();
-        if (last.number() > 0 && statuses.equals(last.statuses()) && schemasNow == publishedSchemas
+        if (last.number() > 0 && same(statuses, last.statuses()) && schemasNow == publishedSchemas
                 && Objects.equals(staleSince, last.staleSince().orElse(null))
                 && chosen.cohort().equals(before.cohort()) && chosen.explanation().equals(before.explanation())
                 && preferred.equals(before.preference())
@@ -171,6 +171,24 @@ final class SnapshotBuilder {
             log.debug("snapshot {}: {}", last.number(), last.selection().summary());
         }
         return last;
+    }
+
+    /**
+     * Whether two status lists are equal; unchanged workers keep their status object
+     * ({@code TrackedWorker.shown}), so most elements compare by identity.
+     */
+    private static boolean same(List<WorkerStatus> a, List<WorkerStatus> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            WorkerStatus x = a.get(i);
+            WorkerStatus y = b.get(i);
+            if (x != y && !x.equals(y)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -258,7 +276,7 @@ final class SnapshotBuilder {
     }
 
     private Chosen select(List<WorkerInfo> answered) {
-        Map<String, String> verdicts = new HashMap<>();
+        Map<String, String> verdicts = new HashMap<>(answered.size() * 4 / 3 + 16);
         if (answered.isEmpty()) {
             checked = new IdentityHashMap<>();
             return new Chosen(verdicts, Optional.empty(), "");

@@ -127,18 +127,36 @@ class DrainTest extends TrackerHarness {
     }
 
     @Test
-    void streamsShareTheProbeConcurrencyAndOpenOnlyOnceNoProbeWaits() {
+    void theProbeIsTheStreamItselfOneCallPerWorker() {
         tracker(1);
-        candidates(a, b, c);
-        answer(a, "1.0.0", "i1"); // b starts, c waits in the queue
-        assertThat(linkOf(a).streaming()).as("probes first").isFalse();
-        assertThat(linkOf(a).ready()).as("the connection is watched meanwhile").isTrue();
-        answer(b, "1.0.0", "i2"); // c starts and takes the one slot
-        assertThat(linkOf(a).streaming()).isFalse();
-        answer(c, "1.0.0", "i3"); // the slot is free: streams open one after another as each answers
-        assertThat(linkOf(a).streaming()).isTrue();
+        candidates(a, b);
+        answer(a, "1.0.0", "i1"); // b starts as a takes no slot any more
+        assertThat(linkOf(a).streaming()).as("the probe's stream stays open").isTrue();
+        assertThat(net.unanswered()).extracting(p -> p.link().endpoint).containsExactly(b);
+        answer(b, "1.0.0", "i2");
         assertThat(linkOf(b).streaming()).isTrue();
-        assertThat(linkOf(c).streaming()).isTrue();
+        assertThat(linkOf(a).watches + linkOf(b).watches).as("calls: one per worker").isEqualTo(2);
+        assertThat(net.sent).as("probes: the streams").hasSize(2);
+
+        linkOf(a).push("1.0.0", "i1", Map.of(), ServingState.DRAINING);
+        time.runUntilIdle();
+        assertThat(state(a)).isEqualTo(State.DRAINING);
+    }
+
+    @Test
+    void aStreamThatNeverAnsweredIsAFailedProbeNotAPush() {
+        tracker(64);
+        candidates(a);
+        net.pending(a.url()).result().complete(
+                new ProbeOutcome.Failed(io.grpc.Status.Code.DEADLINE_EXCEEDED, "DEADLINE_EXCEEDED: no answer within 5000 ms"));
+        time.runUntilIdle();
+        assertThat(state(a)).isEqualTo(State.UNREACHABLE);
+        assertThat(linkOf(a)).as("the link of a failed probe is dropped").isNull();
+        time.advance(Duration.ofMillis(91));
+        assertThat(net.unanswered()).as("retried with backoff, over a new stream").hasSize(1);
+        answer(a, "1.0.0", "i1");
+        assertThat(state(a)).isEqualTo(State.COMPATIBLE);
+        assertThat(linkOf(a).streaming()).isTrue();
     }
 
     @Test
@@ -150,7 +168,7 @@ class DrainTest extends TrackerHarness {
         long builds = cpu;
         int published = this.published.size();
 
-        linkOf(a).push("1.0.0", "i1", Map.of(), ServingState.SERVING); // as the stream's first answer
+        linkOf(a).push("1.0.0", "i1", Map.of(), ServingState.SERVING); // the same answer, pushed again
         time.runUntilIdle();
         assertThat(cpu).as("no build for an answer that changes nothing").isEqualTo(builds);
         assertThat(this.published).hasSize(published);

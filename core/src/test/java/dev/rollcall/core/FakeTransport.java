@@ -12,8 +12,17 @@ import java.util.concurrent.CompletableFuture;
 /** Links whose probes the test answers by hand, and whose connections it drops. Single-threaded. */
 final class FakeTransport implements ProbeTransport {
 
-    /** One probe sent, waiting for the test to answer it. */
-    record Probe(FakeLink link, CompletableFuture<ProbeOutcome> result) {
+    /**
+     * One probe sent, waiting for the test to answer it; a probe that opened the worker's stream
+     * ({@code onPush} set) leaves the stream open once answered.
+     */
+    record Probe(FakeLink link, CompletableFuture<ProbeOutcome> result,
+                 java.util.function.Consumer<ProbeOutcome> onPush, java.util.function.Consumer<Status> onEnd) {
+
+        Probe(FakeLink link, CompletableFuture<ProbeOutcome> result) {
+            this(link, result, null, null);
+        }
+
         void answer(String version, String instanceId) {
             answer(version, instanceId, java.util.Map.of());
         }
@@ -27,6 +36,10 @@ final class FakeTransport implements ProbeTransport {
             WorkerEndpoint e = link.endpoint;
             link.ready = true;
             link.lastAnswer = new ProbeOutcome.Answered(new WorkerInfo(e, version, instanceId, labels, List.of()), state);
+            if (onPush != null && !result.isDone()) { // the stream stays open, as a worker keeps it
+                link.onPush = onPush;
+                link.onEnd = onEnd;
+            }
             result.complete(link.lastAnswer);
         }
 
@@ -58,22 +71,26 @@ final class FakeTransport implements ProbeTransport {
         }
 
         @Override
-        public dev.rollcall.core.internal.ProbeClient.Watch watch(java.util.function.Consumer<ProbeOutcome> onAnswer,
-                                                                 java.util.function.Consumer<Status> end) {
+        public dev.rollcall.core.internal.ProbeClient.Watched probeAndWatch(
+                Duration timeout, java.util.function.Consumer<ProbeOutcome> push,
+                java.util.function.Consumer<Status> end) {
             watches++;
+            CompletableFuture<ProbeOutcome> f = new CompletableFuture<>();
             if (unaryOnly) {
-                end.accept(Status.UNIMPLEMENTED);
-                return () -> { };
+                f.complete(new ProbeOutcome.Failed(Status.Code.UNIMPLEMENTED, "UNIMPLEMENTED"));
+                return new dev.rollcall.core.internal.ProbeClient.Watched(f, () -> { });
             }
-            onPush = onAnswer;
-            onEnd = end;
-            if (lastAnswer != null) {
-                onAnswer.accept(lastAnswer); // as a worker does: its current answer at once
-            }
-            return () -> {
-                onPush = null;
-                onEnd = null;
-            };
+            Probe probe = new Probe(this, f, push, end);
+            sent.add(probe);
+            return new dev.rollcall.core.internal.ProbeClient.Watched(f, () -> {
+                if (!f.isDone()) {
+                    f.complete(new ProbeOutcome.Failed(Status.Code.CANCELLED, "cancelled"));
+                }
+                if (onPush == push) {
+                    onPush = null;
+                    onEnd = null;
+                }
+            });
         }
 
         /** The worker pushes a new answer over its WatchWorkerInfo stream. */

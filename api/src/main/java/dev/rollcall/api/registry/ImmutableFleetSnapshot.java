@@ -53,6 +53,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         List<WorkerInfo> w = new ArrayList<>();
         List<WorkerEndpoint> e = new ArrayList<>();
         TreeMap<String, Integer> h = new TreeMap<>();
+        List<WorkerStatus> notCompatible = new ArrayList<>();
         int compatible = 0;
         int rejected = 0;
         int unreachable = 0;
@@ -62,6 +63,9 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         for (WorkerStatus s : this.statuses) {
             if (s.state() == WorkerStatus.State.COMPATIBLE || s.state() == WorkerStatus.State.REJECTED) {
                 h.merge(s.info().orElseThrow().version(), 1, Integer::sum);
+            }
+            if (s.state() != WorkerStatus.State.COMPATIBLE) {
+                notCompatible.add(s);
             }
             switch (s.state()) {
                 case COMPATIBLE -> {
@@ -81,9 +85,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         this.histogram = Collections.unmodifiableSortedMap(h);
         this.counts = new FleetCounts(this.statuses.size(), compatible, rejected, unreachable, pending,
                 draining, notServing);
-        this.selection = new SelectionReport(policy, cohort, explanation, h,
-                this.statuses.stream().filter(st -> st.state() != WorkerStatus.State.COMPATIBLE).toList(),
-                selector, preference);
+        this.selection = new SelectionReport(policy, cohort, explanation, h, notCompatible, selector, preference);
         this.schemas = new SchemaIndex(h.keySet(), this.workers, schemasByVersion, keys);
     }
 

@@ -212,6 +212,63 @@ public final class ProbeClient implements AutoCloseable {
         return () -> call.cancel("no longer watched", null);
     }
 
+    /** A probe that stays open as the worker's stream: its first answer, and the handle that ends it. */
+    public record Watched(CompletableFuture<ProbeOutcome> first, Watch stream) {
+    }
+
+    /**
+     * Probes by opening the worker's {@code WatchWorkerInfo} stream: one call that answers as a
+     * probe does and then stays open, instead of a probe and then a stream (two calls per worker,
+     * which converging on 10,000 workers pays for on both sides). {@code first} completes with the
+     * first answer, or with the failure when the stream ends first or sends nothing within
+     * {@code timeout} ({@code DEADLINE_EXCEEDED}; the stream is cancelled); a worker that serves only
+     * the unary call ends it {@code UNIMPLEMENTED}. Only after a first answer do later answers go to
+     * {@code onPush} and the stream's end to {@code onEnd}, as with {@link #watch}. Callbacks on
+     * network threads; {@code first} never completes exceptionally. Needs this client's own event
+     * loop (for the deadline).
+     */
+    public Watched watchFirst(ManagedChannel channel, WorkerEndpoint endpoint, Duration timeout,
+                              java.util.function.Consumer<ProbeOutcome> onPush,
+                              java.util.function.Consumer<Status> onEnd) {
+        if (eventLoop == null) {
+            throw new IllegalStateException("watchFirst needs a ProbeClient with its own event loop");
+        }
+        CompletableFuture<ProbeOutcome> first = new CompletableFuture<>();
+        // 0: waiting for the first answer; 1: answered, the stream is live; 2: over before an answer.
+        java.util.concurrent.atomic.AtomicInteger phase = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<Runnable> onTimeout = new java.util.concurrent.atomic.AtomicReference<>();
+        io.netty.util.concurrent.ScheduledFuture<?> deadline = eventLoop.next().schedule(() -> {
+            if (phase.compareAndSet(0, 2)) {
+                first.complete(new ProbeOutcome.Failed(Status.Code.DEADLINE_EXCEEDED,
+                        "DEADLINE_EXCEEDED: no answer within " + timeout.toMillis() + " ms"));
+                Runnable cancel = onTimeout.get();
+                if (cancel != null) {
+                    cancel.run();
+                }
+            }
+        }, timeout.toNanos(), TimeUnit.NANOSECONDS);
+        Watch stream = watch(channel, endpoint, answer -> {
+            if (phase.compareAndSet(0, 1)) {
+                deadline.cancel(false);
+                first.complete(answer);
+            } else if (phase.get() == 1) {
+                onPush.accept(answer);
+            }
+        }, status -> {
+            if (phase.compareAndSet(0, 2)) {
+                deadline.cancel(false);
+                first.complete(failed(status.asRuntimeException(), timeout));
+            } else if (phase.get() == 1) {
+                onEnd.accept(status);
+            }
+        });
+        onTimeout.set(stream::cancel);
+        if (phase.get() == 2) {
+            stream.cancel(); // timed out before the call was even started
+        }
+        return new Watched(first, stream);
+    }
+
     /** {@code failure} as an outcome: its gRPC code and {@link #describe}'s reason. */
     public static ProbeOutcome.Failed failed(Throwable failure, Duration timeout) {
         return new ProbeOutcome.Failed(Status.fromThrowable(failure).getCode(), describe(failure, timeout));

@@ -18,7 +18,30 @@ import java.util.Optional;
  */
 public final class WireFormat {
 
+    /**
+     * One string object per version text: a fleet reports a handful of versions, and every snapshot
+     * build hashes and compares each worker's version (histogram, schema index, policy memo); with one
+     * object per version the hash is computed once and equality is identity. Bounded, so that a
+     * fleet of ever-new versions cannot grow it: past the bound, versions are simply not shared.
+     */
+    private static final java.util.concurrent.ConcurrentHashMap<String, String> VERSIONS =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int MAX_SHARED_VERSIONS = 4096;
+
     private WireFormat() {
+    }
+
+    /** The shared object for {@code version} (see {@link #VERSIONS}). */
+    static String shared(String version) {
+        String known = VERSIONS.get(version);
+        if (known != null) {
+            return known;
+        }
+        if (VERSIONS.size() >= MAX_SHARED_VERSIONS) {
+            return version;
+        }
+        known = VERSIONS.putIfAbsent(version, version);
+        return known != null ? known : version;
     }
 
     /** What a worker reported, as the API's value type. */
@@ -32,7 +55,7 @@ public final class WireFormat {
             }
             services.add(new ServiceInfo(s.getName(), fromWire(s.getVisibility()), handlers));
         }
-        return new WorkerInfo(endpoint, response.getVersion(), response.getInstanceId(),
+        return new WorkerInfo(endpoint, shared(response.getVersion()), response.getInstanceId(),
                 response.getLabelsMap(), services);
     }
 
