@@ -16,7 +16,7 @@ import org.apache.arrow.flight.FlightProducer;
 
 /**
  * One real worker of a {@link WorkerFleet}: a {@link RollcallWorker} on a loopback port that counts
- * the {@code WorkerInfo} probes it answers, and can be stopped and restarted in place (same port,
+ * the probes it answers ({@code WorkerInfo} calls and {@code WatchWorkerInfo} streams), and can be stopped and restarted in place (same port,
  * new instance id, possibly a new version).
  *
  * <p>Thread-safe: every method may be called from any thread.
@@ -56,7 +56,10 @@ public final class FleetWorker {
         return running != null;
     }
 
-    /** How many {@code WorkerInfo} probes it has answered, across restarts. */
+    /**
+     * How many probes it has answered, across restarts: {@code WorkerInfo} calls and
+     * {@code WatchWorkerInfo} streams opened (a resolver with kept channels probes with the stream).
+     */
     public long probeCount() {
         return probes.get();
     }
@@ -95,8 +98,10 @@ public final class FleetWorker {
             @Override
             public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                                                                 ServerCallHandler<Q, R> next) {
-                if (call.getMethodDescriptor().getFullMethodName()
-                        .equals(WorkerServiceGrpc.getWorkerInfoMethod().getFullMethodName())) {
+                String method = call.getMethodDescriptor().getFullMethodName();
+                // A probe is either call: a resolver with kept channels probes by opening the stream.
+                if (method.equals(WorkerServiceGrpc.getWorkerInfoMethod().getFullMethodName())
+                        || method.equals(WorkerServiceGrpc.getWatchWorkerInfoMethod().getFullMethodName())) {
                     probes.incrementAndGet();
                 }
                 return next.startCall(call, headers);
