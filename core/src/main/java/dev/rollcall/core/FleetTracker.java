@@ -349,7 +349,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
             return;
         }
         FleetSnapshot next = builder.build(tracked.values(), staleSince, discoveryProblem,
-                t -> schemas.ready(t.info().version(), t.endpoint(), probes.channel(t)));
+                t -> schemas.ready(t.info().version(), t.endpoint(), () -> probes.channel(t)));
         if (next != null) {
             publisher.accept(next);
         }

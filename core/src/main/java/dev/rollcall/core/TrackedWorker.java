@@ -54,6 +54,9 @@ final class TrackedWorker {
     private long upSince = NOT_UP;     // ticker reading of the first answer since the last failure
     /** As the last snapshot showed it; reused while nothing changed (see {@link SnapshotBuilder}). */
     WorkerStatus shown;
+    /** The policy's verdict on {@link #checkedInfo} (an answer of this worker); the snapshot builder's memo. */
+    dev.rollcall.api.policy.Verdict verdict;
+    WorkerInfo checkedInfo;
 
     TrackedWorker(WorkerEndpoint endpoint) {
         this.url = endpoint.url();

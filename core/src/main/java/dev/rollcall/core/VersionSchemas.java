@@ -80,13 +80,13 @@ final class VersionSchemas {
      * failed at least once, or fetching is off. Starts a fetch from {@code worker} (over
      * {@code channel} when it is open, else over a channel of its own) when one is needed.
      */
-    boolean ready(String version, WorkerEndpoint worker, ManagedChannel channel) {
+    boolean ready(String version, WorkerEndpoint worker, java.util.function.Supplier<ManagedChannel> channel) {
         if (!enabled || closed) {
             return true;
         }
         Entry e = byVersion.computeIfAbsent(version, Entry::new);
         if (e.schema == null && !e.fetching && e.retryDue) {
-            start(e, worker, channel);
+            start(e, worker, channel.get());
         }
         return e.schema != null || e.failures > 0;
     }

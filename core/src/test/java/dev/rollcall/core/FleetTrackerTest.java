@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.LinkedHashSet;
 import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.Test;
@@ -271,5 +272,38 @@ class FleetTrackerTest extends TrackerHarness {
         assertThat(published.size() - snapshotsBefore).as("snapshots while flapping")
                 .isLessThanOrEqualTo((int) (2 * probes)).isLessThan(flaps);
         assertThat(net.sentTo(b.url())).as("the steady worker was never disturbed").isEqualTo(1);
+    }
+
+    @Test
+    void aPerWorkerRuleIsAskedOncePerAnswerAndAgainAfterItThrew() {
+        Map<String, Integer> asked = new java.util.HashMap<>();
+        boolean[] broken = {true};
+        policy = w -> {
+            asked.merge(w.endpoint().url(), 1, Integer::sum);
+            if (w.endpoint().equals(b) && broken[0]) {
+                throw new IllegalStateException("flaky rule");
+            }
+            return ONE_OH.check(w);
+        };
+        tracker(64);
+        candidates(a, b, c);
+        answer(a, "1.0.0", "i1");
+        time.advance(Duration.ofMillis(10)); // c is still in flight: builds are spaced out
+        answer(b, "1.0.0", "i2");
+        time.advance(Duration.ofMillis(10));
+        assertThat(last().status(b.url()).orElseThrow().reason())
+                .isEqualTo("policy failed: java.lang.IllegalStateException: flaky rule");
+        broken[0] = false;
+        answer(c, "2.0.0", "i3");
+        assertThat(state(b)).as("a verdict that threw is not remembered").isEqualTo(State.COMPATIBLE);
+        assertThat(state(c)).isEqualTo(State.REJECTED);
+        assertThat(published.size()).as("builds so far").isGreaterThanOrEqualTo(3);
+        assertThat(asked.get(a.url())).as("a's one answer, asked about once over every build").isEqualTo(1);
+
+        FakeTransport.FakeLink link = net.links.stream().filter(l -> l.endpoint.equals(a) && !l.closed).findFirst()
+                .orElseThrow();
+        link.push("1.0.0", "i1", Map.of("zone", "z"), dev.rollcall.api.ServingState.SERVING);
+        time.runUntilIdle();
+        assertThat(asked.get(a.url())).as("a new answer is asked about again").isEqualTo(2);
     }
 }

@@ -31,6 +31,8 @@ abstract class TrackerHarness {
     static final VersionPolicy ONE_OH = w -> w.version().equals("1.0.0") ? Verdict.accept()
             : Verdict.reject("version '" + w.version() + "' is not 1.0.0");
 
+    /** The policy of the next {@link #tracker}. */
+    VersionPolicy policy = ONE_OH;
     final VirtualTime time = new VirtualTime();
     final FakeTransport net = new FakeTransport();
     final List<FleetSnapshot> published = new ArrayList<>();
@@ -52,7 +54,7 @@ abstract class TrackerHarness {
         FleetSnapshot initial = FleetSnapshot.builder(0).publishedAt(Instant.EPOCH).build();
         tracker = new FleetTracker(new FleetTracker.Parts(time.context(), net, clock, HALF,
                 () -> cpu += 500_000), settings, null,
-                new SnapshotBuilder(ONE_OH, clock, null, KeyPaths.none(), labels, time::read, initial),
+                new SnapshotBuilder(policy, clock, null, KeyPaths.none(), labels, time::read, initial),
                 published::add);
         return tracker;
     }
