@@ -170,20 +170,27 @@ class ProbeFaultsTest {
         for (int i = 0; i < 450; i++) {
             fleet.addWorker("1.0.0");
         }
-        List<WorkerEndpoint> refusing = new ArrayList<>();
-        for (int i = 0; i < 25; i++) {
-            refusing.add(WorkerFleet.freeEndpoint());
-        }
         List<UnresponsiveWorker> hung = new ArrayList<>();
         for (int i = 0; i < 25; i++) {
             hung.add(fleet.addUnresponsive());
         }
+        // Distinct, and none a port of the fleet: a port found free can be found free again (the
+        // kernel hands it out anew); a duplicate once made this fleet 499 candidates, and the test
+        // waited for a 50th unreachable one that could not come.
+        java.util.Set<WorkerEndpoint> distinct = new java.util.LinkedHashSet<>();
+        while (distinct.size() < 25) {
+            WorkerEndpoint free = WorkerFleet.freeEndpoint();
+            if (fleet.endpoints().stream().noneMatch(e -> e.port() == free.port())) {
+                distinct.add(free);
+            }
+        }
+        List<WorkerEndpoint> refusing = new ArrayList<>(distinct);
         // The hung ones' deadline is long enough for the 450 to be probed first on a busy machine.
         WorkerResolver r = resolver(WorkerResolver.builder().probeTimeout(Duration.ofSeconds(12))
                 .backoff(Duration.ofMinutes(5), Duration.ofMinutes(5)));
         List<WorkerEndpoint> candidates = new ArrayList<>(fleet.endpoints());
         candidates.addAll(refusing);
-        assertThat(candidates).hasSize(500);
+        assertThat(new java.util.HashSet<>(candidates)).hasSize(500);
         discovery.push(candidates);
 
         FleetSnapshot served = r.awaitWorkers(450, Duration.ofSeconds(60));
