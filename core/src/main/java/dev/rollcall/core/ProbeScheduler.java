@@ -71,6 +71,13 @@ final class ProbeScheduler {
     private final AtomicLong failed = new AtomicLong();
     private final List<Observer> observers = new CopyOnWriteArrayList<>();
     private int inFlight;
+    /**
+     * With {@code keep-channels=false}, links closed whose sockets are not gone yet: they count
+     * against {@code probe.concurrency} too, so that the coordinator holds at most that many probe
+     * sockets (the next probe used to connect while the last one's socket was still closing: 2 × the
+     * limit).
+     */
+    private int closing;
     private boolean closed;
 
     ProbeScheduler(SerialContext context, ProbeTransport transport, ProbeSettings settings, RandomGenerator jitter,
@@ -170,7 +177,7 @@ final class ProbeScheduler {
     }
 
     private void pump() {
-        while (inFlight < settings.concurrency() && !queue.isEmpty()) {
+        while (inFlight + closing < settings.concurrency() && !queue.isEmpty()) {
             TrackedWorker w = queue.poll();
             w.probe.stage = Stage.IDLE;
             if (owner.tracks(w)) {
@@ -374,7 +381,7 @@ final class ProbeScheduler {
     }
 
     /** A new connection for the next probe: the same channel when it was handed out, else a new link. */
-    private static void dropConnection(Slot s) {
+    private void dropConnection(Slot s) {
         if (!s.shared) {
             closeLink(s);
             return;
@@ -387,16 +394,26 @@ final class ProbeScheduler {
         s.link.reconnect();
     }
 
-    private static void closeLink(Slot s) {
+    private void closeLink(Slot s) {
         if (s.stream != null) {
             ProbeClient.Watch stream = s.stream;
             s.stream = null;
             stream.cancel();
         }
         if (s.link != null) {
-            s.link.close();
+            java.util.concurrent.CompletableFuture<Void> gone = s.link.close();
             s.link = null;
             s.watched = false;
+            // Without kept channels, every probe opens a socket and closes it: count the closing
+            // ones, or the coordinator holds 2 × the limit. With kept channels it holds one per
+            // worker anyway, and a churn's leavers must not hold up its newcomers' probes.
+            if (!settings.keepChannels() && !gone.isDone()) {
+                closing++;
+                gone.whenComplete((v, e) -> context.execute(() -> {
+                    closing--;
+                    pump();
+                }));
+            }
         }
     }
 

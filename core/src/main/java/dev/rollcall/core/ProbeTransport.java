@@ -50,8 +50,12 @@ interface ProbeTransport {
          */
         void reconnect();
 
-        /** Closes the connection (at once, or right after on a network thread); calls in flight fail. */
-        void close();
+        /**
+         * Closes the connection (at once, or right after on a network thread); calls in flight fail.
+         * The future completes once its socket is gone (at once when it never connected), so that the
+         * caller can count a closing connection against the probe concurrency; never exceptionally.
+         */
+        CompletableFuture<Void> close();
     }
 
     /**
@@ -173,21 +177,29 @@ interface ProbeTransport {
             }
 
             @Override
-            public void close() {
+            public CompletableFuture<Void> close() {
                 ManagedChannel c;
                 synchronized (this) {
                     closed = true;
                     c = channel;
                 }
-                if (c != null) {
-                    // On the event loop too: a shutdown costs tens of microseconds, and a churn closes
-                    // a channel per worker that left, on the caller's thread (the serial context).
-                    try {
-                        starter.execute(c::shutdownNow);
-                    } catch (java.util.concurrent.RejectedExecutionException stopped) {
-                        c.shutdownNow();
-                    }
+                CompletableFuture<Void> gone = new CompletableFuture<>();
+                if (c == null) {
+                    gone.complete(null);
+                    return gone;
                 }
+                // On the event loop too: a shutdown costs tens of microseconds, and a churn closes
+                // a channel per worker that left, on the caller's thread (the serial context).
+                try {
+                    starter.execute(() -> {
+                        c.shutdownNow();
+                        client.whenTerminated(c, gone);
+                    });
+                } catch (java.util.concurrent.RejectedExecutionException stopped) {
+                    c.shutdownNow();
+                    gone.complete(null);
+                }
+                return gone;
             }
         };
     }

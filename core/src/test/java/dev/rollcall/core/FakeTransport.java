@@ -56,6 +56,8 @@ final class FakeTransport implements ProbeTransport {
         java.util.function.Consumer<ProbeOutcome> onPush;
         java.util.function.Consumer<Status> onEnd;
         int watches;
+        /** Completed by the test when {@link #slowClose}: the closed link's socket is gone. */
+        final CompletableFuture<Void> gone = new CompletableFuture<>();
         int reconnects;
         ProbeOutcome lastAnswer;
 
@@ -137,8 +139,9 @@ final class FakeTransport implements ProbeTransport {
         }
 
         @Override
-        public void close() {
+        public CompletableFuture<Void> close() {
             closed = true;
+            return slowClose ? gone : CompletableFuture.completedFuture(null);
         }
 
         /** The connection drops (the worker restarted or died). */
@@ -159,6 +162,8 @@ final class FakeTransport implements ProbeTransport {
     }
 
     final List<Probe> sent = new ArrayList<>();
+    /** Closed links keep their socket until the test completes their {@code gone}. */
+    boolean slowClose;
     /** Workers that answer WatchWorkerInfo with UNIMPLEMENTED (older ones). */
     boolean unaryOnly;
     final List<FakeLink> links = new ArrayList<>();

@@ -306,4 +306,19 @@ class FleetTrackerTest extends TrackerHarness {
         time.runUntilIdle();
         assertThat(asked.get(a.url())).as("a new answer is asked about again").isEqualTo(2);
     }
+
+    @Test
+    void aClosingConnectionHoldsItsProbeSlotUntilItsSocketIsGone() {
+        keepChannels = false;
+        net.slowClose = true;
+        tracker(1);
+        candidates(a, b);
+        answer(a, "1.0.0", "i1"); // a's channel is closed after its answer; its socket is still closing
+        assertThat(net.links.get(0).closed).isTrue();
+        assertThat(net.unanswered()).as("b waits: a's socket still counts against the limit of 1").isEmpty();
+
+        net.links.get(0).gone.complete(null);
+        time.runUntilIdle();
+        assertThat(net.unanswered()).extracting(p -> p.link().endpoint).containsExactly(b);
+    }
 }

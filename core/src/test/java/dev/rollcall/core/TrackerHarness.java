@@ -31,6 +31,8 @@ abstract class TrackerHarness {
     static final VersionPolicy ONE_OH = w -> w.version().equals("1.0.0") ? Verdict.accept()
             : Verdict.reject("version '" + w.version() + "' is not 1.0.0");
 
+    /** Whether the next {@link #tracker} keeps probe channels. */
+    boolean keepChannels = true;
     /** The policy of the next {@link #tracker}. */
     VersionPolicy policy = ONE_OH;
     final VirtualTime time = new VirtualTime();
@@ -49,7 +51,7 @@ abstract class TrackerHarness {
 
     FleetTracker tracker(int concurrency) {
         ProbeSettings settings = new ProbeSettings(Duration.ofSeconds(2), concurrency, INITIAL,
-                Duration.ofSeconds(10), REFRESH, true, 1 << 20, ProbeTls.DEFAULT);
+                Duration.ofSeconds(10), REFRESH, keepChannels, 1 << 20, ProbeTls.DEFAULT);
         Clock clock = Clock.fixed(Instant.EPOCH, ZoneOffset.UTC);
         FleetSnapshot initial = FleetSnapshot.builder(0).publishedAt(Instant.EPOCH).build();
         tracker = new FleetTracker(new FleetTracker.Parts(time.context(), net, clock, HALF,

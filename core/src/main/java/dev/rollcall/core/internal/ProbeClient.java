@@ -269,6 +269,36 @@ public final class ProbeClient implements AutoCloseable {
         return new Watched(first, stream);
     }
 
+    /** How long {@link #whenTerminated} waits for a shut-down channel at most. */
+    private static final long TERMINATION_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    /**
+     * Completes {@code gone} once {@code channel}, already shut down, has terminated (its sockets
+     * closed), looking every millisecond on this client's event loop, and after two seconds at the
+     * latest; at once without an event loop of its own. gRPC has no callback for termination.
+     */
+    public void whenTerminated(ManagedChannel channel, CompletableFuture<Void> gone) {
+        if (eventLoop == null || channel.isTerminated()) {
+            gone.complete(null);
+            return;
+        }
+        long giveUp = System.nanoTime() + TERMINATION_WAIT_NANOS;
+        io.netty.channel.EventLoop loop = eventLoop.next();
+        Runnable[] check = new Runnable[1];
+        check[0] = () -> {
+            if (channel.isTerminated() || System.nanoTime() - giveUp > 0) {
+                gone.complete(null);
+            } else {
+                loop.schedule(check[0], 1, TimeUnit.MILLISECONDS);
+            }
+        };
+        try {
+            loop.schedule(check[0], 1, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+            gone.complete(null);
+        }
+    }
+
     /** {@code failure} as an outcome: its gRPC code and {@link #describe}'s reason. */
     public static ProbeOutcome.Failed failed(Throwable failure, Duration timeout) {
         return new ProbeOutcome.Failed(Status.fromThrowable(failure).getCode(), describe(failure, timeout));
