@@ -347,26 +347,27 @@ final class Convergence {
         }
     }
 
-    /** {@link PlainGrpcFloor#converge}, with its detail line in the log. */
+    /** {@link PlainGrpcFloor#converge}, with its detail line in the log and its p99 kept for the report. */
     private static long floorLogged(List<WorkerEndpoint> fleet) throws InterruptedException {
+        Run run = floor(fleet);
+        FLOOR_P99.computeIfAbsent(fleet.size(), n -> new ArrayList<>()).add(run.p99());
+        System.out.println(run.detail("floor " + fleet.size()));
+        return run.nanos();
+    }
+
+    /**
+     * {@link PlainGrpcFloor} as a {@link Run}: its CPU (this JVM's and the workers' JVMs') read at
+     * the last answer, before it closes its channels, and its probes' p50 / p99.
+     */
+    private static Run floor(List<WorkerEndpoint> fleet) throws InterruptedException {
         Map<String, Long> threadsBefore = ThreadCpu.byGroup();
         long cpuBefore = processCpu();
         long serverBefore = childrenCpu();
         long[] atAnswer = new long[2];
         Latencies latencies = new Latencies();
         long nanos = PlainGrpcFloor.converge(fleet, atAnswer, latencies);
-        FLOOR_P99.computeIfAbsent(fleet.size(), n -> new ArrayList<>()).add(latencies.percentile(99));
-        Run run = new Run(nanos, 0, 0, fleet.size(), 0, 0, atAnswer[0] - cpuBefore, ThreadCpu.since(threadsBefore), 0,
-                atAnswer[1] - serverBefore);
-        System.out.println(run.detail("floor " + fleet.size()));
-        return nanos;
-    }
-
-    /** {@link PlainGrpcFloor} as a {@link Run} (no latencies), for the profiling aid below. */
-    private static Run floor(List<WorkerEndpoint> fleet) throws InterruptedException {
-        long cpuBefore = processCpu();
-        long nanos = PlainGrpcFloor.converge(fleet);
-        return new Run(nanos, 0, 0, fleet.size(), 0, 0, processCpu() - cpuBefore, Map.of(), 0, 0);
+        return new Run(nanos, latencies.percentile(50), latencies.percentile(99), fleet.size(), 0, 0,
+                atAnswer[0] - cpuBefore, ThreadCpu.since(threadsBefore), 0, atAnswer[1] - serverBefore);
     }
 
     /** CPU time of this process so far (all threads: also the JIT compiler and the garbage collector). */

@@ -78,9 +78,12 @@ interface ProbeTransport {
                 return channel;
             }
 
-            @Override
-            public CompletableFuture<ProbeOutcome> probe(Duration timeout) {
-                CompletableFuture<ProbeOutcome> outcome = new CompletableFuture<>();
+            /**
+             * Runs {@code call} on the link's channel on the client's event loop and completes
+             * {@code outcome} with its result; a closed link or client completes it as {@code CANCELLED}.
+             */
+            private void onStarter(CompletableFuture<ProbeOutcome> outcome,
+                                   java.util.function.Function<ManagedChannel, CompletableFuture<ProbeOutcome>> call) {
                 try {
                     starter.execute(() -> {
                         ManagedChannel c = built();
@@ -88,12 +91,25 @@ interface ProbeTransport {
                             outcome.complete(new ProbeOutcome.Failed(io.grpc.Status.Code.CANCELLED, "link closed"));
                             return;
                         }
-                        client.probe(c, endpoint, timeout).whenComplete((o, failure) -> outcome.complete(o != null ? o
+                        CompletableFuture<ProbeOutcome> result;
+                        try {
+                            result = call.apply(c);
+                        } catch (java.util.concurrent.RejectedExecutionException e) {
+                            outcome.complete(new ProbeOutcome.Failed(io.grpc.Status.Code.CANCELLED, "probe client closed"));
+                            return;
+                        }
+                        result.whenComplete((o, failure) -> outcome.complete(o != null ? o
                                 : new ProbeOutcome.Failed(io.grpc.Status.Code.INTERNAL, String.valueOf(failure))));
                     });
                 } catch (java.util.concurrent.RejectedExecutionException e) {
                     outcome.complete(new ProbeOutcome.Failed(io.grpc.Status.Code.CANCELLED, "probe client closed"));
                 }
+            }
+
+            @Override
+            public CompletableFuture<ProbeOutcome> probe(Duration timeout) {
+                CompletableFuture<ProbeOutcome> outcome = new CompletableFuture<>();
+                onStarter(outcome, c -> client.probe(c, endpoint, timeout));
                 return outcome;
             }
 
@@ -112,30 +128,14 @@ interface ProbeTransport {
                         w.cancel();
                     }
                 };
-                try {
-                    starter.execute(() -> {
-                        ManagedChannel c = built();
-                        if (c == null) {
-                            first.complete(new ProbeOutcome.Failed(io.grpc.Status.Code.CANCELLED, "link closed"));
-                            return;
-                        }
-                        ProbeClient.Watched w;
-                        try {
-                            w = client.watchFirst(c, endpoint, timeout, onPush, onEnd);
-                        } catch (java.util.concurrent.RejectedExecutionException e) {
-                            first.complete(new ProbeOutcome.Failed(io.grpc.Status.Code.CANCELLED, "probe client closed"));
-                            return;
-                        }
-                        started.set(w.stream());
-                        if (cancelled.get()) {
-                            w.stream().cancel();
-                        }
-                        w.first().whenComplete((o, failure) -> first.complete(o != null ? o
-                                : new ProbeOutcome.Failed(io.grpc.Status.Code.INTERNAL, String.valueOf(failure))));
-                    });
-                } catch (java.util.concurrent.RejectedExecutionException e) {
-                    first.complete(new ProbeOutcome.Failed(io.grpc.Status.Code.CANCELLED, "probe client closed"));
-                }
+                onStarter(first, c -> {
+                    ProbeClient.Watched w = client.watchFirst(c, endpoint, timeout, onPush, onEnd);
+                    started.set(w.stream());
+                    if (cancelled.get()) {
+                        w.stream().cancel(); // cancelled before the call had started
+                    }
+                    return w.first();
+                });
                 return new ProbeClient.Watched(first, handle);
             }
 
