@@ -282,6 +282,11 @@ final class Convergence {
             long churnNanos = 0;
             long churnProbes = 0;
             if (!spares.isEmpty()) {
+                // A churn comes to a coordinator in its steady state, not in the same millisecond as
+                // the convergence before it: as the floor's churn does, it starts once the workers'
+                // JVMs are done with that convergence (they were still busy, and the churn's probes
+                // took two to three times as long as on a quiet machine).
+                settle();
                 List<WorkerEndpoint> churned = churned(fleet, spares);
                 List<String> fresh = spares.stream().map(WorkerEndpoint::url).toList();
                 long before = resolver.probesSent();
@@ -320,6 +325,7 @@ final class Convergence {
             long churnNanos = 0;
             long churnProbes = 0;
             if (!spares.isEmpty()) {
+                settle(); // as for Rollcall's churn
                 long before = baseline.probesSent();
                 long churnStart = System.nanoTime();
                 discovery.push(churned(fleet, spares));

@@ -6,7 +6,6 @@ import io.grpc.ManagedChannel;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,6 +37,19 @@ final class FleetTracker implements ProbeScheduler.Owner {
     private final Consumer<FleetSnapshot> publisher;
     /** By URL, in URL order: snapshots list workers in that order, and sorting 10,000 for each cost more. */
     private final TreeMap<String, TrackedWorker> tracked = new TreeMap<>();
+    /**
+     * The same by URL, for lookups: every probe answer and every candidate of every set from
+     * discovery is looked up, and a tree lookup compares a dozen URLs (at 10,000 workers a set
+     * took milliseconds of lookups alone).
+     */
+    private final Map<String, TrackedWorker> byUrl = new java.util.HashMap<>();
+    /** {@link #tracked}'s workers in URL order, for builds; null after the set of workers changed. */
+    private List<TrackedWorker> ordered;
+    /** Workers that left discovery whose connections are still open: {@link #closeLeaving} closes them. */
+    private final List<TrackedWorker> leftOpen = new ArrayList<>();
+    private boolean closeQueued;
+    /** Counts the candidate sets applied: a worker's {@link TrackedWorker#seenInSet} says which set last listed it. */
+    private long sets;
     private Instant staleSince;
     /** Why discovery is failing (this outage's first cause), or null while it is healthy. */
     private String discoveryProblem;
@@ -98,48 +110,91 @@ final class FleetTracker implements ProbeScheduler.Owner {
             cache.offer(latest);
         }
         settle();
+        closeLeaving();
     }
 
     private void applySet(Set<WorkerEndpoint> latest) {
-        Map<String, WorkerEndpoint> byUrl = new LinkedHashMap<>();
+        long set = ++sets;
         for (WorkerEndpoint e : latest) {
-            WorkerEndpoint previous = byUrl.put(e.url(), e);
-            if (previous != null && !previous.labels().equals(e.labels())) {
-                log.warn("discovery reported {} twice with different labels ({} and {}); using the latter",
-                        e.url(), previous.labels(), e.labels());
-            }
-        }
-        for (TrackedWorker t : new ArrayList<>(tracked.values())) {
-            if (!byUrl.containsKey(t.url)) {
-                forget(t);
-                log.info("worker {} left discovery", t.url);
-            }
-        }
-        for (WorkerEndpoint e : byUrl.values()) {
-            TrackedWorker t = tracked.get(e.url());
+            TrackedWorker t = byUrl.get(e.url());
             if (t == null) {
                 t = new TrackedWorker(e);
-                tracked.put(t.url, t);
+                t.seenInSet = set;
+                add(t);
                 pacer.changed();
-                probes.request(t);
-            } else {
-                boolean wasInUse = t.inUse();
-                TrackedWorker.State was = t.state();
-                if (t.relabel(e)) {
-                    if (wasInUse && !t.inUse()) {
-                        pacer.changedUrgently(); // a new instance, or labelled draining by discovery
-                    } else {
-                        pacer.changed();
-                    }
-                    if (was == TrackedWorker.State.ANSWERED && t.state() == TrackedWorker.State.RECONNECTING) {
-                        probes.request(t); // a new instance id: probe the new process now
-                    }
+                probes.request(t); // in the set's order
+                continue;
+            }
+            if (t.seenInSet == set && !t.endpoint().labels().equals(e.labels())) {
+                log.warn("discovery reported {} twice with different labels ({} and {}); using the latter",
+                        e.url(), t.endpoint().labels(), e.labels());
+            }
+            t.seenInSet = set;
+            boolean wasInUse = t.inUse();
+            TrackedWorker.State was = t.state();
+            if (t.relabel(e)) {
+                if (wasInUse && !t.inUse()) {
+                    pacer.changedUrgently(); // a new instance, or labelled draining by discovery
+                } else {
+                    pacer.changed();
+                }
+                if (was == TrackedWorker.State.ANSWERED && t.state() == TrackedWorker.State.RECONNECTING) {
+                    probes.request(t); // a new instance id: probe the new process now
                 }
             }
+        }
+        List<TrackedWorker> left = null;
+        for (TrackedWorker t : tracked.values()) {
+            if (t.seenInSet != set) {
+                if (left == null) {
+                    left = new ArrayList<>();
+                }
+                left.add(t);
+            }
+        }
+        if (left != null) {
+            for (TrackedWorker t : left) {
+                untrack(t);
+                log.info("worker {} left discovery", t.url);
+            }
+            leftOpen.addAll(left);
         }
         if (builder.last().number() == 0) {
             pacer.changed();
         }
+    }
+
+    /**
+     * Closes the connections of the workers that left discovery, in a task queued after the build
+     * their leaving asked for ({@link #settle} queues it): readers learn that they are gone, and the
+     * new workers' probes are on their way, before this thread spends time closing (100 kept
+     * connections took it milliseconds that the churn's newcomers waited for).
+     */
+    private void closeLeaving() {
+        if (leftOpen.isEmpty() || closeQueued) {
+            return;
+        }
+        closeQueued = true;
+        context.execute(() -> {
+            closeQueued = false;
+            List<TrackedWorker> left = List.copyOf(leftOpen);
+            leftOpen.clear();
+            left.forEach(probes::forget);
+        });
+    }
+
+    private void add(TrackedWorker t) {
+        tracked.put(t.url, t);
+        byUrl.put(t.url, t);
+        ordered = null;
+    }
+
+    /** The tracked workers in URL order. */
+    private List<TrackedWorker> ordered() {
+        if (ordered == null) {
+            ordered = List.copyOf(tracked.values());
+        }
+        return ordered;
     }
 
     /**
@@ -163,6 +218,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
                 candidatesKnown = true;
                 pacer.changed();
                 settle();
+                closeLeaving();
             });
         }, maxWait.toNanos());
     }
@@ -221,15 +277,17 @@ final class FleetTracker implements ProbeScheduler.Owner {
         return sb.length() <= 500 ? sb.toString() : sb.substring(0, 497) + "...";
     }
 
-    private void forget(TrackedWorker t) {
+    /** {@code t} is no candidate any more; its probes and connection are left to {@link #closeLeaving}. */
+    private void untrack(TrackedWorker t) {
         if (t.inUse()) {
             pacer.changedUrgently();
         } else {
             pacer.changed();
         }
         tracked.remove(t.url);
+        byUrl.remove(t.url);
+        ordered = null;
         ejected.remove(t);
-        probes.forget(t);
     }
 
     /**
@@ -239,7 +297,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
      * gate). Any doubt (unknown URL, failure, another instance, not yet published) is {@code false}.
      */
     void verify(String url, java.util.concurrent.CompletableFuture<Boolean> result) {
-        TrackedWorker t = closed ? null : tracked.get(url);
+        TrackedWorker t = closed ? null : byUrl.get(url);
         if (t == null) {
             result.complete(false);
             return;
@@ -264,7 +322,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
      * in use out at once, so that a burst of failures (the caller's own network) cannot empty the fleet.
      */
     void callFailed(String url, String why) {
-        TrackedWorker t = closed ? null : tracked.get(url);
+        TrackedWorker t = closed ? null : byUrl.get(url);
         if (t == null || !t.inUse()) {
             return;
         }
@@ -291,13 +349,13 @@ final class FleetTracker implements ProbeScheduler.Owner {
 
     /** The channel of the candidate at {@code url} for the user's calls (see {@link ProbeScheduler#share}); null if none. */
     ManagedChannel share(String url) {
-        TrackedWorker t = closed ? null : tracked.get(url);
+        TrackedWorker t = closed ? null : byUrl.get(url);
         return t == null ? null : probes.share(t);
     }
 
     @Override
     public boolean tracks(TrackedWorker worker) {
-        return !closed && tracked.get(worker.url) == worker;
+        return !closed && byUrl.get(worker.url) == worker;
     }
 
     @Override
@@ -348,7 +406,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
         if (closed) {
             return;
         }
-        FleetSnapshot next = builder.build(tracked.values(), staleSince, discoveryProblem,
+        FleetSnapshot next = builder.build(ordered(), staleSince, discoveryProblem,
                 t -> schemas.ready(t.info().version(), t.endpoint(), () -> probes.channel(t)));
         if (next != null) {
             publisher.accept(next);
@@ -364,7 +422,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
 
     /** The candidates as tracked now, in URL order: for tests and diagnostics. */
     List<TrackedWorker> workers() {
-        return List.copyOf(tracked.values());
+        return ordered();
     }
 
     /** Stops everything; returns the channels it shut down, so that the caller can wait for them. */
@@ -374,8 +432,13 @@ final class FleetTracker implements ProbeScheduler.Owner {
         if (recheck != null) {
             recheck.cancel();
         }
-        List<ManagedChannel> channels = probes.close(tracked.values());
+        List<TrackedWorker> all = new ArrayList<>(tracked.values());
+        all.addAll(leftOpen); // left, and their connections not closed yet
+        leftOpen.clear();
+        List<ManagedChannel> channels = probes.close(all);
         tracked.clear();
+        byUrl.clear();
+        ordered = null;
         if (schemas != null) {
             channels.addAll(schemas.close());
         }

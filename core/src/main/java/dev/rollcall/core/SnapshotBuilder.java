@@ -102,12 +102,23 @@ final class SnapshotBuilder {
         List<WorkerInfo> answered = direct ? List.of() : new ArrayList<>(workers.size());
         Set<TrackedWorker> awaitingSchema = null;
         Set<String> versions = schemas == null ? null : new HashSet<>();
+        // Workers of one version come in runs: each run asks the set and the schemas once, not once
+        // per worker (whether a version's schema is ready cannot change within a build).
+        String addedVersion = null;
+        String readyVersion = null;
+        boolean ready = true;
         for (TrackedWorker t : workers) {
-            if (versions != null && t.info() != null) {
-                versions.add(t.info().version());
+            WorkerInfo info = t.info();
+            if (versions != null && info != null && info.version() != addedVersion) {
+                addedVersion = info.version();
+                versions.add(addedVersion);
             }
             if (t.state() == TrackedWorker.State.ANSWERED && t.serving() == dev.rollcall.api.ServingState.SERVING) {
-                if (schemas == null || schemaReady.test(t)) {
+                if (schemas != null && info.version() != readyVersion) {
+                    readyVersion = info.version();
+                    ready = schemaReady.test(t);
+                }
+                if (ready) {
                     if (!direct) {
                         answered.add(t.info());
                     }
@@ -369,6 +380,10 @@ final class SnapshotBuilder {
         List<WorkerStatus> before = last.statuses();
         int j = 0;
         for (WorkerStatus s : statuses) {
+            if (j < before.size() && before.get(j) == s) {
+                j++; // unchanged (the same object): nothing to compare
+                continue;
+            }
             if (s.state() != State.COMPATIBLE && s.state() != State.REJECTED) {
                 continue;
             }

@@ -84,17 +84,25 @@ final class SnapshotFanOut {
     /**
      * Waits until the current snapshot satisfies {@code done}, {@code timeout} passes on the ticker,
      * or the fan-out closes; returns the snapshot current then. Nothing polls: every publish wakes it.
+     * {@code done} is the caller's code and runs on the caller's thread outside the lock a publish
+     * takes: a slow condition delays only its caller, never the resolver's thread (it used to hold
+     * the lock, and the resolver's thread spun on it for as long as the condition ran).
      */
     FleetSnapshot awaitUntil(Duration timeout, Predicate<? super FleetSnapshot> done) throws InterruptedException {
         long deadline = ticker.read() + timeout.toNanos();
-        synchronized (published) {
-            while (true) {
-                FleetSnapshot s = current;
-                long left = deadline - ticker.read();
-                if (done.test(s) || left <= 0 || closed) {
-                    return s;
+        while (true) {
+            FleetSnapshot s = current;
+            if (done.test(s) || closed) {
+                return s;
+            }
+            long left = deadline - ticker.read();
+            if (left <= 0) {
+                return s;
+            }
+            synchronized (published) {
+                if (current == s && !closed) { // else a newer one came while the condition ran: test it
+                    TimeUnit.NANOSECONDS.timedWait(published, left);
                 }
-                TimeUnit.NANOSECONDS.timedWait(published, left);
             }
         }
     }

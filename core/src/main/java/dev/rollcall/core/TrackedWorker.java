@@ -46,6 +46,8 @@ final class TrackedWorker {
     final String url;
     final ProbeScheduler.Slot probe = new ProbeScheduler.Slot();
     private WorkerEndpoint endpoint;
+    /** Whether discovery labels it draining ({@link WorkerEndpoint#STATE_LABEL}); read on every build. */
+    private boolean labelledDraining;
     private WorkerInfo info;           // the last answer; null until the first and after a failure
     private State state = State.NEW;
     private ServingState serving = ServingState.SERVING; // as the last answer said
@@ -61,6 +63,11 @@ final class TrackedWorker {
     TrackedWorker(WorkerEndpoint endpoint) {
         this.url = endpoint.url();
         this.endpoint = endpoint;
+        this.labelledDraining = labelledDraining(endpoint);
+    }
+
+    private static boolean labelledDraining(WorkerEndpoint e) {
+        return !e.labels().isEmpty() && WorkerEndpoint.STATE_DRAINING.equals(e.labels().get(WorkerEndpoint.STATE_LABEL));
     }
 
     WorkerEndpoint endpoint() {
@@ -89,8 +96,7 @@ final class TrackedWorker {
      * draining ({@link WorkerEndpoint#STATE_LABEL}).
      */
     ServingState serving() {
-        return WorkerEndpoint.STATE_DRAINING.equals(endpoint.labels().get(WorkerEndpoint.STATE_LABEL))
-                ? ServingState.DRAINING : serving;
+        return labelledDraining ? ServingState.DRAINING : serving;
     }
 
     /** Whether readers may be using it: it answered, serves, and nothing has cast doubt on it since. */
@@ -116,6 +122,7 @@ final class TrackedWorker {
             reason = "discovery reports a new instance; probing again";
         }
         endpoint = newer;
+        labelledDraining = labelledDraining(newer);
         if (info != null) {
             info = withEndpoint(info, newer);
         }
@@ -168,6 +175,9 @@ final class TrackedWorker {
         info = null;
         return wasInUse;
     }
+
+    /** Which candidate set from discovery last listed it (the tracker's count). */
+    long seenInSet;
 
     /** When a failed call last took it out of use ({@code Long.MIN_VALUE}: never); the tracker's rate limit. */
     long ejectedAt = Long.MIN_VALUE;

@@ -197,6 +197,31 @@ class FleetTrackerTest extends TrackerHarness {
     }
 
     @Test
+    void aLeaversConnectionClosesAfterTheSnapshotWithoutItAndNeverStaysOpen() {
+        tracker(64);
+        candidates(a, b);
+        answer(a, "1.0.0", "i1");
+        answer(b, "1.0.0", "i2");
+        FakeTransport.FakeLink linkOfB = net.links.stream().filter(l -> l.endpoint.url().equals(b.url()))
+                .findFirst().orElseThrow();
+        int before = published.size();
+
+        tracker.applyCandidates(new java.util.LinkedHashSet<>(List.of(a, c)));
+        assertThat(linkOfB.closed).as("not on the way of the news and of c's probe").isFalse();
+        time.runUntilIdle();
+        assertThat(published.size()).isGreaterThan(before);
+        assertThat(published.get(before).status(b.url())).as("the first snapshot after the set").isEmpty();
+        assertThat(linkOfB.closed).isTrue();
+
+        // Closed with the tracker, when the tracker closes before it got to it.
+        tracker.applyCandidates(new java.util.LinkedHashSet<>(List.of(c)));
+        FakeTransport.FakeLink linkOfA = net.links.stream().filter(l -> l.endpoint.url().equals(a.url()))
+                .findFirst().orElseThrow();
+        tracker.close();
+        assertThat(linkOfA.closed).isTrue();
+    }
+
+    @Test
     void discoveryThatNeverAnsweredSaysSoWithItsCause() {
         tracker(64);
         tracker.discoveryFailed(new java.io.UncheckedIOException("cannot read the workers file",

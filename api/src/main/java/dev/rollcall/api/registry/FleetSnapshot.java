@@ -118,6 +118,7 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
 
         /** Adds candidates' statuses, in any order. */
         public Builder statuses(java.util.Collection<WorkerStatus> all) {
+            statuses.ensureCapacity(statuses.size() + all.size());
             all.forEach(this::status);
             return this;
         }

@@ -47,12 +47,19 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         this.staleSince = staleSince;
         this.policy = Objects.requireNonNull(policy, "policy");
         WorkerStatus[] sorted = statuses.toArray(new WorkerStatus[0]);
-        // The resolver hands them over in URL order already: then this is one pass.
-        Arrays.sort(sorted, Comparator.comparing(st -> st.endpoint().url()));
-        this.statuses = List.of(sorted);
-        List<WorkerInfo> w = new ArrayList<>();
-        List<WorkerEndpoint> e = new ArrayList<>();
-        TreeMap<String, Integer> h = new TreeMap<>();
+        if (!inUrlOrder(sorted)) { // the resolver hands them over in URL order already
+            Arrays.sort(sorted, Comparator.comparing(st -> st.endpoint().url()));
+        }
+        this.statuses = readOnly(sorted);
+        // One pass, with as few lookups per worker as it takes: at 10,000 workers this constructor
+        // ran on the resolver's thread for every snapshot and was half of building one.
+        WorkerInfo[] w = new WorkerInfo[sorted.length];
+        WorkerEndpoint[] e = new WorkerEndpoint[sorted.length];
+        Map<String, int[]> perVersion = new HashMap<>();
+        java.util.Set<String> compatibleVersions = new java.util.HashSet<>();
+        String runVersion = null;              // workers of one version tend to come in runs
+        int[] runCount = null;
+        String lastCompatibleVersion = null;
         List<WorkerStatus> notCompatible = new ArrayList<>();
         int compatible = 0;
         int rejected = 0;
@@ -60,33 +67,60 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         int pending = 0;
         int draining = 0;
         int notServing = 0;
-        for (WorkerStatus s : this.statuses) {
-            if (s.state() == WorkerStatus.State.COMPATIBLE || s.state() == WorkerStatus.State.REJECTED) {
-                h.merge(s.info().orElseThrow().version(), 1, Integer::sum);
-            }
-            if (s.state() != WorkerStatus.State.COMPATIBLE) {
-                notCompatible.add(s);
-            }
-            switch (s.state()) {
-                case COMPATIBLE -> {
-                    compatible++;
-                    w.add(s.info().orElseThrow());
-                    e.add(s.endpoint());
+        for (WorkerStatus s : sorted) {
+            WorkerStatus.State state = s.state();
+            if (state == WorkerStatus.State.COMPATIBLE || state == WorkerStatus.State.REJECTED) {
+                WorkerInfo info = s.info().orElseThrow();
+                String version = info.version();
+                if (version != runVersion) {
+                    runVersion = version;
+                    runCount = perVersion.computeIfAbsent(version, v -> new int[1]);
                 }
+                runCount[0]++;
+                if (state == WorkerStatus.State.COMPATIBLE) {
+                    w[compatible] = info;
+                    e[compatible] = s.endpoint();
+                    compatible++;
+                    if (version != lastCompatibleVersion) {
+                        lastCompatibleVersion = version;
+                        compatibleVersions.add(version);
+                    }
+                    continue;
+                }
+            }
+            notCompatible.add(s);
+            switch (state) {
                 case REJECTED -> rejected++;
                 case UNREACHABLE -> unreachable++;
                 case PENDING -> pending++;
                 case DRAINING -> draining++;
                 case NOT_SERVING -> notServing++;
+                default -> throw new IllegalStateException("unexpected state " + state);
             }
         }
-        this.workers = List.copyOf(w);
-        this.endpoints = List.copyOf(e);
+        TreeMap<String, Integer> h = new TreeMap<>();
+        perVersion.forEach((version, count) -> h.put(version, count[0]));
+        this.workers = readOnly(Arrays.copyOf(w, compatible));
+        this.endpoints = readOnly(Arrays.copyOf(e, compatible));
         this.histogram = Collections.unmodifiableSortedMap(h);
         this.counts = new FleetCounts(this.statuses.size(), compatible, rejected, unreachable, pending,
                 draining, notServing);
         this.selection = new SelectionReport(policy, cohort, explanation, h, notCompatible, selector, preference);
-        this.schemas = new SchemaIndex(h.keySet(), this.workers, schemasByVersion, keys);
+        this.schemas = new SchemaIndex(h.keySet(), compatibleVersions, schemasByVersion, keys);
+    }
+
+    private static boolean inUrlOrder(WorkerStatus[] statuses) {
+        for (int i = 1; i < statuses.length; i++) {
+            if (statuses[i - 1].endpoint().url().compareTo(statuses[i].endpoint().url()) > 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A read-only list over an array no one else holds (no copy, unlike List.of). */
+    private static <T> List<T> readOnly(T[] owned) {
+        return owned.length == 0 ? List.of() : Collections.unmodifiableList(Arrays.asList(owned));
     }
 
     /**
@@ -182,19 +216,21 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
 
     @Override
     public Optional<WorkerStatus> status(String endpointId) {
-        // A URL wins over an instance id that happens to be spelled the same.
         WorkerStatus s = byUrl(endpointId);
-        if (s == null) {
-            s = byId().get(endpointId);
+        if (s != null) {
+            return Optional.of(s);
         }
-        if (s == null && endpointId.contains("://")) {
+        if (endpointId.contains("://")) {
+            // A URL (any spelling) is looked up as one, never among the instance ids: a URL that is
+            // not in the snapshot (a worker just added, one that left) must not build the id index,
+            // which at 10,000 workers took milliseconds on every snapshot such a caller looked at.
             try {
-                s = byUrl(WorkerEndpoint.parse(endpointId).url());
+                return Optional.ofNullable(byUrl(WorkerEndpoint.parse(endpointId).url()));
             } catch (IllegalArgumentException notAnEndpoint) {
-                return Optional.empty();
+                // not a URL after all: an instance id with "://" in it
             }
         }
-        return Optional.ofNullable(s);
+        return Optional.ofNullable(byId().get(endpointId));
     }
 
     @Override

@@ -27,10 +27,10 @@ final class SchemaIndex {
 
     /**
      * @param answeredVersions the versions of the compatible and rejected workers (the snapshot's histogram)
-     * @param compatible       the compatible workers
+     * @param compatibleVersions the versions of the compatible workers
      */
-    SchemaIndex(java.util.Set<String> answeredVersions, List<WorkerInfo> compatible, Map<String, ProtoSchema> schemas,
-                KeyPaths keys) {
+    SchemaIndex(java.util.Set<String> answeredVersions, java.util.Set<String> compatibleVersions,
+                Map<String, ProtoSchema> schemas, KeyPaths keys) {
         this.keys = keys;
         if (schemas.isEmpty()) {
             this.byVersion = Map.of();
@@ -45,8 +45,6 @@ final class SchemaIndex {
             }
         });
         this.byVersion = Map.copyOf(kept);
-        java.util.Set<String> compatibleVersions = new java.util.HashSet<>();
-        compatible.forEach(w -> compatibleVersions.add(w.version()));
         List<String> versions = new ArrayList<>(compatibleVersions);
         versions.sort(VersionOrder.INSTANCE.reversed());
         List<ProtoSchema> ordered = new ArrayList<>();

@@ -17,7 +17,8 @@ public interface WorkerEndpoints {
 
     /**
      * The status of one candidate, looked up by its URL (any accepted spelling, e.g.
-     * {@code http://h:1} for {@code grpc://h:1}) or by the instance id it reported.
+     * {@code http://h:1} for {@code grpc://h:1}) or by the instance id it reported. A string that
+     * parses as an endpoint URL is looked up as a URL only, never as an instance id.
      */
     Optional<WorkerStatus> status(String endpointId);
 

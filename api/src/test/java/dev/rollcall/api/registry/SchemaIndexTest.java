@@ -40,7 +40,7 @@ class SchemaIndexTest {
         ProtoSchema current = schema("current.proto");
         ProtoSchema gone = schema("gone.proto");
         SchemaIndex index = new SchemaIndex(Set.of("1.0.0", "2.0.0", "3.0.0"),
-                List.of(worker(7001, "1.0.0"), worker(7002, "2.0.0")),
+                Set.of("1.0.0", "2.0.0"), // the compatible workers' versions
                 Map.of("1.0.0", old, "2.0.0", current, "9.0.0", gone), KEYS);
 
         assertThat(index.byVersion()).containsOnlyKeys("1.0.0", "2.0.0");
@@ -58,7 +58,7 @@ class SchemaIndexTest {
     @Test
     void aWorkerHasTheSchemaOfItsVersionOnlyOnceItAnswered() throws Exception {
         ProtoSchema s = schema("k.proto");
-        SchemaIndex index = new SchemaIndex(Set.of("1.0.0"), List.of(worker(7001, "1.0.0")), Map.of("1.0.0", s),
+        SchemaIndex index = new SchemaIndex(Set.of("1.0.0"), Set.of("1.0.0"), Map.of("1.0.0", s),
                 KeyPaths.none());
         WorkerInfo info = worker(7001, "1.0.0");
 
@@ -74,7 +74,7 @@ class SchemaIndexTest {
     @Test
     void equalWhenTheSameSchemasAndKeys() throws Exception {
         ProtoSchema s = schema("k.proto");
-        List<WorkerInfo> workers = List.of(worker(7001, "1.0.0"));
+        Set<String> workers = Set.of("1.0.0");
         SchemaIndex a = new SchemaIndex(Set.of("1.0.0"), workers, Map.of("1.0.0", s), KEYS);
         SchemaIndex same = new SchemaIndex(Set.of("1.0.0"), workers, Map.of("1.0.0", s), KEYS);
 
@@ -88,12 +88,10 @@ class SchemaIndexTest {
     void theNewestOfManyCompatibleVersionsIsAskedFirst() throws Exception {
         List<String> versions = List.of("1.2.0", "1.9.0", "1.10.0", "1.10.0-rc.1", "0.9.0");
         Map<String, ProtoSchema> schemas = new java.util.HashMap<>();
-        List<WorkerInfo> workers = new java.util.ArrayList<>();
-        for (int i = 0; i < versions.size(); i++) {
-            schemas.put(versions.get(i), schema("v" + versions.get(i) + ".proto"));
-            workers.add(worker(7001 + i, versions.get(i)));
+        for (String version : versions) {
+            schemas.put(version, schema("v" + version + ".proto"));
         }
-        SchemaIndex index = new SchemaIndex(Set.copyOf(versions), workers, schemas, KeyPaths.none());
+        SchemaIndex index = new SchemaIndex(Set.copyOf(versions), Set.copyOf(versions), schemas, KeyPaths.none());
 
         assertThat(index.fileContainingSymbol("k.Req").map(FileDescriptor::getName)).contains("v1.10.0.proto");
     }

@@ -55,4 +55,13 @@ class SnapshotLookupTest {
         assertThat(s.status("grpc://127.0.0.1:7001")).contains(b);
         assertThat(s.status("GRPC://127.0.0.1:7000/")).as("parsed and normalized").contains(a);
     }
+
+    @Test
+    void aUrlIsLookedUpAsAUrlOnlyAndAnIdWithSchemeLikeTextStillAsAnId() {
+        WorkerStatus a = compatible(7000, "grpc://127.0.0.1:7005"); // reads like a URL of no candidate
+        WorkerStatus b = compatible(7001, "pod://uid-1 ?");         // "://" but not a URL
+        FleetSnapshot s = snapshot(a, b);
+        assertThat(s.status("grpc://127.0.0.1:7005")).as("a URL, and no candidate has it").isEmpty();
+        assertThat(s.status("pod://uid-1 ?")).contains(b);
+    }
 }
