@@ -262,7 +262,9 @@ public final class WorkerResolver implements AutoCloseable {
 
     /**
      * Waits until the current snapshot satisfies {@code condition} and returns it. The condition
-     * is tested on the calling thread, once per published snapshot: nothing polls.
+     * is tested on the calling thread, at most once per published snapshot (the newest one when
+     * several were published while it ran): nothing polls, and a slow condition delays only its
+     * caller, never the resolver's publishing.
      *
      * @throws TimeoutException naming the last snapshot, when none satisfies it in time (or the
      *                          resolver is closed)

@@ -189,6 +189,12 @@ final class FakeTransport implements ProbeTransport {
         return p.get(0);
     }
 
+    /** The first link opened to {@code url}. */
+    FakeLink firstLinkTo(String url) {
+        return links.stream().filter(l -> l.endpoint.url().equals(url)).findFirst()
+                .orElseThrow(() -> new AssertionError("no link to " + url));
+    }
+
     long sentTo(String url) {
         return sent.stream().filter(x -> x.link.endpoint.url().equals(url)).count();
     }

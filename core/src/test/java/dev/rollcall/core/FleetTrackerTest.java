@@ -202,8 +202,7 @@ class FleetTrackerTest extends TrackerHarness {
         candidates(a, b);
         answer(a, "1.0.0", "i1");
         answer(b, "1.0.0", "i2");
-        FakeTransport.FakeLink linkOfB = net.links.stream().filter(l -> l.endpoint.url().equals(b.url()))
-                .findFirst().orElseThrow();
+        FakeTransport.FakeLink linkOfB = net.firstLinkTo(b.url());
         int before = published.size();
 
         tracker.applyCandidates(new java.util.LinkedHashSet<>(List.of(a, c)));
@@ -215,8 +214,7 @@ class FleetTrackerTest extends TrackerHarness {
 
         // Closed with the tracker, when the tracker closes before it got to it.
         tracker.applyCandidates(new java.util.LinkedHashSet<>(List.of(c)));
-        FakeTransport.FakeLink linkOfA = net.links.stream().filter(l -> l.endpoint.url().equals(a.url()))
-                .findFirst().orElseThrow();
+        FakeTransport.FakeLink linkOfA = net.firstLinkTo(a.url());
         tracker.close();
         assertThat(linkOfA.closed).isTrue();
     }
