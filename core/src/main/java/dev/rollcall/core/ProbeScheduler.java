@@ -401,13 +401,13 @@ final class ProbeScheduler {
             stream.cancel();
         }
         if (s.link != null) {
-            java.util.concurrent.CompletableFuture<Void> gone = s.link.close();
-            s.link = null;
-            s.watched = false;
             // Without kept channels, every probe opens a socket and closes it: count the closing
             // ones, or the coordinator holds 2 × the limit. With kept channels it holds one per
             // worker anyway, and a churn's leavers must not hold up its newcomers' probes.
-            if (!settings.keepChannels() && !gone.isDone()) {
+            java.util.concurrent.CompletableFuture<Void> gone = s.link.close(!settings.keepChannels());
+            s.link = null;
+            s.watched = false;
+            if (!gone.isDone()) {
                 closing++;
                 gone.whenComplete((v, e) -> context.execute(() -> {
                     closing--;

@@ -52,10 +52,12 @@ interface ProbeTransport {
 
         /**
          * Closes the connection (at once, or right after on a network thread); calls in flight fail.
-         * The future completes once its socket is gone (at once when it never connected), so that the
-         * caller can count a closing connection against the probe concurrency; never exceptionally.
+         * With {@code untilGone} the future completes once its socket is gone (at once when it never
+         * connected), so that the caller can count a closing connection against the probe
+         * concurrency; without, at once (nobody waits, and watching for the end costs a look every
+         * millisecond). Never exceptionally.
          */
-        CompletableFuture<Void> close();
+        CompletableFuture<Void> close(boolean untilGone);
     }
 
     /**
@@ -177,15 +179,17 @@ interface ProbeTransport {
             }
 
             @Override
-            public CompletableFuture<Void> close() {
+            public CompletableFuture<Void> close(boolean untilGone) {
                 ManagedChannel c;
                 synchronized (this) {
                     closed = true;
                     c = channel;
                 }
                 CompletableFuture<Void> gone = new CompletableFuture<>();
-                if (c == null) {
+                if (c == null || !untilGone) {
                     gone.complete(null);
+                }
+                if (c == null) {
                     return gone;
                 }
                 // On the event loop too: a shutdown costs tens of microseconds, and a churn closes
@@ -193,7 +197,9 @@ interface ProbeTransport {
                 try {
                     starter.execute(() -> {
                         c.shutdownNow();
-                        client.whenTerminated(c, gone);
+                        if (untilGone) {
+                            client.whenTerminated(c, gone);
+                        }
                     });
                 } catch (java.util.concurrent.RejectedExecutionException stopped) {
                     c.shutdownNow();

@@ -84,20 +84,29 @@ final class SnapshotFanOut {
     /**
      * Waits until the current snapshot satisfies {@code done}, {@code timeout} passes on the ticker,
      * or the fan-out closes; returns the snapshot current then. Nothing polls: every publish wakes it.
+     */
+    FleetSnapshot awaitUntil(Duration timeout, Predicate<? super FleetSnapshot> done) throws InterruptedException {
+        FleetSnapshot s = awaitSatisfying(timeout, done);
+        return s != null ? s : current;
+    }
+
+    /**
+     * Waits as {@link #awaitUntil} does; returns the snapshot that satisfied {@code done}, or null
+     * when none did in time or the fan-out closed (so that a caller need not test it again).
      * {@code done} is the caller's code and runs on the caller's thread outside the lock a publish
      * takes: a slow condition delays only its caller, never the resolver's thread (it used to hold
      * the lock, and the resolver's thread spun on it for as long as the condition ran).
      */
-    FleetSnapshot awaitUntil(Duration timeout, Predicate<? super FleetSnapshot> done) throws InterruptedException {
+    FleetSnapshot awaitSatisfying(Duration timeout, Predicate<? super FleetSnapshot> done) throws InterruptedException {
         long deadline = ticker.read() + timeout.toNanos();
         while (true) {
             FleetSnapshot s = current;
-            if (done.test(s) || closed) {
+            if (done.test(s)) {
                 return s;
             }
             long left = deadline - ticker.read();
-            if (left <= 0) {
-                return s;
+            if (left <= 0 || closed) {
+                return null;
             }
             synchronized (published) {
                 if (current == s && !closed) { // else a newer one came while the condition ran: test it

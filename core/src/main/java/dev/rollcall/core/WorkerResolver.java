@@ -212,9 +212,9 @@ public final class WorkerResolver implements AutoCloseable {
         if (min < 0) {
             throw new IllegalArgumentException("min " + min + " is negative");
         }
-        FleetSnapshot s = fanOut.awaitUntil(timeout, snap -> snap.counts().compatible() >= min);
-        if (s.counts().compatible() < min) {
-            throw new WorkersUnavailableException(min, timeout, s);
+        FleetSnapshot s = fanOut.awaitSatisfying(timeout, snap -> snap.counts().compatible() >= min);
+        if (s == null) {
+            throw new WorkersUnavailableException(min, timeout, fanOut.current());
         }
         return s;
     }
@@ -232,8 +232,9 @@ public final class WorkerResolver implements AutoCloseable {
     public FleetSnapshot awaitSettled(Duration timeout) throws TimeoutException, InterruptedException {
         Predicate<FleetSnapshot> settled = snap -> snap.number() > 0 && snap.counts().pending() == 0
                 && candidatesKnown;
-        FleetSnapshot s = fanOut.awaitUntil(timeout, settled);
-        if (!settled.test(s)) {
+        FleetSnapshot s = fanOut.awaitSatisfying(timeout, settled);
+        if (s == null) {
+            s = fanOut.current();
             String why = !candidatesKnown
                     ? s.discoveryProblem().orElse("discovery has not reported any candidates yet")
                     : s.counts().pending() + " of " + s.counts().candidates() + " candidates still have no verdict";
@@ -252,10 +253,10 @@ public final class WorkerResolver implements AutoCloseable {
      *                          published in time (or the resolver is closed)
      */
     public FleetSnapshot awaitVersion(long number, Duration timeout) throws TimeoutException, InterruptedException {
-        FleetSnapshot s = fanOut.awaitUntil(timeout, snap -> snap.number() >= number);
-        if (s.number() < number) {
+        FleetSnapshot s = fanOut.awaitSatisfying(timeout, snap -> snap.number() >= number);
+        if (s == null) {
             throw new TimeoutException("snapshot " + number + " was not published within " + timeout
-                    + (fanOut.closed() ? " (the resolver is closed)" : "") + "; the current one is " + s);
+                    + (fanOut.closed() ? " (the resolver is closed)" : "") + "; the current one is " + fanOut.current());
         }
         return s;
     }
@@ -271,10 +272,10 @@ public final class WorkerResolver implements AutoCloseable {
      */
     public FleetSnapshot await(Predicate<? super FleetSnapshot> condition, Duration timeout)
             throws TimeoutException, InterruptedException {
-        FleetSnapshot s = fanOut.awaitUntil(timeout, condition);
-        if (!condition.test(s)) {
+        FleetSnapshot s = fanOut.awaitSatisfying(timeout, condition);
+        if (s == null) { // the condition is not tested again: it may be slow
             throw new TimeoutException("no snapshot satisfied the condition within " + timeout
-                    + (fanOut.closed() ? " (the resolver is closed)" : "") + "; last: " + s);
+                    + (fanOut.closed() ? " (the resolver is closed)" : "") + "; last: " + fanOut.current());
         }
         return s;
     }

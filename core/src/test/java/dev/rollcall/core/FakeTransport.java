@@ -139,9 +139,9 @@ final class FakeTransport implements ProbeTransport {
         }
 
         @Override
-        public CompletableFuture<Void> close() {
+        public CompletableFuture<Void> close(boolean untilGone) {
             closed = true;
-            return slowClose ? gone : CompletableFuture.completedFuture(null);
+            return slowClose && untilGone ? gone : CompletableFuture.completedFuture(null);
         }
 
         /** The connection drops (the worker restarted or died). */
