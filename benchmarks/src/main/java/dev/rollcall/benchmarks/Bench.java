@@ -99,7 +99,7 @@ public final class Bench {
             scenario(report, "9. a fleet of " + BigFleet.size(plan), () -> BigFleet.run(plan, report, logs));
         }
         if (only.stream().anyMatch(s -> s >= 2 && s <= 5)) {
-            int servers = Plan.LARGE + (int) (Plan.LARGE * Plan.CHURN);
+            int servers = Plan.LARGE + Plan.CHURNS * (int) (Plan.LARGE * Plan.CHURN);
             System.out.println("starting " + servers + " workers in separate JVMs");
             long t = System.nanoTime();
             try (ServerFleets fleets = ServerFleets.start(servers, Convergence.VERSION, logs)) {

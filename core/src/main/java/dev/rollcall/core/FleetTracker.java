@@ -48,6 +48,10 @@ final class FleetTracker implements ProbeScheduler.Owner {
     /** Workers that left discovery whose connections are still open: {@link #closeLeaving} closes them. */
     private final List<TrackedWorker> leftOpen = new ArrayList<>();
     private boolean closeQueued;
+    /** When the oldest of {@link #leftOpen} left (context ticker). */
+    private long leftOpenSince;
+    /** Closes what is left open once {@link #CLOSE_LEFT_WITHIN_NANOS} is up, however busy the probes are. */
+    private SerialContext.Timer closeLeftLater;
     /** Counts the candidate sets applied: a worker's {@link TrackedWorker#seenInSet} says which set last listed it. */
     private long sets;
     private Instant staleSince;
@@ -65,6 +69,11 @@ final class FleetTracker implements ProbeScheduler.Owner {
     static final long EJECT_INTERVAL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
     /** At most this share of the workers in use is out after failed calls at once (at least one worker). */
     static final int EJECT_MAX_PERCENT = 10;
+    /**
+     * A worker that left discovery has its kept connection closed once no probe is in flight or
+     * queued, and at the latest this long after it left.
+     */
+    static final long CLOSE_LEFT_WITHIN_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
 
     /**
      * @param schemas   schema fetching, or {@code null} for none; its changes must reach
@@ -157,6 +166,9 @@ final class FleetTracker implements ProbeScheduler.Owner {
                 untrack(t);
                 log.info("worker {} left discovery", t.url);
             }
+            if (leftOpen.isEmpty()) {
+                leftOpenSince = context.nanoTime();
+            }
             leftOpen.addAll(left);
         }
         if (builder.last().number() == 0) {
@@ -169,6 +181,13 @@ final class FleetTracker implements ProbeScheduler.Owner {
      * their leaving asked for ({@link #settle} queues it): readers learn that they are gone, and the
      * new workers' probes are on their way, before this thread spends time closing (100 kept
      * connections took it milliseconds that the churn's newcomers waited for).
+     *
+     * <p>While probes are in flight or queued, only the leavers whose own probe is in flight (that
+     * frees its place among the probes in flight) or awaited ({@link #verify}: the caller learns
+     * that the worker left) are closed at once; the others' kept connections stay
+     * open, unused, until the probes are done or {@link #CLOSE_LEFT_WITHIN_NANOS} is up. Closing a
+     * connection costs the worker at its other end, on the machine the newcomers' probes need: a
+     * churn of 100 of 10,000 waited for 100 closes (measured in BENCHMARKS.md, "A fifth round").
      */
     private void closeLeaving() {
         if (leftOpen.isEmpty() || closeQueued) {
@@ -177,10 +196,27 @@ final class FleetTracker implements ProbeScheduler.Owner {
         closeQueued = true;
         context.execute(() -> {
             closeQueued = false;
-            List<TrackedWorker> left = List.copyOf(leftOpen);
-            leftOpen.clear();
-            left.forEach(probes::forget);
+            closeLeft();
         });
+    }
+
+    private void closeLeft() {
+        if (closed || leftOpen.isEmpty()) {
+            return;
+        }
+        long waited = context.nanoTime() - leftOpenSince;
+        boolean all = !probes.busy() || waited >= CLOSE_LEFT_WITHIN_NANOS;
+        List<TrackedWorker> now = new ArrayList<>();
+        leftOpen.removeIf(t -> (all || probes.busyWith(t)) && now.add(t));
+        now.forEach(probes::forget);
+        if (leftOpen.isEmpty()) {
+            if (closeLeftLater != null) {
+                closeLeftLater.cancel();
+                closeLeftLater = null;
+            }
+        } else if (closeLeftLater == null || !closeLeftLater.pending()) {
+            closeLeftLater = context.schedule(this::closeLeft, CLOSE_LEFT_WITHIN_NANOS - waited);
+        }
     }
 
     private void add(TrackedWorker t) {
@@ -391,7 +427,11 @@ final class FleetTracker implements ProbeScheduler.Owner {
 
     @Override
     public void settle() {
-        pacer.requestBuild(probes.busy());
+        boolean busy = probes.busy();
+        pacer.requestBuild(busy);
+        if (!busy) {
+            closeLeaving(); // no-op unless workers that left wait for the probes to be done
+        }
     }
 
     /**
@@ -431,6 +471,9 @@ final class FleetTracker implements ProbeScheduler.Owner {
         pacer.close();
         if (recheck != null) {
             recheck.cancel();
+        }
+        if (closeLeftLater != null) {
+            closeLeftLater.cancel();
         }
         List<TrackedWorker> all = new ArrayList<>(tracked.values());
         all.addAll(leftOpen); // left, and their connections not closed yet

@@ -125,6 +125,11 @@ final class ProbeScheduler {
         return inFlight > 0 || !queue.isEmpty();
     }
 
+    /** Whether a probe of {@code w} is in flight now, or a caller waits for one ({@link #requestFresh}). */
+    boolean busyWith(TrackedWorker w) {
+        return w.probe.stage == Stage.IN_FLIGHT || w.probe.stage == Stage.IN_FLIGHT_AGAIN || w.probe.fresh != null;
+    }
+
     /** {@code w} left: no more probes or timers, and its connection is closed. */
     void forget(TrackedWorker w) {
         cancelTimer(w.probe);

@@ -113,6 +113,7 @@ class CallFailureTest extends TrackerHarness {
         assertThat(state(a)).isEqualTo(State.COMPATIBLE);
 
         candidates(b);
-        assertThat(link.closed).as("closed when the worker left").isTrue();
+        answer(b, "1.0.0", "i2");
+        assertThat(link.closed).as("closed when the worker left (once the newcomer's probe is done)").isTrue();
     }
 }

@@ -197,7 +197,7 @@ class FleetTrackerTest extends TrackerHarness {
     }
 
     @Test
-    void aLeaversConnectionClosesAfterTheSnapshotWithoutItAndNeverStaysOpen() {
+    void aLeaversKeptConnectionClosesAfterTheSnapshotWithoutItOnceTheNewcomersAnswered() {
         tracker(64);
         candidates(a, b);
         answer(a, "1.0.0", "i1");
@@ -210,6 +210,9 @@ class FleetTrackerTest extends TrackerHarness {
         time.runUntilIdle();
         assertThat(published.size()).isGreaterThan(before);
         assertThat(published.get(before).status(b.url())).as("the first snapshot after the set").isEmpty();
+        assertThat(linkOfB.closed).as("open, unused, while c's probe is in flight").isFalse();
+
+        answer(c, "1.0.0", "i3");
         assertThat(linkOfB.closed).isTrue();
 
         // Closed with the tracker, when the tracker closes before it got to it.
@@ -217,6 +220,49 @@ class FleetTrackerTest extends TrackerHarness {
         FakeTransport.FakeLink linkOfA = net.firstLinkTo(a.url());
         tracker.close();
         assertThat(linkOfA.closed).isTrue();
+    }
+
+    @Test
+    void aLeaversKeptConnectionClosesWithinASecondWhileProbesStayInFlight() {
+        tracker(64);
+        candidates(a, b);
+        answer(a, "1.0.0", "i1");
+        answer(b, "1.0.0", "i2");
+        FakeTransport.FakeLink linkOfB = net.firstLinkTo(b.url());
+
+        candidates(a, c); // c never answers
+        time.advance(Duration.ofNanos(FleetTracker.CLOSE_LEFT_WITHIN_NANOS - 1_000_000));
+        assertThat(linkOfB.closed).isFalse();
+        time.advance(Duration.ofMillis(1));
+        assertThat(linkOfB.closed).isTrue();
+        assertThat(net.pending(c.url())).as("c's probe still in flight").isNotNull();
+    }
+
+    @Test
+    void aVerificationWaitingOnAWorkerThatLeftIsAnsweredAtOnceWhileProbesAreBusy() {
+        tracker(1);
+        candidates(a);
+        answer(a, "1.0.0", "i1");
+        candidates(a, c); // c's probe takes the only place
+        java.util.concurrent.CompletableFuture<Boolean> verified = new java.util.concurrent.CompletableFuture<>();
+        tracker.verify(a.url(), verified);
+        time.runUntilIdle();
+        assertThat(verified).as("a's fresh probe waits for c's").isNotDone();
+
+        candidates(c);
+        assertThat(verified).isCompletedWithValue(false);
+        assertThat(net.firstLinkTo(a.url()).closed).isTrue();
+    }
+
+    @Test
+    void aLeaverWhoseProbeIsInFlightHasItCancelledAtOnce() {
+        tracker(64);
+        candidates(a, b);
+        answer(a, "1.0.0", "i1"); // b's probe stays in flight
+        FakeTransport.FakeLink linkOfB = net.firstLinkTo(b.url());
+
+        candidates(a, c);
+        assertThat(linkOfB.closed).as("its probe holds a place among the probes in flight").isTrue();
     }
 
     @Test
