@@ -255,6 +255,36 @@ class FleetTrackerTest extends TrackerHarness {
     }
 
     @Test
+    void logsEachVerdictChangeOnceAndNothingForAnUnchangedWorker() {
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream copy = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(copy, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            tracker(64);
+            candidates(a, b);
+            answer(a, "1.0.0", "i1");
+            answer(b, "2.0.0", "i2");
+        } finally {
+            System.setErr(err);
+        }
+        String firstTwo = copy.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(firstTwo).containsOnlyOnce("worker grpc://127.0.0.1:7001 is compatible (version '1.0.0')")
+                .containsOnlyOnce("worker grpc://127.0.0.1:7002 is rejected (version '2.0.0'): version '2.0.0' is not 1.0.0");
+
+        copy.reset();
+        System.setErr(new java.io.PrintStream(copy, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            candidates(a, b, c); // a new snapshot, in which a and b did not change
+            answer(c, "1.0.0", "i3");
+        } finally {
+            System.setErr(err);
+        }
+        String later = copy.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(later).containsOnlyOnce("worker grpc://127.0.0.1:7003 is compatible (version '1.0.0')")
+                .doesNotContain("7001 is").doesNotContain("7002 is");
+    }
+
+    @Test
     void aLeaverWhoseProbeIsInFlightHasItCancelledAtOnce() {
         tracker(64);
         candidates(a, b);

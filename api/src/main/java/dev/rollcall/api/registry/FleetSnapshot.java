@@ -118,8 +118,10 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
 
         /** Adds candidates' statuses, in any order. */
         public Builder statuses(java.util.Collection<WorkerStatus> all) {
-            statuses.ensureCapacity(statuses.size() + all.size());
-            all.forEach(this::status);
+            for (WorkerStatus status : all) {
+                java.util.Objects.requireNonNull(status, "status");
+            }
+            statuses.addAll(all); // one array copy: a resolver's 10,000 statuses, for every snapshot
             return this;
         }
 
