@@ -18,6 +18,9 @@ import java.util.Locale;
  */
 final class ProbeEconomy {
 
+    /** How long a worker that stays down takes to reach the 30 s retry cap, with room for jitter. */
+    private static final java.time.Duration BACKOFF_TO_CAP = java.time.Duration.ofSeconds(36);
+
     private ProbeEconomy() {
     }
 
@@ -48,6 +51,13 @@ final class ProbeEconomy {
                 throw new IllegalStateException("the baseline did not find " + n + " workers");
             }
 
+            // Steady state: the down workers' retries have reached their 30 s cap (250 ms doubling:
+            // 0.25 + 0.5 + … + 16 s ≈ 32 s after their first failure, with jitter). A window that
+            // starts at convergence counts the early, quick retries: at 8 s that made Rollcall's
+            // rate four times the baseline's, a rate no coordinator keeps.
+            System.out.println("probe economy: waiting " + BACKOFF_TO_CAP.toSeconds()
+                    + " s for the retries of the down workers to reach their cap");
+            Thread.sleep(BACKOFF_TO_CAP.toMillis());
             System.out.println("probe economy: counting probes for " + plan.steadySeconds() + " s of steady state");
             long r0 = resolver.probesSent();
             long b0 = baseline.probesSent();
@@ -74,8 +84,9 @@ final class ProbeEconomy {
                     + plan.steadySeconds() + " s)", Report.count(rSteady), Report.count(bSteady),
                     Report.lessIsBetter(rSteady, bSteady), "—", "—"));
             report.note(String.format(Locale.ROOT, "Probe economy (3): in the long run Rollcall retries a worker"
-                    + " that is down every 30 s (backoff 250 ms doubling up to 30 s; the window above starts with"
-                    + " the early, quicker retries) and re-probes every worker that answered once per"
+                    + " that is down every 30 s (backoff 250 ms doubling up to 30 s; the window above starts "
+                    + BACKOFF_TO_CAP.toSeconds() + " s after convergence, once the retries have reached that cap)"
+                    + " and re-probes every worker that answered once per"
                     + " `probe.refresh-interval` (10 min): for this fleet %d + %d = %d probes a minute against the"
                     + " baseline's %d (every down worker each 5 s; it never re-checks a worker that answered, so it"
                     + " never notices one that restarted in place with another version).",
