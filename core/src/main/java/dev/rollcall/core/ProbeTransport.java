@@ -185,13 +185,10 @@ interface ProbeTransport {
                     closed = true;
                     c = channel;
                 }
-                CompletableFuture<Void> gone = new CompletableFuture<>();
-                if (c == null || !untilGone) {
-                    gone.complete(null);
-                }
                 if (c == null) {
-                    return gone;
+                    return CompletableFuture.completedFuture(null);
                 }
+                CompletableFuture<Void> gone = untilGone ? new CompletableFuture<>() : CompletableFuture.completedFuture(null);
                 // On the event loop too: a shutdown costs tens of microseconds, and a churn closes
                 // a channel per worker that left, on the caller's thread (the serial context).
                 try {

@@ -198,11 +198,7 @@ class FleetTrackerTest extends TrackerHarness {
 
     @Test
     void aLeaversKeptConnectionClosesAfterTheSnapshotWithoutItOnceTheNewcomersAnswered() {
-        tracker(64);
-        candidates(a, b);
-        answer(a, "1.0.0", "i1");
-        answer(b, "1.0.0", "i2");
-        FakeTransport.FakeLink linkOfB = net.firstLinkTo(b.url());
+        FakeTransport.FakeLink linkOfB = aAndBAnswered();
         int before = published.size();
 
         tracker.applyCandidates(new java.util.LinkedHashSet<>(List.of(a, c)));
@@ -224,11 +220,7 @@ class FleetTrackerTest extends TrackerHarness {
 
     @Test
     void aLeaversKeptConnectionClosesWithinASecondWhileProbesStayInFlight() {
-        tracker(64);
-        candidates(a, b);
-        answer(a, "1.0.0", "i1");
-        answer(b, "1.0.0", "i2");
-        FakeTransport.FakeLink linkOfB = net.firstLinkTo(b.url());
+        FakeTransport.FakeLink linkOfB = aAndBAnswered();
 
         candidates(a, c); // c never answers
         time.advance(Duration.ofNanos(FleetTracker.CLOSE_LEFT_WITHIN_NANOS - 1_000_000));
@@ -256,32 +248,43 @@ class FleetTrackerTest extends TrackerHarness {
 
     @Test
     void logsEachVerdictChangeOnceAndNothingForAnUnchangedWorker() {
-        java.io.PrintStream err = System.err;
-        java.io.ByteArrayOutputStream copy = new java.io.ByteArrayOutputStream();
-        System.setErr(new java.io.PrintStream(copy, true, java.nio.charset.StandardCharsets.UTF_8));
-        try {
+        String firstTwo = logDuring(() -> {
             tracker(64);
             candidates(a, b);
             answer(a, "1.0.0", "i1");
             answer(b, "2.0.0", "i2");
-        } finally {
-            System.setErr(err);
-        }
-        String firstTwo = copy.toString(java.nio.charset.StandardCharsets.UTF_8);
+        });
         assertThat(firstTwo).containsOnlyOnce("worker grpc://127.0.0.1:7001 is compatible (version '1.0.0')")
                 .containsOnlyOnce("worker grpc://127.0.0.1:7002 is rejected (version '2.0.0'): version '2.0.0' is not 1.0.0");
 
-        copy.reset();
-        System.setErr(new java.io.PrintStream(copy, true, java.nio.charset.StandardCharsets.UTF_8));
-        try {
+        String later = logDuring(() -> {
             candidates(a, b, c); // a new snapshot, in which a and b did not change
             answer(c, "1.0.0", "i3");
+        });
+        assertThat(later).containsOnlyOnce("worker grpc://127.0.0.1:7003 is compatible (version '1.0.0')")
+                .doesNotContain("7001 is").doesNotContain("7002 is");
+    }
+
+    /** What slf4j-simple (core's test binding) logs to {@code System.err} while {@code steps} run. */
+    private static String logDuring(Runnable steps) {
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream copy = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(copy, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            steps.run();
         } finally {
             System.setErr(err);
         }
-        String later = copy.toString(java.nio.charset.StandardCharsets.UTF_8);
-        assertThat(later).containsOnlyOnce("worker grpc://127.0.0.1:7003 is compatible (version '1.0.0')")
-                .doesNotContain("7001 is").doesNotContain("7002 is");
+        return copy.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** A tracker with a and b answered (version 1.0.0); b's link, whose closing the tests watch. */
+    private FakeTransport.FakeLink aAndBAnswered() {
+        tracker(64);
+        candidates(a, b);
+        answer(a, "1.0.0", "i1");
+        answer(b, "1.0.0", "i2");
+        return net.firstLinkTo(b.url());
     }
 
     @Test
