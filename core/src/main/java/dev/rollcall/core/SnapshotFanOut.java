@@ -119,8 +119,13 @@ final class SnapshotFanOut {
     SnapshotListener.Registration addListener(SnapshotListener listener) {
         Objects.requireNonNull(listener, "listener");
         Subscriber subscriber = new Subscriber(listener);
+        // The snapshot current at the call comes first, as WorkerResolver.addListener promises; a
+        // publish before the task below runs finds no subscriber to queue a delivery for, so the
+        // task also hands over whatever is current by then (deliver skips what is not newer).
+        FleetSnapshot atCall = current;
         listenerExecutor.execute(() -> {
             listeners.add(subscriber);
+            deliver(subscriber, atCall);
             deliver(subscriber, current);
         });
         return () -> listeners.remove(subscriber);

@@ -69,6 +69,32 @@ class SnapshotFanOutTest {
         assertThat(never.get(10, TimeUnit.SECONDS).number()).as("closing returns the last one").isEqualTo(5);
     }
 
+    @Test
+    void aListenerGetsTheSnapshotCurrentAtItsRegistrationFirstAndLosesNoneAfter() {
+        java.util.ArrayDeque<Runnable> queued = new java.util.ArrayDeque<>();
+        ExecutorService listenerThread = new java.util.concurrent.AbstractExecutorService() {
+            @Override public void execute(Runnable task) { queued.add(task); }
+            @Override public void shutdown() { }
+            @Override public java.util.List<Runnable> shutdownNow() { return java.util.List.of(); }
+            @Override public boolean isShutdown() { return false; }
+            @Override public boolean isTerminated() { return false; }
+            @Override public boolean awaitTermination(long timeout, TimeUnit unit) { return true; }
+        };
+        SnapshotFanOut fanOut = new SnapshotFanOut("test", snapshot(0), listenerThread, Ticker.systemTicker());
+        java.util.List<Long> seen = new java.util.ArrayList<>();
+        fanOut.addListener(s -> seen.add(s.number()));
+        fanOut.publish(snapshot(1)); // before the listener thread got to the registration
+
+        while (!queued.isEmpty()) {
+            queued.poll().run();
+        }
+        fanOut.publish(snapshot(2));
+        while (!queued.isEmpty()) {
+            queued.poll().run();
+        }
+        assertThat(seen).containsExactly(0L, 1L, 2L);
+    }
+
     private static FleetSnapshot awaitNumber(SnapshotFanOut fanOut, long number) {
         try {
             return fanOut.awaitUntil(Duration.ofMinutes(1), s -> s.number() >= number);
