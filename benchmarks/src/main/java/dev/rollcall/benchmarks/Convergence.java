@@ -54,16 +54,22 @@ final class Convergence {
 
     /**
      * One convergence, and the {@value Plan#CHURNS} churns after it when there were spares: each
-     * churn's time, and the probes each sent.
+     * churn's time, and the probes each sent. {@code kernel} is {@link KernelCounters#since}'s;
+     * {@code probeNanos} the convergence's probe latencies added up, which divided by its time is
+     * how many probes were in flight on average (Little's law).
      */
     record Run(long nanos, long p50, long p99, long probes, long[] churns, long[] churnProbes, long cpuNanos,
-               Map<String, Long> threadCpu, long snapshots, long serverCpuNanos) {
+               Map<String, Long> threadCpu, long snapshots, long serverCpuNanos, long[] kernel, long probeNanos) {
 
         /** One line for the log: where the CPU went (this JVM's threads, the workers' JVMs). */
         String detail(String who) {
-            return String.format(Locale.ROOT, "    %s: %.1f ms, churns %s ms, %d snapshots, CPU %.0f ms here + %.0f ms"
-                            + " in the workers' JVMs; threads (ms) %s", who, nanos / 1e6, millis(churns), snapshots,
-                    cpuNanos / 1e6, serverCpuNanos / 1e6, threadCpu);
+            return String.format(Locale.ROOT, "    %s: %.1f ms, churns %s ms, %d snapshots, %.1f probes in flight on average,"
+                            + " CPU %.0f ms here + %.0f ms"
+                            + " in the workers' JVMs; of it in the kernel %d + %d ms; context switches %d + %d;"
+                            + " threads (ms) %s", who, nanos / 1e6, millis(churns), snapshots, probeNanos / (double) nanos,
+                    cpuNanos / 1e6,
+                    serverCpuNanos / 1e6, kernel[KernelCounters.KERNEL_MS_HERE], kernel[KernelCounters.KERNEL_MS_THERE],
+                    kernel[KernelCounters.SWITCHES_HERE], kernel[KernelCounters.SWITCHES_THERE], threadCpu);
         }
     }
 
@@ -72,8 +78,8 @@ final class Convergence {
         return java.util.Arrays.stream(nanos).mapToObj(n -> String.format(Locale.ROOT, "%.1f", n / 1e6)).toList().toString();
     }
 
-    /** The floor's probe p99 per fleet size, one per timed rep. */
-    private static final Map<Integer, List<Long>> FLOOR_P99 = new java.util.HashMap<>();
+    /** The floor's probe p99 per call and fleet size ("UNARY 10000"), one per timed rep. */
+    private static final Map<String, List<Long>> FLOOR_P99 = new java.util.HashMap<>();
 
     /** The untimed warm-up rounds at 10,000 of the last run (for the note). */
     private static List<Long> warmLarge = List.of();
@@ -124,6 +130,7 @@ final class Convergence {
         List<Run> rSmall = new ArrayList<>();
         List<Run> bSmall = new ArrayList<>();
         long[] fSmall = new long[plan.repsSmall()];
+        long[] fsSmall = new long[plan.repsSmall()]; // the floor making Rollcall's call, the stream
         List<Long> fcSmall = new ArrayList<>(); // the floor of a churn: plain gRPC probing only the new URLs
         for (int i = 0; i < plan.repsSmall(); i++) {
             // Each rep runs the three in another order, so that no side always goes first.
@@ -132,8 +139,10 @@ final class Convergence {
                     case 0 -> rSmall.add(rollcall("small-" + i, smallFleet, smallSpares));
                     case 1 -> bSmall.add(baseline(smallFleet, smallSpares));
                     default -> {
-                        fSmall[i] = floorLogged(smallFleet);
+                        fSmall[i] = floorLogged(smallFleet, PlainGrpcFloor.Call.UNARY);
                         fcSmall.addAll(floorChurns(small, smallSpares));
+                        settle();
+                        fsSmall[i] = floorLogged(smallFleet, PlainGrpcFloor.Call.STREAM);
                     }
                 }
                 settle();
@@ -142,6 +151,7 @@ final class Convergence {
         List<Run> rLarge = new ArrayList<>();
         List<Run> bLarge = new ArrayList<>();
         long[] fLarge = new long[plan.repsLarge()];
+        long[] fsLarge = new long[plan.repsLarge()];
         List<Long> fcLarge = new ArrayList<>();
         for (int i = 0; i < plan.repsLarge(); i++) {
             // Each rep runs the three in another order: the JIT is still warming up at this size, and
@@ -151,8 +161,10 @@ final class Convergence {
                     case 0 -> rLarge.add(rollcall("large-" + i, largeFleet, largeSpares));
                     case 1 -> bLarge.add(baseline(largeFleet, largeSpares));
                     default -> {
-                        fLarge[i] = floorLogged(largeFleet);
+                        fLarge[i] = floorLogged(largeFleet, PlainGrpcFloor.Call.UNARY);
                         fcLarge.addAll(floorChurns(large, largeSpares));
+                        settle();
+                        fsLarge[i] = floorLogged(largeFleet, PlainGrpcFloor.Call.STREAM);
                     }
                 }
                 settle();
@@ -179,8 +191,15 @@ final class Convergence {
                 "floor " + Report.duration(fs) + " / " + Report.duration(fl), "≤ ×1.25 the floor, ahead of the baseline",
                 Report.met(rs.nanos() <= 1.25 * fs && rl.nanos() <= 1.25 * fl
                         && rs.nanos() < bs.nanos() && rl.nanos() < bl.nanos())));
-        report.add(latencyRow("2. probe latency p50 / p99 while converging on 1,000", rs, bs, floorP99(small)));
-        report.add(latencyRow("2. probe latency p50 / p99 while converging on 10,000", rl, bl, floorP99(large)));
+        long fss = Latencies.median(fsSmall);
+        long fsl = Latencies.median(fsLarge);
+        report.add(new Report.Row("2. … the same against plain grpc-java making Rollcall's call, its stream"
+                + " (WatchWorkerInfo, first answer, kept open; the floor: 1,000 / 10,000)",
+                Report.times(rs.nanos() / (double) fss) + " / " + Report.times(rl.nanos() / (double) fsl) + " the floor",
+                Report.times(bs.nanos() / (double) fss) + " / " + Report.times(bl.nanos() / (double) fsl) + " the floor",
+                "floor " + Report.duration(fss) + " / " + Report.duration(fsl), "—", "—"));
+        report.add(latencyRow("2. probe latency p50 / p99 while converging on 1,000", rs, bs, small));
+        report.add(latencyRow("2. probe latency p50 / p99 while converging on 10,000", rl, bl, large));
         // Each side's churns are a measurement of their own: the median of all its churns in all reps,
         // as the floor's (not the churns that followed the median convergence). One churn at 10,000
         // takes tens of milliseconds, and the reps of one run differed by ×1.5–×2: five a rep.
@@ -238,17 +257,21 @@ final class Convergence {
                 Report.duration(rf), Report.duration(bf), Report.lessIsBetter(rf, bf), "≤ 4 s", Report.met(rf <= 4e9)));
     }
 
-    private static Report.Row latencyRow(String scenario, Run r, Run b, long floorP99) {
+    private static Report.Row latencyRow(String scenario, Run r, Run b, int size) {
+        long unary = floorP99(PlainGrpcFloor.Call.UNARY, size);
+        long stream = floorP99(PlainGrpcFloor.Call.STREAM, size);
         return new Report.Row(scenario, Report.duration(r.p50()) + " / " + Report.duration(r.p99()),
                 Report.duration(b.p50()) + " / " + Report.duration(b.p99()), "p99 " + Report.lessIsBetter(r.p99(), b.p99())
-                        + "; the floor's p99 " + Report.duration(floorP99) + " (×" + String.format(Locale.ROOT, "%.2f",
-                        r.p99() / (double) floorP99) + ")",
+                        + "; the floor's p99 " + Report.duration(unary) + " (×" + String.format(Locale.ROOT, "%.2f",
+                        r.p99() / (double) unary) + "), with the stream " + Report.duration(stream) + " (×"
+                        + String.format(Locale.ROOT, "%.2f", r.p99() / (double) stream) + ")",
                 "p99 < 50 ms", Report.met(r.p99() < 50e6));
     }
 
-    /** The median over the timed reps of the floor's probe p99 at {@code size}. */
-    private static long floorP99(int size) {
-        return Latencies.median(FLOOR_P99.getOrDefault(size, List.of()).stream().mapToLong(Long::longValue).toArray());
+    /** The median over the timed reps of the floor's probe p99 with {@code call} at {@code size}. */
+    private static long floorP99(PlainGrpcFloor.Call call, int size) {
+        return Latencies.median(FLOOR_P99.getOrDefault(call + " " + size, List.of()).stream()
+                .mapToLong(Long::longValue).toArray());
     }
 
     /**
@@ -281,6 +304,7 @@ final class Convergence {
                 .policy(SemverRangePolicy.of("^1.0.0")).build()) {
             new RollcallMetrics(resolver).bindTo(registry);
             Map<String, Long> threadsBefore = ThreadCpu.byGroup();
+            KernelCounters.Snapshot kernelBefore = KernelCounters.now();
             long cpuBefore = processCpu();
             long serverBefore = childrenCpu();
             long start = System.nanoTime();
@@ -289,6 +313,7 @@ final class Convergence {
             long nanos = System.nanoTime() - start;
             long cpu = processCpu() - cpuBefore;
             long serverCpu = childrenCpu() - serverBefore;
+            long[] kernel = KernelCounters.since(kernelBefore);
             Map<String, Long> threadCpu = ThreadCpu.since(threadsBefore);
             HistogramSnapshot latency = registry.get("rollcall.probe.latency").tag("outcome", "answered").timer()
                     .takeSnapshot();
@@ -312,7 +337,7 @@ final class Convergence {
                 churnProbes[c] = resolver.probesSent() - before;
             }
             Run run = new Run(nanos, percentile(latency, 0.5), percentile(latency, 0.99), probes, churnNanos,
-                    churnProbes, cpu, threadCpu, snapshots, serverCpu);
+                    churnProbes, cpu, threadCpu, snapshots, serverCpu, kernel, (long) latency.total(TimeUnit.NANOSECONDS));
             System.out.println(run.detail("rollcall " + name));
             return run;
         }
@@ -324,6 +349,7 @@ final class Convergence {
         PushDiscovery discovery = new PushDiscovery("push[benchmark]");
         try (HandRolledResolver baseline = new HandRolledResolver(discovery::urls, VERSION)) {
             Map<String, Long> threadsBefore = ThreadCpu.byGroup();
+            KernelCounters.Snapshot kernelBefore = KernelCounters.now();
             long cpuBefore = processCpu();
             long serverBefore = childrenCpu();
             long start = System.nanoTime();
@@ -332,9 +358,11 @@ final class Convergence {
             long nanos = System.nanoTime() - start;
             long cpu = processCpu() - cpuBefore;
             long serverCpu = childrenCpu() - serverBefore;
+            long[] kernel = KernelCounters.since(kernelBefore);
             Map<String, Long> threadCpu = ThreadCpu.since(threadsBefore);
             long p50 = baseline.latencies().percentile(50);
             long p99 = baseline.latencies().percentile(99);
+            long probeNanos = baseline.latencies().sum();
             long probes = baseline.probesSent();
             int churns = spares.isEmpty() ? 0 : Plan.CHURNS;
             long[] churnNanos = new long[churns];
@@ -348,7 +376,8 @@ final class Convergence {
                 churnNanos[c] = System.nanoTime() - churnStart;
                 churnProbes[c] = baseline.probesSent() - before;
             }
-            Run run = new Run(nanos, p50, p99, probes, churnNanos, churnProbes, cpu, threadCpu, 0, serverCpu);
+            Run run = new Run(nanos, p50, p99, probes, churnNanos, churnProbes, cpu, threadCpu, 0, serverCpu, kernel,
+                    probeNanos);
             System.out.println(run.detail("baseline " + n));
             return run;
         }
@@ -369,10 +398,10 @@ final class Convergence {
     }
 
     /** {@link PlainGrpcFloor#converge}, with its detail line in the log and its p99 kept for the report. */
-    private static long floorLogged(List<WorkerEndpoint> fleet) throws InterruptedException {
-        Run run = floor(fleet);
-        FLOOR_P99.computeIfAbsent(fleet.size(), n -> new ArrayList<>()).add(run.p99());
-        System.out.println(run.detail("floor " + fleet.size()));
+    private static long floorLogged(List<WorkerEndpoint> fleet, PlainGrpcFloor.Call call) throws InterruptedException {
+        Run run = floor(fleet, call);
+        FLOOR_P99.computeIfAbsent(call + " " + fleet.size(), n -> new ArrayList<>()).add(run.p99());
+        System.out.println(run.detail((call == PlainGrpcFloor.Call.STREAM ? "floor-stream " : "floor ") + fleet.size()));
         return run.nanos();
     }
 
@@ -380,15 +409,18 @@ final class Convergence {
      * {@link PlainGrpcFloor} as a {@link Run}: its CPU (this JVM's and the workers' JVMs') read at
      * the last answer, before it closes its channels, and its probes' p50 / p99.
      */
-    private static Run floor(List<WorkerEndpoint> fleet) throws InterruptedException {
+    private static Run floor(List<WorkerEndpoint> fleet, PlainGrpcFloor.Call call) throws InterruptedException {
         Map<String, Long> threadsBefore = ThreadCpu.byGroup();
+        KernelCounters.Snapshot kernelBefore = KernelCounters.now();
         long cpuBefore = processCpu();
         long serverBefore = childrenCpu();
-        long[] atAnswer = new long[2];
+        long[] atAnswer = new long[6];
         Latencies latencies = new Latencies();
-        long nanos = PlainGrpcFloor.converge(fleet, atAnswer, latencies);
+        long nanos = PlainGrpcFloor.converge(fleet, call, atAnswer, latencies, kernelBefore);
+        long[] kernel = java.util.Arrays.copyOfRange(atAnswer, 2, 6);
         return new Run(nanos, latencies.percentile(50), latencies.percentile(99), fleet.size(), new long[0], new long[0],
-                atAnswer[0] - cpuBefore, ThreadCpu.since(threadsBefore), 0, atAnswer[1] - serverBefore);
+                atAnswer[0] - cpuBefore, ThreadCpu.since(threadsBefore), 0, atAnswer[1] - serverBefore, kernel,
+                latencies.sum());
     }
 
     /** CPU time of this process so far (all threads: also the JIT compiler and the garbage collector). */
@@ -485,7 +517,8 @@ final class Convergence {
             Run run = switch (side) {
                 case "rollcall" -> rollcall("fresh-" + i, fleet, List.of());
                 case "baseline" -> baseline(fleet, List.of());
-                default -> floor(fleet);
+                case "floor-stream" -> floor(fleet, PlainGrpcFloor.Call.STREAM);
+                default -> floor(fleet, PlainGrpcFloor.Call.UNARY);
             };
             if (times > 1) {
                 System.err.printf(Locale.ROOT, "  process CPU %.0f ms (%.2f ms per probe), %d snapshots; threads (ms): %s%n",

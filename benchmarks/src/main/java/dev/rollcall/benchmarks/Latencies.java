@@ -23,6 +23,15 @@ final class Latencies {
         return size;
     }
 
+    /** All durations added up. */
+    synchronized long sum() {
+        long sum = 0;
+        for (int i = 0; i < size; i++) {
+            sum += values[i];
+        }
+        return sum;
+    }
+
     /** The {@code p}-th percentile (0 < p ≤ 100), nearest rank; 0 when empty. */
     synchronized long percentile(double p) {
         return percentile(Arrays.copyOf(values, size), p);

@@ -30,23 +30,38 @@ import java.util.concurrent.TimeUnit;
  * fresh channel per worker kept open (as Rollcall keeps them) — and nothing else: no resolver, no
  * bookkeeping, no snapshots. Not a baseline (nobody writes this loop); it shows how much of a
  * convergence time is the machine's.
+ *
+ * <p>It makes either call: the unary {@code WorkerInfo} (the floor the targets name), or the call
+ * Rollcall's probe makes, {@code WatchWorkerInfo}, counted at its first answer and left open as
+ * Rollcall leaves it ({@link Call#STREAM}): the wire work of Rollcall's pushed drain, without
+ * Rollcall.
  */
 final class PlainGrpcFloor {
+
+    /** Which call probes a worker. */
+    enum Call {
+        /** {@code WorkerInfo}: one answer, and the call is over. */
+        UNARY,
+        /** {@code WatchWorkerInfo}: answered once at the start and kept open, as Rollcall's probe. */
+        STREAM
+    }
 
     private PlainGrpcFloor() {
     }
 
-    /** Probes every worker once; returns the time until the last answer, in nanoseconds. */
+    /** Probes every worker once with the unary call; returns the time until the last answer, in nanoseconds. */
     static long converge(List<WorkerEndpoint> fleet) throws InterruptedException {
-        return converge(fleet, null, null);
+        return converge(fleet, Call.UNARY, null, null, null);
     }
 
     /**
-     * As {@link #converge(List)}; {@code atAnswer}, when given, gets this process's and its
-     * children's CPU time (nanoseconds) at the last answer, before the channels are closed;
-     * {@code latencies}, when given, each probe's time from its channel's build to its answer.
+     * As {@link #converge(List)}, with {@code call}; {@code atAnswer}, when given, gets this
+     * process's and its children's CPU time (nanoseconds) at the last answer, before the channels
+     * are closed, and with {@code kernelBefore} the {@link KernelCounters#since} it after them (six
+     * in all); {@code latencies}, when given, each probe's time from its channel's build to its answer.
      */
-    static long converge(List<WorkerEndpoint> fleet, long[] atAnswer, Latencies latencies) throws InterruptedException {
+    static long converge(List<WorkerEndpoint> fleet, Call call, long[] atAnswer, Latencies latencies,
+                         KernelCounters.Snapshot kernelBefore) throws InterruptedException {
         EventLoopGroup loop = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("plain-grpc", true),
                 NioIoHandler.newFactory());
         List<ManagedChannel> channels = new ArrayList<>(fleet.size());
@@ -65,31 +80,44 @@ final class PlainGrpcFloor {
                 InternalNettyChannelBuilder.setTracingEnabled(builder, false);
                 ManagedChannel channel = builder.build();
                 channels.add(channel);
-                ClientCalls.asyncUnaryCall(channel.newCall(WorkerServiceGrpc.getWorkerInfoMethod(),
-                                CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS)),
-                        WorkerInfoRequest.getDefaultInstance(), new StreamObserver<WorkerInfoResponse>() {
-                            @Override
-                            public void onNext(WorkerInfoResponse value) {
-                            }
+                StreamObserver<WorkerInfoResponse> observer = new StreamObserver<>() {
+                    private boolean done; // callbacks of one call come one after another
 
-                            @Override
-                            public void onError(Throwable t) {
-                                done();
-                            }
+                    @Override
+                    public void onNext(WorkerInfoResponse value) {
+                        done(); // the stream's first answer is the probe's; the unary call's only one
+                    }
 
-                            @Override
-                            public void onCompleted() {
-                                done();
-                            }
+                    @Override
+                    public void onError(Throwable t) {
+                        done();
+                    }
 
-                            private void done() {
-                                if (latencies != null) {
-                                    latencies.add(System.nanoTime() - probeStart);
-                                }
-                                inFlight.release();
-                                answered.countDown();
-                            }
-                        });
+                    @Override
+                    public void onCompleted() {
+                        done();
+                    }
+
+                    private void done() {
+                        if (done) {
+                            return;
+                        }
+                        done = true;
+                        if (latencies != null) {
+                            latencies.add(System.nanoTime() - probeStart);
+                        }
+                        inFlight.release();
+                        answered.countDown();
+                    }
+                };
+                if (call == Call.STREAM) {
+                    ClientCalls.asyncServerStreamingCall(channel.newCall(WorkerServiceGrpc.getWatchWorkerInfoMethod(),
+                            CallOptions.DEFAULT), WorkerInfoRequest.getDefaultInstance(), observer);
+                } else {
+                    ClientCalls.asyncUnaryCall(channel.newCall(WorkerServiceGrpc.getWorkerInfoMethod(),
+                                    CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS)),
+                            WorkerInfoRequest.getDefaultInstance(), observer);
+                }
             }
             if (!answered.await(2, TimeUnit.MINUTES)) {
                 throw new IllegalStateException("plain grpc-java: probes unanswered after 2 minutes");
@@ -98,6 +126,9 @@ final class PlainGrpcFloor {
             if (atAnswer != null) {
                 atAnswer[0] = Convergence.processCpu();
                 atAnswer[1] = Convergence.childrenCpu();
+                if (kernelBefore != null) {
+                    System.arraycopy(KernelCounters.since(kernelBefore), 0, atAnswer, 2, 4);
+                }
             }
             return nanos;
         } finally {

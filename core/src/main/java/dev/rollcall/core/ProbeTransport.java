@@ -62,26 +62,31 @@ interface ProbeTransport {
 
     /**
      * Links over {@code client}'s channels. Building a channel and starting a call cost tens of
-     * microseconds each; both run on the client's event loop, not on the caller's thread (the
-     * resolver's serial context, which a profile of converging on 10,000 workers found spending a
-     * third of its time there). A link's channel is built on first use and at most once.
+     * microseconds each; both run on the client's starter thread ({@link ProbeClient#starter()}),
+     * neither on the caller's thread (the resolver's serial context, which a profile of converging
+     * on 10,000 workers found spending a third of its time there) nor on the event loop that does
+     * the channel's network I/O ({@link ProbeClient#lane()}, where its deadline and its close run).
+     * A link's channel is built on first use and at most once.
      */
     static ProbeTransport grpc(ProbeClient client) {
-        java.util.concurrent.Executor starter = client.starter();
         return endpoint -> new Link() {
+            /** Where the channel is built and calls start (see {@link ProbeClient#starter()}). */
+            private final java.util.concurrent.Executor starter = client.starter();
+            /** The event loop thread of the channel's network I/O, its deadlines and its close ({@link ProbeClient#lane()}). */
+            private final java.util.concurrent.Executor lane = client.lane();
             private ManagedChannel channel; // guarded by this
             private boolean closed;         // guarded by this
 
             /** The channel, built now if it is not yet; null once closed. */
             private synchronized ManagedChannel built() {
                 if (channel == null && !closed) {
-                    channel = client.open(endpoint);
+                    channel = client.open(endpoint, lane);
                 }
                 return channel;
             }
 
             /**
-             * Runs {@code call} on the link's channel on the client's event loop and completes
+             * Runs {@code call} on the link's channel on the client's starter thread and completes
              * {@code outcome} with its result; a closed link or client completes it as {@code CANCELLED}.
              */
             private void onStarter(CompletableFuture<ProbeOutcome> outcome,
@@ -131,7 +136,7 @@ interface ProbeTransport {
                     }
                 };
                 onStarter(first, c -> {
-                    ProbeClient.Watched w = client.watchFirst(c, endpoint, timeout, onPush, onEnd);
+                    ProbeClient.Watched w = client.watchFirst(c, lane, endpoint, timeout, onPush, onEnd);
                     started.set(w.stream());
                     if (cancelled.get()) {
                         w.stream().cancel(); // cancelled before the call had started
@@ -192,7 +197,7 @@ interface ProbeTransport {
                 // On the event loop too: a shutdown costs tens of microseconds, and a churn closes
                 // a channel per worker that left, on the caller's thread (the serial context).
                 try {
-                    starter.execute(() -> {
+                    lane.execute(() -> {
                         c.shutdownNow();
                         if (untilGone) {
                             client.whenTerminated(c, gone);

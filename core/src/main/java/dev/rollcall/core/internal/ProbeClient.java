@@ -37,6 +37,8 @@ public final class ProbeClient implements AutoCloseable {
     private static final long NO_IDLE_TIMEOUT_DAYS = 31;
 
     private final EventLoopGroup eventLoop;
+    /** Builds channels and starts calls ({@link #starter()}); null on the shared event loop. */
+    private final java.util.concurrent.ExecutorService starts;
     private final int maxResponseBytes;
     private final ProbeTls tls;
 
@@ -50,12 +52,15 @@ public final class ProbeClient implements AutoCloseable {
         int threads = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
         this.eventLoop = new MultiThreadIoEventLoopGroup(threads,
                 new DefaultThreadFactory(threadName, true), NioIoHandler.newFactory());
+        this.starts = java.util.concurrent.Executors.newSingleThreadExecutor(
+                new DefaultThreadFactory(threadName + "-start", true));
         this.maxResponseBytes = maxResponseBytes;
         this.tls = java.util.Objects.requireNonNull(tls, "tls");
     }
 
     private ProbeClient(int maxResponseBytes, ProbeTls tls) {
         this.eventLoop = null;
+        this.starts = null;
         this.maxResponseBytes = maxResponseBytes;
         this.tls = java.util.Objects.requireNonNull(tls, "tls");
     }
@@ -74,12 +79,27 @@ public final class ProbeClient implements AutoCloseable {
     }
 
     /**
-     * Where work that opens channels and starts calls may run off the caller's thread: one of this
-     * client's event loop threads (round robin), or the caller itself on the shared event loop.
+     * Where work that builds channels and starts calls runs off the caller's thread: a thread of
+     * this client's own ({@code threadName-start}), or the caller itself on the shared event loop.
+     * Not the event loop: converging on 10,000 workers, event loop threads that also built channels
+     * (tens of microseconds each) answered their connections' handshakes late, the workers at the
+     * other end woke for one event at a time, and both sides spent a third more CPU per probe (as
+     * plain grpc-java does it: one thread builds and starts, the event loop only does I/O).
      */
     public java.util.concurrent.Executor starter() {
+        java.util.concurrent.ExecutorService s = starts;
+        return s == null ? Runnable::run : s;
+    }
+
+    /**
+     * One of this client's event loop threads (round robin), or the caller itself on the shared
+     * event loop: a channel opened with {@link #open(WorkerEndpoint, java.util.concurrent.Executor)}
+     * on a lane does its network I/O there, and {@link #watchFirst}'s deadline for it is kept there,
+     * so that the answer and its deadline take no hop between event loops.
+     */
+    public java.util.concurrent.Executor lane() {
         EventLoopGroup loop = eventLoop;
-        return loop == null ? Runnable::run : task -> loop.next().execute(task);
+        return loop == null ? Runnable::run : loop.next();
     }
 
     /**
@@ -87,6 +107,14 @@ public final class ProbeClient implements AutoCloseable {
      * endpoints get TLS with this client's {@link ProbeTls}, {@code grpc://} ones plaintext.
      */
     public ManagedChannel open(WorkerEndpoint endpoint) {
+        return open(endpoint, null);
+    }
+
+    /**
+     * As {@link #open(WorkerEndpoint)}, doing its network I/O on {@code lane} (from {@link #lane()}),
+     * or on any of this client's event loop threads when {@code lane} is null or not one of them.
+     */
+    public ManagedChannel open(WorkerEndpoint endpoint, java.util.concurrent.Executor lane) {
         NettyChannelBuilder builder;
         if (endpoint.tls()) {
             builder = InetAddresses.isInetAddress(endpoint.host())
@@ -101,7 +129,8 @@ public final class ProbeClient implements AutoCloseable {
             builder.usePlaintext();
         }
         if (eventLoop != null) {
-            builder.eventLoopGroup(eventLoop).channelType(NioSocketChannel.class, InetSocketAddress.class);
+            builder.eventLoopGroup(ours(lane) != null ? ours(lane) : eventLoop)
+                    .channelType(NioSocketChannel.class, InetSocketAddress.class);
         }
         // Census stats and tracing are on by default: every build then looks io.grpc.census up with
         // Class.forName and, without grpc-census on the class path, pays for two
@@ -164,6 +193,11 @@ public final class ProbeClient implements AutoCloseable {
     private static ProbeOutcome.Answered answered(WorkerEndpoint endpoint, WorkerInfoResponse response) {
         return new ProbeOutcome.Answered(WireFormat.toWorkerInfo(endpoint, response),
                 WireFormat.fromWire(response.getState()));
+    }
+
+    /** {@code lane} as one of this client's event loops; null when it is not one. */
+    private io.netty.channel.EventLoop ours(java.util.concurrent.Executor lane) {
+        return lane instanceof io.netty.channel.EventLoop loop && loop.parent() == eventLoop ? loop : null;
     }
 
     /** A stream of a worker's answers over {@code channel}; {@link #cancel()} ends it. */
@@ -230,6 +264,17 @@ public final class ProbeClient implements AutoCloseable {
     public Watched watchFirst(ManagedChannel channel, WorkerEndpoint endpoint, Duration timeout,
                               java.util.function.Consumer<ProbeOutcome> onPush,
                               java.util.function.Consumer<Status> onEnd) {
+        return watchFirst(channel, null, endpoint, timeout, onPush, onEnd);
+    }
+
+    /**
+     * As {@link #watchFirst(ManagedChannel, WorkerEndpoint, Duration, java.util.function.Consumer,
+     * java.util.function.Consumer)}, keeping the deadline on {@code lane} ({@link #lane()}), the
+     * channel's own.
+     */
+    public Watched watchFirst(ManagedChannel channel, java.util.concurrent.Executor lane, WorkerEndpoint endpoint,
+                              Duration timeout, java.util.function.Consumer<ProbeOutcome> onPush,
+                              java.util.function.Consumer<Status> onEnd) {
         if (eventLoop == null) {
             throw new IllegalStateException("watchFirst needs a ProbeClient with its own event loop");
         }
@@ -237,7 +282,8 @@ public final class ProbeClient implements AutoCloseable {
         // 0: waiting for the first answer; 1: answered, the stream is live; 2: over before an answer.
         java.util.concurrent.atomic.AtomicInteger phase = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicReference<Runnable> onTimeout = new java.util.concurrent.atomic.AtomicReference<>();
-        io.netty.util.concurrent.ScheduledFuture<?> deadline = eventLoop.next().schedule(() -> {
+        io.netty.channel.EventLoop timer = ours(lane) != null ? ours(lane) : eventLoop.next();
+        io.netty.util.concurrent.ScheduledFuture<?> deadline = timer.schedule(() -> {
             if (phase.compareAndSet(0, 2)) {
                 first.complete(new ProbeOutcome.Failed(Status.Code.DEADLINE_EXCEEDED,
                         "DEADLINE_EXCEEDED: no answer within " + timeout.toMillis() + " ms"));
@@ -370,11 +416,17 @@ public final class ProbeClient implements AutoCloseable {
         return (best == null ? ssl.getClass().getSimpleName() : best).replaceAll("\\s+", " ").strip();
     }
 
-    /** Shuts down the event loop, waiting briefly for it. Channels must be shut down first. */
+    /** Stops the starter thread and shuts down the event loop, waiting briefly for both. Channels must be shut down first. */
     @Override
     public void close() {
         if (eventLoop == null) {
             return;
+        }
+        starts.shutdown(); // starts queued still run (a closed link completes them CANCELLED); later ones are rejected
+        try {
+            starts.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         eventLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
