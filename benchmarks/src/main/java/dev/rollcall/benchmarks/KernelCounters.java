@@ -52,7 +52,8 @@ final class KernelCounters {
         Snapshot now = now();
         long here = 0;
         for (Map.Entry<Long, Long> t : now.switchesByThread().entrySet()) {
-            here += t.getValue() - before.switchesByThread().getOrDefault(t.getKey(), 0L);
+            long delta = t.getValue() - before.switchesByThread().getOrDefault(t.getKey(), 0L);
+            here += delta >= 0 ? delta : t.getValue(); // fewer than before: a new thread reusing an ended one's id
         }
         return new long[] {here, now.switchesThere() - before.switchesThere(),
                 now.kernelMsHere() - before.kernelMsHere(), now.kernelMsThere() - before.kernelMsThere()};

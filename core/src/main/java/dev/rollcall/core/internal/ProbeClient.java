@@ -259,18 +259,8 @@ public final class ProbeClient implements AutoCloseable {
      * the unary call ends it {@code UNIMPLEMENTED}. Only after a first answer do later answers go to
      * {@code onPush} and the stream's end to {@code onEnd}, as with {@link #watch}. Callbacks on
      * network threads; {@code first} never completes exceptionally. Needs this client's own event
-     * loop (for the deadline).
-     */
-    public Watched watchFirst(ManagedChannel channel, WorkerEndpoint endpoint, Duration timeout,
-                              java.util.function.Consumer<ProbeOutcome> onPush,
-                              java.util.function.Consumer<Status> onEnd) {
-        return watchFirst(channel, null, endpoint, timeout, onPush, onEnd);
-    }
-
-    /**
-     * As {@link #watchFirst(ManagedChannel, WorkerEndpoint, Duration, java.util.function.Consumer,
-     * java.util.function.Consumer)}, keeping the deadline on {@code lane} ({@link #lane()}), the
-     * channel's own.
+     * loop (for the deadline, kept on {@code lane}, the channel's own: see {@link #lane()}; on any of
+     * the client's event loops when {@code lane} is not one of them).
      */
     public Watched watchFirst(ManagedChannel channel, java.util.concurrent.Executor lane, WorkerEndpoint endpoint,
                               Duration timeout, java.util.function.Consumer<ProbeOutcome> onPush,
