@@ -155,7 +155,9 @@ final class Convergence {
         List<Long> fcLarge = new ArrayList<>();
         for (int i = 0; i < plan.repsLarge(); i++) {
             // Each rep runs the three in another order: the JIT is still warming up at this size, and
-            // whoever runs first pays for it; three reps (quick and full) let each side go first once.
+            // whoever runs first pays for it; three reps (quick) let each side go first once, six
+            // (full) twice. The plain floor at 10,000 varied by ×1.5 within an hour, and with three
+            // reps a table's ratio moved with whichever run was the median.
             for (int k = 0; k < 3; k++) {
                 switch ((i + k) % 3) {
                     case 0 -> rLarge.add(rollcall("large-" + i, largeFleet, largeSpares));
