@@ -129,8 +129,8 @@ public final class ProbeClient implements AutoCloseable {
             builder.usePlaintext();
         }
         if (eventLoop != null) {
-            builder.eventLoopGroup(ours(lane) != null ? ours(lane) : eventLoop)
-                    .channelType(NioSocketChannel.class, InetSocketAddress.class);
+            io.netty.channel.EventLoop own = ours(lane);
+            builder.eventLoopGroup(own != null ? own : eventLoop).channelType(NioSocketChannel.class, InetSocketAddress.class);
         }
         // Census stats and tracing are on by default: every build then looks io.grpc.census up with
         // Class.forName and, without grpc-census on the class path, pays for two
@@ -272,7 +272,8 @@ public final class ProbeClient implements AutoCloseable {
         // 0: waiting for the first answer; 1: answered, the stream is live; 2: over before an answer.
         java.util.concurrent.atomic.AtomicInteger phase = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicReference<Runnable> onTimeout = new java.util.concurrent.atomic.AtomicReference<>();
-        io.netty.channel.EventLoop timer = ours(lane) != null ? ours(lane) : eventLoop.next();
+        io.netty.channel.EventLoop own = ours(lane);
+        io.netty.channel.EventLoop timer = own != null ? own : eventLoop.next();
         io.netty.util.concurrent.ScheduledFuture<?> deadline = timer.schedule(() -> {
             if (phase.compareAndSet(0, 2)) {
                 first.complete(new ProbeOutcome.Failed(Status.Code.DEADLINE_EXCEEDED,
