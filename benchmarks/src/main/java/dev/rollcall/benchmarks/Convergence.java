@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -229,7 +230,8 @@ final class Convergence {
                 Report.count(rMost), Report.count(bMost), Report.lessIsBetter(rMost, bMost), "= 100 (the new URLs only)",
                 Report.met(rLarge.stream().flatMapToLong(r -> java.util.Arrays.stream(r.churnProbes()))
                         .allMatch(p -> p == perChurn))));
-        report.note("Convergence (2): the floor is plain grpc-java probing the same workers in the same run with"
+        report.note("Convergence (2): the floor is plain grpc-java probing the same workers in the same run, in"
+                + " the order Rollcall and the baseline are handed them (discovery's set), with"
                 + " every saving the limits assume (shared 2-thread event loop, directExecutor, resolved addresses,"
                 + " 64 in flight, channels kept) and nothing else; the targets' 0.35 s and 3.5 s are 1.75× a floor of"
                 + " 0.2 s and 2 s measured on a quiet machine.");
@@ -412,6 +414,7 @@ final class Convergence {
      * the last answer, before it closes its channels, and its probes' p50 / p99.
      */
     private static Run floor(List<WorkerEndpoint> fleet, PlainGrpcFloor.Call call) throws InterruptedException {
+        fleet = inDiscoveryOrder(fleet);
         Map<String, Long> threadsBefore = ThreadCpu.byGroup();
         KernelCounters.Snapshot kernelBefore = KernelCounters.now();
         long cpuBefore = processCpu();
@@ -423,6 +426,18 @@ final class Convergence {
         return new Run(nanos, latencies.percentile(50), latencies.percentile(99), fleet.size(), new long[0], new long[0],
                 atAnswer[0] - cpuBefore, ThreadCpu.since(threadsBefore), 0, atAnswer[1] - serverBefore, kernel,
                 latencies.sum());
+    }
+
+    /**
+     * {@code fleet} in the order Rollcall and the baseline are handed it, and probe it in: the order of
+     * the set {@link PushDiscovery#push} delivers (a {@code Set.copyOf}, an order of its own). The
+     * floor probes in that order too. In the list's order it probed the workers one server JVM after
+     * another, while the others spread their probes over all of them; on two cores that alone cost the
+     * workers' JVMs a third more CPU and twice the context switches (the same floor, both orders, one
+     * after the other).
+     */
+    static List<WorkerEndpoint> inDiscoveryOrder(List<WorkerEndpoint> fleet) {
+        return List.copyOf(Set.copyOf(new java.util.LinkedHashSet<>(fleet)));
     }
 
     /** CPU time of this process so far (all threads: also the JIT compiler and the garbage collector). */
@@ -460,7 +475,7 @@ final class Convergence {
         long[] nanos = new long[Plan.CHURNS];
         for (int c = 0; c < Plan.CHURNS; c++) {
             settle();
-            nanos[c] = PlainGrpcFloor.converge(churnsIn(spares, c));
+            nanos[c] = PlainGrpcFloor.converge(inDiscoveryOrder(churnsIn(spares, c)));
         }
         System.out.println("    floor churns of " + fleetSize + ": " + millis(nanos) + " ms");
         return java.util.Arrays.stream(nanos).boxed().toList();

@@ -55,6 +55,10 @@ final class SnapshotBuilder {
     private long recheckInNanos;
     private Map<String, ProtoSchema> publishedSchemas = Map.of();
     private FleetSnapshot last;
+    /** What {@link #last}'s selection report says (read once, so that no build makes the report itself). */
+    private Optional<String> lastCohort;
+    private String lastExplanation;
+    private String lastPreference;
 
     SnapshotBuilder(VersionPolicy policy, Clock clock, VersionSchemas schemas, KeyPaths keyPaths, LabelSettings labels,
                     LongSupplier ticker, FleetSnapshot initial) {
@@ -67,6 +71,10 @@ final class SnapshotBuilder {
         this.schemas = schemas;
         this.keyPaths = keyPaths;
         this.last = initial;
+        SelectionReport report = initial.selection();
+        this.lastCohort = report.cohort();
+        this.lastExplanation = report.explanation();
+        this.lastPreference = report.preference();
     }
 
     /**
@@ -107,7 +115,10 @@ final class SnapshotBuilder {
         String addedVersion = null;
         String readyVersion = null;
         boolean ready = true;
-        for (TrackedWorker t : workers) {
+        // A per-worker rule needs no pass of its own before the statuses: versions and schemas are
+        // looked at in the statuses loop (at 10,000 workers, each pass over them is a pass over
+        // 10,000 objects scattered in the heap, for every snapshot built while converging).
+        for (TrackedWorker t : direct ? List.<TrackedWorker>of() : workers) {
             WorkerInfo info = t.info();
             if (versions != null && info != null && info.version() != addedVersion) {
                 addedVersion = info.version();
@@ -130,10 +141,6 @@ final class SnapshotBuilder {
                 }
             }
         }
-        if (schemas != null) {
-            schemas.retain(versions);
-        }
-        Map<String, ProtoSchema> schemasNow = schemas == null ? Map.of() : schemas.known();
         Chosen chosen = NO_CHOICE;
         if (!direct) {
             Map<String, String> rejectedBySelector = new HashMap<>();
@@ -147,9 +154,27 @@ final class SnapshotBuilder {
         List<WorkerStatus> verdictChanges = null;
         boolean logVerdicts = log.isInfoEnabled();
         for (TrackedWorker t : workers) {
+            WorkerInfo info = t.info();
+            if (direct && versions != null && info != null && info.version() != addedVersion) {
+                addedVersion = info.version();
+                versions.add(addedVersion);
+            }
             State state = t.state().shown;
             String reason = t.reason();
-            if (t.state() == TrackedWorker.State.ANSWERED && t.serving() != dev.rollcall.api.ServingState.SERVING) {
+            boolean serving = t.serving() == dev.rollcall.api.ServingState.SERVING;
+            boolean awaitsSchema;
+            if (!direct) {
+                awaitsSchema = awaitingSchema != null && awaitingSchema.contains(t);
+            } else if (schemas != null && serving && t.state() == TrackedWorker.State.ANSWERED) {
+                if (info.version() != readyVersion) {
+                    readyVersion = info.version();
+                    ready = schemaReady.test(t);
+                }
+                awaitsSchema = !ready;
+            } else {
+                awaitsSchema = false;
+            }
+            if (t.state() == TrackedWorker.State.ANSWERED && !serving) {
                 boolean draining = t.serving() == dev.rollcall.api.ServingState.DRAINING;
                 state = draining ? State.DRAINING : State.NOT_SERVING;
                 reason = !draining ? "not serving yet: takes no work until it says it is ready"
@@ -157,7 +182,7 @@ final class SnapshotBuilder {
                                 t.endpoint().labels().get(dev.rollcall.api.WorkerEndpoint.STATE_LABEL))
                         ? "draining: discovery says it is on its way out (terminating), takes no new work"
                         : "draining: finishing its work in flight, takes no new work";
-            } else if (awaitingSchema != null && awaitingSchema.contains(t)) {
+            } else if (awaitsSchema) {
                 state = State.PENDING;
                 reason = "fetching the schema of version '" + t.info().version() + "'";
             } else if (t.state() == TrackedWorker.State.ANSWERED) {
@@ -167,10 +192,11 @@ final class SnapshotBuilder {
             }
             WorkerStatus shown = t.shown;
             if (shown == null || shown.state() != state || !shown.reason().equals(reason)
-                    || shown.endpoint() != t.endpoint() || shown.info().orElse(null) != t.info()) {
+                    || shown.endpoint() != t.endpoint() || t.shownInfo != info) {
                 WorkerStatus was = shown;
-                shown = new WorkerStatus(t.endpoint(), state, reason, Optional.ofNullable(t.info()));
+                shown = new WorkerStatus(t.endpoint(), state, reason, Optional.ofNullable(info));
                 t.shown = shown;
+                t.shownInfo = info;
                 if (logVerdicts && (state == State.COMPATIBLE || state == State.REJECTED)
                         && (was == null || was.state() != state || !was.reason().equals(reason))) {
                     if (verdictChanges == null) {
@@ -181,12 +207,15 @@ final class SnapshotBuilder {
             }
             statuses.add(shown);
         }
+        if (schemas != null) {
+            schemas.retain(versions);
+        }
+        Map<String, ProtoSchema> schemasNow = schemas == null ? Map.of() : schemas.known();
         // Snapshot 0 means "nothing known yet": the first set from discovery is news even when empty.
-        SelectionReport before = last.selection();
         if (last.number() > 0 && same(statuses, last.statuses()) && schemasNow == publishedSchemas
                 && Objects.equals(staleSince, last.staleSince().orElse(null))
-                && chosen.cohort().equals(before.cohort()) && chosen.explanation().equals(before.explanation())
-                && preferred.equals(before.preference())
+                && chosen.cohort().equals(lastCohort) && chosen.explanation().equals(lastExplanation)
+                && preferred.equals(lastPreference)
                 && Objects.equals(discoveryProblem, last.discoveryProblem().orElse(null))) {
             return null;
         }
@@ -197,14 +226,17 @@ final class SnapshotBuilder {
         last = FleetSnapshot.builder(last.number() + 1).publishedAt(clock.instant()).staleSince(staleSince)
                 .policy(policy.description()).statuses(statuses).selection(chosen.cohort(), chosen.explanation())
                 .schemas(schemasNow).keyPaths(keyPaths).selector(selector.toString()).preference(preferred)
-                .discoveryProblem(discoveryProblem).build();
+                .discoveryProblem(discoveryProblem).previous(last).build();
         // Once per change of choice at INFO; the explanation's counts move with every probe answer.
-        boolean preferenceSwitched = preferred.startsWith("preferring") != before.preference().startsWith("preferring");
-        if (!chosen.cohort().equals(before.cohort()) || preferenceSwitched) {
+        boolean preferenceSwitched = preferred.startsWith("preferring") != lastPreference.startsWith("preferring");
+        if (!chosen.cohort().equals(lastCohort) || preferenceSwitched) {
             log.info("snapshot {}: {}", last.number(), last.selection().summary());
-        } else if (!chosen.explanation().equals(before.explanation()) && log.isDebugEnabled()) {
+        } else if (!chosen.explanation().equals(lastExplanation) && log.isDebugEnabled()) {
             log.debug("snapshot {}: {}", last.number(), last.selection().summary());
         }
+        lastCohort = chosen.cohort();
+        lastExplanation = chosen.explanation();
+        lastPreference = preferred;
         return last;
     }
 
@@ -319,17 +351,18 @@ final class SnapshotBuilder {
      */
     private String verdictOf(TrackedWorker t) {
         WorkerInfo info = t.info();
-        Verdict v = t.checkedInfo == info ? t.verdict : null;
-        if (v == null) {
+        String reason = t.checkedInfo == info ? t.verdict : null;
+        if (reason == null) {
             try {
-                v = Objects.requireNonNullElse(policy.check(info), NO_VERDICT);
+                Verdict v = Objects.requireNonNullElse(policy.check(info), NO_VERDICT);
+                reason = v.accepted() ? "" : v.reason();
                 t.checkedInfo = info;
-                t.verdict = v;
+                t.verdict = reason;
             } catch (RuntimeException e) {
-                v = Verdict.reject("policy failed: " + e); // not remembered: tried again next time
+                reason = "policy failed: " + e; // not remembered: tried again next time
             }
         }
-        return v.accepted() ? "" : v.reason();
+        return reason;
     }
 
     private Chosen select(List<WorkerInfo> answered) {

@@ -56,8 +56,13 @@ final class TrackedWorker {
     private long upSince = NOT_UP;     // ticker reading of the first answer since the last failure
     /** As the last snapshot showed it; reused while nothing changed (see {@link SnapshotBuilder}). */
     WorkerStatus shown;
-    /** The policy's verdict on {@link #checkedInfo} (an answer of this worker); the snapshot builder's memo. */
-    dev.rollcall.api.policy.Verdict verdict;
+    /** The answer {@link #shown} was made with: compared without opening the status's {@code Optional}. */
+    WorkerInfo shownInfo;
+    /**
+     * The policy's verdict on {@link #checkedInfo} (an answer of this worker): {@code ""} when it
+     * accepted it, else its reason; the snapshot builder's memo.
+     */
+    String verdict;
     WorkerInfo checkedInfo;
 
     TrackedWorker(WorkerEndpoint endpoint) {
