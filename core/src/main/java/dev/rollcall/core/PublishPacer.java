@@ -8,11 +8,10 @@ import java.util.function.LongSupplier;
  * in a task of its own, queued behind the work already waiting on the serial context, so that a
  * burst of probe answers makes one snapshot rather than one each: a build costs time in proportion
  * to the fleet, and one per answer made converging on 10,000 workers quadratic (minutes instead of
- * seconds). While answers keep coming, builds are also spaced out to about a twentieth of the
- * context's time: no sooner than {@value #BUILD_SPACING} times the typical CPU time of a build
- * (smoothed over the last few) after the last one, and never more than 40 ms later (for small fleets
- * microseconds, at 10,000 workers a few tens of milliseconds). Only snapshots in the middle of a
- * burst wait: the burst's last change is built at once (below). Once nothing is in flight or queued,
+ * seconds). While answers keep coming, builds are also spaced out to about a ninth of the context's
+ * time: no sooner than {@value #BUILD_SPACING} times the typical CPU time of a build (smoothed over
+ * the last few) after the last one, and never more than 40 ms later (for small fleets
+ * microseconds, at 10,000 workers a few tens of milliseconds). Once nothing is in flight or queued,
  * and whenever a worker readers may be using is going or changed (urgent news), the change is built
  * at once; a build already spaced out is brought forward.
  *
@@ -22,12 +21,7 @@ import java.util.function.LongSupplier;
  */
 final class PublishPacer {
 
-    /**
-     * A build costs in proportion to the fleet, and while answers keep coming the resolver's thread
-     * shares the machine with the probes: 8 (a ninth) spent 5 % of a 2-core machine's CPU on
-     * snapshots in the middle of a 10,000-worker convergence, which no reader waits for.
-     */
-    private static final int BUILD_SPACING = 20;
+    private static final int BUILD_SPACING = 8;
     /** No change waits longer than this for the spacing, however slow the last build was. */
     private static final long MAX_SPACING_NANOS = TimeUnit.MILLISECONDS.toNanos(40);
 

@@ -51,7 +51,7 @@ class CandidateCacheStartTest extends TrackerHarness {
         assertThat(last().discoveryProblem()).hasValueSatisfying(p ->
                 assertThat(p).contains("last-known-good candidates of " + file));
         answer(a, "1.0.0", "i1");
-        time.advance(Duration.ofMillis(11)); // b is still being probed: one build spacing
+        time.advance(Duration.ofMillis(5)); // b is still being probed: one build spacing
         assertThat(state(a)).as("cached candidates are probed as usual").isEqualTo(State.COMPATIBLE);
 
         candidates(b); // discovery answers: its set replaces the cache's, nothing is stale

@@ -153,9 +153,9 @@ class FleetTrackerTest extends TrackerHarness {
         candidates(a, b, c); // builds at once: nothing built yet to space from
         int first = published.size();
 
-        answer(a, "1.0.0", "i1"); // b and c still to go: spaced by 20 × the 0.5 ms a build costs
+        answer(a, "1.0.0", "i1"); // b and c still to go: spaced by 8 × the 0.5 ms a build costs
         assertThat(published).hasSize(first);
-        time.advance(Duration.ofMillis(9));
+        time.advance(Duration.ofMillis(3));
         assertThat(published).hasSize(first);
         time.advance(Duration.ofMillis(2));
         assertThat(published).hasSize(first + 1);
@@ -171,7 +171,7 @@ class FleetTrackerTest extends TrackerHarness {
         tracker(1);
         candidates(a, b, c);
         answer(a, "1.0.0", "i1");
-        time.advance(Duration.ofMillis(11)); // b and c still to go: one build spacing
+        time.advance(Duration.ofMillis(5));
         assertThat(state(a)).isEqualTo(State.COMPATIBLE);
 
         candidates(b, c); // a left while b is still being probed
@@ -184,7 +184,7 @@ class FleetTrackerTest extends TrackerHarness {
         candidates(a);
         FakeTransport.Probe inFlight = net.pending(a.url());
         candidates();
-        time.advance(Duration.ofMillis(11)); // not urgent (nobody used it): one build spacing
+        time.advance(Duration.ofMillis(5)); // not urgent (nobody used it): one build spacing
         assertThat(last().statuses()).isEmpty();
         assertThat(inFlight.link().closed).isTrue();
 

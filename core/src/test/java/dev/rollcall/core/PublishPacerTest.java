@@ -38,12 +38,12 @@ class PublishPacerTest {
     }
 
     @Test
-    void whileAnswersKeepComingBuildsAreSpacedByTwentyTimesTheirCost() {
+    void whileAnswersKeepComingBuildsAreSpacedByEightTimesTheirCost() {
         change(true); // the first: no cost known yet
         change(true);
         change(true); // coalesced with the one before
         assertThat(builds).isEqualTo(1);
-        time.advance(Duration.ofMillis(19));
+        time.advance(Duration.ofMillis(7));
         assertThat(builds).isEqualTo(1);
         time.advance(Duration.ofMillis(1));
         assertThat(builds).isEqualTo(2);
@@ -51,7 +51,7 @@ class PublishPacerTest {
 
     @Test
     void spacingIsCappedAtFortyMilliseconds() {
-        buildCost = Duration.ofMillis(20).toNanos(); // twenty times that would be 400 ms
+        buildCost = Duration.ofMillis(20).toNanos(); // eight times that would be 160 ms
         change(true);
         change(true);
         time.advance(Duration.ofMillis(39));

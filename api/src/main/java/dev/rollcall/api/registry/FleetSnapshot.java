@@ -170,9 +170,9 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
         }
 
         /**
-         * The snapshot this one follows (optional; default none). A hint that changes nothing in the
-         * result: candidates that sit where they sat in {@code previous} are known to be in URL
-         * order without comparing their URLs, which a resolver's builds of 10,000 candidates
+         * The snapshot this one follows ({@code null}, the default: none). A hint that changes
+         * nothing in the result: candidates that sit where they sat in {@code before} are known to be
+         * in URL order without comparing their URLs, which a resolver's builds of 10,000 candidates
          * otherwise do for every snapshot.
          */
         public Builder previous(FleetSnapshot before) {

@@ -16,7 +16,11 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 
-/** An immutable {@link FleetSnapshot}: every answer is computed once, when it is built. */
+/**
+ * An immutable {@link FleetSnapshot}: every answer is computed once, most when it is built; the
+ * lookups by instance id and by service, the selection report and the schema index on first use
+ * (racy but idempotent: two readers may both compute one, and both get equal answers).
+ */
 final class ImmutableFleetSnapshot implements FleetSnapshot {
 
     private final long number;
