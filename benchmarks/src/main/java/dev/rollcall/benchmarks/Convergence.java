@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -430,14 +429,17 @@ final class Convergence {
 
     /**
      * {@code fleet} in the order Rollcall and the baseline are handed it, and probe it in: the order of
-     * the set {@link PushDiscovery#push} delivers (a {@code Set.copyOf}, an order of its own). The
-     * floor probes in that order too. In the list's order it probed the workers one server JVM after
-     * another, while the others spread their probes over all of them; on two cores that alone cost the
-     * workers' JVMs a third more CPU and twice the context switches (the same floor, both orders, one
-     * after the other).
+     * the set {@link PushDiscovery#push} delivers, read back from one (a {@code Set.copyOf}, an order
+     * of its own). The floor probes in that order too. In the list's order it probed the workers one
+     * server JVM after another, while the others spread their probes over all of them; on two cores
+     * that alone cost the workers' JVMs a third more CPU and twice the context switches (the same
+     * floor, both orders, one after the other).
      */
     static List<WorkerEndpoint> inDiscoveryOrder(List<WorkerEndpoint> fleet) {
-        return List.copyOf(Set.copyOf(new java.util.LinkedHashSet<>(fleet)));
+        try (PushDiscovery discovery = new PushDiscovery("order")) {
+            discovery.push(fleet);
+            return List.copyOf(discovery.latest());
+        }
     }
 
     /** CPU time of this process so far (all threads: also the JIT compiler and the garbage collector). */

@@ -109,35 +109,23 @@ final class SnapshotBuilder {
         boolean direct = perWorkerPolicy && selector.isEmpty() && preference == null;
         List<WorkerInfo> answered = direct ? List.of() : new ArrayList<>(workers.size());
         Set<TrackedWorker> awaitingSchema = null;
-        Set<String> versions = schemas == null ? null : new HashSet<>();
-        // Workers of one version come in runs: each run asks the set and the schemas once, not once
-        // per worker (whether a version's schema is ready cannot change within a build).
-        String addedVersion = null;
-        String readyVersion = null;
-        boolean ready = true;
+        VersionRuns runs = new VersionRuns(schemas == null ? null : new HashSet<>(), schemaReady);
         // A per-worker rule needs no pass of its own before the statuses: versions and schemas are
         // looked at in the statuses loop (at 10,000 workers, each pass over them is a pass over
-        // 10,000 objects scattered in the heap, for every snapshot built while converging).
-        for (TrackedWorker t : direct ? List.<TrackedWorker>of() : workers) {
-            WorkerInfo info = t.info();
-            if (versions != null && info != null && info.version() != addedVersion) {
-                addedVersion = info.version();
-                versions.add(addedVersion);
-            }
-            if (t.state() == TrackedWorker.State.ANSWERED && t.serving() == dev.rollcall.api.ServingState.SERVING) {
-                if (schemas != null && info.version() != readyVersion) {
-                    readyVersion = info.version();
-                    ready = schemaReady.test(t);
-                }
-                if (ready) {
-                    if (!direct) {
+        // 10,000 objects scattered in the heap, for every snapshot built while converging). The
+        // others see the answered workers as a whole first.
+        if (!direct) {
+            for (TrackedWorker t : workers) {
+                runs.saw(t.info());
+                if (t.state() == TrackedWorker.State.ANSWERED && t.serving() == dev.rollcall.api.ServingState.SERVING) {
+                    if (runs.schemaReady(t)) {
                         answered.add(t.info());
+                    } else {
+                        if (awaitingSchema == null) {
+                            awaitingSchema = new HashSet<>();
+                        }
+                        awaitingSchema.add(t);
                     }
-                } else {
-                    if (awaitingSchema == null) {
-                        awaitingSchema = new HashSet<>();
-                    }
-                    awaitingSchema.add(t);
                 }
             }
         }
@@ -155,24 +143,15 @@ final class SnapshotBuilder {
         boolean logVerdicts = log.isInfoEnabled();
         for (TrackedWorker t : workers) {
             WorkerInfo info = t.info();
-            if (direct && versions != null && info != null && info.version() != addedVersion) {
-                addedVersion = info.version();
-                versions.add(addedVersion);
-            }
             State state = t.state().shown;
             String reason = t.reason();
             boolean serving = t.serving() == dev.rollcall.api.ServingState.SERVING;
             boolean awaitsSchema;
-            if (!direct) {
-                awaitsSchema = awaitingSchema != null && awaitingSchema.contains(t);
-            } else if (schemas != null && serving && t.state() == TrackedWorker.State.ANSWERED) {
-                if (info.version() != readyVersion) {
-                    readyVersion = info.version();
-                    ready = schemaReady.test(t);
-                }
-                awaitsSchema = !ready;
+            if (direct) {
+                runs.saw(info);
+                awaitsSchema = serving && t.state() == TrackedWorker.State.ANSWERED && !runs.schemaReady(t);
             } else {
-                awaitsSchema = false;
+                awaitsSchema = awaitingSchema != null && awaitingSchema.contains(t);
             }
             if (t.state() == TrackedWorker.State.ANSWERED && !serving) {
                 boolean draining = t.serving() == dev.rollcall.api.ServingState.DRAINING;
@@ -208,7 +187,7 @@ final class SnapshotBuilder {
             statuses.add(shown);
         }
         if (schemas != null) {
-            schemas.retain(versions);
+            schemas.retain(runs.versions);
         }
         Map<String, ProtoSchema> schemasNow = schemas == null ? Map.of() : schemas.known();
         // Snapshot 0 means "nothing known yet": the first set from discovery is news even when empty.
@@ -333,6 +312,42 @@ final class SnapshotBuilder {
             notPreferred.forEach(url -> verdicts.put(url, why));
         }
         return d.explanation();
+    }
+
+    /**
+     * One build's look at the workers' versions, which come in runs (workers of one version one after
+     * another): each run adds its version to {@link #versions} and asks whether its schema is ready
+     * once, not once per worker (that cannot change within a build). Without schemas ({@code versions}
+     * null) every schema counts as ready.
+     */
+    private static final class VersionRuns {
+        final Set<String> versions;
+        private final Predicate<TrackedWorker> ready;
+        private String added;
+        private String asked;
+        private boolean answer = true;
+
+        VersionRuns(Set<String> versions, Predicate<TrackedWorker> ready) {
+            this.versions = versions;
+            this.ready = ready;
+        }
+
+        /** A worker's answer ({@code null} before its first). */
+        void saw(WorkerInfo info) {
+            if (versions != null && info != null && info.version() != added) {
+                added = info.version();
+                versions.add(added);
+            }
+        }
+
+        /** Whether the schema of {@code t}'s version (it answered) is known, or none is fetched. */
+        boolean schemaReady(TrackedWorker t) {
+            if (versions != null && t.info().version() != asked) {
+                asked = t.info().version();
+                answer = ready.test(t);
+            }
+            return answer;
+        }
     }
 
     /**
