@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -331,9 +332,10 @@ final class Convergence {
                 // took two to three times as long as on a quiet machine).
                 settle();
                 List<String> fresh = churnsIn(spares, c).stream().map(WorkerEndpoint::url).toList();
+                Set<WorkerEndpoint> next = Set.copyOf(churned(fleet, spares, c)); // discovery's set, as the floor's list, made before
                 long before = resolver.probesSent();
                 long churnStart = System.nanoTime();
-                discovery.push(churned(fleet, spares, c));
+                discovery.push(next);
                 resolver.await(s -> s.counts().compatible() == n && s.counts().candidates() == n
                         && fresh.stream().allMatch(url -> compatible(s, url)), TIMEOUT);
                 churnNanos[c] = System.nanoTime() - churnStart;
@@ -372,9 +374,10 @@ final class Convergence {
             long[] churnProbes = new long[churns];
             for (int c = 0; c < churns; c++) {
                 settle(); // as for Rollcall's churn
+                Set<WorkerEndpoint> next = Set.copyOf(churned(fleet, spares, c));
                 long before = baseline.probesSent();
                 long churnStart = System.nanoTime();
-                discovery.push(churned(fleet, spares, c));
+                discovery.push(next);
                 passUntil(baseline, n);
                 churnNanos[c] = System.nanoTime() - churnStart;
                 churnProbes[c] = baseline.probesSent() - before;

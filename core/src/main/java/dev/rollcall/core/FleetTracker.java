@@ -37,6 +37,8 @@ final class FleetTracker implements ProbeScheduler.Owner {
     private final Consumer<FleetSnapshot> publisher;
     /** By URL, in URL order: snapshots list workers in that order, and sorting 10,000 for each cost more. */
     private final TreeMap<String, TrackedWorker> tracked = new TreeMap<>();
+    /** Who joined, left or changed since the last build: what the next build reads. */
+    private final SnapshotBuilder.Changes changes = new SnapshotBuilder.Changes();
     /**
      * The same by URL, for lookups: every probe answer and every candidate of every set from
      * discovery is looked up, and a tree lookup compares a dozen URLs (at 10,000 workers a set
@@ -223,6 +225,9 @@ final class FleetTracker implements ProbeScheduler.Owner {
         tracked.put(t.url, t);
         byUrl.put(t.url, t);
         ordered = null;
+        t.changes = changes.changed;
+        changes.joined.add(t);
+        t.noteChange();
     }
 
     /** The tracked workers in URL order. */
@@ -294,6 +299,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
     /** A schema arrived, failed or is due for a retry. */
     void schemasChanged() {
         if (!closed) {
+            changes.everything = true; // a version's workers may be waiting for its schema no more
             pacer.changed();
             settle();
         }
@@ -324,6 +330,8 @@ final class FleetTracker implements ProbeScheduler.Owner {
         byUrl.remove(t.url);
         ordered = null;
         ejected.remove(t);
+        t.changes = null;
+        changes.left.add(t);
     }
 
     /**
@@ -446,7 +454,8 @@ final class FleetTracker implements ProbeScheduler.Owner {
         if (closed) {
             return;
         }
-        FleetSnapshot next = builder.build(ordered(), staleSince, discoveryProblem,
+        changes.joined.removeIf(t -> !tracks(t)); // joined and left again since the last build
+        FleetSnapshot next = builder.build(changes, this::ordered, staleSince, discoveryProblem,
                 t -> schemas.ready(t.info().version(), t.endpoint(), () -> probes.channel(t)));
         if (next != null) {
             publisher.accept(next);

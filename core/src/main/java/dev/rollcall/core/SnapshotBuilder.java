@@ -33,6 +33,12 @@ import org.slf4j.LoggerFactory;
  * version's schema is still being fetched, reuses unchanged statuses, and says whether anything a
  * reader sees changed. No network and no timers: {@link PublishPacer} decides when it runs.
  *
+ * <p>With a per-worker rule and no label rules (the default) a build reads only the workers that
+ * joined, left or changed since the last one ({@link Changes}, kept in {@link ShownFleet}), and
+ * the snapshot is made from the last: a churn of 100 of 10,000 workers reads 100, not 10,000. A
+ * change that is not one worker's (a schema arrived) and every other policy read them all. With
+ * assertions on (tests) every such build is checked against what reading them all would show.
+ *
  * <p>Confined to the resolver's serial context.
  */
 final class SnapshotBuilder {
@@ -50,6 +56,14 @@ final class SnapshotBuilder {
     private final LabelPreference preference;  // null when none is configured
     private final LongSupplier ticker;
     private Map<WorkerInfo, Verdict> checked = new IdentityHashMap<>();
+    /** The workers as the last build showed them, for builds of what changed; null until a full build (direct mode). */
+    private ShownFleet shown;
+    /** The statuses of the full build just made (handed to {@link #shown}). */
+    private List<WorkerStatus> lastStatuses;
+    /** Workers the policy threw on in the build running: read again by the next (null when none). */
+    private List<TrackedWorker> unverdicted;
+    /** The verdict changes found by the build running, for the log; null when none. */
+    private List<WorkerStatus> verdictChanges;
     /** The selector's verdict per answer ("" when it matches), remembered like {@link #checked}. */
     private Map<WorkerInfo, String> selected = new IdentityHashMap<>();
     private long recheckInNanos;
@@ -106,7 +120,7 @@ final class SnapshotBuilder {
         // The common case, a per-worker rule without labels rules: each worker's verdict is remembered
         // on it and read in the statuses loop, with no map by URL (at 10,000 workers the maps were a
         // third of a build).
-        boolean direct = perWorkerPolicy && selector.isEmpty() && preference == null;
+        boolean direct = direct();
         List<WorkerInfo> answered = direct ? List.of() : new ArrayList<>(workers.size());
         Set<TrackedWorker> awaitingSchema = null;
         VersionRuns runs = new VersionRuns(schemas == null ? null : new HashSet<>(), schemaReady);
@@ -137,61 +151,191 @@ final class SnapshotBuilder {
         }
         String preferred = preference == null ? "" : prefer(answered, chosen.verdicts());
         List<WorkerStatus> statuses = new ArrayList<>(workers.size());
-        // Verdicts that changed, for the log: found here, where a changed status gets a new object,
-        // rather than by walking the whole last snapshot beside the new one (a fifth of a build).
-        List<WorkerStatus> verdictChanges = null;
-        boolean logVerdicts = log.isInfoEnabled();
+        verdictChanges = null;
         for (TrackedWorker t : workers) {
-            WorkerInfo info = t.info();
-            State state = t.state().shown;
-            String reason = t.reason();
-            boolean serving = t.serving() == dev.rollcall.api.ServingState.SERVING;
             boolean awaitsSchema;
             if (direct) {
-                runs.saw(info);
-                awaitsSchema = serving && t.state() == TrackedWorker.State.ANSWERED && !runs.schemaReady(t);
+                runs.saw(t.info());
+                awaitsSchema = t.state() == TrackedWorker.State.ANSWERED
+                        && t.serving() == dev.rollcall.api.ServingState.SERVING && !runs.schemaReady(t);
             } else {
                 awaitsSchema = awaitingSchema != null && awaitingSchema.contains(t);
             }
-            if (t.state() == TrackedWorker.State.ANSWERED && !serving) {
-                boolean draining = t.serving() == dev.rollcall.api.ServingState.DRAINING;
-                state = draining ? State.DRAINING : State.NOT_SERVING;
-                reason = !draining ? "not serving yet: takes no work until it says it is ready"
-                        : dev.rollcall.api.WorkerEndpoint.STATE_DRAINING.equals(
-                                t.endpoint().labels().get(dev.rollcall.api.WorkerEndpoint.STATE_LABEL))
-                        ? "draining: discovery says it is on its way out (terminating), takes no new work"
-                        : "draining: finishing its work in flight, takes no new work";
-            } else if (awaitsSchema) {
-                state = State.PENDING;
-                reason = "fetching the schema of version '" + t.info().version() + "'";
-            } else if (t.state() == TrackedWorker.State.ANSWERED) {
-                reason = direct ? verdictOf(t)
-                        : chosen.verdicts().getOrDefault(t.url, "the policy made no decision about it");
-                state = reason.isEmpty() ? State.COMPATIBLE : State.REJECTED;
-            }
-            WorkerStatus shown = t.shown;
-            if (shown == null || shown.state() != state || !shown.reason().equals(reason)
-                    || shown.endpoint() != t.endpoint() || t.shownInfo != info) {
-                WorkerStatus was = shown;
-                shown = new WorkerStatus(t.endpoint(), state, reason, Optional.ofNullable(info));
-                t.shown = shown;
-                t.shownInfo = info;
-                if (logVerdicts && (state == State.COMPATIBLE || state == State.REJECTED)
-                        && (was == null || was.state() != state || !was.reason().equals(reason))) {
-                    if (verdictChanges == null) {
-                        verdictChanges = new ArrayList<>();
-                    }
-                    verdictChanges.add(shown);
-                }
-            }
-            statuses.add(shown);
+            statuses.add(statusOf(t, awaitsSchema, direct ? null : chosen));
         }
         if (schemas != null) {
             schemas.retain(runs.versions);
         }
+        lastStatuses = statuses;
+        return publish(statuses, !same(statuses, last.statuses()), chosen, preferred, staleSince, discoveryProblem);
+    }
+
+    /**
+     * The next snapshot from what changed since the last build ({@code changes}, which it empties):
+     * only the workers that joined, left or noted a change are read, and the snapshot is made from
+     * the last one (see {@link FleetSnapshot.Builder#previous}). With a per-worker rule and no label
+     * rules, the default; otherwise, for the first build, and after a change that is not one
+     * worker's ({@link Changes#everything}), every worker in {@code all} (URL order) is read, as
+     * {@link #build(Collection, Instant, String, Predicate)} does. Returns {@code null} when a reader
+     * would see no difference.
+     */
+    FleetSnapshot build(Changes changes, java.util.function.Supplier<List<TrackedWorker>> all, Instant staleSince,
+                        String discoveryProblem, Predicate<TrackedWorker> schemaReady) {
+        if (!direct() || changes.everything || shown == null) {
+            List<TrackedWorker> workers = all.get();
+            changes.clear();
+            FleetSnapshot next = build(workers, staleSince, discoveryProblem, schemaReady);
+            if (direct()) {
+                if (shown == null) {
+                    shown = new ShownFleet();
+                }
+                shown.reset(workers, lastStatuses);
+            } else {
+                shown = null;
+            }
+            lastStatuses = null;
+            askAgain();
+            return next;
+        }
+        boolean membership = !changes.joined.isEmpty() || !changes.left.isEmpty();
+        if (membership) {
+            shown.apply(changes.joined, changes.left);
+        }
+        boolean changed = membership;
+        verdictChanges = null;
+        VersionRuns runs = new VersionRuns(new HashSet<>(), schemaReady);
+        List<WorkerStatus> statuses = shown.statuses();
+        for (TrackedWorker t : changes.changed) {
+            int i = shown.indexOf(t);
+            if (i < 0) {
+                continue; // left
+            }
+            boolean awaitsSchema = schemas != null && t.state() == TrackedWorker.State.ANSWERED
+                    && t.serving() == dev.rollcall.api.ServingState.SERVING && !runs.schemaReady(t);
+            WorkerStatus status = statusOf(t, awaitsSchema, null);
+            if (status != statuses.get(i)) {
+                changed = true;
+            }
+            shown.show(i, t, status);
+        }
+        changes.clear();
+        if (schemas != null) {
+            schemas.retain(shown.versions());
+        }
+        assert showsWhatAFullBuildWould(all.get());
+        askAgain();
+        return publish(shown.statuses(), changed, NO_CHOICE, "", staleSince, discoveryProblem);
+    }
+
+    /** What a change-by-change build has: the workers to read. Filled by the tracker, emptied by each build. */
+    static final class Changes {
+        /** Workers that noted a change ({@link TrackedWorker#noteChange}), joined ones too. */
+        final List<TrackedWorker> changed = new ArrayList<>();
+        /** Workers that joined since the last build and are still tracked. */
+        final List<TrackedWorker> joined = new ArrayList<>();
+        /** Workers that left since the last build. */
+        final List<TrackedWorker> left = new ArrayList<>();
+        /** Something that is not one worker's changed (a schema arrived): read every worker. */
+        boolean everything = true;
+
+        void clear() {
+            for (TrackedWorker t : changed) {
+                t.changed = false;
+            }
+            changed.clear();
+            joined.clear();
+            left.clear();
+            everything = false;
+        }
+    }
+
+    /**
+     * Whether the statuses kept are what a build reading every worker would show (for assertions):
+     * a worker that changed without noting it shows a stale status, and this finds it.
+     */
+    private boolean showsWhatAFullBuildWould(List<TrackedWorker> all) {
+        List<TrackedWorker> kept = shown.workers();
+        List<WorkerStatus> statuses = shown.statuses();
+        if (!kept.equals(all)) {
+            throw new AssertionError("kept workers " + kept + " are not the tracked ones " + all);
+        }
+        for (int i = 0; i < all.size(); i++) {
+            TrackedWorker t = all.get(i);
+            boolean awaitsSchema = schemas != null && t.state() == TrackedWorker.State.ANSWERED
+                    && t.serving() == dev.rollcall.api.ServingState.SERVING && !schemas.readyNow(t.info().version());
+            WorkerStatus expected = statusOf(t, awaitsSchema, null);
+            if (expected != statuses.get(i)) {
+                throw new AssertionError("worker " + t + " shows " + statuses.get(i) + ", not " + expected);
+            }
+        }
+        return true;
+    }
+
+    /** Workers the policy threw on are read again by the next build, as if they had changed. */
+    private void askAgain() {
+        if (unverdicted != null) {
+            unverdicted.forEach(TrackedWorker::noteChange);
+            unverdicted = null;
+        }
+    }
+
+    /** The common case: a per-worker rule, no label rules; verdicts are remembered per answer. */
+    private boolean direct() {
+        return perWorkerPolicy && selector.isEmpty() && preference == null;
+    }
+
+    /**
+     * What a snapshot shows of {@code t}: its status object from the last build while nothing in it
+     * changed, else a new one (remembered on it). {@code chosen} is the policy's choice as a whole,
+     * {@code null} for a per-worker rule (its verdict remembered on {@code t}).
+     */
+    private WorkerStatus statusOf(TrackedWorker t, boolean awaitsSchema, Chosen chosen) {
+        WorkerInfo info = t.info();
+        State state = t.state().shown;
+        String reason = t.reason();
+        boolean serving = t.serving() == dev.rollcall.api.ServingState.SERVING;
+        if (t.state() == TrackedWorker.State.ANSWERED && !serving) {
+            boolean draining = t.serving() == dev.rollcall.api.ServingState.DRAINING;
+            state = draining ? State.DRAINING : State.NOT_SERVING;
+            reason = !draining ? "not serving yet: takes no work until it says it is ready"
+                    : dev.rollcall.api.WorkerEndpoint.STATE_DRAINING.equals(
+                            t.endpoint().labels().get(dev.rollcall.api.WorkerEndpoint.STATE_LABEL))
+                    ? "draining: discovery says it is on its way out (terminating), takes no new work"
+                    : "draining: finishing its work in flight, takes no new work";
+        } else if (awaitsSchema) {
+            state = State.PENDING;
+            reason = "fetching the schema of version '" + t.info().version() + "'";
+        } else if (t.state() == TrackedWorker.State.ANSWERED) {
+            reason = chosen == null ? verdictOf(t)
+                    : chosen.verdicts().getOrDefault(t.url, "the policy made no decision about it");
+            state = reason.isEmpty() ? State.COMPATIBLE : State.REJECTED;
+        }
+        WorkerStatus status = t.shown;
+        if (status == null || status.state() != state || !status.reason().equals(reason)
+                || status.endpoint() != t.endpoint() || t.shownInfo != info) {
+            WorkerStatus was = status;
+            status = new WorkerStatus(t.endpoint(), state, reason, Optional.ofNullable(info));
+            t.shown = status;
+            t.shownInfo = info;
+            // Verdicts that changed, for the log: found here, where a changed status gets a new
+            // object, rather than by walking the whole last snapshot beside the new one.
+            if (log.isInfoEnabled() && (state == State.COMPATIBLE || state == State.REJECTED)
+                    && (was == null || was.state() != state || !was.reason().equals(reason))) {
+                if (verdictChanges == null) {
+                    verdictChanges = new ArrayList<>();
+                }
+                verdictChanges.add(status);
+            }
+        }
+        return status;
+    }
+
+    /** The snapshot of {@code statuses}, or {@code null} when a reader would see no difference from the last. */
+    private FleetSnapshot publish(List<WorkerStatus> statuses, boolean statusesChanged, Chosen chosen, String preferred,
+                                  Instant staleSince, String discoveryProblem) {
         Map<String, ProtoSchema> schemasNow = schemas == null ? Map.of() : schemas.known();
         // Snapshot 0 means "nothing known yet": the first set from discovery is news even when empty.
-        if (last.number() > 0 && same(statuses, last.statuses()) && schemasNow == publishedSchemas
+        if (last.number() > 0 && !statusesChanged && schemasNow == publishedSchemas
                 && Objects.equals(staleSince, last.staleSince().orElse(null))
                 && chosen.cohort().equals(lastCohort) && chosen.explanation().equals(lastExplanation)
                 && preferred.equals(lastPreference)
@@ -375,6 +519,10 @@ final class SnapshotBuilder {
                 t.verdict = reason;
             } catch (RuntimeException e) {
                 reason = "policy failed: " + e; // not remembered: tried again next time
+                if (unverdicted == null) {
+                    unverdicted = new ArrayList<>();
+                }
+                unverdicted.add(t);
             }
         }
         return reason;

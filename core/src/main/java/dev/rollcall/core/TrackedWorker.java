@@ -64,11 +64,31 @@ final class TrackedWorker {
      */
     String verdict;
     WorkerInfo checkedInfo;
+    /**
+     * Where it notes that it changed: the tracker's list of workers to show anew in the next
+     * snapshot ({@code null}: nowhere). Every method that changes what a snapshot shows of it notes
+     * it, so that a build reads the workers that changed, not all of them.
+     */
+    java.util.List<TrackedWorker> changes;
+    /** Whether it is in {@link #changes} (until the next build reads it). */
+    boolean changed;
+    /** The version {@link ShownFleet} counts it under ({@code null}: none); the builder's. */
+    String countedVersion;
+    /** Where {@link ShownFleet} last found it (a hint: checked before use); the builder's. */
+    int shownAt;
 
     TrackedWorker(WorkerEndpoint endpoint) {
         this.url = endpoint.url();
         this.endpoint = endpoint;
         this.labelledDraining = labelledDraining(endpoint);
+    }
+
+    /** Notes in {@link #changes} that what a snapshot shows of it may have changed. */
+    void noteChange() {
+        if (!changed && changes != null) {
+            changed = true;
+            changes.add(this);
+        }
     }
 
     private static boolean labelledDraining(WorkerEndpoint e) {
@@ -118,6 +138,7 @@ final class TrackedWorker {
         if (endpoint.labels().equals(newer.labels())) {
             return false;
         }
+        noteChange();
         String was = endpoint.labels().get(WorkerEndpoint.INSTANCE_ID_LABEL);
         String now = newer.labels().get(WorkerEndpoint.INSTANCE_ID_LABEL);
         if (now != null && !now.equals(was) && state == State.ANSWERED) {
@@ -140,6 +161,7 @@ final class TrackedWorker {
      * drains): such news is urgent. A refresh that finds the same answer is not.
      */
     boolean answered(WorkerInfo answer, ServingState says, long now) {
+        noteChange();
         WorkerInfo answered = withEndpoint(answer, endpoint);
         boolean wasInUse = inUse();
         boolean changed = info != null && !info.equals(answered) || wasInUse && says != ServingState.SERVING;
@@ -166,6 +188,7 @@ final class TrackedWorker {
      * backing off further each time. Returns whether readers may have been using it (urgent news).
      */
     boolean failed(String why, long now, long stableNanos) {
+        noteChange();
         boolean wasInUse = inUse();
         if (upSince != NOT_UP && now - upSince >= stableNanos) {
             failures = 0;
@@ -189,6 +212,7 @@ final class TrackedWorker {
 
     /** A user's call to it failed as if it were gone: out until it answers again. */
     void ejected(String why) {
+        noteChange();
         log.info("worker {}: a call to it failed ({}); excluding it until it answers again", url, why);
         state = State.RECONNECTING;
         reason = "a call failed (" + why + "); probing again";
@@ -196,6 +220,7 @@ final class TrackedWorker {
 
     /** Its kept connection dropped: it may have restarted, so it is out until it answers again. */
     void connectionLost() {
+        noteChange();
         log.info("worker {} dropped its connection; excluding it until it answers again", url);
         state = State.RECONNECTING;
         reason = "connection lost; probing again";

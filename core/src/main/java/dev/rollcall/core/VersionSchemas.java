@@ -91,6 +91,15 @@ final class VersionSchemas {
         return e.schema != null || e.failures > 0;
     }
 
+    /** What {@link #ready} would answer for {@code version} now, without starting a fetch (for assertions). */
+    boolean readyNow(String version) {
+        if (!enabled || closed) {
+            return true;
+        }
+        Entry e = byVersion.get(version);
+        return e != null && (e.schema != null || e.failures > 0);
+    }
+
     private void start(Entry e, WorkerEndpoint worker, ManagedChannel channel) {
         e.fetching = true;
         e.retryDue = false;

@@ -4,7 +4,6 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.discovery.CandidateListener;
 import dev.rollcall.api.discovery.WorkerDiscovery;
 import java.util.Collection;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -50,9 +49,13 @@ public final class PushDiscovery implements WorkerDiscovery {
         }
     }
 
-    /** Delivers {@code candidates} as the latest full set (kept until start when not started yet). */
+    /**
+     * Delivers {@code candidates} as the latest full set (kept until start when not started yet). An
+     * unmodifiable set from {@link Set#of} or {@link Set#copyOf} is handed over as it is, anything
+     * else copied once.
+     */
     public synchronized void push(Collection<WorkerEndpoint> candidates) {
-        latest = Set.copyOf(new LinkedHashSet<>(candidates));
+        latest = Set.copyOf(candidates);
         pendingFailure = null;
         if (listener != null && !closed) {
             listener.onCandidates(latest);

@@ -14,7 +14,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.SortedSet;
-import java.util.TreeMap;
 
 /**
  * An immutable {@link FleetSnapshot}: every answer is computed once, most when it is built; the
@@ -48,7 +47,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     private final String selector;
     private final String preference;
     private volatile SchemaIndex schemas;
-    private final java.util.Set<String> compatibleVersions;
+    private final FleetTally tally;
     private final Map<String, ProtoSchema> schemasByVersion;
     private final KeyPaths keys;
 
@@ -62,90 +61,36 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         this.staleSince = staleSince;
         this.policy = Objects.requireNonNull(policy, "policy");
         WorkerStatus[] sorted = statuses.toArray(new WorkerStatus[0]);
-        WorkerStatus[] before = previous instanceof ImmutableFleetSnapshot p ? p.statusArray : null;
-        if (!inUrlOrder(sorted, before)) { // the resolver hands them over in URL order already
-            Arrays.sort(sorted, Comparator.comparing(st -> st.endpoint().url()));
+        // From the previous snapshot when there is one: only the statuses that are not its own are
+        // read (the resolver hands its unchanged workers' status objects over again).
+        FleetTally tally = previous instanceof ImmutableFleetSnapshot p
+                ? FleetTally.update(p.tally, p.statusArray, sorted) : null;
+        if (tally == null) {
+            if (!inUrlOrder(sorted)) { // the resolver hands them over in URL order already
+                Arrays.sort(sorted, Comparator.comparing(st -> st.endpoint().url()));
+            }
+            tally = FleetTally.count(sorted);
         }
+        assert tally.sameAs(FleetTally.count(sorted)) : "a tally from the previous snapshot differs from a count";
+        this.tally = tally;
         this.statusArray = sorted;
         this.statuses = readOnly(sorted);
-        // One pass, with as few lookups per worker as it takes: at 10,000 workers this constructor
-        // ran on the resolver's thread for every snapshot and was half of building one.
-        WorkerInfo[] w = new WorkerInfo[sorted.length];
-        WorkerEndpoint[] e = new WorkerEndpoint[sorted.length];
-        Map<String, int[]> perVersion = new HashMap<>();
-        java.util.Set<String> compatibleVersions = new java.util.HashSet<>();
-        String runVersion = null;              // workers of one version tend to come in runs
-        int[] runCount = null;
-        String lastCompatibleVersion = null;
-        int compatible = 0;
-        int rejected = 0;
-        int unreachable = 0;
-        int pending = 0;
-        int draining = 0;
-        int notServing = 0;
-        for (WorkerStatus s : sorted) {
-            WorkerStatus.State state = s.state();
-            if (state == WorkerStatus.State.COMPATIBLE || state == WorkerStatus.State.REJECTED) {
-                WorkerInfo info = s.info().orElseThrow();
-                String version = info.version();
-                if (version != runVersion) {
-                    runVersion = version;
-                    runCount = perVersion.computeIfAbsent(version, v -> new int[1]);
-                }
-                runCount[0]++;
-                if (state == WorkerStatus.State.COMPATIBLE) {
-                    w[compatible] = info;
-                    e[compatible] = s.endpoint();
-                    compatible++;
-                    if (version != lastCompatibleVersion) {
-                        lastCompatibleVersion = version;
-                        compatibleVersions.add(version);
-                    }
-                    continue;
-                }
-            }
-            switch (state) {
-                case REJECTED -> rejected++;
-                case UNREACHABLE -> unreachable++;
-                case PENDING -> pending++;
-                case DRAINING -> draining++;
-                case NOT_SERVING -> notServing++;
-                default -> throw new IllegalStateException("unexpected state " + state);
-            }
-        }
-        TreeMap<String, Integer> h = new TreeMap<>();
-        perVersion.forEach((version, count) -> h.put(version, count[0]));
-        this.workers = readOnly(Arrays.copyOf(w, compatible));
-        this.endpoints = readOnly(Arrays.copyOf(e, compatible));
-        this.histogram = Collections.unmodifiableSortedMap(h);
-        this.counts = new FleetCounts(this.statuses.size(), compatible, rejected, unreachable, pending,
-                draining, notServing);
+        this.workers = readOnly(tally.workers);
+        this.endpoints = readOnly(tally.endpoints);
+        this.histogram = tally.histogram();
+        this.counts = tally.counts();
         this.cohort = Objects.requireNonNull(cohort, "cohort");
         this.explanation = Objects.requireNonNull(explanation, "explanation");
         this.selector = Objects.requireNonNull(selector, "selector");
         this.preference = Objects.requireNonNull(preference, "preference");
-        this.compatibleVersions = compatibleVersions;
         this.schemasByVersion = Objects.requireNonNull(schemasByVersion, "schemasByVersion");
         this.keys = Objects.requireNonNull(keys, "keys");
     }
 
-    /**
-     * Whether {@code statuses} are in URL order. Those that sit where they sat in {@code before} (the
-     * previous snapshot's, in URL order) are known to be without comparing URLs: at 10,000 workers,
-     * reading every URL took a sixth of a resolver's snapshot builds while converging.
-     */
-    private static boolean inUrlOrder(WorkerStatus[] statuses, WorkerStatus[] before) {
-        boolean asBefore = before != null && before.length == statuses.length;
-        for (int i = 0; i < statuses.length; i++) {
-            if (asBefore) {
-                WorkerStatus now = statuses[i];
-                WorkerStatus was = before[i];
-                if (now == was || now.endpoint() == was.endpoint()) {
-                    continue; // statuses[0..i] hold the endpoints before[0..i] held, in URL order
-                }
-                asBefore = false;
-            }
-            if (i > 0 && statuses[i - 1].endpoint().url().compareTo(statuses[i].endpoint().url()) > 0) {
+    /** Whether {@code statuses} are in strict URL order. */
+    private static boolean inUrlOrder(WorkerStatus[] statuses) {
+        for (int i = 1; i < statuses.length; i++) {
+            if (statuses[i - 1].endpoint().url().compareTo(statuses[i].endpoint().url()) >= 0) {
                 return false;
             }
         }
@@ -257,7 +202,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     private SchemaIndex schemas() {
         SchemaIndex index = schemas;
         if (index == null) {
-            index = new SchemaIndex(histogram.keySet(), compatibleVersions, schemasByVersion, keys);
+            index = new SchemaIndex(histogram.keySet(), tally.compatibleVersions(), schemasByVersion, keys);
             schemas = index;
         }
         return index;
