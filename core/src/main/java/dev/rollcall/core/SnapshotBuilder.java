@@ -259,14 +259,21 @@ final class SnapshotBuilder {
         if (!kept.equals(all)) {
             throw new AssertionError("kept workers " + kept + " are not the tracked ones " + all);
         }
+        Set<String> versions = new HashSet<>();
         for (int i = 0; i < all.size(); i++) {
             TrackedWorker t = all.get(i);
+            if (t.info() != null) {
+                versions.add(t.info().version());
+            }
             boolean awaitsSchema = schemas != null && t.state() == TrackedWorker.State.ANSWERED
                     && t.serving() == dev.rollcall.api.ServingState.SERVING && !schemas.readyNow(t.info().version());
             WorkerStatus expected = statusOf(t, awaitsSchema, null);
             if (expected != statuses.get(i)) {
                 throw new AssertionError("worker " + t + " shows " + statuses.get(i) + ", not " + expected);
             }
+        }
+        if (!versions.equals(shown.versions())) {
+            throw new AssertionError("versions counted " + shown.versions() + ", not the workers' " + versions);
         }
         return true;
     }
