@@ -32,16 +32,16 @@ final class ShownFleet {
     /** Workers with an answer, per version of it (never a zero): what the schema cache keeps. */
     private final Map<String, int[]> versions = new HashMap<>();
 
-    /** Starts over from {@code all} (in URL order) and the statuses a full build gave them. */
-    void reset(List<TrackedWorker> all, List<WorkerStatus> shown) {
+    /** Starts over from {@code all} (in URL order), each showing its {@link TrackedWorker#shown} status. */
+    void reset(List<TrackedWorker> all) {
         workers = all.toArray(NO_WORKERS);
         urls = new String[workers.length];
-        for (int i = 0; i < workers.length; i++) {
-            urls[i] = workers[i].url;
-        }
-        statuses = shown.toArray(NO_STATUSES);
+        statuses = new WorkerStatus[workers.length];
         versions.clear();
-        for (TrackedWorker t : workers) {
+        for (int i = 0; i < workers.length; i++) {
+            TrackedWorker t = workers[i];
+            urls[i] = t.url;
+            statuses[i] = t.shown;
             t.countedVersion = null;
             count(t);
         }

@@ -58,8 +58,6 @@ final class SnapshotBuilder {
     private Map<WorkerInfo, Verdict> checked = new IdentityHashMap<>();
     /** The workers as the last build showed them, for builds of what changed; null until a full build (direct mode). */
     private ShownFleet shown;
-    /** The statuses of the full build just made (handed to {@link #shown}). */
-    private List<WorkerStatus> lastStatuses;
     /** Workers the policy threw on in the build running: read again by the next (null when none). */
     private List<TrackedWorker> unverdicted;
     /** The verdict changes found by the build running, for the log; null when none. */
@@ -131,7 +129,7 @@ final class SnapshotBuilder {
         if (!direct) {
             for (TrackedWorker t : workers) {
                 runs.saw(t.info());
-                if (t.state() == TrackedWorker.State.ANSWERED && t.serving() == dev.rollcall.api.ServingState.SERVING) {
+                if (t.inUse()) {
                     if (runs.schemaReady(t)) {
                         answered.add(t.info());
                     } else {
@@ -156,8 +154,7 @@ final class SnapshotBuilder {
             boolean awaitsSchema;
             if (direct) {
                 runs.saw(t.info());
-                awaitsSchema = t.state() == TrackedWorker.State.ANSWERED
-                        && t.serving() == dev.rollcall.api.ServingState.SERVING && !runs.schemaReady(t);
+                awaitsSchema = t.inUse() && !runs.schemaReady(t);
             } else {
                 awaitsSchema = awaitingSchema != null && awaitingSchema.contains(t);
             }
@@ -166,7 +163,6 @@ final class SnapshotBuilder {
         if (schemas != null) {
             schemas.retain(runs.versions);
         }
-        lastStatuses = statuses;
         return publish(statuses, !same(statuses, last.statuses()), chosen, preferred, staleSince, discoveryProblem);
     }
 
@@ -189,11 +185,10 @@ final class SnapshotBuilder {
                 if (shown == null) {
                     shown = new ShownFleet();
                 }
-                shown.reset(workers, lastStatuses);
+                shown.reset(workers); // each worker's status is the one this build showed
             } else {
                 shown = null;
             }
-            lastStatuses = null;
             askAgain();
             return next;
         }
@@ -210,8 +205,7 @@ final class SnapshotBuilder {
             if (i < 0) {
                 continue; // left
             }
-            boolean awaitsSchema = schemas != null && t.state() == TrackedWorker.State.ANSWERED
-                    && t.serving() == dev.rollcall.api.ServingState.SERVING && !runs.schemaReady(t);
+            boolean awaitsSchema = schemas != null && t.inUse() && !runs.schemaReady(t);
             WorkerStatus status = statusOf(t, awaitsSchema, null);
             if (status != statuses.get(i)) {
                 changed = true;
@@ -265,8 +259,7 @@ final class SnapshotBuilder {
             if (t.info() != null) {
                 versions.add(t.info().version());
             }
-            boolean awaitsSchema = schemas != null && t.state() == TrackedWorker.State.ANSWERED
-                    && t.serving() == dev.rollcall.api.ServingState.SERVING && !schemas.readyNow(t.info().version());
+            boolean awaitsSchema = schemas != null && t.inUse() && !schemas.readyNow(t.info().version());
             WorkerStatus expected = statusOf(t, awaitsSchema, null);
             if (expected != statuses.get(i)) {
                 throw new AssertionError("worker " + t + " shows " + statuses.get(i) + ", not " + expected);

@@ -33,7 +33,8 @@ class ShownFleetTest {
         }
         ShownFleet fleet = new ShownFleet();
         List<TrackedWorker> all = new ArrayList<>(expected.values());
-        fleet.reset(all, all.stream().map(shownAs::get).toList());
+        all.forEach(t -> t.shown = shownAs.get(t));
+        fleet.reset(all);
         for (int round = 0; round < 200; round++) {
             List<TrackedWorker> left = new ArrayList<>();
             List<TrackedWorker> joined = new ArrayList<>();
@@ -75,7 +76,9 @@ class ShownFleetTest {
         TrackedWorker a = new TrackedWorker(WorkerEndpoint.of("127.0.0.1", 7001));
         TrackedWorker b = new TrackedWorker(WorkerEndpoint.of("127.0.0.1", 7002));
         ShownFleet fleet = new ShownFleet();
-        fleet.reset(List.of(a, b), List.of(statusOf(a), statusOf(b)));
+        a.shown = statusOf(a);
+        b.shown = statusOf(b);
+        fleet.reset(List.of(a, b));
         assertThat(fleet.versions()).isEmpty();
 
         a.answered(new WorkerInfo(a.endpoint(), "1.0.0", "ia", Map.of(), List.of()), ServingState.SERVING, 1);

@@ -225,7 +225,10 @@ final class FleetTally {
         }
 
         FleetTally done() {
-            return new FleetTally(states, Arrays.copyOf(workers, compatible), Arrays.copyOf(endpoints, compatible),
+            // Every worker compatible (a converged fleet): the arrays are full, no copy to make.
+            return compatible == workers.length ? new FleetTally(states, workers, endpoints, byState, perVersion,
+                    compatiblePerVersion)
+                    : new FleetTally(states, Arrays.copyOf(workers, compatible), Arrays.copyOf(endpoints, compatible),
                     byState, perVersion, compatiblePerVersion);
         }
     }
