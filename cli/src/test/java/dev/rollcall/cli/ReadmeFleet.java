@@ -11,8 +11,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Not a test: the small fleet the root README's {@code rollcall workers} and {@code rollcall probe}
- * output was captured against. Starts real loopback workers (1.4.0 ×4, 2.0.0, and one stopped
+ * Not a test: the small fleet that the {@code rollcall workers} and {@code rollcall probe} output in
+ * docs/cli.md was captured against. Starts real loopback workers (1.4.0 ×4, 2.0.0, and one stopped
  * 1.4.0), writes {@code DIR/workers.txt} and {@code DIR/rollcall.properties} (static discovery from
  * the watched file, {@code semver ^1.4}), prints the endpoints, then follows commands on stdin until
  * {@code quit} or end of input: {@code restart I VERSION} restarts worker I in place.

@@ -119,7 +119,7 @@ class SecretsNeverLeakTest {
                 "TLS handshake failed");
         // gRPC's HTTP/2 frame logger (io.grpc.netty.NettyClientHandler at DEBUG) dumps every frame's
         // bytes in hex, etcd's Authenticate request with the password included: a wire dump, documented
-        // in the README; the hex form is searched everywhere else.
+        // in docs/configuration.md; the hex form is searched everywhere else.
         String withoutFrameDumps = log.lines().filter(l -> !FRAME_DUMP.matcher(l).find())
                 .collect(Collectors.joining("\n"));
         assertThat(withoutFrameDumps.length()).isLessThan(log.length());

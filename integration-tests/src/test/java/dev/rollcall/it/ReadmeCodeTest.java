@@ -15,28 +15,53 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Keeps the README's code honest: a Java block preceded by {@code <!-- compiled: PATH -->} must be
- * exactly the file at PATH, which the build compiles (and, for the Quick Start, this test runs). Every
- * Java block of the Quick Start and of "Writing your own policy" must carry such a marker.
+ * Keeps the code of the front page, the {@code docs/} pages and the module READMEs honest: a Java
+ * block preceded by {@code <!-- compiled: PATH -->} must be exactly the file at PATH, which the build
+ * compiles (and, for the Quick Start, this test runs). Every marker must stand right before a Java
+ * block. The README's Quick Start, and the pages {@code docs/writing-a-policy.md} and
+ * {@code docs/calling-workers.md} as a whole, show only such compiled Java.
  */
 class ReadmeCodeTest {
 
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final Pattern MARKED = Pattern.compile(
-            "<!-- compiled: (\\S+) -->\\n```java\\n(.*?)```", Pattern.DOTALL);
+            "(?m)^<!-- compiled: (\\S+) -->\\n```java\\n(.*?)```", Pattern.DOTALL);
+    /** A marker on a line of its own, where {@link #MARKED} looks for one; quoted in prose it is not one. */
+    private static final Pattern MARKER = Pattern.compile("(?m)^<!-- compiled: ");
 
     record Marked(String path, String code) {
     }
 
-    private static String readme() throws IOException {
-        return Files.readString(ROOT.resolve("README.md"), StandardCharsets.UTF_8);
+    /** README.md, every page under docs/ and every module's README.md, by path from the root. */
+    static Map<String, String> pages() throws IOException {
+        Map<String, String> pages = new TreeMap<>();
+        List<Path> files = new ArrayList<>();
+        files.add(ROOT.resolve("README.md"));
+        try (Stream<Path> docs = Files.walk(ROOT.resolve("docs"))) {
+            docs.filter(p -> p.toString().endsWith(".md")).forEach(files::add);
+        }
+        try (Stream<Path> modules = Files.list(ROOT)) {
+            modules.map(m -> m.resolve("README.md")).filter(Files::isRegularFile).forEach(files::add);
+        }
+        for (Path file : files) {
+            pages.put(ROOT.relativize(file).toString().replace('\\', '/'),
+                    Files.readString(file, StandardCharsets.UTF_8));
+        }
+        return pages;
+    }
+
+    private static String page(String path) throws IOException {
+        return Files.readString(ROOT.resolve(path), StandardCharsets.UTF_8);
     }
 
     private static List<Marked> marked(String text) {
@@ -48,39 +73,61 @@ class ReadmeCodeTest {
         return found;
     }
 
+    private static int javaBlocks(String text) {
+        return text.split("```java\\n", -1).length - 1;
+    }
+
+    private static String section(String text, String heading) {
+        int from = text.indexOf(heading);
+        assertThat(from).as(heading).isNotNegative();
+        int to = text.indexOf("\n## ", from + heading.length());
+        return text.substring(from, to < 0 ? text.length() : to);
+    }
+
     @Test
     void everyMarkedJavaBlockIsExactlyTheCompiledFileItNames() throws IOException {
-        List<Marked> blocks = marked(readme());
+        Map<String, String> pages = pages();
+        assertThat(pages).containsKeys("README.md", "docs/writing-a-policy.md", "docs/calling-workers.md");
 
-        assertThat(blocks).extracting(Marked::path).contains(
+        assertThat(marked(pages.get("README.md"))).extracting(Marked::path).contains(
                 "integration-tests/src/test/java/com/example/coordinator/Coordinator.java",
-                "integration-tests/src/test/java/com/example/worker/Worker.java",
+                "integration-tests/src/test/java/com/example/worker/Worker.java");
+        assertThat(marked(pages.get("docs/writing-a-policy.md"))).extracting(Marked::path).contains(
                 "integration-tests/src/main/java/dev/rollcall/example/policy/MajorityVersionPolicy.java",
                 "integration-tests/src/main/java/dev/rollcall/example/policy/MajorityVersionPolicyProvider.java");
-        for (Marked block : blocks) {
-            Path source = ROOT.resolve(block.path());
-            assertThat(source).as("the file README.md shows").isRegularFile();
-            assertThat(block.code()).as("README.md's copy of " + block.path())
-                    .isEqualTo(Files.readString(source, StandardCharsets.UTF_8));
+        assertThat(marked(pages.get("docs/calling-workers.md"))).extracting(Marked::path).contains(
+                "integration-tests/src/test/java/com/example/coordinator/CallingWorkers.java");
+
+        for (Map.Entry<String, String> page : pages.entrySet()) {
+            String text = page.getValue();
+            List<Marked> blocks = marked(text);
+            assertThat(blocks).as("markers in %s that stand right before a Java block", page.getKey())
+                    .hasSize((int) MARKER.matcher(text).results().count());
+            for (Marked block : blocks) {
+                Path source = ROOT.resolve(block.path());
+                assertThat(source).as("the file %s shows", page.getKey()).isRegularFile();
+                assertThat(block.code()).as("%s's copy of %s", page.getKey(), block.path())
+                        .isEqualTo(Files.readString(source, StandardCharsets.UTF_8));
+            }
         }
     }
 
     @Test
-    void theQuickStartAndThePolicySectionShowOnlyCompiledJava() throws IOException {
-        String text = readme();
-        for (String heading : List.of("## Quick start", "## Writing your own policy")) {
-            int from = text.indexOf(heading);
-            assertThat(from).as(heading).isNotNegative();
-            int to = text.indexOf("\n## ", from + heading.length());
-            String section = text.substring(from, to < 0 ? text.length() : to);
-            int javaBlocks = section.split("```java\\n", -1).length - 1;
-            assertThat(marked(section)).as("marked Java blocks in " + heading).hasSize(javaBlocks);
+    void theQuickStartAndThePolicyAndCallingPagesShowOnlyCompiledJava() throws IOException {
+        Map<String, String> parts = new TreeMap<>();
+        parts.put("README.md, ## Quick start", section(page("README.md"), "## Quick start"));
+        parts.put("docs/writing-a-policy.md", page("docs/writing-a-policy.md"));
+        parts.put("docs/calling-workers.md", page("docs/calling-workers.md"));
+        for (Map.Entry<String, String> part : parts.entrySet()) {
+            int javaBlocks = javaBlocks(part.getValue());
+            assertThat(javaBlocks).as("Java blocks in " + part.getKey()).isPositive();
+            assertThat(marked(part.getValue())).as("marked Java blocks in " + part.getKey()).hasSize(javaBlocks);
         }
     }
 
     @Test
     void theConfigurationTableNamesEveryDiscoveryAndPolicyTypeOnTheClassPath() throws IOException {
-        String text = readme();
+        String text = page("docs/configuration.md");
         String discoveryRow = row(text, "| `rollcall.discovery.type` |");
         String policyRow = row(text, "| `rollcall.policy.type` |");
         for (WorkerDiscoveryProvider p : ServiceLoader.load(WorkerDiscoveryProvider.class)) {
@@ -91,7 +138,10 @@ class ReadmeCodeTest {
                 assertThat(policyRow).as("rollcall.policy.type row").contains("`" + p.type() + "`");
             }
         }
-        assertThat(text).doesNotContain("more to come").doesNotContain("modules are next");
+        for (Map.Entry<String, String> page : pages().entrySet()) {
+            assertThat(page.getValue()).as(page.getKey())
+                    .doesNotContain("more to come").doesNotContain("modules are next");
+        }
     }
 
     private static String row(String text, String start) {

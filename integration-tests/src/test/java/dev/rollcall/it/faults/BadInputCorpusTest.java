@@ -29,7 +29,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Bad input the existing tests did not already cover (the README's "Guarantees" table lists where
+ * Bad input the existing tests did not already cover (the table in docs/guarantees.md lists where
  * the rest is tested): hostile or broken answers from workers, and configuration values of the
  * wrong type or unit given to a whole resolver. Each bad item is rejected or left out with a message
  * that names it, and everything else keeps working.
