@@ -428,8 +428,8 @@ final class FleetTracker implements ProbeScheduler.Owner {
     }
 
     @Override
-    public void connectionLost(TrackedWorker t) {
-        t.connectionLost();
+    public void connectionLost(TrackedWorker t, String why) {
+        t.connectionLost(why);
         pacer.changedUrgently();
     }
 

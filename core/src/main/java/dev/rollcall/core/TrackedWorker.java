@@ -54,6 +54,8 @@ final class TrackedWorker {
     private String reason = "not probed yet";
     private int failures;              // failed probes since it last stayed up
     private long upSince = NOT_UP;     // ticker reading of the first answer since the last failure
+    /** How its connection was lost, until it answers again: said in the reasons of the failures that follow. */
+    private String lostBecause;
     /** As the last snapshot showed it; reused while nothing changed (see {@link SnapshotBuilder}). */
     WorkerStatus shown;
     /** The answer {@link #shown} was made with: compared without opening the status's {@code Optional}. */
@@ -161,6 +163,7 @@ final class TrackedWorker {
      * drains): such news is urgent. A refresh that finds the same answer is not.
      */
     boolean answered(WorkerInfo answer, ServingState says, long now) {
+        lostBecause = null;
         noteChange();
         WorkerInfo answered = withEndpoint(answer, endpoint);
         boolean wasInUse = inUse();
@@ -195,6 +198,9 @@ final class TrackedWorker {
         }
         upSince = NOT_UP;
         failures++;
+        if (lostBecause != null) {
+            why = why + " (after " + lostBecause + ")";
+        }
         if (state != State.UNREACHABLE || !why.equals(reason)) {
             log.info("worker {} is unreachable: {}; retrying with backoff", url, why);
         }
@@ -218,12 +224,17 @@ final class TrackedWorker {
         reason = "a call failed (" + why + "); probing again";
     }
 
-    /** Its kept connection dropped: it may have restarted, so it is out until it answers again. */
-    void connectionLost() {
+    /**
+     * Its kept connection dropped, or its stream went silent ({@code why}): it may have restarted or
+     * its host may be cut off, so it is out until it answers again over a new connection; the
+     * failures until then say {@code why} too.
+     */
+    void connectionLost(String why) {
         noteChange();
-        log.info("worker {} dropped its connection; excluding it until it answers again", url);
+        log.info("worker {}: connection lost ({}); excluding it until it answers again", url, why);
         state = State.RECONNECTING;
-        reason = "connection lost; probing again";
+        reason = "connection lost (" + why + "); probing again";
+        lostBecause = why;
     }
 
     private static WorkerInfo withEndpoint(WorkerInfo info, WorkerEndpoint endpoint) {
