@@ -54,6 +54,10 @@ final class TrackedWorker {
     private String reason = "not probed yet";
     private int failures;              // failed probes since it last stayed up
     private long upSince = NOT_UP;     // ticker reading of the first answer since the last failure
+    /** The instance whose highest revision {@link #revision} is; null until an answer carried one. */
+    private String revisionOf;
+    /** The highest revision taken from {@link #revisionOf} (unsigned; 0: none). */
+    private long revision;
     /** How its connection was lost, until it answers again: said in the reasons of the failures that follow. */
     private String lostBecause;
     /** As the last snapshot showed it; reused while nothing changed (see {@link SnapshotBuilder}). */
@@ -157,12 +161,35 @@ final class TrackedWorker {
         return true;
     }
 
+    /** As {@link #answered(WorkerInfo, ServingState, long, long)} for an answer without a revision. */
+    boolean answered(WorkerInfo answer, ServingState says, long now) {
+        return answered(answer, says, 0, now);
+    }
+
     /**
      * The worker answered at {@code now}, saying whether it takes new work. Returns whether the answer
      * changed what readers may be using (a restart in place, another version, a worker in use that
      * drains): such news is urgent. A refresh that finds the same answer is not.
+     *
+     * <p>Pushes never go back in time: an answer of the instance last heard from whose
+     * {@code revision} is below the highest one taken from it was overtaken on its way (a unary
+     * probe's answer sent before a change, delivered after the stream pushed the change). It still
+     * proves the worker reachable, but what it says is dropped: the newer answer held stands.
+     * Revision 0 (not sent) is taken in the order it arrives.
      */
-    boolean answered(WorkerInfo answer, ServingState says, long now) {
+    boolean answered(WorkerInfo answer, ServingState says, long revision, long now) {
+        if (revision != 0 && info != null && answer.instanceId().equals(revisionOf)
+                && Long.compareUnsigned(revision, this.revision) < 0) {
+            log.debug("worker {}: dropping an answer of revision {}, overtaken by revision {}", url,
+                    Long.toUnsignedString(revision), Long.toUnsignedString(this.revision));
+            answer = info;
+            says = serving;
+        } else if (revision != 0) {
+            if (!answer.instanceId().equals(revisionOf) || Long.compareUnsigned(revision, this.revision) > 0) {
+                this.revision = revision;
+            }
+            revisionOf = answer.instanceId();
+        }
         lostBecause = null;
         noteChange();
         WorkerInfo answered = withEndpoint(answer, endpoint);
