@@ -71,7 +71,9 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Threads</h2>
  * All state changes happen on one thread, {@code rollcall-resolver-<name>}; probes run on
- * {@code rollcall-probe-<name>} event-loop threads; listeners on {@code rollcall-listeners-<name>}.
+ * {@code rollcall-probe-<name>} event-loop threads; each listener on a thread of its own,
+ * {@code rollcall-listeners-<name>-N}, and the {@code rollcall:} gRPC targets' name resolvers on
+ * {@code rollcall-followers-<name>}.
  * Timing (retries, refreshes, publish spacing, await deadlines) follows the {@link Ticker} and
  * {@link Scheduler} of {@link Builder#ticker} and {@link Builder#scheduler}, real time by default.
  * Reads ({@link #workers()}, {@link #pin()}) are one volatile read, never block, and may be called
@@ -117,8 +119,9 @@ public final class WorkerResolver implements AutoCloseable {
         this.context = new SerialContext(serialThread, scheduler, ticker);
         FleetSnapshot initial = FleetSnapshot.builder(0).publishedAt(b.clock.instant()).policy(policy.description())
                 .build();
-        this.fanOut = new SnapshotFanOut(name, initial,
-                Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-listeners-" + name)), ticker);
+        java.util.concurrent.ThreadFactory listenerThreads = NamedThreads.daemon("rollcall-listeners-" + name);
+        this.fanOut = new SnapshotFanOut(name, initial, () -> Executors.newSingleThreadExecutor(listenerThreads),
+                Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-followers-" + name)), ticker);
         this.current = initial;
         this.live = new LiveViews(() -> current);
         this.cache = cached == null ? null : new CandidateCache(cached.file(), name);
@@ -136,8 +139,9 @@ public final class WorkerResolver implements AutoCloseable {
         this.tracker = new FleetTracker(parts, probe, schemas,
                 new SnapshotBuilder(policy, b.clock, schemas, schema.keys(), labels, context::nanoTime, initial),
                 this::publish);
+        // rollcall: name resolvers follow on a path of their own: never behind a user's listener.
         this.calls = new CallPath(name, RESOLVERS.incrementAndGet(), context, tracker, () -> current, () -> closed,
-                listener -> addListener(listener::accept));
+                fanOut::addFollower);
     }
 
     /** Builds a resolver from {@link RollcallConfig#load()}: the properties files, system properties and environment. */
@@ -292,8 +296,12 @@ public final class WorkerResolver implements AutoCloseable {
     }
 
     /**
-     * Calls {@code listener} with the current snapshot, then with each new one, on the listener
-     * thread. Close the returned handle to stop.
+     * Calls {@code listener} with the current snapshot, then with newer ones, in increasing number,
+     * on a thread of its own ({@code rollcall-listeners-<name>-N}, while it is registered). A
+     * listener that blocks (a slow replan) delays only itself, never the resolver, the other
+     * listeners or the {@code rollcall:} channels: while it is busy, only the newest snapshot waits
+     * for it (latest wins), so it may skip snapshots, never see an older one after a newer. Close
+     * the returned handle to stop (and its thread).
      */
     public SnapshotListener.Registration addListener(SnapshotListener listener) {
         return fanOut.addListener(listener);
@@ -301,8 +309,10 @@ public final class WorkerResolver implements AutoCloseable {
 
     /**
      * Calls {@code listener} with each {@link dev.rollcall.api.registry.FleetEvent} from now on
-     * (workers joined, left, rejected; cohort switched), on the listener thread, in order. Close
-     * the returned handle to stop.
+     * (workers joined, left, rejected; cohort switched), in order, on a thread of its own as
+     * {@link #addListener} does: a listener that is busy when several snapshots come gets the events
+     * between the last snapshot it was given and the newest (a worker that came and went meanwhile is
+     * not reported). Close the returned handle to stop.
      */
     public SnapshotListener.Registration addEventListener(FleetEventListener listener) {
         return fanOut.addEventListener(listener);
