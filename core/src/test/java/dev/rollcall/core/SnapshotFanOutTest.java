@@ -48,6 +48,10 @@ class SnapshotFanOutTest {
             fanOut.addFollower(s -> follower.add(s.number())); // a rollcall: name resolver
             fanOut.publish(snapshot(1));
             assertThat(blocked.await(10, TimeUnit.SECONDS)).isTrue();
+            // Taken before the next one comes: a listener busy with the previous one would find only
+            // the newer one waiting (latest wins), and "every snapshot" would not hold.
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+                    .until(() -> other.contains(1L) && follower.contains(1L));
 
             for (long n = 2; n <= 50; n++) {
                 fanOut.publish(snapshot(n));
