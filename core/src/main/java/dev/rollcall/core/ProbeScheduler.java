@@ -12,8 +12,9 @@ import java.util.random.RandomGenerator;
 /**
  * When and how workers are probed: a queue with a concurrency limit, at most one probe in flight
  * per worker, retries with backoff after failures, refreshes after answers, one kept connection per
- * worker (optional) and the watch on it that notices a restart in place. What an outcome means for
- * the worker is the {@link Owner}'s business.
+ * worker (optional) and the watch on it that notices a restart in place, or a host gone silent
+ * ({@link StreamLiveness}: the stream's heartbeats; HTTP/2 keepalive on the link). What an outcome
+ * means for the worker is the {@link Owner}'s business.
  *
  * <p>Confined to the resolver's serial context; probe callbacks hop back to it. Counters and
  * observers may be read and added from any thread.
