@@ -410,7 +410,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
             TrackedWorker.State was = t.state();
             dev.rollcall.api.ServingState serving = t.serving();
             dev.rollcall.api.WorkerInfo info = t.info();
-            urgent = t.answered(a.info(), a.state(), context.nanoTime());
+            urgent = t.answered(a.info(), a.state(), a.revision(), context.nanoTime());
             if (!urgent && was == t.state() && serving == t.serving() && java.util.Objects.equals(info, t.info())) {
                 // The same answer again (a refresh, a stream's first push): nothing for a reader to see,
                 // and no build. Right after converging on 10,000 workers each stream's first answer
@@ -428,8 +428,8 @@ final class FleetTracker implements ProbeScheduler.Owner {
     }
 
     @Override
-    public void connectionLost(TrackedWorker t) {
-        t.connectionLost();
+    public void connectionLost(TrackedWorker t, String why) {
+        t.connectionLost(why);
         pacer.changedUrgently();
     }
 

@@ -20,17 +20,26 @@ public sealed interface ProbeOutcome permits ProbeOutcome.Answered, ProbeOutcome
 
     /**
      * The worker answered with {@code info}, saying whether it takes new work ({@code state}; workers
-     * that never say anything are {@link ServingState#SERVING}).
+     * that never say anything are {@link ServingState#SERVING}). {@code revision} is the answer's
+     * place among those of its process ({@code WorkerInfoResponse.revision}, compared unsigned): it
+     * grows with every change the process announces, so that of two answers of one instance the
+     * one with the lower revision is the older, whichever arrived last; 0 when the worker sends none
+     * (workers from before the field), and such answers are taken in the order they arrive.
      */
-    record Answered(WorkerInfo info, ServingState state) implements ProbeOutcome {
+    record Answered(WorkerInfo info, ServingState state, long revision) implements ProbeOutcome {
         public Answered {
             Objects.requireNonNull(info, "info");
             Objects.requireNonNull(state, "state");
         }
 
-        /** A worker that serves. */
+        /** An answer without a revision. */
+        public Answered(WorkerInfo info, ServingState state) {
+            this(info, state, 0);
+        }
+
+        /** A worker that serves, without a revision. */
         public Answered(WorkerInfo info) {
-            this(info, ServingState.SERVING);
+            this(info, ServingState.SERVING, 0);
         }
     }
 

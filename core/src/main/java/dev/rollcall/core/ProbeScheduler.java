@@ -12,8 +12,9 @@ import java.util.random.RandomGenerator;
 /**
  * When and how workers are probed: a queue with a concurrency limit, at most one probe in flight
  * per worker, retries with backoff after failures, refreshes after answers, one kept connection per
- * worker (optional) and the watch on it that notices a restart in place. What an outcome means for
- * the worker is the {@link Owner}'s business.
+ * worker (optional) and the watch on it that notices a restart in place, or a host gone silent
+ * ({@link StreamLiveness}: the stream's heartbeats; HTTP/2 keepalive on the link). What an outcome
+ * means for the worker is the {@link Owner}'s business.
  *
  * <p>Confined to the resolver's serial context; probe callbacks hop back to it. Counters and
  * observers may be read and added from any thread.
@@ -27,6 +28,7 @@ final class ProbeScheduler {
         private ProbeTransport.Link link;           // kept between probes when keep-channels is on
         private boolean watched;                    // a connection watch is registered on link
         private ProbeClient.Watch stream;           // the worker's WatchWorkerInfo stream (also while its probe is in flight)
+        private StreamLiveness.Heard heard;         // when stream last said anything; set with stream
         private boolean unaryOnly;                  // the worker answered WatchWorkerInfo UNIMPLEMENTED
         private boolean shared;                     // link's channel was handed to the user: never replaced
         /** Told of the next probe that starts from now on (see {@link #requestFresh}); null when none waits. */
@@ -48,8 +50,11 @@ final class ProbeScheduler {
         /** A probe of {@code worker} finished; apply it before the scheduler plans the next one. */
         void probed(TrackedWorker worker, ProbeOutcome outcome);
 
-        /** {@code worker}'s kept connection dropped; a probe is already requested. */
-        void connectionLost(TrackedWorker worker);
+        /**
+         * {@code worker}'s kept connection dropped or its stream went silent ({@code why} says which,
+         * e.g. "its connection dropped"); a probe over a new connection is requested next.
+         */
+        void connectionLost(TrackedWorker worker, String why);
 
         /** A probe finished or a timer fired: the time to publish what changed. */
         void settle();
@@ -79,6 +84,8 @@ final class ProbeScheduler {
      */
     private int closing;
     private boolean closed;
+    /** Finds the streams that went silent: a worker's host cut off (no FIN, no RST). */
+    private final StreamLiveness liveness;
 
     ProbeScheduler(SerialContext context, ProbeTransport transport, ProbeSettings settings, RandomGenerator jitter,
                    Owner owner) {
@@ -88,6 +95,17 @@ final class ProbeScheduler {
         this.backoff = Backoff.of(settings.backoffInitial(), settings.backoffMax());
         this.jitter = jitter;
         this.owner = owner;
+        this.liveness = new StreamLiveness(context, settings, new StreamLiveness.Streams() {
+            @Override
+            public boolean current(TrackedWorker w, ProbeClient.Watch stream) {
+                return !closed && owner.tracks(w) && w.probe.stream == stream;
+            }
+
+            @Override
+            public void silent(TrackedWorker w, ProbeClient.Watch stream, long heartbeatMillis) {
+                streamSilent(w, heartbeatMillis);
+            }
+        });
     }
 
     /** Probes {@code w} as soon as the concurrency limit allows; once more if a probe is in flight. */
@@ -209,7 +227,8 @@ final class ProbeScheduler {
             // The probe is the worker's WatchWorkerInfo stream: its first answer is the probe's, and
             // it stays open to push every change. One call per worker: a probe and then a stream
             // cost converging on 10,000 workers a second call each, on both sides.
-            ProbeClient.Watched watched = openStream(w, link);
+            s.heard = liveness.heard();
+            ProbeClient.Watched watched = openStream(w, link, s.heard);
             s.stream = watched.stream();
             await(w, link, watched.first(), waiting, started, true);
         } else {
@@ -254,17 +273,36 @@ final class ProbeScheduler {
         }
         s.unaryOnly = true;
         s.stream = null;
+        s.heard = null;
         await(w, link, link.probe(settings.timeout()), waiting, started, false);
     }
 
-    /** The stream a probe opens, with its later answers (coalesced) and its end handed to the context. */
-    private ProbeClient.Watched openStream(TrackedWorker w, ProbeTransport.Link link) {
+    /**
+     * The stream a probe opens, asking for heartbeats every {@code keepalive-time}: its later
+     * answers (coalesced) and its end are handed to the context; a heartbeat (the same answer
+     * again) only notes in {@code heard} that the stream is alive, on the network thread.
+     */
+    private ProbeClient.Watched openStream(TrackedWorker w, ProbeTransport.Link link, StreamLiveness.Heard heard) {
         java.util.concurrent.atomic.AtomicReference<ProbeOutcome> latest = new java.util.concurrent.atomic.AtomicReference<>();
-        return link.probeAndWatch(settings.timeout(), pushed -> {
-            if (latest.getAndSet(pushed) == null) {
-                context.execute(() -> pushed(w, link, latest));
+        return link.probeAndWatch(settings.timeout(), settings.keepaliveTime(), new ProbeClient.StreamListener() {
+            @Override
+            public void answer(ProbeOutcome pushed) {
+                heard.now();
+                if (latest.getAndSet(pushed) == null) {
+                    context.execute(() -> pushed(w, link, latest));
+                }
             }
-        }, status -> context.execute(() -> streamEnded(w, link, status)));
+
+            @Override
+            public void repeated() {
+                heard.now();
+            }
+
+            @Override
+            public void ended(io.grpc.Status status) {
+                context.execute(() -> streamEnded(w, link, status));
+            }
+        });
     }
 
     private void finished(TrackedWorker w, ProbeTransport.Link link, ProbeOutcome outcome) {
@@ -283,6 +321,9 @@ final class ProbeScheduler {
         if (outcome.answered()) {
             if (settings.keepChannels()) {
                 watch(w, link); // the stream, when the worker serves it, is already open: it was the probe
+                if (s.stream != null && s.link == link) {
+                    liveness.follow(w, s.stream, s.heard);
+                }
             } else if (!s.shared) {
                 closeLink(s);
             }
@@ -328,10 +369,32 @@ final class ProbeScheduler {
             return; // cancelled by us, or a stream of an older link
         }
         s.stream = null;
+        s.heard = null;
         if (w.state() == TrackedWorker.State.ANSWERED) {
-            lost(w);
+            // The status may carry the worker's own words: escaped (PeerText is idempotent).
+            lost(w, "its WatchWorkerInfo stream ended: "
+                    + dev.rollcall.api.PeerText.escape(ProbeClient.describe(status.asRuntimeException(), settings.timeout())));
             owner.settle();
         }
+    }
+
+    /**
+     * {@code w}'s stream said nothing for longer than the heartbeat its worker granted plus
+     * {@code keepalive-timeout}: its host is taken for cut off. The worker is out of use at once and
+     * probed again over a new connection; the old one, wedged or not, is dropped.
+     */
+    private void streamSilent(TrackedWorker w, long heartbeatMillis) {
+        Slot s = w.probe;
+        long limitMillis = Math.max(heartbeatMillis, settings.keepaliveTime().toMillis());
+        String why = "its WatchWorkerInfo stream went silent: nothing within its " + limitMillis + " ms heartbeat + "
+                + settings.keepaliveTimeout().toMillis() + " ms (rollcall.probe.keepalive-timeout)";
+        dropConnection(s);
+        if (w.state() == TrackedWorker.State.ANSWERED) {
+            lost(w, why);
+        } else {
+            request(w);
+        }
+        owner.settle();
     }
 
     /** A kept link that leaves READY means the worker may have restarted: probe it again. */
@@ -341,7 +404,7 @@ final class ProbeScheduler {
             return;
         }
         if (!link.ready()) {
-            lost(w); // dropped between the answer and now
+            lost(w, "its connection dropped"); // between the answer and now
             return;
         }
         s.watched = true;
@@ -355,14 +418,14 @@ final class ProbeScheduler {
             if (link.ready()) {
                 watch(w, link);
             } else {
-                lost(w);
+                lost(w, "its connection dropped");
                 owner.settle();
             }
         }));
     }
 
-    private void lost(TrackedWorker w) {
-        owner.connectionLost(w);
+    private void lost(TrackedWorker w, String why) {
+        owner.connectionLost(w, why);
         request(w);
     }
 
@@ -394,6 +457,7 @@ final class ProbeScheduler {
         if (s.stream != null) {
             ProbeClient.Watch stream = s.stream;
             s.stream = null;
+            s.heard = null;
             stream.cancel();
         }
         s.link.reconnect();
@@ -403,6 +467,7 @@ final class ProbeScheduler {
         if (s.stream != null) {
             ProbeClient.Watch stream = s.stream;
             s.stream = null;
+            s.heard = null;
             stream.cancel();
         }
         if (s.link != null) {
@@ -425,6 +490,7 @@ final class ProbeScheduler {
     /** Stops every timer and closes every link of {@code workers}; returns their channels, shut down. */
     List<ManagedChannel> close(Iterable<TrackedWorker> workers) {
         closed = true;
+        liveness.close();
         List<ManagedChannel> channels = new java.util.ArrayList<>();
         for (TrackedWorker w : workers) {
             cancelTimer(w.probe);

@@ -12,7 +12,8 @@ import java.util.function.Supplier;
  * read them from here only.
  */
 record ProbeSettings(Duration timeout, int concurrency, Duration backoffInitial, Duration backoffMax,
-                     Duration refreshInterval, boolean keepChannels, int maxResponseBytes, ProbeTls tls) {
+                     Duration refreshInterval, boolean keepChannels, int maxResponseBytes, ProbeTls tls,
+                     Duration keepaliveTime, Duration keepaliveTimeout) {
 
     static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
     static final int DEFAULT_CONCURRENCY = 64;
@@ -22,6 +23,46 @@ record ProbeSettings(Duration timeout, int concurrency, Duration backoffInitial,
     static final boolean DEFAULT_KEEP_CHANNELS = true;
     static final int DEFAULT_MAX_RESPONSE_BYTES = 1 << 20;
     static final int MIN_RESPONSE_BYTES = 1024;
+    static final Duration DEFAULT_KEEPALIVE_TIME = Duration.ofSeconds(5);
+    static final Duration DEFAULT_KEEPALIVE_TIMEOUT = Duration.ofSeconds(3);
+    /** Workers grant heartbeats of 1 s at least: asking for less only makes the bound a lie. */
+    static final Duration MIN_KEEPALIVE_TIME = Duration.ofSeconds(1);
+    /** Shorter than this, a GC pause or a busy event loop on either side looks like a dead host. */
+    static final Duration MIN_KEEPALIVE_TIMEOUT = Duration.ofMillis(100);
+    /** grpc-java clamps HTTP/2 client keepalive to 10 s at least: the second layer never pings sooner. */
+    static final Duration MIN_HTTP2_KEEPALIVE_TIME = Duration.ofSeconds(10);
+
+    /** The settings of the tests and of code that needs no keepalive choice: the defaults for both. */
+    ProbeSettings(Duration timeout, int concurrency, Duration backoffInitial, Duration backoffMax,
+                  Duration refreshInterval, boolean keepChannels, int maxResponseBytes, ProbeTls tls) {
+        this(timeout, concurrency, backoffInitial, backoffMax, refreshInterval, keepChannels, maxResponseBytes, tls,
+                DEFAULT_KEEPALIVE_TIME, DEFAULT_KEEPALIVE_TIMEOUT);
+    }
+
+    /**
+     * How long a {@code WatchWorkerInfo} stream whose worker repeats its answer every
+     * {@code grantedMillis} may stay silent before its worker counts as gone: the longer of the
+     * grant and {@code keepalive-time} (a worker may grant more than asked), plus {@code keepalive-timeout}.
+     */
+    long silenceLimitNanos(long grantedMillis) {
+        return Math.max(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(grantedMillis), keepaliveTime.toNanos())
+                + keepaliveTimeout.toNanos();
+    }
+
+    /**
+     * How often silent streams are looked for: a third of {@code keepalive-timeout}, between 100 ms
+     * and 1 s. A stream is found silent at most this long after its limit.
+     */
+    long sweepNanos() {
+        long third = keepaliveTimeout.toNanos() / 3;
+        return Math.max(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100),
+                Math.min(java.util.concurrent.TimeUnit.SECONDS.toNanos(1), third));
+    }
+
+    /** The HTTP/2 keepalive time of kept probe channels: {@code keepalive-time}, but 10 s at least. */
+    Duration http2KeepaliveTime() {
+        return keepaliveTime.compareTo(MIN_HTTP2_KEEPALIVE_TIME) < 0 ? MIN_HTTP2_KEEPALIVE_TIME : keepaliveTime;
+    }
 
     /**
      * The settings under {@code probe} (scoped to {@code rollcall.probe.}), where the builder's
@@ -45,7 +86,20 @@ record ProbeSettings(Duration timeout, int concurrency, Duration backoffInitial,
                 or(b.keepChannels, () -> probe.bool("keep-channels", DEFAULT_KEEP_CHANNELS)),
                 or(b.maxResponseBytes, () -> probe.integer("max-response-bytes", DEFAULT_MAX_RESPONSE_BYTES,
                         MIN_RESPONSE_BYTES, 64 << 20)),
-                ProbeTls.read(probe, b.tlsCa, b.tlsCert, b.tlsKey, b.tlsAuthority));
+                ProbeTls.read(probe, b.tlsCa, b.tlsCert, b.tlsKey, b.tlsAuthority),
+                or(b.keepaliveTime, () -> atLeast(probe, "keepalive-time", DEFAULT_KEEPALIVE_TIME,
+                        MIN_KEEPALIVE_TIME, "1s")),
+                or(b.keepaliveTimeout, () -> atLeast(probe, "keepalive-timeout", DEFAULT_KEEPALIVE_TIMEOUT,
+                        MIN_KEEPALIVE_TIMEOUT, "100ms")));
+    }
+
+    private static Duration atLeast(Settings probe, String key, Duration defaultValue, Duration min, String shown) {
+        Duration d = probe.duration(key, defaultValue);
+        if (d.compareTo(min) < 0) {
+            throw ConfigurationException.invalid(probe.fullKey(key), probe.raw(key).orElse(d.toString()),
+                    "a duration of " + shown + " or more");
+        }
+        return d;
     }
 
     private static <T> T or(T set, Supplier<T> configured) {

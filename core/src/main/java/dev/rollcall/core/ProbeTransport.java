@@ -24,13 +24,14 @@ interface ProbeTransport {
         CompletableFuture<ProbeOutcome> probe(Duration timeout);
 
         /**
-         * Probes by opening the worker's {@code WatchWorkerInfo} stream (see
-         * {@link ProbeClient#watchFirst}): {@code first} completes with the first answer or the
-         * failure (never exceptionally); the stream, which the returned handle cancels at any time,
-         * then goes on with {@code onPush} and {@code onEnd} on network threads.
+         * Probes by opening the worker's {@code WatchWorkerInfo} stream, asking for a repeat of its
+         * answer after {@code heartbeat} without news (see {@link ProbeClient#watchFirst}):
+         * {@code first} completes with the first answer or the failure (never exceptionally); the
+         * stream, which the returned handle cancels at any time and which says what the worker
+         * granted ({@link ProbeClient.Watch#heartbeatMillis()}), then goes on with {@code listener}
+         * on network threads.
          */
-        ProbeClient.Watched probeAndWatch(Duration timeout, java.util.function.Consumer<ProbeOutcome> onPush,
-                                          java.util.function.Consumer<io.grpc.Status> onEnd);
+        ProbeClient.Watched probeAndWatch(Duration timeout, Duration heartbeat, ProbeClient.StreamListener listener);
 
         /** Whether the connection is up now. */
         boolean ready();
@@ -66,9 +67,9 @@ interface ProbeTransport {
      * neither on the caller's thread (the resolver's serial context, which a profile of converging
      * on 10,000 workers found spending a third of its time there) nor on the event loop that does
      * the channel's network I/O ({@link ProbeClient#lane()}, where its deadline and its close run).
-     * A link's channel is built on first use and at most once.
+     * A link's channel is built on first use and at most once, with {@code keepalive} (null: none).
      */
-    static ProbeTransport grpc(ProbeClient client) {
+    static ProbeTransport grpc(ProbeClient client, ProbeClient.Http2Keepalive keepalive) {
         return endpoint -> new Link() {
             /** Where the channel is built and calls start (see {@link ProbeClient#starter()}). */
             private final java.util.concurrent.Executor starter = client.starter();
@@ -80,7 +81,7 @@ interface ProbeTransport {
             /** The channel, built now if it is not yet; null once closed. */
             private synchronized ManagedChannel built() {
                 if (channel == null && !closed) {
-                    channel = client.open(endpoint, lane);
+                    channel = client.open(endpoint, lane, keepalive);
                 }
                 return channel;
             }
@@ -121,22 +122,30 @@ interface ProbeTransport {
             }
 
             @Override
-            public ProbeClient.Watched probeAndWatch(Duration timeout,
-                                                     java.util.function.Consumer<ProbeOutcome> onPush,
-                                                     java.util.function.Consumer<io.grpc.Status> onEnd) {
+            public ProbeClient.Watched probeAndWatch(Duration timeout, Duration heartbeat,
+                                                     ProbeClient.StreamListener listener) {
                 CompletableFuture<ProbeOutcome> first = new CompletableFuture<>();
                 java.util.concurrent.atomic.AtomicReference<ProbeClient.Watch> started =
                         new java.util.concurrent.atomic.AtomicReference<>();
                 java.util.concurrent.atomic.AtomicBoolean cancelled = new java.util.concurrent.atomic.AtomicBoolean();
-                ProbeClient.Watch handle = () -> {
-                    cancelled.set(true);
-                    ProbeClient.Watch w = started.get();
-                    if (w != null) {
-                        w.cancel();
+                ProbeClient.Watch handle = new ProbeClient.Watch() {
+                    @Override
+                    public void cancel() {
+                        cancelled.set(true);
+                        ProbeClient.Watch w = started.get();
+                        if (w != null) {
+                            w.cancel();
+                        }
+                    }
+
+                    @Override
+                    public long heartbeatMillis() {
+                        ProbeClient.Watch w = started.get();
+                        return w == null ? 0 : w.heartbeatMillis();
                     }
                 };
                 onStarter(first, c -> {
-                    ProbeClient.Watched w = client.watchFirst(c, lane, endpoint, timeout, onPush, onEnd);
+                    ProbeClient.Watched w = client.watchFirst(c, lane, endpoint, timeout, heartbeat, listener);
                     started.set(w.stream());
                     if (cancelled.get()) {
                         w.stream().cancel(); // cancelled before the call had started

@@ -3,54 +3,195 @@ package dev.rollcall.core;
 import dev.rollcall.api.registry.FleetEvent;
 import dev.rollcall.api.registry.FleetSnapshot;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Hands each published snapshot to everyone who follows the fleet: readers (one volatile read),
- * callers blocked in an {@code await}, snapshot listeners and event listeners. This is where another
- * kind of follower (a gRPC name resolver) subscribes.
+ * callers blocked in an {@code await}, snapshot listeners and event listeners, and the resolver's
+ * own followers (the {@code rollcall:} gRPC name resolvers).
  *
- * <p>{@link #publish} runs on the resolver's serial context; listeners run on the listener executor,
- * one at a time, each snapshot once per listener in increasing number; awaiters on their own
- * threads. Reads and registrations are thread-safe.
+ * <p>Every listener has a mailbox of its own: one snapshot waits in it at most, a newer one replaces
+ * it (latest wins), and deliveries run one at a time, each snapshot newer than the last one given
+ * (increasing numbers), the first one being the snapshot current at registration. A user's listener
+ * runs on a thread of its own ({@code rollcall-listeners-<name>-N}, for as long as it is registered),
+ * so that one that blocks (a slow replan) delays only itself: the others, and the resolver, go on,
+ * and it finds the newest snapshot when it returns. Followers are the resolver's own code that only
+ * hands a snapshot on without blocking; they share one thread ({@code rollcall-followers-<name>}) and
+ * never wait behind a user's listener.
+ *
+ * <p>{@link #publish} runs on the resolver's serial context and never blocks; awaiters run on their
+ * own threads. Reads and registrations are thread-safe.
  */
 final class SnapshotFanOut {
 
     private static final Logger log = LoggerFactory.getLogger(SnapshotFanOut.class);
 
     private final String name;
-    private final ExecutorService listenerExecutor;
+    /** A thread for one user's listener: called at each registration. */
+    private final Supplier<ExecutorService> listenerThread;
+    private final ExecutorService followerThread;
     private final Ticker ticker;
     private final Object published = new Object();
-    private final List<Subscriber> listeners = new CopyOnWriteArrayList<>();
-    private final List<FleetEventListener> eventListeners = new CopyOnWriteArrayList<>();
+    private final List<Mailbox> mailboxes = new CopyOnWriteArrayList<>();
     private volatile FleetSnapshot current;
     private volatile boolean closed;
-    /** The snapshot the last events were computed up to; touched only on the listener thread. */
-    private FleetSnapshot eventBaseline;
 
-    /** A listener and the last snapshot it was given; touched only on the listener thread. */
-    private static final class Subscriber {
-        final SnapshotListener listener;
-        long delivered = -1;
+    /**
+     * One follower's deliveries: a snapshot that waits (only the newest) and whether a delivery task
+     * is queued or running. Runs of {@link #run} never overlap: the {@code scheduled} flag hands the
+     * mailbox from one to the next, with its fields.
+     */
+    private abstract class Mailbox implements Runnable {
+        private final ExecutorService executor;
+        private final boolean ownThread;
+        private final AtomicReference<FleetSnapshot> waiting = new AtomicReference<>();
+        private final AtomicBoolean scheduled = new AtomicBoolean();
+        private volatile boolean removed;
+        /** Given before anything else (the snapshot current at registration), then null. */
+        private FleetSnapshot first;
+        /** The number of the last snapshot given. */
+        private long delivered;
 
-        Subscriber(SnapshotListener listener) {
-            this.listener = listener;
+        Mailbox(ExecutorService executor, boolean ownThread, FleetSnapshot first, long delivered) {
+            this.executor = executor;
+            this.ownThread = ownThread;
+            this.first = first;
+            this.delivered = delivered;
+        }
+
+        /** Called for each snapshot, newer than the last, on the mailbox's thread. */
+        abstract void deliver(FleetSnapshot snapshot);
+
+        /** {@code snapshot} waits for the next delivery, unless a newer one already does. */
+        final void offer(FleetSnapshot snapshot) {
+            waiting.accumulateAndGet(snapshot, (old, now) -> old == null || now.number() > old.number() ? now : old);
+            schedule();
+        }
+
+        private void schedule() {
+            if (removed || !scheduled.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                executor.execute(this);
+            } catch (RejectedExecutionException closing) {
+                scheduled.set(false);
+                log.debug("resolver {} is closing; a snapshot was not delivered to {}", name, this);
+            }
+        }
+
+        @Override
+        public final void run() {
+            try {
+                for (FleetSnapshot s = next(); s != null && !removed; s = next()) {
+                    if (s.number() > delivered) {
+                        delivered = s.number();
+                        try {
+                            deliver(s);
+                        } catch (RuntimeException e) {
+                            log.warn("{} failed on snapshot {}", this, s.number(), e);
+                        }
+                    }
+                }
+            } finally {
+                scheduled.set(false);
+            }
+            if (waiting.get() != null) {
+                schedule(); // offered after the last look, before the flag was cleared
+            }
+        }
+
+        private FleetSnapshot next() {
+            FleetSnapshot f = first;
+            if (f != null) {
+                first = null;
+                return f;
+            }
+            return waiting.getAndSet(null);
+        }
+
+        /** No more deliveries; one under way may complete. */
+        final void remove() {
+            removed = true;
+            mailboxes.remove(this);
+            if (ownThread) {
+                executor.shutdown();
+            }
         }
     }
 
-    SnapshotFanOut(String name, FleetSnapshot initial, ExecutorService listenerExecutor, Ticker ticker) {
+    private final class ListenerBox extends Mailbox {
+        private final SnapshotListener listener;
+
+        ListenerBox(ExecutorService executor, boolean ownThread, SnapshotListener listener, FleetSnapshot first) {
+            super(executor, ownThread, first, -1);
+            this.listener = listener;
+        }
+
+        @Override
+        void deliver(FleetSnapshot snapshot) {
+            listener.onSnapshot(snapshot);
+        }
+
+        @Override
+        public String toString() {
+            return "snapshot listener " + listener;
+        }
+    }
+
+    /** Events from the last snapshot it was given to each newer one: a slow one gets the sum of what changed. */
+    private final class EventBox extends Mailbox {
+        private final FleetEventListener listener;
+        private FleetSnapshot baseline;
+
+        EventBox(ExecutorService executor, FleetEventListener listener, FleetSnapshot baseline) {
+            super(executor, true, null, baseline.number());
+            this.listener = listener;
+            this.baseline = baseline;
+        }
+
+        @Override
+        void deliver(FleetSnapshot snapshot) {
+            List<FleetEvent> events = FleetEvent.between(baseline, snapshot);
+            baseline = snapshot;
+            for (FleetEvent event : events) {
+                try {
+                    listener.onEvent(event);
+                } catch (RuntimeException e) {
+                    log.warn("event listener {} failed on {}", listener, event, e);
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "event listener " + listener;
+        }
+    }
+
+    /**
+     * @param listenerThread a new single thread for each user's listener (shut down when it is
+     *                       removed or the fan-out closes)
+     * @param followerThread where every follower's deliveries run
+     */
+    SnapshotFanOut(String name, FleetSnapshot initial, Supplier<ExecutorService> listenerThread,
+                   ExecutorService followerThread, Ticker ticker) {
         this.name = name;
         this.current = initial;
-        this.listenerExecutor = listenerExecutor;
+        this.listenerThread = listenerThread;
+        this.followerThread = followerThread;
         this.ticker = ticker;
     }
 
@@ -62,22 +203,15 @@ final class SnapshotFanOut {
         return closed;
     }
 
-    /** Makes {@code snapshot} current and tells every follower. On the serial context. */
+    /** Makes {@code snapshot} current and tells every follower; never blocks. On the serial context. */
     void publish(FleetSnapshot snapshot) {
         current = snapshot;
         synchronized (published) {
             published.notifyAll();
         }
         log.debug("resolver {} published {}", name, snapshot);
-        if (!listeners.isEmpty() || !eventListeners.isEmpty()) {
-            try {
-                listenerExecutor.execute(() -> {
-                    listeners.forEach(l -> deliver(l, snapshot));
-                    emitEvents(snapshot);
-                });
-            } catch (RejectedExecutionException closing) {
-                log.debug("resolver {} is closing; snapshot {} not delivered to listeners", name, snapshot.number());
-            }
+        for (Mailbox m : mailboxes) {
+            m.offer(snapshot);
         }
     }
 
@@ -116,78 +250,67 @@ final class SnapshotFanOut {
         }
     }
 
+    /**
+     * Calls {@code listener} with the snapshot current now, then with newer ones, on a thread of its
+     * own (see the class's comment).
+     */
     SnapshotListener.Registration addListener(SnapshotListener listener) {
         Objects.requireNonNull(listener, "listener");
-        Subscriber subscriber = new Subscriber(listener);
-        // The snapshot current at the call comes first, as WorkerResolver.addListener promises; a
-        // publish before the task below runs finds no subscriber to queue a delivery for, so the
-        // task also hands over whatever is current by then (deliver skips what is not newer).
-        FleetSnapshot atCall = current;
-        listenerExecutor.execute(() -> {
-            listeners.add(subscriber);
-            deliver(subscriber, atCall);
-            deliver(subscriber, current);
-        });
-        return () -> listeners.remove(subscriber);
+        return register(new ListenerBox(listenerThread.get(), true, listener, current));
     }
 
+    /**
+     * As {@link #addListener}, for the resolver's own code that hands a snapshot on and never
+     * blocks (a {@code rollcall:} name resolver): on the followers' thread, never behind a user's
+     * listener.
+     */
+    SnapshotListener.Registration addFollower(java.util.function.Consumer<FleetSnapshot> follower) {
+        Objects.requireNonNull(follower, "follower");
+        return register(new ListenerBox(followerThread, false, follower::accept, current));
+    }
+
+    /** Calls {@code listener} with the events of each snapshot newer than the one current now, on a thread of its own. */
     SnapshotListener.Registration addEventListener(FleetEventListener listener) {
         Objects.requireNonNull(listener, "listener");
-        listenerExecutor.execute(() -> {
-            if (eventBaseline == null) {
-                eventBaseline = current;
-            }
-            eventListeners.add(listener);
-        });
-        return () -> eventListeners.remove(listener);
+        return register(new EventBox(listenerThread.get(), listener, current));
     }
 
-    /** On the listener thread: the events from the last baseline to {@code snapshot}. */
-    private void emitEvents(FleetSnapshot snapshot) {
-        if (eventListeners.isEmpty()) {
-            eventBaseline = null;
-            return;
+    private SnapshotListener.Registration register(Mailbox box) {
+        if (closed) {
+            box.remove();
+            return () -> { };
         }
-        if (eventBaseline == null || snapshot.number() <= eventBaseline.number()) {
-            eventBaseline = eventBaseline == null ? snapshot : eventBaseline;
-            return;
-        }
-        List<FleetEvent> events = FleetEvent.between(eventBaseline, snapshot);
-        eventBaseline = snapshot;
-        for (FleetEvent event : events) {
-            for (FleetEventListener l : eventListeners) {
-                try {
-                    l.onEvent(event);
-                } catch (RuntimeException e) {
-                    log.warn("event listener {} failed on {}", l, event, e);
-                }
-            }
-        }
+        mailboxes.add(box);
+        box.schedule();
+        // A publish between reading current (for the box) and adding the box found no box to offer
+        // it to: offer what is current now (skipped unless newer).
+        box.offer(current);
+        return box::remove;
     }
 
-    /** On the listener thread: each snapshot once per listener, in increasing number. */
-    private void deliver(Subscriber subscriber, FleetSnapshot snapshot) {
-        if (snapshot.number() <= subscriber.delivered || !listeners.contains(subscriber)) {
-            return;
-        }
-        subscriber.delivered = snapshot.number();
-        try {
-            subscriber.listener.onSnapshot(snapshot);
-        } catch (RuntimeException e) {
-            log.warn("snapshot listener {} failed on snapshot {}", subscriber.listener, snapshot.number(), e);
-        }
-    }
-
-    /** Lets queued deliveries finish (up to 5 s), stops the listener thread and wakes every awaiter. */
+    /**
+     * Lets the deliveries under way finish (up to 5 s in all), stops every listener's thread and the
+     * followers' thread, and wakes every awaiter.
+     */
     void close() {
         closed = true;
-        listenerExecutor.shutdown();
+        List<ExecutorService> threads = new ArrayList<>();
+        for (Mailbox m : mailboxes) {
+            if (m.ownThread) {
+                threads.add(m.executor);
+            }
+        }
+        threads.add(followerThread);
+        threads.forEach(ExecutorService::shutdown); // what is queued still runs; nothing new is taken
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         try {
-            listenerExecutor.awaitTermination(5, TimeUnit.SECONDS);
+            for (ExecutorService t : threads) {
+                t.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        listenerExecutor.shutdownNow();
+        threads.forEach(ExecutorService::shutdownNow);
         synchronized (published) {
             published.notifyAll();
         }

@@ -3,10 +3,11 @@ package dev.rollcall.core;
 import dev.rollcall.api.registry.FleetSnapshot;
 
 /**
- * Told about each new snapshot. Called on the resolver's listener thread
- * ({@code rollcall-listeners-<name>}), never on a network or discovery thread, one snapshot at a
- * time and in increasing number. A slow listener delays the others but never the resolver. An
- * exception is logged and does not stop later calls.
+ * Told about new snapshots. Called on a thread of the listener's own
+ * ({@code rollcall-listeners-<name>-N}), never on a network or discovery thread, one snapshot at a
+ * time and in increasing number, first with the one current at registration. A slow or blocked
+ * listener delays only itself: while it is busy, newer snapshots replace the one waiting for it
+ * (latest wins), so it may skip some. An exception is logged and does not stop later calls.
  */
 @FunctionalInterface
 public interface SnapshotListener {
@@ -15,7 +16,7 @@ public interface SnapshotListener {
 
     /** Stops the calls to a listener; returned by {@link WorkerResolver#addListener}. */
     interface Registration extends AutoCloseable {
-        /** Stops later calls; one already under way on the listener thread may still complete. Idempotent. */
+        /** Stops later calls (and the listener's thread); one already under way may still complete. Idempotent. */
         @Override
         void close();
     }

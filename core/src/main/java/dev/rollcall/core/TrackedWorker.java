@@ -54,6 +54,12 @@ final class TrackedWorker {
     private String reason = "not probed yet";
     private int failures;              // failed probes since it last stayed up
     private long upSince = NOT_UP;     // ticker reading of the first answer since the last failure
+    /** The instance whose highest revision {@link #revision} is; null until an answer carried one. */
+    private String revisionOf;
+    /** The highest revision taken from {@link #revisionOf} (unsigned; 0: none). */
+    private long revision;
+    /** How its connection was lost, until it answers again: said in the reasons of the failures that follow. */
+    private String lostBecause;
     /** As the last snapshot showed it; reused while nothing changed (see {@link SnapshotBuilder}). */
     WorkerStatus shown;
     /** The answer {@link #shown} was made with: compared without opening the status's {@code Optional}. */
@@ -155,12 +161,36 @@ final class TrackedWorker {
         return true;
     }
 
+    /** As {@link #answered(WorkerInfo, ServingState, long, long)} for an answer without a revision. */
+    boolean answered(WorkerInfo answer, ServingState says, long now) {
+        return answered(answer, says, 0, now);
+    }
+
     /**
      * The worker answered at {@code now}, saying whether it takes new work. Returns whether the answer
      * changed what readers may be using (a restart in place, another version, a worker in use that
      * drains): such news is urgent. A refresh that finds the same answer is not.
+     *
+     * <p>Pushes never go back in time: an answer of the instance last heard from whose
+     * {@code revision} is below the highest one taken from it was overtaken on its way (a unary
+     * probe's answer sent before a change, delivered after the stream pushed the change). It still
+     * proves the worker reachable, but what it says is dropped: the newer answer held stands.
+     * Revision 0 (not sent) is taken in the order it arrives.
      */
-    boolean answered(WorkerInfo answer, ServingState says, long now) {
+    boolean answered(WorkerInfo answer, ServingState says, long revision, long now) {
+        if (revision != 0 && info != null && answer.instanceId().equals(revisionOf)
+                && Long.compareUnsigned(revision, this.revision) < 0) {
+            log.debug("worker {}: dropping an answer of revision {}, overtaken by revision {}", url,
+                    Long.toUnsignedString(revision), Long.toUnsignedString(this.revision));
+            answer = info;
+            says = serving;
+        } else if (revision != 0) {
+            if (!answer.instanceId().equals(revisionOf) || Long.compareUnsigned(revision, this.revision) > 0) {
+                this.revision = revision;
+            }
+            revisionOf = answer.instanceId();
+        }
+        lostBecause = null;
         noteChange();
         WorkerInfo answered = withEndpoint(answer, endpoint);
         boolean wasInUse = inUse();
@@ -195,6 +225,9 @@ final class TrackedWorker {
         }
         upSince = NOT_UP;
         failures++;
+        if (lostBecause != null) {
+            why = why + " (after " + lostBecause + ")";
+        }
         if (state != State.UNREACHABLE || !why.equals(reason)) {
             log.info("worker {} is unreachable: {}; retrying with backoff", url, why);
         }
@@ -218,12 +251,17 @@ final class TrackedWorker {
         reason = "a call failed (" + why + "); probing again";
     }
 
-    /** Its kept connection dropped: it may have restarted, so it is out until it answers again. */
-    void connectionLost() {
+    /**
+     * Its kept connection dropped, or its stream went silent ({@code why}): it may have restarted or
+     * its host may be cut off, so it is out until it answers again over a new connection; the
+     * failures until then say {@code why} too.
+     */
+    void connectionLost(String why) {
         noteChange();
-        log.info("worker {} dropped its connection; excluding it until it answers again", url);
+        log.info("worker {}: connection lost ({}); excluding it until it answers again", url, why);
         state = State.RECONNECTING;
-        reason = "connection lost; probing again";
+        reason = "connection lost (" + why + "); probing again";
+        lostBecause = why;
     }
 
     private static WorkerInfo withEndpoint(WorkerInfo info, WorkerEndpoint endpoint) {

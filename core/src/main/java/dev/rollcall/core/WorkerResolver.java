@@ -58,13 +58,22 @@ import org.slf4j.LoggerFactory;
  *       again only if it may have changed: its connection dropped (a restart in place), or the
  *       {@code probe.refresh-interval} ran out.</li>
  *   <li>A URL that leaves discovery is gone from the next snapshot.</li>
+ *   <li>With kept channels (the default), a worker whose host goes silent (no FIN, no RST) is out of
+ *       new snapshots within {@code probe.keepalive-time} + {@code probe.keepalive-timeout} + 1 s
+ *       (9 s by default) when it grants stream heartbeats, within {@code max(10 s, keepalive-time)
+ *       + keepalive-timeout} (13 s) when it does not, and unreachable, with that reason, until a
+ *       probe over a new connection answers (see {@link Builder#keepalive}).</li>
+ *   <li>Of two answers of one worker process, the one with the lower revision is never applied
+ *       after the higher: pushes do not go back in time.</li>
  *   <li>When discovery fails, the last good set is kept and snapshots say since when it is
  *       stale.</li>
  * </ul>
  *
  * <h2>Threads</h2>
  * All state changes happen on one thread, {@code rollcall-resolver-<name>}; probes run on
- * {@code rollcall-probe-<name>} event-loop threads; listeners on {@code rollcall-listeners-<name>}.
+ * {@code rollcall-probe-<name>} event-loop threads; each listener on a thread of its own,
+ * {@code rollcall-listeners-<name>-N}, and the {@code rollcall:} gRPC targets' name resolvers on
+ * {@code rollcall-followers-<name>}.
  * Timing (retries, refreshes, publish spacing, await deadlines) follows the {@link Ticker} and
  * {@link Scheduler} of {@link Builder#ticker} and {@link Builder#scheduler}, real time by default.
  * Reads ({@link #workers()}, {@link #pin()}) are one volatile read, never block, and may be called
@@ -110,8 +119,9 @@ public final class WorkerResolver implements AutoCloseable {
         this.context = new SerialContext(serialThread, scheduler, ticker);
         FleetSnapshot initial = FleetSnapshot.builder(0).publishedAt(b.clock.instant()).policy(policy.description())
                 .build();
-        this.fanOut = new SnapshotFanOut(name, initial,
-                Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-listeners-" + name)), ticker);
+        java.util.concurrent.ThreadFactory listenerThreads = NamedThreads.daemon("rollcall-listeners-" + name);
+        this.fanOut = new SnapshotFanOut(name, initial, () -> Executors.newSingleThreadExecutor(listenerThreads),
+                Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-followers-" + name)), ticker);
         this.current = initial;
         this.live = new LiveViews(() -> current);
         this.cache = cached == null ? null : new CandidateCache(cached.file(), name);
@@ -120,13 +130,18 @@ public final class WorkerResolver implements AutoCloseable {
         VersionSchemas schemas = !schema.used() ? null : new VersionSchemas(schema, context, jitter, probes,
                 probe.timeout(), dev.rollcall.api.Backoff.of(probe.backoffInitial(), probe.backoffMax()),
                 this::schemasChanged);
-        FleetTracker.Parts parts = new FleetTracker.Parts(context, ProbeTransport.grpc(probes), b.clock, jitter,
+        // On every channel of a link: kept ones, and those handed out by channel(endpoint). A channel
+        // that lives for one probe closes long before its first ping.
+        ProbeClient.Http2Keepalive keepalive = new ProbeClient.Http2Keepalive(probe.http2KeepaliveTime(),
+                probe.keepaliveTimeout());
+        FleetTracker.Parts parts = new FleetTracker.Parts(context, ProbeTransport.grpc(probes, keepalive), b.clock, jitter,
                 ManagementFactory.getThreadMXBean()::getCurrentThreadCpuTime);
         this.tracker = new FleetTracker(parts, probe, schemas,
                 new SnapshotBuilder(policy, b.clock, schemas, schema.keys(), labels, context::nanoTime, initial),
                 this::publish);
+        // rollcall: name resolvers follow on a path of their own: never behind a user's listener.
         this.calls = new CallPath(name, RESOLVERS.incrementAndGet(), context, tracker, () -> current, () -> closed,
-                listener -> addListener(listener::accept));
+                fanOut::addFollower);
     }
 
     /** Builds a resolver from {@link RollcallConfig#load()}: the properties files, system properties and environment. */
@@ -281,8 +296,12 @@ public final class WorkerResolver implements AutoCloseable {
     }
 
     /**
-     * Calls {@code listener} with the current snapshot, then with each new one, on the listener
-     * thread. Close the returned handle to stop.
+     * Calls {@code listener} with the current snapshot, then with newer ones, in increasing number,
+     * on a thread of its own ({@code rollcall-listeners-<name>-N}, while it is registered). A
+     * listener that blocks (a slow replan) delays only itself, never the resolver, the other
+     * listeners or the {@code rollcall:} channels: while it is busy, only the newest snapshot waits
+     * for it (latest wins), so it may skip snapshots, never see an older one after a newer. Close
+     * the returned handle to stop (and its thread).
      */
     public SnapshotListener.Registration addListener(SnapshotListener listener) {
         return fanOut.addListener(listener);
@@ -290,8 +309,10 @@ public final class WorkerResolver implements AutoCloseable {
 
     /**
      * Calls {@code listener} with each {@link dev.rollcall.api.registry.FleetEvent} from now on
-     * (workers joined, left, rejected; cohort switched), on the listener thread, in order. Close
-     * the returned handle to stop.
+     * (workers joined, left, rejected; cohort switched), in order, on a thread of its own as
+     * {@link #addListener} does: a listener that is busy when several snapshots come gets the events
+     * between the last snapshot it was given and the newest (a worker that came and went meanwhile is
+     * not reported). Close the returned handle to stop.
      */
     public SnapshotListener.Registration addEventListener(FleetEventListener listener) {
         return fanOut.addEventListener(listener);
@@ -491,6 +512,8 @@ public final class WorkerResolver implements AutoCloseable {
         Duration backoffMax;
         Duration refreshInterval;
         Boolean keepChannels;
+        Duration keepaliveTime;
+        Duration keepaliveTimeout;
         Integer maxResponseBytes;
         java.nio.file.Path tlsCa;
         java.nio.file.Path tlsCert;
@@ -576,6 +599,39 @@ public final class WorkerResolver implements AutoCloseable {
          */
         public Builder keepProbeChannels(boolean keep) {
             this.keepChannels = keep;
+            return this;
+        }
+
+        /**
+         * How a worker whose host goes silent (no FIN, no RST: power loss, a partition) is noticed
+         * over its kept connection ({@code rollcall.probe.keepalive-time} and
+         * {@code rollcall.probe.keepalive-timeout}, default 5 s and 3 s). Each {@code WatchWorkerInfo}
+         * stream asks its worker to repeat its answer after {@code time} without news; a stream whose
+         * worker granted that and that stays silent for the grant (or {@code time}, if longer) plus
+         * {@code timeout} is taken for a lost host: the worker is out of new snapshots at once and
+         * probed over a new connection (with the defaults, out within 9 s of the last byte). Kept
+         * channels also send HTTP/2 keepalive pings every {@code time}, but every 10 s at least
+         * (grpc-java's floor), even without calls, and drop a connection whose ping is not answered
+         * within {@code timeout}: that covers workers that serve only the unary call or grant no
+         * heartbeats, within about 13 s. Without kept channels ({@link #keepProbeChannels}
+         * {@code false}) nothing is kept, so nothing is watched: a silent host is noticed at the next
+         * refresh, or by a failed call.
+         *
+         * @throws IllegalArgumentException when {@code time} is below 1 s (workers grant no less) or
+         *                                  {@code timeout} below 100 ms
+         */
+        public Builder keepalive(Duration time, Duration timeout) {
+            Objects.requireNonNull(time, "keepalive time");
+            Objects.requireNonNull(timeout, "keepalive timeout");
+            if (time.compareTo(ProbeSettings.MIN_KEEPALIVE_TIME) < 0) {
+                throw new IllegalArgumentException("keepalive time " + time + " is below 1 s (workers grant"
+                        + " heartbeats of 1 s at least)");
+            }
+            if (timeout.compareTo(ProbeSettings.MIN_KEEPALIVE_TIMEOUT) < 0) {
+                throw new IllegalArgumentException("keepalive timeout " + timeout + " is below 100 ms");
+            }
+            this.keepaliveTime = time;
+            this.keepaliveTimeout = timeout;
             return this;
         }
 

@@ -118,7 +118,7 @@ class DrainTest extends TrackerHarness {
         tracker(64);
         candidates(a);
         answer(a, "1.0.0", "i1");
-        linkOf(a).onPush.accept(new ProbeOutcome.Failed(io.grpc.Status.Code.INTERNAL, "malformed answer: too many labels"));
+        linkOf(a).stream.listener.answer(new ProbeOutcome.Failed(io.grpc.Status.Code.INTERNAL, "malformed answer: too many labels"));
         time.runUntilIdle();
         assertThat(state(a)).isEqualTo(State.UNREACHABLE);
         assertThat(last().status(a.url()).orElseThrow().reason()).isEqualTo("malformed answer: too many labels");

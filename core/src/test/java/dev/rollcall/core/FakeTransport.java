@@ -14,10 +14,10 @@ final class FakeTransport implements ProbeTransport {
 
     /**
      * One probe sent, waiting for the test to answer it; a probe that opened the worker's stream
-     * ({@code onPush} set) leaves the stream open once answered.
+     * ({@code listener} set) leaves the stream open once answered.
      */
     record Probe(FakeLink link, CompletableFuture<ProbeOutcome> result,
-                 java.util.function.Consumer<ProbeOutcome> onPush, java.util.function.Consumer<Status> onEnd) {
+                 dev.rollcall.core.internal.ProbeClient.StreamListener listener, FakeStream stream) {
 
         Probe(FakeLink link, CompletableFuture<ProbeOutcome> result) {
             this(link, result, null, null);
@@ -33,12 +33,19 @@ final class FakeTransport implements ProbeTransport {
 
         void answer(String version, String instanceId, java.util.Map<String, String> labels,
                     dev.rollcall.api.ServingState state) {
+            answer(version, instanceId, labels, state, 0);
+        }
+
+        /** Answers with a revision; a stream's worker grants {@link FakeTransport#heartbeatMillis}. */
+        void answer(String version, String instanceId, java.util.Map<String, String> labels,
+                    dev.rollcall.api.ServingState state, long revision) {
             WorkerEndpoint e = link.endpoint;
             link.ready = true;
-            link.lastAnswer = new ProbeOutcome.Answered(new WorkerInfo(e, version, instanceId, labels, List.of()), state);
-            if (onPush != null && !result.isDone()) { // the stream stays open, as a worker keeps it
-                link.onPush = onPush;
-                link.onEnd = onEnd;
+            link.lastAnswer = new ProbeOutcome.Answered(new WorkerInfo(e, version, instanceId, labels, List.of()), state,
+                    revision);
+            if (listener != null && !result.isDone()) { // the stream stays open, as a worker keeps it
+                link.stream = stream;
+                stream.heartbeatMillis = link.granted();
             }
             result.complete(link.lastAnswer);
         }
@@ -53,8 +60,10 @@ final class FakeTransport implements ProbeTransport {
         boolean ready;
         boolean closed;
         Runnable onNotReady;
-        java.util.function.Consumer<ProbeOutcome> onPush;
-        java.util.function.Consumer<Status> onEnd;
+        /** The open WatchWorkerInfo stream, once its first answer came; null when none. */
+        FakeStream stream;
+        /** The heartbeat the last stream opened over it asked for. */
+        Duration askedHeartbeat;
         int watches;
         /** Completed by the test when {@link #slowClose}: the closed link's socket is gone. */
         final CompletableFuture<Void> gone = new CompletableFuture<>();
@@ -63,6 +72,11 @@ final class FakeTransport implements ProbeTransport {
 
         FakeLink(WorkerEndpoint endpoint) {
             this.endpoint = endpoint;
+        }
+
+        /** What its worker grants a stream: the transport's {@link #heartbeatMillis}. */
+        long granted() {
+            return heartbeatMillis;
         }
 
         @Override
@@ -74,39 +88,41 @@ final class FakeTransport implements ProbeTransport {
 
         @Override
         public dev.rollcall.core.internal.ProbeClient.Watched probeAndWatch(
-                Duration timeout, java.util.function.Consumer<ProbeOutcome> push,
-                java.util.function.Consumer<Status> end) {
+                Duration timeout, Duration heartbeat, dev.rollcall.core.internal.ProbeClient.StreamListener listener) {
             watches++;
+            askedHeartbeat = heartbeat;
             CompletableFuture<ProbeOutcome> f = new CompletableFuture<>();
             if (unaryOnly) {
                 f.complete(new ProbeOutcome.Failed(Status.Code.UNIMPLEMENTED, "UNIMPLEMENTED"));
                 return new dev.rollcall.core.internal.ProbeClient.Watched(f, () -> { });
             }
-            Probe probe = new Probe(this, f, push, end);
-            sent.add(probe);
-            return new dev.rollcall.core.internal.ProbeClient.Watched(f, () -> {
-                if (!f.isDone()) {
-                    f.complete(new ProbeOutcome.Failed(Status.Code.CANCELLED, "cancelled"));
-                }
-                if (onPush == push) {
-                    onPush = null;
-                    onEnd = null;
-                }
-            });
+            FakeStream stream = new FakeStream(this, listener, f);
+            sent.add(new Probe(this, f, listener, stream));
+            return new dev.rollcall.core.internal.ProbeClient.Watched(f, stream);
         }
 
         /** The worker pushes a new answer over its WatchWorkerInfo stream. */
         void push(String version, String instanceId, java.util.Map<String, String> labels,
                   dev.rollcall.api.ServingState state) {
+            push(version, instanceId, labels, state, 0);
+        }
+
+        /** The worker pushes a new answer of {@code revision} over its WatchWorkerInfo stream. */
+        void push(String version, String instanceId, java.util.Map<String, String> labels,
+                  dev.rollcall.api.ServingState state, long revision) {
             lastAnswer = new ProbeOutcome.Answered(new WorkerInfo(endpoint, version, instanceId, labels, List.of()),
-                    state);
-            onPush.accept(new ProbeOutcome.Answered(new WorkerInfo(endpoint, version, instanceId, labels, List.of()),
-                    state));
+                    state, revision);
+            stream.listener.answer(lastAnswer);
+        }
+
+        /** The worker repeats its last answer over its stream (a heartbeat). */
+        void heartbeat() {
+            stream.listener.repeated();
         }
 
         /** Whether a WatchWorkerInfo stream is open. */
         boolean streaming() {
-            return onPush != null;
+            return stream != null;
         }
 
         @Override
@@ -147,11 +163,10 @@ final class FakeTransport implements ProbeTransport {
         /** The connection drops (the worker restarted or died). */
         void drop() {
             ready = false;
-            java.util.function.Consumer<Status> end = onEnd;
-            onPush = null;
-            onEnd = null;
-            if (end != null) {
-                end.accept(Status.UNAVAILABLE.withDescription("connection lost"));
+            FakeStream open = stream;
+            stream = null;
+            if (open != null) {
+                open.listener.ended(Status.UNAVAILABLE.withDescription("connection lost"));
             }
             Runnable r = onNotReady;
             onNotReady = null;
@@ -161,7 +176,41 @@ final class FakeTransport implements ProbeTransport {
         }
     }
 
+    /** One WatchWorkerInfo stream: the probe's until its first answer, then the link's. */
+    static final class FakeStream implements dev.rollcall.core.internal.ProbeClient.Watch {
+        final FakeLink link;
+        final dev.rollcall.core.internal.ProbeClient.StreamListener listener;
+        final CompletableFuture<ProbeOutcome> first;
+        long heartbeatMillis;
+        boolean cancelled;
+
+        FakeStream(FakeLink link, dev.rollcall.core.internal.ProbeClient.StreamListener listener,
+                   CompletableFuture<ProbeOutcome> first) {
+            this.link = link;
+            this.listener = listener;
+            this.first = first;
+        }
+
+        @Override
+        public void cancel() {
+            cancelled = true;
+            if (!first.isDone()) {
+                first.complete(new ProbeOutcome.Failed(Status.Code.CANCELLED, "cancelled"));
+            }
+            if (link.stream == this) {
+                link.stream = null;
+            }
+        }
+
+        @Override
+        public long heartbeatMillis() {
+            return heartbeatMillis;
+        }
+    }
+
     final List<Probe> sent = new ArrayList<>();
+    /** What the workers grant the streams opened to them (0: no heartbeats, as workers before them). */
+    long heartbeatMillis;
     /** Closed links keep their socket until the test completes their {@code gone}. */
     boolean slowClose;
     /** Workers that answer WatchWorkerInfo with UNIMPLEMENTED (older ones). */

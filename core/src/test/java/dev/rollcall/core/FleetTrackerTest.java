@@ -125,7 +125,7 @@ class FleetTrackerTest extends TrackerHarness {
         net.links.get(0).drop(); // a restarted in place, perhaps with another version
         time.runUntilIdle();
         assertThat(state(a)).isEqualTo(State.PENDING);
-        assertThat(last().status(a.url()).orElseThrow().reason()).isEqualTo("connection lost; probing again");
+        assertThat(last().status(a.url()).orElseThrow().reason()).isEqualTo("connection lost (its WatchWorkerInfo stream ended: UNAVAILABLE: connection lost); probing again");
         assertThat(last().workers()).extracting(w -> w.endpoint().url()).containsExactly(b.url());
 
         time.advance(Duration.ofSeconds(1)); // the re-probe is in flight, unanswered

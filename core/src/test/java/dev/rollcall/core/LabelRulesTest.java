@@ -144,4 +144,53 @@ class LabelRulesTest extends TrackerHarness {
         assertThat(last().workers()).hasSize(2);
         assertThat(last().selection().preference()).startsWith("not preferring zone=ap-1: 0 of 2");
     }
+
+    /**
+     * A whole-fleet policy, as {@code rollout} is: the newest version that has a quorum of two
+     * workers among those it is given.
+     */
+    private static final class NewestWithQuorum implements dev.rollcall.api.policy.VersionPolicy {
+        @Override
+        public dev.rollcall.api.policy.Verdict check(dev.rollcall.api.WorkerInfo worker) {
+            return dev.rollcall.api.policy.Verdict.accept();
+        }
+
+        @Override
+        public dev.rollcall.api.policy.Selection select(java.util.List<dev.rollcall.api.WorkerInfo> probed) {
+            java.util.TreeMap<String, Integer> counts = new java.util.TreeMap<>();
+            probed.forEach(w -> counts.merge(w.version(), 1, Integer::sum));
+            String cohort = counts.descendingMap().entrySet().stream().filter(e -> e.getValue() >= 2)
+                    .map(java.util.Map.Entry::getKey).findFirst().orElse(null);
+            java.util.List<dev.rollcall.api.WorkerInfo> accepted = new java.util.ArrayList<>();
+            java.util.List<dev.rollcall.api.policy.Selection.Rejection> rejected = new java.util.ArrayList<>();
+            for (dev.rollcall.api.WorkerInfo w : probed) {
+                if (w.version().equals(cohort)) {
+                    accepted.add(w);
+                } else {
+                    rejected.add(new dev.rollcall.api.policy.Selection.Rejection(w,
+                            "version '" + w.version() + "' is not the cohort " + cohort + " (quorum 2)"));
+                }
+            }
+            return new dev.rollcall.api.policy.Selection(accepted, rejected, java.util.Optional.ofNullable(cohort),
+                    cohort + " is the newest version with 2 workers");
+        }
+    }
+
+    @Test
+    void aWorkerTheSelectorRejectsDoesNotCountTowardsAWholeFleetPolicysQuorum() {
+        policy = new NewestWithQuorum();
+        rules("env=prod", "", 1, Duration.ZERO);
+        candidates(a, b, c, d);
+        answer(a, "2.0.0", "i1", Map.of("env", "prod"));
+        answer(b, "2.0.0", "i2", Map.of("env", "staging")); // 2.0.0's second worker, but not ours
+        answer(c, "1.0.0", "i3", Map.of("env", "prod"));
+        answer(d, "1.0.0", "i4", Map.of("env", "prod"));
+
+        // Among the workers the selector allows, 2.0.0 has one: no quorum; 1.0.0 has two.
+        assertThat(last().selection().cohort()).contains("1.0.0");
+        assertThat(last().workers()).extracting(w -> w.endpoint().url()).containsExactly(c.url(), d.url());
+        assertThat(reason(a)).isEqualTo("version '2.0.0' is not the cohort 1.0.0 (quorum 2)");
+        assertThat(reason(b)).isEqualTo("label env='staging' does not match env=prod (rollcall.selector)");
+    }
 }
+

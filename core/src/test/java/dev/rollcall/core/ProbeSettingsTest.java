@@ -57,4 +57,56 @@ class ProbeSettingsTest {
         assertThat(s.backoffInitial()).isEqualTo(Duration.ofMinutes(1));
         assertThat(s.backoffMax()).isEqualTo(Duration.ofMinutes(2));
     }
+
+    @Test
+    void keepaliveDefaultsAreFiveSecondsAndThreeAndHttp2PingsEveryTenAtLeast() {
+        ProbeSettings s = ProbeSettings.read(probe(Map.of()), WorkerResolver.builder());
+        assertThat(s.keepaliveTime()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(s.keepaliveTimeout()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(s.http2KeepaliveTime()).as("grpc-java's floor").isEqualTo(Duration.ofSeconds(10));
+        assertThat(s.silenceLimitNanos(5_000)).isEqualTo(Duration.ofSeconds(8).toNanos());
+        assertThat(s.silenceLimitNanos(1_000)).as("keepalive-time when the grant is shorter")
+                .isEqualTo(Duration.ofSeconds(8).toNanos());
+        assertThat(s.silenceLimitNanos(60_000)).as("the grant when it is longer")
+                .isEqualTo(Duration.ofSeconds(63).toNanos());
+        assertThat(s.sweepNanos()).isEqualTo(Duration.ofSeconds(1).toNanos());
+
+        ProbeSettings slow = ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-time", "30s",
+                "rollcall.probe.keepalive-timeout", "150ms")), WorkerResolver.builder());
+        assertThat(slow.http2KeepaliveTime()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(slow.keepaliveTimeout()).isEqualTo(Duration.ofMillis(150));
+        assertThat(slow.sweepNanos()).as("a third of the timeout, 100 ms at least").isEqualTo(Duration.ofMillis(100).toNanos());
+    }
+
+    @Test
+    void keepaliveSetInCodeWinsAndIsCheckedAtOnce() {
+        ProbeSettings s = ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-time", "30s")),
+                WorkerResolver.builder().keepalive(Duration.ofSeconds(2), Duration.ofSeconds(1)));
+        assertThat(s.keepaliveTime()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(s.keepaliveTimeout()).isEqualTo(Duration.ofSeconds(1));
+
+        assertThatThrownBy(() -> WorkerResolver.builder().keepalive(Duration.ofMillis(500), Duration.ofSeconds(3)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("keepalive time PT0.5S is below 1 s (workers grant heartbeats of 1 s at least)");
+        assertThatThrownBy(() -> WorkerResolver.builder().keepalive(Duration.ofSeconds(5), Duration.ofMillis(10)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("keepalive timeout PT0.01S is below 100 ms");
+    }
+
+    @Test
+    void aConfiguredKeepaliveOutOfRangeNamesTheKeyAndTheValue() {
+        assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-time", "500ms")),
+                WorkerResolver.builder()))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessage("rollcall.probe.keepalive-time='500ms': expected a duration of 1s or more");
+        assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-timeout", "0s")),
+                WorkerResolver.builder()))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessage("rollcall.probe.keepalive-timeout='0s': expected a duration of 100ms or more");
+        assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-time", "soon")),
+                WorkerResolver.builder()))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("rollcall.probe.keepalive-time='soon'");
+    }
 }
+

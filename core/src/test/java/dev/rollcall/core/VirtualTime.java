@@ -68,6 +68,11 @@ final class VirtualTime implements Ticker, Scheduler {
         now = until;
     }
 
+    /** Serial tasks waiting to run. */
+    int queuedTasks() {
+        return serial.size();
+    }
+
     /** Timers not yet fired or cancelled. */
     long pendingTimers() {
         return timers.stream().filter(d -> !d.task.isCancelled()).count();

@@ -115,6 +115,25 @@ public final class ProbeClient implements AutoCloseable {
      * or on any of this client's event loop threads when {@code lane} is null or not one of them.
      */
     public ManagedChannel open(WorkerEndpoint endpoint, java.util.concurrent.Executor lane) {
+        return open(endpoint, lane, null);
+    }
+
+    /**
+     * HTTP/2 keepalive for a channel that is kept: a ping after {@code time} without a frame from
+     * the worker, with calls in flight or none, and the connection dropped when the ping is not
+     * answered within {@code timeout}. grpc-java pings no more often than every 10 s whatever
+     * {@code time} says, and a server that does not permit pings that often (its
+     * {@code permitKeepAliveTime}, 5 min by default) answers with a {@code too_many_pings} GOAWAY.
+     */
+    public record Http2Keepalive(Duration time, Duration timeout) {
+        public Http2Keepalive {
+            java.util.Objects.requireNonNull(time, "time");
+            java.util.Objects.requireNonNull(timeout, "timeout");
+        }
+    }
+
+    /** As {@link #open(WorkerEndpoint, java.util.concurrent.Executor)}, with {@code keepalive} (null: none). */
+    public ManagedChannel open(WorkerEndpoint endpoint, java.util.concurrent.Executor lane, Http2Keepalive keepalive) {
         NettyChannelBuilder builder;
         if (endpoint.tls()) {
             builder = InetAddresses.isInetAddress(endpoint.host())
@@ -146,6 +165,12 @@ public final class ProbeClient implements AutoCloseable {
                 .userAgent("rollcall");
         if (endpoint.tls() && tls.authority() != null) {
             builder.overrideAuthority(tls.authority());
+        }
+        if (keepalive != null) {
+            // Without calls too: a worker that serves only the unary call has no stream to hear from.
+            builder.keepAliveTime(keepalive.time().toNanos(), TimeUnit.NANOSECONDS)
+                    .keepAliveTimeout(keepalive.timeout().toNanos(), TimeUnit.NANOSECONDS)
+                    .keepAliveWithoutCalls(true);
         }
         return builder.build();
     }
@@ -192,7 +217,7 @@ public final class ProbeClient implements AutoCloseable {
 
     private static ProbeOutcome.Answered answered(WorkerEndpoint endpoint, WorkerInfoResponse response) {
         return new ProbeOutcome.Answered(WireFormat.toWorkerInfo(endpoint, response),
-                WireFormat.fromWire(response.getState()));
+                WireFormat.fromWire(response.getState()), response.getRevision());
     }
 
     /** {@code lane} as one of this client's event loops; null when it is not one. */
@@ -203,47 +228,113 @@ public final class ProbeClient implements AutoCloseable {
     /** A stream of a worker's answers over {@code channel}; {@link #cancel()} ends it. */
     public interface Watch {
         void cancel();
+
+        /**
+         * How often the worker repeats its answer on this stream when nothing changes, in
+         * milliseconds, as its latest answer says ({@code heartbeat_millis}); 0 when it does not (a
+         * worker from before heartbeats: its silence is not its absence) or has not answered yet.
+         * Any thread.
+         */
+        default long heartbeatMillis() {
+            return 0;
+        }
     }
 
     /**
-     * Watches a worker ({@code WatchWorkerInfo}): {@code onAnswer} gets each answer as it comes
-     * (an answer that breaks the protocol's bounds as a {@code Failed} outcome, after which the watch
-     * is cancelled), {@code onEnd} the status the stream ended with ({@code UNIMPLEMENTED} from a
-     * worker that only answers the unary call). Both run on a network thread; no deadline: the
-     * stream lasts as long as the worker is watched.
+     * What a {@code WatchWorkerInfo} stream tells its watcher. Every method runs on a network thread
+     * and must be fast: at 10,000 workers that repeat their answer every few seconds, heartbeats
+     * alone are thousands of calls a second.
      */
-    public Watch watch(ManagedChannel channel, WorkerEndpoint endpoint, java.util.function.Consumer<ProbeOutcome> onAnswer,
-                       java.util.function.Consumer<Status> onEnd) {
+    public interface StreamListener {
+        /**
+         * An answer unlike the one before it on this stream (the first one included), or a
+         * {@code Failed} outcome for an answer that breaks the protocol's bounds, after which the
+         * stream is cancelled.
+         */
+        void answer(ProbeOutcome answer);
+
+        /** The stream's last answer again, unchanged (a heartbeat): proof of life, not decoded. */
+        default void repeated() {
+        }
+
+        /** The status the stream ended with ({@code UNIMPLEMENTED} from a worker that only answers the unary call). */
+        void ended(Status status);
+    }
+
+    /**
+     * Watches a worker ({@code WatchWorkerInfo}), asking it to repeat its answer after
+     * {@code heartbeat} without news ({@link Duration#ZERO}: only on change). An answer that repeats
+     * the stream's last one (the same revision of the same instance; without revisions, the same
+     * message) is only {@link StreamListener#repeated}: a heartbeat costs no decoding and no
+     * conversion. No deadline: the stream lasts as long as the worker is watched.
+     */
+    public Watch watch(ManagedChannel channel, WorkerEndpoint endpoint, Duration heartbeat, StreamListener listener) {
         ClientCall<WorkerInfoRequest, WorkerInfoResponse> call;
         try {
             call = channel.newCall(WorkerServiceGrpc.getWatchWorkerInfoMethod(), CallOptions.DEFAULT);
         } catch (RuntimeException shutDown) {
-            onEnd.accept(Status.fromThrowable(shutDown));
+            listener.ended(Status.fromThrowable(shutDown));
             return () -> { };
         }
-        ClientCalls.asyncServerStreamingCall(call, WorkerInfoRequest.getDefaultInstance(), new StreamObserver<>() {
+        WorkerInfoRequest request = WorkerInfoRequest.newBuilder()
+                .setHeartbeatMillis((int) Math.min(Integer.MAX_VALUE, heartbeat.toMillis())).build();
+        final class Observer implements StreamObserver<WorkerInfoResponse>, Watch {
+            /** The last answer taken; only the call's callbacks touch it, one at a time. */
+            private WorkerInfoResponse last;
+            private volatile long heartbeatMillis;
+
             @Override
             public void onNext(WorkerInfoResponse response) {
+                heartbeatMillis = Integer.toUnsignedLong(response.getHeartbeatMillis());
+                if (last != null && repeats(response, last)) {
+                    listener.repeated();
+                    return;
+                }
+                last = response;
                 String problem = AnswerCheck.problem(response);
                 if (problem != null) {
-                    onAnswer.accept(new ProbeOutcome.Failed(Status.Code.INTERNAL, "malformed answer: " + problem));
+                    listener.answer(new ProbeOutcome.Failed(Status.Code.INTERNAL, "malformed answer: " + problem));
                     call.cancel("malformed answer", null);
                     return;
                 }
-                onAnswer.accept(answered(endpoint, response));
+                listener.answer(answered(endpoint, response));
             }
 
             @Override
             public void onError(Throwable t) {
-                onEnd.accept(Status.fromThrowable(t));
+                listener.ended(Status.fromThrowable(t));
             }
 
             @Override
             public void onCompleted() {
-                onEnd.accept(Status.UNAVAILABLE.withDescription("the worker ended its WatchWorkerInfo stream"));
+                listener.ended(Status.UNAVAILABLE.withDescription("the worker ended its WatchWorkerInfo stream"));
             }
-        });
-        return () -> call.cancel("no longer watched", null);
+
+            @Override
+            public void cancel() {
+                call.cancel("no longer watched", null);
+            }
+
+            @Override
+            public long heartbeatMillis() {
+                return heartbeatMillis;
+            }
+        }
+        Observer observer = new Observer();
+        ClientCalls.asyncServerStreamingCall(call, request, observer);
+        return observer;
+    }
+
+    /**
+     * Whether {@code answer} says what {@code last} said: a worker stamps each distinct answer of
+     * its process with a new revision, so one instance's same revision is the same answer (and a
+     * comparison of two numbers, not of two messages); without revisions, the same message.
+     */
+    private static boolean repeats(WorkerInfoResponse answer, WorkerInfoResponse last) {
+        if (answer.getRevision() != 0 || last.getRevision() != 0) {
+            return answer.getRevision() == last.getRevision() && answer.getInstanceId().equals(last.getInstanceId());
+        }
+        return answer.equals(last);
     }
 
     /** A probe that stays open as the worker's stream: its first answer, and the handle that ends it. */
@@ -256,15 +347,14 @@ public final class ProbeClient implements AutoCloseable {
      * which converging on 10,000 workers pays for on both sides). {@code first} completes with the
      * first answer, or with the failure when the stream ends first or sends nothing within
      * {@code timeout} ({@code DEADLINE_EXCEEDED}; the stream is cancelled); a worker that serves only
-     * the unary call ends it {@code UNIMPLEMENTED}. Only after a first answer do later answers go to
-     * {@code onPush} and the stream's end to {@code onEnd}, as with {@link #watch}. Callbacks on
-     * network threads; {@code first} never completes exceptionally. Needs this client's own event
-     * loop (for the deadline, kept on {@code lane}, the channel's own: see {@link #lane()}; on any of
-     * the client's event loops when {@code lane} is not one of them).
+     * the unary call ends it {@code UNIMPLEMENTED}. Only after a first answer do later answers, their
+     * repeats and the stream's end go to {@code listener}, as with {@link #watch} (which asks for
+     * {@code heartbeat}). Callbacks on network threads; {@code first} never completes exceptionally.
+     * Needs this client's own event loop (for the deadline, kept on {@code lane}, the channel's own:
+     * see {@link #lane()}; on any of the client's event loops when {@code lane} is not one of them).
      */
     public Watched watchFirst(ManagedChannel channel, java.util.concurrent.Executor lane, WorkerEndpoint endpoint,
-                              Duration timeout, java.util.function.Consumer<ProbeOutcome> onPush,
-                              java.util.function.Consumer<Status> onEnd) {
+                              Duration timeout, Duration heartbeat, StreamListener listener) {
         if (eventLoop == null) {
             throw new IllegalStateException("watchFirst needs a ProbeClient with its own event loop");
         }
@@ -284,19 +374,32 @@ public final class ProbeClient implements AutoCloseable {
                 }
             }
         }, timeout.toNanos(), TimeUnit.NANOSECONDS);
-        Watch stream = watch(channel, endpoint, answer -> {
-            if (phase.compareAndSet(0, 1)) {
-                deadline.cancel(false);
-                first.complete(answer);
-            } else if (phase.get() == 1) {
-                onPush.accept(answer);
+        Watch stream = watch(channel, endpoint, heartbeat, new StreamListener() {
+            @Override
+            public void answer(ProbeOutcome answer) {
+                if (phase.compareAndSet(0, 1)) {
+                    deadline.cancel(false);
+                    first.complete(answer);
+                } else if (phase.get() == 1) {
+                    listener.answer(answer);
+                }
             }
-        }, status -> {
-            if (phase.compareAndSet(0, 2)) {
-                deadline.cancel(false);
-                first.complete(failed(status.asRuntimeException(), timeout));
-            } else if (phase.get() == 1) {
-                onEnd.accept(status);
+
+            @Override
+            public void repeated() {
+                if (phase.get() == 1) {
+                    listener.repeated();
+                }
+            }
+
+            @Override
+            public void ended(Status status) {
+                if (phase.compareAndSet(0, 2)) {
+                    deadline.cancel(false);
+                    first.complete(failed(status.asRuntimeException(), timeout));
+                } else if (phase.get() == 1) {
+                    listener.ended(status);
+                }
             }
         });
         onTimeout.set(stream::cancel);

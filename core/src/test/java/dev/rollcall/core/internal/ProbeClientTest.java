@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -17,6 +18,15 @@ import org.junit.jupiter.api.Test;
 class ProbeClientTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    private static final ProbeClient.StreamListener IGNORED = new ProbeClient.StreamListener() {
+        @Override
+        public void answer(ProbeOutcome answer) {
+        }
+
+        @Override
+        public void ended(io.grpc.Status status) {
+        }
+    };
 
     /** The lane's thread, where the probe was started and where its answer came. */
     private record Threads(Thread lane, Thread started, Thread answered, ProbeOutcome outcome) {
@@ -39,7 +49,7 @@ class ProbeClientTest {
                     synchronized (channels) {
                         channels.add(channel);
                     }
-                    client.watchFirst(channel, lane, worker.endpoint(), TIMEOUT, pushed -> { }, ended -> { }).first()
+                    client.watchFirst(channel, lane, worker.endpoint(), TIMEOUT, Duration.ZERO, IGNORED).first()
                             .whenComplete((outcome, impossible) -> probe.complete(
                                     new Threads(laneThread.join(), started, Thread.currentThread(), outcome)));
                 });
@@ -64,6 +74,68 @@ class ProbeClientTest {
                     channels.forEach(ManagedChannel::shutdownNow);
                 }
             }
+        }
+    }
+
+    @Test
+    void aStreamAsksForHeartbeatsAndPassesRepeatsOnUndecodedWithTheGrant() throws Exception {
+        java.util.concurrent.BlockingQueue<Integer> asked = new java.util.concurrent.LinkedBlockingQueue<>();
+        dev.rollcall.protocol.v1.WorkerInfoResponse first = dev.rollcall.protocol.v1.WorkerInfoResponse.newBuilder()
+                .setVersion("1.0.0").setInstanceId("i1").setRevision(1).setHeartbeatMillis(5_000).build();
+        dev.rollcall.protocol.v1.WorkerInfoResponse changed = first.toBuilder().setRevision(2)
+                .setState(dev.rollcall.protocol.v1.ServingState.DRAINING).build();
+        io.grpc.Server server = io.grpc.netty.NettyServerBuilder.forAddress(
+                        new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0))
+                .addService(new dev.rollcall.protocol.v1.WorkerServiceGrpc.WorkerServiceImplBase() {
+                    @Override
+                    public void watchWorkerInfo(dev.rollcall.protocol.v1.WorkerInfoRequest request,
+                                                io.grpc.stub.StreamObserver<dev.rollcall.protocol.v1.WorkerInfoResponse> out) {
+                        asked.add(request.getHeartbeatMillis());
+                        out.onNext(first);
+                        out.onNext(first);       // a heartbeat: the same revision again
+                        out.onNext(first);
+                        out.onNext(changed);     // a change
+                        out.onNext(changed);     // and its heartbeat
+                    }
+                }).build().start();
+        java.util.List<String> heard = java.util.Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch done = new CountDownLatch(1);
+        try (ProbeClient client = new ProbeClient("probe-heartbeat-test", 1 << 20)) {
+            dev.rollcall.api.WorkerEndpoint endpoint = dev.rollcall.api.WorkerEndpoint.of("127.0.0.1", server.getPort());
+            ManagedChannel channel = client.open(endpoint);
+            try {
+                ProbeClient.Watched watched = client.watchFirst(channel, client.lane(), endpoint, TIMEOUT,
+                        Duration.ofSeconds(5), new ProbeClient.StreamListener() {
+                            @Override
+                            public void answer(ProbeOutcome answer) {
+                                heard.add("answer " + ((ProbeOutcome.Answered) answer).revision()
+                                        + " " + ((ProbeOutcome.Answered) answer).state());
+                                done.countDown();
+                            }
+
+                            @Override
+                            public void repeated() {
+                                heard.add("repeated");
+                            }
+
+                            @Override
+                            public void ended(io.grpc.Status status) {
+                                heard.add("ended " + status.getCode());
+                            }
+                        });
+                ProbeOutcome firstAnswer = watched.first().get(10, TimeUnit.SECONDS);
+                assertThat(((ProbeOutcome.Answered) firstAnswer).revision()).isEqualTo(1);
+                assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> heard.size() == 4);
+                assertThat(heard).containsExactly("repeated", "repeated", "answer 2 DRAINING", "repeated");
+                assertThat(asked.poll(10, TimeUnit.SECONDS)).as("heartbeat_millis asked for").isEqualTo(5_000);
+                assertThat(watched.stream().heartbeatMillis()).as("what the worker granted").isEqualTo(5_000);
+                watched.stream().cancel();
+            } finally {
+                channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
+        } finally {
+            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }
     }
 }
