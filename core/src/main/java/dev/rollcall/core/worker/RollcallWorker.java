@@ -33,6 +33,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.flight.FlightGrpcUtils;
@@ -90,7 +91,7 @@ public final class RollcallWorker implements AutoCloseable {
     private final long drainQuietMillis;
     private final AtomicReference<WorkerRegistration> registration = new AtomicReference<>();
     private final CallsInFlight calls;
-    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private RollcallWorker(Server server, WorkerInfoService info, WorkerEndpoint endpoint, ExecutorService executor,
                            EventLoopGroup eventLoops, BufferAllocator ownAllocator, long shutdownGraceMillis,
@@ -292,6 +293,10 @@ public final class RollcallWorker implements AutoCloseable {
         private Path tlsCert;
         private Path tlsKey;
         private Path tlsClientCa;
+        private Integer maxRequestBytes;
+        private Integer maxWatches;
+        private Integer maxWatchesPerConnection;
+        private Integer maxCallsPerConnection;
 
         private Builder() {
         }
@@ -303,7 +308,10 @@ public final class RollcallWorker implements AutoCloseable {
          * {@code rollcall.worker.tls.cert} and {@code rollcall.worker.tls.key} (PEM certificate chain
          * and PKCS#8 key: serve TLS; default plaintext), {@code rollcall.worker.tls.client-ca} (PEM CA
          * certificates: require client certificates they signed; default none),
-         * {@code rollcall.worker.reflection} (default {@code true}, see {@link #reflection}), and
+         * {@code rollcall.worker.reflection} (default {@code true}, see {@link #reflection}), the limits
+         * on what clients may send ({@code rollcall.worker.max-request-bytes},
+         * {@code max-watches}, {@code max-watches-per-connection}, {@code max-calls-per-connection}:
+         * see their methods), and
          * {@code rollcall.worker.register} (default {@code false}): when true, {@link #start()}
          * registers the worker with the backend named by {@code rollcall.discovery.type}, with that
          * backend's settings. A typo among the worker's keys fails {@link #start()} naming the nearest
@@ -451,6 +459,59 @@ public final class RollcallWorker implements AutoCloseable {
         }
 
         /**
+         * The largest request message of Rollcall's own calls ({@code WorkerInfo},
+         * {@code WatchWorkerInfo}) and of gRPC reflection, in bytes; overrides
+         * {@code rollcall.worker.max-request-bytes} (default 4096; their requests are a few bytes).
+         * A larger one is refused with {@code RESOURCE_EXHAUSTED} after that many bytes, never read
+         * whole. Arrow Flight and your services keep no limit of Rollcall's (record batches are big).
+         */
+        public Builder maxRequestBytes(int max) {
+            if (max < 64) {
+                throw new IllegalArgumentException("maxRequestBytes " + max + " is below 64");
+            }
+            this.maxRequestBytes = max;
+            return this;
+        }
+
+        /**
+         * The most {@code WatchWorkerInfo} streams served at once in all; overrides
+         * {@code rollcall.worker.max-watches} (default 1024). See {@link WorkerInfoService.Builder#maxWatches}.
+         */
+        public Builder maxWatches(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxWatches " + max + " is below 1");
+            }
+            this.maxWatches = max;
+            return this;
+        }
+
+        /**
+         * The most {@code WatchWorkerInfo} streams served at once over one connection; overrides
+         * {@code rollcall.worker.max-watches-per-connection} (default 16).
+         */
+        public Builder maxWatchesPerConnection(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxWatchesPerConnection " + max + " is below 1");
+            }
+            this.maxWatchesPerConnection = max;
+            return this;
+        }
+
+        /**
+         * The most calls of any kind (Flight, yours, Rollcall's) open at once on one connection, the
+         * HTTP/2 {@code SETTINGS_MAX_CONCURRENT_STREAMS} the server announces; overrides
+         * {@code rollcall.worker.max-calls-per-connection} (default 1000). A gRPC client holds a call
+         * past it until another ends; a client that ignores the setting has the stream refused.
+         */
+        public Builder maxCallsPerConnection(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxCallsPerConnection " + max + " is below 1");
+            }
+            this.maxCallsPerConnection = max;
+            return this;
+        }
+
+        /**
          * After draining, {@link RollcallWorker#close()} waits until none of the work in flight is left
          * and neither a call started nor (when coordinators watch it) the drain was announced for this long, at most
          * {@code shutdown-grace}: queries that planned on this worker just before it drained still reach
@@ -529,6 +590,9 @@ public final class RollcallWorker implements AutoCloseable {
                             "the address coordinators reach this worker at; a wildcard cannot be registered");
                 }
             }
+            WorkerLimits limits = WorkerLimits.read(settings, new WorkerLimits.Overrides(maxRequestBytes, maxWatches,
+                    maxWatchesPerConnection, maxCallsPerConnection));
+            limits.applyTo(info);
             WorkerInfoService infoService = info.build();
             BufferAllocator own = allocator == null ? new RootAllocator() : null;
             BufferAllocator alloc = allocator != null ? allocator : own;
@@ -550,11 +614,9 @@ public final class RollcallWorker implements AutoCloseable {
                     // (already the JDK's default for NIO on Linux; explicit, should the transport change).
                     .withOption(ChannelOption.SO_REUSEADDR, true)
                     .executor(executor)
-                    .permitKeepAliveTime(10, TimeUnit.SECONDS)
-                    .permitKeepAliveWithoutCalls(true)
-                    .maxInboundMessageSize(Integer.MAX_VALUE) // Flight's own default: record batches are big
                     .addService(infoService)
                     .addService(FlightGrpcUtils.createFlightService(alloc, flight, ServerAuthHandler.NO_OP, executor));
+            limits.applyTo(sb);
             definitions.forEach(sb::addService);
             if (serveReflection) {
                 sb.addService(io.grpc.protobuf.services.ProtoReflectionServiceV1.newInstance());

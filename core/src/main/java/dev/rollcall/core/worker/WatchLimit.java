@@ -97,8 +97,8 @@ final class WatchLimit implements ServerInterceptor {
     private String acquire(Object connection) {
         if (total.incrementAndGet() > maxWatches) {
             total.decrementAndGet();
-            return "this worker already serves " + maxWatches + " WatchWorkerInfo streams, its limit ("
-                    + MAX_WATCHES_KEY + "=" + maxWatches + ")";
+            return "this worker already serves as many WatchWorkerInfo streams as it may (" + MAX_WATCHES_KEY + "="
+                    + maxWatches + ")";
         }
         boolean[] taken = {false};
         perConnection.compute(connection, (k, n) -> {
@@ -111,8 +111,8 @@ final class WatchLimit implements ServerInterceptor {
         });
         if (!taken[0]) {
             total.decrementAndGet();
-            return "this connection already holds " + maxPerConnection + " WatchWorkerInfo streams, the limit per"
-                    + " connection (" + MAX_WATCHES_PER_CONNECTION_KEY + "=" + maxPerConnection + ")";
+            return "this connection already holds as many WatchWorkerInfo streams as one connection may ("
+                    + MAX_WATCHES_PER_CONNECTION_KEY + "=" + maxPerConnection + ")";
         }
         return null;
     }

@@ -182,6 +182,11 @@ public final class WorkerInfoService implements BindableService {
         streams.endAll();
     }
 
+    /** Watch streams counted against the limits now: {@link #watchers()} and those whose request has not come yet. */
+    int watchesHeld() {
+        return limit.held();
+    }
+
     /** The revision of the current answer. */
     long revision() {
         return answer.revision();
