@@ -500,7 +500,7 @@ public final class RollcallWorker implements AutoCloseable {
         /**
          * The most calls of any kind (Flight, yours, Rollcall's) open at once on one connection, the
          * HTTP/2 {@code SETTINGS_MAX_CONCURRENT_STREAMS} the server announces; overrides
-         * {@code rollcall.worker.max-calls-per-connection} (default 1000). A gRPC client holds a call
+         * {@code rollcall.worker.max-calls-per-connection} (default 250, as Go's HTTP/2 server). A gRPC client holds a call
          * past it until another ends; a client that ignores the setting has the stream refused.
          */
         public Builder maxCallsPerConnection(int max) {

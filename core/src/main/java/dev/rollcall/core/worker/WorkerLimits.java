@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 record WorkerLimits(int maxRequestBytes, int maxWatches, int maxWatchesPerConnection, int maxCallsPerConnection) {
 
     static final int DEFAULT_MAX_REQUEST_BYTES = 4096;
-    static final int DEFAULT_MAX_CALLS_PER_CONNECTION = 1000;
+    static final int DEFAULT_MAX_CALLS_PER_CONNECTION = 250;
     static final int PERMIT_KEEPALIVE_SECONDS = 5;
 
     /** Builder overrides; a null field reads its key. */
