@@ -1,38 +1,35 @@
 package dev.rollcall.core.worker;
 
 import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.HandlerInfo;
 import dev.rollcall.api.ServiceInfo;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.Settings;
+import dev.rollcall.api.Visibility;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registration.WorkerRegistration;
 import dev.rollcall.api.registration.WorkerRegistrationProvider;
 import dev.rollcall.core.RollcallConfig;
 import dev.rollcall.core.internal.ProviderLookup;
-import dev.rollcall.core.internal.UnknownKeys;
 import dev.rollcall.core.internal.NamedThreads;
+import dev.rollcall.core.internal.UnknownKeys;
 import io.grpc.BindableService;
-import io.grpc.Server;
 import io.grpc.ServerInterceptor;
-import io.grpc.netty.NettyServerBuilder;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -81,11 +78,10 @@ public final class RollcallWorker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RollcallWorker.class);
     private static final AtomicInteger SERVERS = new AtomicInteger();
 
-    private final Server server;
+    private final WorkerServer server;
     private final WorkerInfoService info;
     private final WorkerEndpoint endpoint;
     private final ExecutorService executor;
-    private final EventLoopGroup eventLoops;
     private final BufferAllocator ownAllocator;
     private final long shutdownGraceMillis;
     private final long drainQuietMillis;
@@ -93,16 +89,15 @@ public final class RollcallWorker implements AutoCloseable {
     private final CallsInFlight calls;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private RollcallWorker(Server server, WorkerInfoService info, WorkerEndpoint endpoint, ExecutorService executor,
-                           EventLoopGroup eventLoops, BufferAllocator ownAllocator, long shutdownGraceMillis,
-                           long drainQuietMillis, CallsInFlight calls) {
+    private RollcallWorker(WorkerServer server, WorkerInfoService info, WorkerEndpoint endpoint, ExecutorService executor,
+                           BufferAllocator ownAllocator, long shutdownGraceMillis, long drainQuietMillis,
+                           CallsInFlight calls) {
         this.drainQuietMillis = drainQuietMillis;
         this.server = server;
         this.calls = calls;
         this.info = info;
         this.endpoint = endpoint;
         this.executor = executor;
-        this.eventLoops = eventLoops;
         this.ownAllocator = ownAllocator;
         this.shutdownGraceMillis = shutdownGraceMillis;
     }
@@ -236,33 +231,12 @@ public final class RollcallWorker implements AutoCloseable {
             }
         }
         info.endWatches();
-        server.shutdown();
-        try {
-            if (!server.awaitTermination(1, TimeUnit.SECONDS)) {
-                server.shutdownNow();
-                server.awaitTermination(5, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            server.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
-        releasePort(eventLoops, endpoint.url());
+        server.stop();
         executor.shutdownNow();
         if (ownAllocator != null) {
             ownAllocator.close();
         }
         log.debug("worker {} version '{}' stopped", endpoint.url(), info.version());
-    }
-
-    /**
-     * Ends the server's own event loops, and with them its listening socket. A closed NIO server
-     * socket keeps its port until its selector runs once more (JDK 11+, netty#8697): with gRPC's
-     * shared event loops, 2 to 10 of 300 restarts in place right after close() failed to bind.
-     */
-    private static void releasePort(EventLoopGroup eventLoops, String address) {
-        if (!eventLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS)) {
-            log.warn("worker {}: its event loops did not end within 10 s; the port may stay taken a while", address);
-        }
     }
 
     @Override
@@ -281,7 +255,7 @@ public final class RollcallWorker implements AutoCloseable {
         private Integer port;
         private Boolean register;
         private Boolean reflection;
-        private final java.util.Set<String> advertisedServices = new java.util.HashSet<>();
+        private final Set<String> advertisedServices = new HashSet<>();
         private RollcallConfig config;
         private ClassLoader classLoader;
         private FlightProducer producer;
@@ -561,17 +535,17 @@ public final class RollcallWorker implements AutoCloseable {
             boolean registering = register != null ? register : settings.bool("register", false);
             WorkerTls tls = WorkerTls.read(settings, tlsCert, tlsKey, tlsClientCa);
             boolean serveReflection = reflection != null ? reflection : settings.bool("reflection", true);
-            List<io.grpc.ServerServiceDefinition> definitions = new ArrayList<>();
+            List<ServerServiceDefinition> definitions = new ArrayList<>();
             for (BindableService service : services) {
-                io.grpc.ServerServiceDefinition definition = service.bindService();
+                ServerServiceDefinition definition = service.bindService();
                 definitions.add(definition);
                 String name = definition.getServiceDescriptor().getName();
                 if (advertisedServices.add(name)) {
-                    info.service(new ServiceInfo(name, dev.rollcall.api.Visibility.PUBLIC,
+                    info.service(new ServiceInfo(name, Visibility.PUBLIC,
                             definition.getMethods().stream()
                                     .map(m -> m.getMethodDescriptor().getBareMethodName())
                                     .filter(Objects::nonNull).sorted()
-                                    .map(dev.rollcall.api.HandlerInfo::of).toList()));
+                                    .map(HandlerInfo::of).toList()));
                 }
             }
             WorkerRegistrationProvider registrar = null;
@@ -601,48 +575,34 @@ public final class RollcallWorker implements AutoCloseable {
             LoggingFlightProducer flight = new LoggingFlightProducer(
                     producer != null ? producer : new NoOpFlightProducer(), "rollcall-worker-" + n);
             ExecutorService executor = Executors.newCachedThreadPool(NamedThreads.daemon("rollcall-worker-" + n));
-            // Event loops of its own (threads start on first use), so that close() can wait until
-            // the listening socket is really released: see releasePort.
-            EventLoopGroup eventLoops = new MultiThreadIoEventLoopGroup(0,
-                    NamedThreads.daemon("rollcall-worker-" + n + "-io"), NioIoHandler.newFactory());
-            NettyServerBuilder sb = (tls == null ? NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
-                    : NettyServerBuilder.forAddress(new InetSocketAddress(host, port), tls.credentials()))
-                    .channelType(NioServerSocketChannel.class)
-                    .bossEventLoopGroup(eventLoops)
-                    .workerEventLoopGroup(eventLoops)
-                    // Bind beside the TIME-WAIT connections a stopped process on this port left
-                    // (already the JDK's default for NIO on Linux; explicit, should the transport change).
-                    .withOption(ChannelOption.SO_REUSEADDR, true)
-                    .executor(executor)
-                    .addService(infoService)
-                    .addService(FlightGrpcUtils.createFlightService(alloc, flight, ServerAuthHandler.NO_OP, executor));
-            limits.applyTo(sb);
-            definitions.forEach(sb::addService);
+            List<ServerServiceDefinition> served = new ArrayList<>();
+            served.add(infoService.bindService());
+            served.add(FlightGrpcUtils.createFlightService(alloc, flight, ServerAuthHandler.NO_OP, executor).bindService());
+            served.addAll(definitions);
             if (serveReflection) {
-                sb.addService(io.grpc.protobuf.services.ProtoReflectionServiceV1.newInstance());
+                served.add(ProtoReflectionServiceV1.newInstance().bindService());
             }
             CallsInFlight calls = new CallsInFlight();
-            interceptors.forEach(sb::intercept);
-            sb.intercept(calls);
-            Server server = sb.build();
+            List<ServerInterceptor> around = new ArrayList<>(interceptors);
+            around.add(calls);
+            WorkerServer server;
             try {
-                server.start();
-            } catch (IOException | RuntimeException e) {
-                releasePort(eventLoops, host + ":" + port);
+                server = WorkerServer.start("rollcall-worker-" + n, host, port, tls, limits, executor, served, around);
+            } catch (IOException e) {
                 executor.shutdownNow();
                 if (own != null) {
                     own.close();
                 }
-                throw new IOException("cannot start worker on " + host + ":" + port + ": " + e.getMessage(), e);
+                throw e;
             }
-            int bound = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+            int bound = server.port();
             WorkerEndpoint endpoint = new WorkerEndpoint(advertised, bound, tls != null, Map.of());
             flight.worker(endpoint.url());
             log.debug("worker {} version '{}' instance {} started{}", endpoint.url(), infoService.version(),
                     infoService.instanceId(), tls == null ? "" : " with " + tls);
             long drainQuietMillis = this.drainQuietMillis != null ? this.drainQuietMillis
                     : settings.duration("drain-quiet", Duration.ofMillis(500)).toMillis();
-            RollcallWorker worker = new RollcallWorker(server, infoService, endpoint, executor, eventLoops, own,
+            RollcallWorker worker = new RollcallWorker(server, infoService, endpoint, executor, own,
                     shutdownGraceMillis, drainQuietMillis, calls);
             try {
                 WorkerRegistration entry = null;
