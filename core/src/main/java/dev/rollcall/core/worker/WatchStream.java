@@ -32,6 +32,8 @@ final class WatchStream {
     private WorkerInfoResponse sentMessage;
     private boolean heartbeatOwed;
     private boolean done;
+    /** Set without the lock, so that a cancel never waits behind a send in progress. */
+    private volatile boolean cancelled;
     private long lastSendNanos;
 
     WatchStream(ServerCallStreamObserver<WorkerInfoResponse> call, int heartbeatMillis, Ticker ticker) {
@@ -55,7 +57,7 @@ final class WatchStream {
 
     /** Sends what waits, as far as the call takes it now; also the call's on-ready handler. */
     synchronized void flush() {
-        while (!done && call.isReady()) {
+        while (!done && !cancelled && call.isReady()) {
             Answer next = pending.getAndSet(null);
             if (next != null && sent != null && next.revision() <= sent.revision()) {
                 continue; // overtaken: a newer answer (or this one) went out already
@@ -76,7 +78,7 @@ final class WatchStream {
      * never, no heartbeat or over).
      */
     synchronized long heartbeat(long now) {
-        if (done || heartbeatNanos == 0) {
+        if (done || cancelled || heartbeatNanos == 0) {
             return Long.MAX_VALUE;
         }
         if (now - lastSendNanos >= heartbeatNanos - SLACK_NANOS) {
@@ -93,7 +95,7 @@ final class WatchStream {
 
     /** Sends {@code last} unless something as new went out, then ends the stream. Idempotent. */
     synchronized void complete(Answer last) {
-        if (done) {
+        if (done || cancelled) {
             return;
         }
         if (last != null && (sent == null || last.revision() > sent.revision())) {
@@ -107,13 +109,13 @@ final class WatchStream {
         }
     }
 
-    /** The coordinator went away: nothing more is sent. */
-    synchronized void cancelled() {
-        done = true;
+    /** The coordinator went away: nothing more is sent. Does not wait for a send in progress. */
+    void cancelled() {
+        cancelled = true;
     }
 
     private void send(Answer answer, WorkerInfoResponse message) {
-        if (done) {
+        if (done || cancelled) {
             return;
         }
         try {

@@ -49,8 +49,9 @@ import java.util.concurrent.Executor;
  * that keeps the highest revision per instance can drop an answer that was overtaken on its way.
  *
  * <p><b>Heartbeats.</b> A {@code WatchWorkerInfo} request asking {@code heartbeat_millis} gets the
- * current answer again (same revision) whenever nothing else was sent on the stream for that long,
- * so that its coordinator tells a silent host from a quiet one. The interval is clamped to
+ * current answer again (same revision) before the stream has been silent for that long (up to
+ * 100 ms early; not while the coordinator does not read), so that its coordinator tells a silent
+ * host from a quiet one. The interval is clamped to
  * [{@value #MIN_HEARTBEAT_MILLIS} ms, {@value #MAX_HEARTBEAT_MILLIS} ms], and each answer on the
  * stream says what was granted in its own {@code heartbeat_millis} (0 when none was asked). One
  * timer serves all streams of a service.
@@ -100,8 +101,10 @@ public final class WorkerInfoService implements BindableService {
 
             @Override
             public void watchWorkerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> observer) {
-                ServerCallStreamObserver<WorkerInfoResponse> call = (ServerCallStreamObserver<WorkerInfoResponse>) observer;
-                WatchStream w = new WatchStream(call, grantedHeartbeat(Integer.toUnsignedLong(request.getHeartbeatMillis())), streams.ticker());
+                ServerCallStreamObserver<WorkerInfoResponse> call =
+                        (ServerCallStreamObserver<WorkerInfoResponse>) observer;
+                int heartbeat = grantedHeartbeat(Integer.toUnsignedLong(request.getHeartbeatMillis()));
+                WatchStream w = new WatchStream(call, heartbeat, streams.ticker());
                 call.setOnCancelHandler(() -> streams.remove(w));
                 call.setOnReadyHandler(w::flush);
                 streams.add(w);
@@ -182,7 +185,7 @@ public final class WorkerInfoService implements BindableService {
         streams.endAll();
     }
 
-    /** Watch streams counted against the limits now: {@link #watchers()} and those whose request has not come yet. */
+    /** Watch streams counted against the limits now: {@link #watchers()} and those whose request is still to come. */
     int watchesHeld() {
         return limit.held();
     }
