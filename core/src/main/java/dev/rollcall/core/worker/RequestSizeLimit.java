@@ -1,6 +1,10 @@
 package dev.rollcall.core.worker;
 
+import io.grpc.ForwardingServerCall;
 import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
 import io.grpc.ServerStreamTracer;
 import io.grpc.Status;
 
@@ -14,7 +18,10 @@ import io.grpc.Status;
  * bytes on the wire, and what it inflates to while it is parsed (refused then as gRPC refuses an
  * inflated message over its own limit: the call fails {@code UNKNOWN}).
  *
- * <p>Tracers run on the transport's threads, one message at a time per call.
+ * <p>Tracers run on the transport's threads, one message at a time per call. Install
+ * {@link #quietOnceCancelled()} too: a streaming handler (reflection) answers the cancel that
+ * follows a refusal by closing the call itself ({@code CANCELLED: client cancelled}), which
+ * otherwise races the refusal's status to the client.
  */
 final class RequestSizeLimit extends ServerStreamTracer.Factory {
 
@@ -65,6 +72,30 @@ final class RequestSizeLimit extends ServerStreamTracer.Factory {
                             + max + " bytes, the limit for Rollcall's own calls (" + KEY + "=" + max + ")")
                             .asRuntimeException();
                 }
+            }
+        };
+    }
+
+    /**
+     * Drops a handler's close of a bounded call that the transport already cancelled: the client
+     * has had (or is being sent) the status of the cancel, and a second one could overtake it.
+     */
+    static ServerInterceptor quietOnceCancelled() {
+        return new ServerInterceptor() {
+            @Override
+            public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+                                                              ServerCallHandler<Q, R> next) {
+                if (!bounds(call.getMethodDescriptor().getFullMethodName())) {
+                    return next.startCall(call, headers);
+                }
+                return next.startCall(new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+                    @Override
+                    public void close(Status status, Metadata trailers) {
+                        if (!isCancelled()) {
+                            super.close(status, trailers);
+                        }
+                    }
+                }, headers);
             }
         };
     }

@@ -44,7 +44,8 @@ record WorkerLimits(int maxRequestBytes, int maxWatches, int maxWatchesPerConnec
                 .permitKeepAliveWithoutCalls(true)
                 .maxConcurrentCallsPerConnection(maxCallsPerConnection)
                 .maxInboundMessageSize(Integer.MAX_VALUE) // Flight's own default: record batches are big
-                .addStreamTracerFactory(new RequestSizeLimit(maxRequestBytes));
+                .addStreamTracerFactory(new RequestSizeLimit(maxRequestBytes))
+                .intercept(RequestSizeLimit.quietOnceCancelled());
     }
 
     /** The service's part: its watch streams. */
