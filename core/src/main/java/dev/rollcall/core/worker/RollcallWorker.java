@@ -66,6 +66,16 @@ import org.slf4j.LoggerFactory;
  * handshake. Files are PEM (keys PKCS#8), read and checked once by {@link Builder#start()}: a bad one
  * fails naming its key and path, never its content.
  *
+ * <p><b>Limits.</b> What a client of the port can make the worker hold is bounded, each bound with
+ * a key and a builder method, and a call past one is refused naming both: the size of a request to
+ * Rollcall's own calls and reflection ({@link Builder#maxRequestBytes}), {@code WatchWorkerInfo}
+ * streams in all and per connection ({@link Builder#maxWatches},
+ * {@link Builder#maxWatchesPerConnection}), calls open at once per connection
+ * ({@link Builder#maxCallsPerConnection}). HTTP/2 keepalive pings are permitted every 5 s, with or
+ * without calls. {@link #drain()}, {@link #labels} and the other changes return at once: watching
+ * coordinators are told from another thread, so a change costs the same with one watcher or a
+ * thousand.
+ *
  * <p>Thread-safe. {@link #close()} stops the server (in-flight calls get a grace period), the
  * Flight executor, and the allocator if Rollcall created it. Arrow needs
  * {@code --add-opens=java.base/java.nio=ALL-UNNAMED} on the JVM command line, and on Java 24 or newer
