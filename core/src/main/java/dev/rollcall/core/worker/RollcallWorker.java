@@ -1,38 +1,36 @@
 package dev.rollcall.core.worker;
 
 import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.HandlerInfo;
 import dev.rollcall.api.ServiceInfo;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.Settings;
+import dev.rollcall.api.Visibility;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registration.WorkerRegistration;
 import dev.rollcall.api.registration.WorkerRegistrationProvider;
 import dev.rollcall.core.RollcallConfig;
 import dev.rollcall.core.internal.ProviderLookup;
-import dev.rollcall.core.internal.UnknownKeys;
 import dev.rollcall.core.internal.NamedThreads;
+import dev.rollcall.core.internal.UnknownKeys;
 import io.grpc.BindableService;
-import io.grpc.Server;
 import io.grpc.ServerInterceptor;
-import io.grpc.netty.NettyServerBuilder;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.flight.FlightGrpcUtils;
@@ -68,6 +66,16 @@ import org.slf4j.LoggerFactory;
  * handshake. Files are PEM (keys PKCS#8), read and checked once by {@link Builder#start()}: a bad one
  * fails naming its key and path, never its content.
  *
+ * <p><b>Limits.</b> What a client of the port can make the worker hold is bounded, each bound with
+ * a key and a builder method, and a call past one is refused naming both: the size of a request to
+ * Rollcall's own calls and reflection ({@link Builder#maxRequestBytes}), {@code WatchWorkerInfo}
+ * streams in all and per connection ({@link Builder#maxWatches},
+ * {@link Builder#maxWatchesPerConnection}), calls open at once per connection
+ * ({@link Builder#maxCallsPerConnection}). HTTP/2 keepalive pings are permitted every 5 s, with or
+ * without calls. {@link #drain()}, {@link #labels} and the other changes return at once: watching
+ * coordinators are told from another thread, so a change costs the same with one watcher or a
+ * thousand.
+ *
  * <p>Thread-safe. {@link #close()} stops the server (in-flight calls get a grace period), the
  * Flight executor, and the allocator if Rollcall created it. Arrow needs
  * {@code --add-opens=java.base/java.nio=ALL-UNNAMED} on the JVM command line, and on Java 24 or newer
@@ -80,28 +88,26 @@ public final class RollcallWorker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RollcallWorker.class);
     private static final AtomicInteger SERVERS = new AtomicInteger();
 
-    private final Server server;
+    private final WorkerServer server;
     private final WorkerInfoService info;
     private final WorkerEndpoint endpoint;
     private final ExecutorService executor;
-    private final EventLoopGroup eventLoops;
     private final BufferAllocator ownAllocator;
     private final long shutdownGraceMillis;
     private final long drainQuietMillis;
     private final AtomicReference<WorkerRegistration> registration = new AtomicReference<>();
     private final CallsInFlight calls;
-    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
 
-    private RollcallWorker(Server server, WorkerInfoService info, WorkerEndpoint endpoint, ExecutorService executor,
-                           EventLoopGroup eventLoops, BufferAllocator ownAllocator, long shutdownGraceMillis,
-                           long drainQuietMillis, CallsInFlight calls) {
+    private RollcallWorker(WorkerServer server, WorkerInfoService info, WorkerEndpoint endpoint, ExecutorService executor,
+                           BufferAllocator ownAllocator, long shutdownGraceMillis, long drainQuietMillis,
+                           CallsInFlight calls) {
         this.drainQuietMillis = drainQuietMillis;
         this.server = server;
         this.calls = calls;
         this.info = info;
         this.endpoint = endpoint;
         this.executor = executor;
-        this.eventLoops = eventLoops;
         this.ownAllocator = ownAllocator;
         this.shutdownGraceMillis = shutdownGraceMillis;
     }
@@ -235,33 +241,12 @@ public final class RollcallWorker implements AutoCloseable {
             }
         }
         info.endWatches();
-        server.shutdown();
-        try {
-            if (!server.awaitTermination(1, TimeUnit.SECONDS)) {
-                server.shutdownNow();
-                server.awaitTermination(5, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            server.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
-        releasePort(eventLoops, endpoint.url());
+        server.stop();
         executor.shutdownNow();
         if (ownAllocator != null) {
             ownAllocator.close();
         }
         log.debug("worker {} version '{}' stopped", endpoint.url(), info.version());
-    }
-
-    /**
-     * Ends the server's own event loops, and with them its listening socket. A closed NIO server
-     * socket keeps its port until its selector runs once more (JDK 11+, netty#8697): with gRPC's
-     * shared event loops, 2 to 10 of 300 restarts in place right after close() failed to bind.
-     */
-    private static void releasePort(EventLoopGroup eventLoops, String address) {
-        if (!eventLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS)) {
-            log.warn("worker {}: its event loops did not end within 10 s; the port may stay taken a while", address);
-        }
     }
 
     @Override
@@ -280,7 +265,7 @@ public final class RollcallWorker implements AutoCloseable {
         private Integer port;
         private Boolean register;
         private Boolean reflection;
-        private final java.util.Set<String> advertisedServices = new java.util.HashSet<>();
+        private final Set<String> advertisedServices = new HashSet<>();
         private RollcallConfig config;
         private ClassLoader classLoader;
         private FlightProducer producer;
@@ -292,6 +277,10 @@ public final class RollcallWorker implements AutoCloseable {
         private Path tlsCert;
         private Path tlsKey;
         private Path tlsClientCa;
+        private Integer maxRequestBytes;
+        private Integer maxWatches;
+        private Integer maxWatchesPerConnection;
+        private Integer maxCallsPerConnection;
 
         private Builder() {
         }
@@ -303,7 +292,10 @@ public final class RollcallWorker implements AutoCloseable {
          * {@code rollcall.worker.tls.cert} and {@code rollcall.worker.tls.key} (PEM certificate chain
          * and PKCS#8 key: serve TLS; default plaintext), {@code rollcall.worker.tls.client-ca} (PEM CA
          * certificates: require client certificates they signed; default none),
-         * {@code rollcall.worker.reflection} (default {@code true}, see {@link #reflection}), and
+         * {@code rollcall.worker.reflection} (default {@code true}, see {@link #reflection}), the limits
+         * on what clients may send ({@code rollcall.worker.max-request-bytes},
+         * {@code max-watches}, {@code max-watches-per-connection}, {@code max-calls-per-connection}:
+         * see their methods), and
          * {@code rollcall.worker.register} (default {@code false}): when true, {@link #start()}
          * registers the worker with the backend named by {@code rollcall.discovery.type}, with that
          * backend's settings. A typo among the worker's keys fails {@link #start()} naming the nearest
@@ -451,6 +443,59 @@ public final class RollcallWorker implements AutoCloseable {
         }
 
         /**
+         * The largest request message of Rollcall's own calls ({@code WorkerInfo},
+         * {@code WatchWorkerInfo}) and of gRPC reflection, in bytes; overrides
+         * {@code rollcall.worker.max-request-bytes} (default 4096; their requests are a few bytes).
+         * A larger one is refused with {@code RESOURCE_EXHAUSTED} after that many bytes, never read
+         * whole. Arrow Flight and your services keep no limit of Rollcall's (record batches are big).
+         */
+        public Builder maxRequestBytes(int max) {
+            if (max < 64) {
+                throw new IllegalArgumentException("maxRequestBytes " + max + " is below 64");
+            }
+            this.maxRequestBytes = max;
+            return this;
+        }
+
+        /**
+         * The most {@code WatchWorkerInfo} streams served at once in all; overrides
+         * {@code rollcall.worker.max-watches} (default 1024). See {@link WorkerInfoService.Builder#maxWatches}.
+         */
+        public Builder maxWatches(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxWatches " + max + " is below 1");
+            }
+            this.maxWatches = max;
+            return this;
+        }
+
+        /**
+         * The most {@code WatchWorkerInfo} streams served at once over one connection; overrides
+         * {@code rollcall.worker.max-watches-per-connection} (default 16).
+         */
+        public Builder maxWatchesPerConnection(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxWatchesPerConnection " + max + " is below 1");
+            }
+            this.maxWatchesPerConnection = max;
+            return this;
+        }
+
+        /**
+         * The most calls of any kind (Flight, yours, Rollcall's) open at once on one connection, the
+         * HTTP/2 {@code SETTINGS_MAX_CONCURRENT_STREAMS} the server announces; overrides
+         * {@code rollcall.worker.max-calls-per-connection} (default 250, as Go's HTTP/2 server). A gRPC client holds a call
+         * past it until another ends; a client that ignores the setting has the stream refused.
+         */
+        public Builder maxCallsPerConnection(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxCallsPerConnection " + max + " is below 1");
+            }
+            this.maxCallsPerConnection = max;
+            return this;
+        }
+
+        /**
          * After draining, {@link RollcallWorker#close()} waits until none of the work in flight is left
          * and neither a call started nor (when coordinators watch it) the drain was announced for this long, at most
          * {@code shutdown-grace}: queries that planned on this worker just before it drained still reach
@@ -500,17 +545,17 @@ public final class RollcallWorker implements AutoCloseable {
             boolean registering = register != null ? register : settings.bool("register", false);
             WorkerTls tls = WorkerTls.read(settings, tlsCert, tlsKey, tlsClientCa);
             boolean serveReflection = reflection != null ? reflection : settings.bool("reflection", true);
-            List<io.grpc.ServerServiceDefinition> definitions = new ArrayList<>();
+            List<ServerServiceDefinition> definitions = new ArrayList<>();
             for (BindableService service : services) {
-                io.grpc.ServerServiceDefinition definition = service.bindService();
+                ServerServiceDefinition definition = service.bindService();
                 definitions.add(definition);
                 String name = definition.getServiceDescriptor().getName();
                 if (advertisedServices.add(name)) {
-                    info.service(new ServiceInfo(name, dev.rollcall.api.Visibility.PUBLIC,
+                    info.service(new ServiceInfo(name, Visibility.PUBLIC,
                             definition.getMethods().stream()
                                     .map(m -> m.getMethodDescriptor().getBareMethodName())
                                     .filter(Objects::nonNull).sorted()
-                                    .map(dev.rollcall.api.HandlerInfo::of).toList()));
+                                    .map(HandlerInfo::of).toList()));
                 }
             }
             WorkerRegistrationProvider registrar = null;
@@ -529,6 +574,9 @@ public final class RollcallWorker implements AutoCloseable {
                             "the address coordinators reach this worker at; a wildcard cannot be registered");
                 }
             }
+            WorkerLimits limits = WorkerLimits.read(settings, new WorkerLimits.Overrides(maxRequestBytes, maxWatches,
+                    maxWatchesPerConnection, maxCallsPerConnection));
+            limits.applyTo(info);
             WorkerInfoService infoService = info.build();
             BufferAllocator own = allocator == null ? new RootAllocator() : null;
             BufferAllocator alloc = allocator != null ? allocator : own;
@@ -537,50 +585,34 @@ public final class RollcallWorker implements AutoCloseable {
             LoggingFlightProducer flight = new LoggingFlightProducer(
                     producer != null ? producer : new NoOpFlightProducer(), "rollcall-worker-" + n);
             ExecutorService executor = Executors.newCachedThreadPool(NamedThreads.daemon("rollcall-worker-" + n));
-            // Event loops of its own (threads start on first use), so that close() can wait until
-            // the listening socket is really released: see releasePort.
-            EventLoopGroup eventLoops = new MultiThreadIoEventLoopGroup(0,
-                    NamedThreads.daemon("rollcall-worker-" + n + "-io"), NioIoHandler.newFactory());
-            NettyServerBuilder sb = (tls == null ? NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
-                    : NettyServerBuilder.forAddress(new InetSocketAddress(host, port), tls.credentials()))
-                    .channelType(NioServerSocketChannel.class)
-                    .bossEventLoopGroup(eventLoops)
-                    .workerEventLoopGroup(eventLoops)
-                    // Bind beside the TIME-WAIT connections a stopped process on this port left
-                    // (already the JDK's default for NIO on Linux; explicit, should the transport change).
-                    .withOption(ChannelOption.SO_REUSEADDR, true)
-                    .executor(executor)
-                    .permitKeepAliveTime(10, TimeUnit.SECONDS)
-                    .permitKeepAliveWithoutCalls(true)
-                    .maxInboundMessageSize(Integer.MAX_VALUE) // Flight's own default: record batches are big
-                    .addService(infoService)
-                    .addService(FlightGrpcUtils.createFlightService(alloc, flight, ServerAuthHandler.NO_OP, executor));
-            definitions.forEach(sb::addService);
+            List<ServerServiceDefinition> served = new ArrayList<>();
+            served.add(infoService.bindService());
+            served.add(FlightGrpcUtils.createFlightService(alloc, flight, ServerAuthHandler.NO_OP, executor).bindService());
+            served.addAll(definitions);
             if (serveReflection) {
-                sb.addService(io.grpc.protobuf.services.ProtoReflectionServiceV1.newInstance());
+                served.add(ProtoReflectionServiceV1.newInstance().bindService());
             }
             CallsInFlight calls = new CallsInFlight();
-            interceptors.forEach(sb::intercept);
-            sb.intercept(calls);
-            Server server = sb.build();
+            List<ServerInterceptor> around = new ArrayList<>(interceptors);
+            around.add(calls);
+            WorkerServer server;
             try {
-                server.start();
-            } catch (IOException | RuntimeException e) {
-                releasePort(eventLoops, host + ":" + port);
+                server = WorkerServer.start("rollcall-worker-" + n, host, port, tls, limits, executor, served, around);
+            } catch (IOException e) {
                 executor.shutdownNow();
                 if (own != null) {
                     own.close();
                 }
-                throw new IOException("cannot start worker on " + host + ":" + port + ": " + e.getMessage(), e);
+                throw e;
             }
-            int bound = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+            int bound = server.port();
             WorkerEndpoint endpoint = new WorkerEndpoint(advertised, bound, tls != null, Map.of());
             flight.worker(endpoint.url());
             log.debug("worker {} version '{}' instance {} started{}", endpoint.url(), infoService.version(),
                     infoService.instanceId(), tls == null ? "" : " with " + tls);
             long drainQuietMillis = this.drainQuietMillis != null ? this.drainQuietMillis
                     : settings.duration("drain-quiet", Duration.ofMillis(500)).toMillis();
-            RollcallWorker worker = new RollcallWorker(server, infoService, endpoint, executor, eventLoops, own,
+            RollcallWorker worker = new RollcallWorker(server, infoService, endpoint, executor, own,
                     shutdownGraceMillis, drainQuietMillis, calls);
             try {
                 WorkerRegistration entry = null;

@@ -4,11 +4,14 @@ import dev.rollcall.api.ServiceInfo;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.core.Scheduler;
+import dev.rollcall.core.Ticker;
 import dev.rollcall.core.internal.WireFormat;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
 import io.grpc.BindableService;
+import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
@@ -17,10 +20,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.UUID;
+import java.util.concurrent.Executor;
 
 /**
  * The {@code rollcall.v1.WorkerService}: tells coordinators this worker's version, instance id,
@@ -36,47 +37,88 @@ import java.util.UUID;
  * }</pre>
  *
  * <p>Thread-safe. {@link #state}, {@link #labels} and {@link #services} change the answer at run
- * time and push it to every watching coordinator at once; a coordinator that reads slowly gets the
+ * time and return at once; the new answer is pushed to every watching coordinator from another
+ * thread (one per process, shared by every service: {@code rollcall-worker-push-N}), so a change
+ * costs its caller the same with one watcher or thousands. A coordinator that reads slowly gets the
  * latest answer when it is ready, not every one in between. Answering is a constant reply between
  * changes. Each instance has its own random {@link #instanceId()}, so build one per process start:
  * that is how coordinators notice a worker that restarted in place on the same address.
+ *
+ * <p><b>Revisions.</b> Every distinct answer carries a {@code revision} that grows with every change
+ * (unary answers too), and a stream never sends an answer older than one it sent: a coordinator
+ * that keeps the highest revision per instance can drop an answer that was overtaken on its way.
+ *
+ * <p><b>Heartbeats.</b> A {@code WatchWorkerInfo} request asking {@code heartbeat_millis} gets the
+ * current answer again (same revision) before the stream has been silent for that long (up to
+ * 100 ms early; not while the coordinator does not read), so that its coordinator tells a silent
+ * host from a quiet one. The interval is clamped to
+ * [{@value #MIN_HEARTBEAT_MILLIS} ms, {@value #MAX_HEARTBEAT_MILLIS} ms], and each answer on the
+ * stream says what was granted in its own {@code heartbeat_millis} (0 when none was asked). One
+ * timer serves all streams of a service.
+ *
+ * <p><b>Limits.</b> At most {@link Builder#maxWatches} streams in all and
+ * {@link Builder#maxWatchesPerConnection} per connection; a stream past either is refused with
+ * {@code RESOURCE_EXHAUSTED} naming the limit and its key.
  */
 public final class WorkerInfoService implements BindableService {
+
+    /** The shortest heartbeat a stream is granted; a shorter one asked is raised to it. */
+    public static final int MIN_HEARTBEAT_MILLIS = 1_000;
+    /** The longest heartbeat a stream is granted; a longer one asked is lowered to it. */
+    public static final int MAX_HEARTBEAT_MILLIS = 60_000;
+    /** Default of {@link Builder#maxWatches}. */
+    public static final int DEFAULT_MAX_WATCHES = 1024;
+    /** Default of {@link Builder#maxWatchesPerConnection}. */
+    public static final int DEFAULT_MAX_WATCHES_PER_CONNECTION = 16;
 
     private final String version;
     private final String instanceId;
     private final ServerServiceDefinition definition;
-    private final Set<Watcher> watchers = ConcurrentHashMap.newKeySet();
-    // Guarded by this: what the answer is made of; the answer itself is published through the volatile.
+    private final WatchStreams streams;
+    private final WatchLimit limit;
+    // Guarded by this: what the answer is made of; the answer itself is published through the volatile,
+    // chosen and stamped with its revision under the lock, so that revisions follow the changes' order.
     private Map<String, String> labels;
     private List<ServiceInfo> services;
     private ServingState state;
-    private volatile WorkerInfoResponse response;
+    private volatile Answer answer;
 
-    private WorkerInfoService(String version, String instanceId, Map<String, String> labels,
-                              List<ServiceInfo> services, ServingState state) {
-        this.version = version;
+    private WorkerInfoService(Builder b, String instanceId) {
+        this.version = b.version;
         this.instanceId = instanceId;
-        this.labels = Map.copyOf(labels);
-        this.services = List.copyOf(services);
-        this.state = state;
-        this.response = answer();
-        this.definition = new WorkerServiceGrpc.WorkerServiceImplBase() {
+        this.labels = Map.copyOf(b.labels);
+        this.services = List.copyOf(b.services);
+        this.state = b.state;
+        this.answer = answer();
+        this.streams = new WatchStreams(() -> answer, b.executor, b.scheduler, b.ticker);
+        this.limit = new WatchLimit(b.maxWatches, b.maxWatchesPerConnection);
+        ServerServiceDefinition own = new WorkerServiceGrpc.WorkerServiceImplBase() {
             @Override
             public void workerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> observer) {
-                observer.onNext(response);
+                observer.onNext(answer.unary());
                 observer.onCompleted();
             }
 
             @Override
             public void watchWorkerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> observer) {
-                Watcher w = new Watcher((ServerCallStreamObserver<WorkerInfoResponse>) observer);
-                watchers.add(w);
-                w.call.setOnCancelHandler(() -> watchers.remove(w));
-                w.call.setOnReadyHandler(w::flush);
-                w.offer(response);
+                ServerCallStreamObserver<WorkerInfoResponse> call =
+                        (ServerCallStreamObserver<WorkerInfoResponse>) observer;
+                int heartbeat = grantedHeartbeat(Integer.toUnsignedLong(request.getHeartbeatMillis()));
+                WatchStream w = new WatchStream(call, heartbeat, streams.ticker());
+                call.setOnCancelHandler(() -> streams.remove(w));
+                call.setOnReadyHandler(w::flush);
+                streams.add(w);
             }
         }.bindService();
+        this.definition = ServerInterceptors.intercept(own, limit);
+    }
+
+    /** The heartbeat a stream gets for asking {@code askedMillis} (a uint32 on the wire): 0 for none, else clamped. */
+    static int grantedHeartbeat(long askedMillis) {
+        if (askedMillis <= 0) {
+            return 0;
+        }
+        return (int) Math.min(MAX_HEARTBEAT_MILLIS, Math.max(MIN_HEARTBEAT_MILLIS, askedMillis));
     }
 
     public static Builder builder() {
@@ -106,101 +148,72 @@ public final class WorkerInfoService implements BindableService {
                 return;
             }
             state = newState;
-            response = answer();
+            answer = answer();
         }
-        push();
+        streams.push();
     }
 
     /** Replaces the labels, and tells every watching coordinator. */
     public void labels(Map<String, String> newLabels) {
         synchronized (this) {
             labels = Map.copyOf(newLabels);
-            response = answer();
+            answer = answer();
         }
-        push();
+        streams.push();
     }
 
     /** Replaces the services advertised, and tells every watching coordinator. */
     public void services(List<ServiceInfo> newServices) {
         synchronized (this) {
             services = List.copyOf(newServices);
-            response = answer();
+            answer = answer();
         }
-        push();
+        streams.push();
     }
 
     /** How many coordinators watch this worker now. */
     public int watchers() {
-        return watchers.size();
+        return streams.size();
     }
 
-    /** Ends every watch (they see the stream complete), e.g. just before the server stops. */
+    /**
+     * Ends every watch, e.g. just before the server stops: each stream gets the current answer if it
+     * has not had it yet, then completes. Runs on the caller's thread and returns when every stream
+     * was told.
+     */
     public void endWatches() {
-        for (Watcher w : watchers) {
-            watchers.remove(w);
-            w.complete();
-        }
+        streams.endAll();
     }
 
-    private WorkerInfoResponse answer() {
-        return WireFormat.toResponse(version, instanceId, labels, services).toBuilder()
-                .setState(WireFormat.toWire(state)).build();
+    /** Watch streams counted against the limits now: {@link #watchers()} and those whose request is still to come. */
+    int watchesHeld() {
+        return limit.held();
     }
 
-    private void push() {
-        WorkerInfoResponse now = response;
-        watchers.forEach(w -> w.offer(now));
+    /** The revision of the current answer. */
+    long revision() {
+        return answer.revision();
+    }
+
+    /** Whether the heartbeat timer is set (tests: one timer for all streams). */
+    boolean heartbeatTimerSet() {
+        return streams.sweepSet();
+    }
+
+    /** Guarded by this. */
+    private Answer answer() {
+        return Answer.stamp(WireFormat.toResponse(version, instanceId, labels, services).toBuilder()
+                .setState(WireFormat.toWire(state)).build());
     }
 
     /** What a coordinator learns from this service about the worker at {@code endpoint}. */
     public WorkerInfo describe(WorkerEndpoint endpoint) {
-        return WireFormat.toWorkerInfo(endpoint, response);
+        return WireFormat.toWorkerInfo(endpoint, answer.unary());
     }
 
     @Override
     public ServerServiceDefinition bindService() {
         return definition;
-    }
-
-    /** One watching coordinator: only the latest answer waits to be sent, sent when the call is ready. */
-    private static final class Watcher {
-        final ServerCallStreamObserver<WorkerInfoResponse> call;
-        private final AtomicReference<WorkerInfoResponse> latest = new AtomicReference<>();
-        private boolean done; // guarded by this
-
-        Watcher(ServerCallStreamObserver<WorkerInfoResponse> call) {
-            this.call = call;
-        }
-
-        void offer(WorkerInfoResponse answer) {
-            latest.set(answer);
-            flush();
-        }
-
-        synchronized void flush() {
-            while (!done && call.isReady()) {
-                WorkerInfoResponse next = latest.getAndSet(null);
-                if (next == null) {
-                    return;
-                }
-                try {
-                    call.onNext(next);
-                } catch (RuntimeException cancelled) {
-                    done = true;
-                }
-            }
-        }
-
-        synchronized void complete() {
-            if (!done) {
-                done = true;
-                try {
-                    call.onCompleted();
-                } catch (RuntimeException cancelled) {
-                    // the coordinator went away first
-                }
-            }
-        }
     }
 
     /** Collects what the worker advertises. Not thread-safe; {@link #build()} copies everything. */
@@ -210,6 +223,11 @@ public final class WorkerInfoService implements BindableService {
         private final Map<String, String> labels = new LinkedHashMap<>();
         private final List<ServiceInfo> services = new ArrayList<>();
         private ServingState state = ServingState.SERVING;
+        private int maxWatches = DEFAULT_MAX_WATCHES;
+        private int maxWatchesPerConnection = DEFAULT_MAX_WATCHES_PER_CONNECTION;
+        private Executor executor = PushThread.shared();
+        private Scheduler scheduler = Scheduler.forScheduledExecutorService(PushThread.shared());
+        private Ticker ticker = Ticker.systemTicker();
 
         private Builder() {
         }
@@ -250,9 +268,48 @@ public final class WorkerInfoService implements BindableService {
             return this;
         }
 
+        /**
+         * The most {@code WatchWorkerInfo} streams served at once, from all coordinators
+         * ({@code rollcall.worker.max-watches} on a {@link RollcallWorker}); default
+         * {@value WorkerInfoService#DEFAULT_MAX_WATCHES}. A stream past it is refused with
+         * {@code RESOURCE_EXHAUSTED}; unary {@code WorkerInfo} calls are still answered.
+         */
+        public Builder maxWatches(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxWatches " + max + " is below 1");
+            }
+            this.maxWatches = max;
+            return this;
+        }
+
+        /**
+         * The most {@code WatchWorkerInfo} streams served at once over one connection (its client's
+         * address and port; {@code rollcall.worker.max-watches-per-connection} on a
+         * {@link RollcallWorker}); default {@value WorkerInfoService#DEFAULT_MAX_WATCHES_PER_CONNECTION}.
+         * A coordinator watches over one stream per connection (two for a moment while it re-watches).
+         */
+        public Builder maxWatchesPerConnection(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxWatchesPerConnection " + max + " is below 1");
+            }
+            this.maxWatchesPerConnection = max;
+            return this;
+        }
+
+        /**
+         * For tests: where pushes and heartbeats are sent from, the timer of the heartbeats and its
+         * clock, instead of the shared push thread and {@link System#nanoTime()}.
+         */
+        Builder time(Executor pushes, Scheduler timer, Ticker clock) {
+            this.executor = Objects.requireNonNull(pushes, "pushes");
+            this.scheduler = Objects.requireNonNull(timer, "timer");
+            this.ticker = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
         public WorkerInfoService build() {
             String id = instanceId != null ? instanceId : UUID.randomUUID().toString();
-            return new WorkerInfoService(version, id, labels, services, state);
+            return new WorkerInfoService(this, id);
         }
     }
 }
