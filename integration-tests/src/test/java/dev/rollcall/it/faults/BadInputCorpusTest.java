@@ -141,7 +141,7 @@ class BadInputCorpusTest {
     void hugeLabelKeyIsAMalformedAnswerShownShortened() throws Exception {
         WorkerStatus s = excludedStatusOf(answer().putLabels("k".repeat(100_000), "v").build());
         assertThat(s.reason()).isEqualTo("malformed answer: label key '" + "k".repeat(40)
-                + "...' is 100000 characters long (at most 317)");
+                + "...(99960 more)' is 100000 characters long (at most 317)");
     }
 
     @Test
