@@ -249,7 +249,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
             if (closed || discoveryAnswered) {
                 return;
             }
-            CandidateCache.load(cache.file()).ifPresent(loaded -> {
+            cache.load().ifPresent(loaded -> {
                 log.warn("discovery has not answered within {}; starting from the {} last-known-good candidates in {}, "
                         + "written {}", maxWait, loaded.candidates().size(), cache.file(), loaded.writtenAt());
                 applySet(loaded.candidates());
