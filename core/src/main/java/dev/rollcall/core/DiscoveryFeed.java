@@ -24,8 +24,8 @@ final class DiscoveryFeed implements CandidateListener {
     /**
      * Ten times the largest compute fleets we know of (a Kubernetes cluster supports 5,000 to
      * 15,000 nodes; engines rarely run more than 10,000 executors), small enough that a set at the
-     * limit still converges in under a minute at the probe rate of a 2-core coordinator (about
-     * 5,000 probes/s) and its tracked state fits a default heap. Core's README gives the figures.
+     * limit is probed within a minute on a 2-core coordinator and its tracked state is tens of
+     * megabytes. Core's README gives the figures.
      */
     static final int DEFAULT_MAX_CANDIDATES = 100_000;
     static final int MOST_MAX_CANDIDATES = 10_000_000;
