@@ -7,11 +7,14 @@ import java.util.Locale;
  * {@code type} that no module on the classpath provides.
  *
  * <p>Thrown at start-up, never later. The message names the full key, the value (masked when the
- * key looks secret) and what was expected; {@link #key()} gives the key alone.
+ * key looks secret, a URL's user info always masked; see {@link #printable}) and what was expected;
+ * {@link #key()} gives the key alone.
  */
 public final class ConfigurationException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
+    /** How much of a value a message shows: a list of endpoints may be long, a log line should not be. */
+    private static final int MAX_SHOWN_CHARS = 1024;
 
     private final String key;
 
@@ -40,13 +43,18 @@ public final class ConfigurationException extends RuntimeException {
         return key;
     }
 
-    /** The value as it may appear in a message: masked when the key names a secret. */
+    /**
+     * The value as it may appear in a message: {@code ****} when the key names a secret; otherwise
+     * quoted, with the user info of a URL in it masked ({@link PeerText#maskUserInfo}: an endpoint
+     * written {@code http://user:password@host} shows {@code http://***@host}), escaped and
+     * bounded to {@value #MAX_SHOWN_CHARS} characters ({@link PeerText#escape(CharSequence, int)}).
+     */
     public static String printable(String key, String value) {
         String k = key.toLowerCase(Locale.ROOT);
         if (k.contains("password") || k.contains("token") || k.contains("secret")
                 || k.endsWith(".key") || k.contains("private")) {
             return "****";
         }
-        return "'" + value + "'";
+        return "'" + PeerText.escape(PeerText.maskUserInfo(value), MAX_SHOWN_CHARS) + "'";
     }
 }

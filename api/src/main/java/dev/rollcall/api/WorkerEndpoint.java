@@ -38,6 +38,12 @@ public final class WorkerEndpoint {
     /** The value of {@link #STATE_LABEL} for a worker that drains. */
     public static final String STATE_DRAINING = "draining";
 
+    /** The longest host: a DNS name is at most 253 characters. */
+    public static final int MAX_HOST_CHARS = 253;
+
+    /** How much of the labels {@link #toString()} shows. */
+    private static final int MAX_SHOWN_LABEL_CHARS = 1024;
+
     private final String host;
     private final int port;
     private final boolean tls;
@@ -52,7 +58,9 @@ public final class WorkerEndpoint {
      * @param port   1 to 65535
      * @param tls    whether the worker is reached over TLS
      * @param labels facts from the discovery backend; never null, may be empty
-     * @throws IllegalArgumentException naming the empty host or the port out of range
+     * @throws IllegalArgumentException naming the empty host, a host longer than
+     *         {@value #MAX_HOST_CHARS} characters or with a character no host name or IP literal has
+     *         (only letters, digits, {@code - . _ : %}; shown escaped), or the port out of range
      */
     public WorkerEndpoint(String host, int port, boolean tls, Map<String, String> labels) {
         Objects.requireNonNull(host, "host");
@@ -61,6 +69,16 @@ public final class WorkerEndpoint {
         }
         if (host.isBlank()) {
             throw new IllegalArgumentException("worker endpoint host is empty");
+        }
+        // The host is part of the URL, the worker's name in every log line and status: a backend's
+        // value must not bring a line break or a terminal escape into it.
+        if (host.length() > MAX_HOST_CHARS) {
+            throw new IllegalArgumentException("worker endpoint host " + quote(host) + " is " + host.length()
+                    + " characters long (at most " + MAX_HOST_CHARS + ")");
+        }
+        if (!host.chars().allMatch(WorkerEndpoint::isHostChar)) {
+            throw new IllegalArgumentException("worker endpoint host " + quote(host)
+                    + " has a character that no host name or IP address has");
         }
         // One worker, one identity: host names are case-insensitive.
         host = host.toLowerCase(Locale.ROOT);
@@ -116,7 +134,9 @@ public final class WorkerEndpoint {
     /**
      * Parses {@code grpc://host:port}, {@code grpcs://host:port} or their {@code http}/{@code https}
      * synonyms. A trailing {@code /} is tolerated; a path, query, fragment or user info is not (the
-     * message shows user info as {@code ***@}, never the user or password).
+     * message shows user info as {@code ***@}, never the user or password, and quotes no part of a
+     * text that has one; see {@link PeerText#maskUserInfo}). The message shows the text escaped and
+     * bounded as {@link PeerText#escape(CharSequence)} does: it may come from a backend or a peer.
      * Hosts are names (letters, digits, {@code - . _}), IPv4 addresses, or IPv6 addresses in
      * brackets.
      *
@@ -137,6 +157,10 @@ public final class WorkerEndpoint {
                 throw invalid(text, "it contains a non-ASCII character (write the host as punycode or an IP)");
             }
         }
+        // Before anything that quotes a part of the text: with user info, any part may hold the password.
+        if (trimmed.indexOf('@') >= 0) {
+            throw invalid(text, "it carries user info");
+        }
         int sep = trimmed.indexOf("://");
         if (sep < 0) {
             throw invalid(text, "it has no scheme; expected grpc://host:port or grpcs://host:port");
@@ -145,7 +169,7 @@ public final class WorkerEndpoint {
         boolean tls = switch (scheme.toLowerCase(Locale.ROOT)) {
             case "grpc", "http" -> false;
             case "grpcs", "https" -> true;
-            default -> throw invalid(text, "scheme '" + scheme + "' is not one of grpc, grpcs, http, https");
+            default -> throw invalid(text, "scheme " + quote(scheme) + " is not one of grpc, grpcs, http, https");
         };
         String authority = trimmed.substring(sep + 3);
         if (authority.endsWith("/")) {
@@ -158,10 +182,7 @@ public final class WorkerEndpoint {
                 case '?' -> "query";
                 default -> "fragment";
             };
-            throw invalid(text, "it has a " + what + " ('" + authority.substring(junk) + "')");
-        }
-        if (authority.indexOf('@') >= 0) {
-            throw invalid(text, "it carries user info");
+            throw invalid(text, "it has a " + what + " (" + quote(authority.substring(junk)) + ")");
         }
         if (authority.isEmpty()) {
             throw invalid(text, "it has no host");
@@ -179,11 +200,11 @@ public final class WorkerEndpoint {
                 throw invalid(text, "it has no port");
             }
             if (!rest.startsWith(":")) {
-                throw invalid(text, "unexpected '" + rest + "' after the IPv6 address");
+                throw invalid(text, "unexpected " + quote(rest) + " after the IPv6 address");
             }
             port = rest.substring(1);
             if (!isIpv6(host)) {
-                throw invalid(text, "'" + host + "' is not an IPv6 address");
+                throw invalid(text, quote(host) + " is not an IPv6 address");
             }
         } else {
             int colon = authority.lastIndexOf(':');
@@ -199,20 +220,33 @@ public final class WorkerEndpoint {
                 throw invalid(text, "it has no host");
             }
             if (!isHostName(host)) {
-                throw invalid(text, "'" + host + "' is not a valid host name or IPv4 address");
+                throw invalid(text, quote(host) + " is not a valid host name or IPv4 address");
             }
+        }
+        if (host.length() > MAX_HOST_CHARS) {
+            throw invalid(text, "its host is " + host.length() + " characters long (at most " + MAX_HOST_CHARS + ")");
         }
         if (port.isEmpty()) {
             throw invalid(text, "it has no port");
         }
         if (port.length() > 9 || !port.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            throw invalid(text, "port '" + port + "' is not a number from 1 to 65535");
+            throw invalid(text, "port " + quote(port) + " is not a number from 1 to 65535");
         }
         int p = Integer.parseInt(port);
         if (p < 1 || p > 65535) {
             throw invalid(text, "port " + p + " is outside 1..65535");
         }
         return new WorkerEndpoint(host, p, tls, Map.of());
+    }
+
+    private static boolean isHostChar(int c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                || c == '-' || c == '.' || c == '_' || c == ':' || c == '%';
+    }
+
+    /** A part of a text from outside, quoted, escaped and bounded as {@link PeerText} does. */
+    private static String quote(String part) {
+        return "'" + PeerText.escape(part) + "'";
     }
 
     private static int indexOfAny(String s, String chars) {
@@ -247,23 +281,15 @@ public final class WorkerEndpoint {
         return new WorkerEndpoint(host, port, tls, newLabels);
     }
 
+    /** The URL, then the labels (escaped and bounded as {@link PeerText} does: a backend wrote them). */
     @Override
     public String toString() {
-        return labels.isEmpty() ? url() : url() + " " + labels;
+        return labels.isEmpty() ? url() : url() + " " + PeerText.escape(labels.toString(), MAX_SHOWN_LABEL_CHARS);
     }
 
+    /** The text as {@link PeerText} shows it, user info masked: it may come from a backend, a file or a peer. */
     private static IllegalArgumentException invalid(String text, String why) {
-        return new IllegalArgumentException("invalid worker endpoint '" + maskUserInfo(text) + "': " + why);
-    }
-
-    /**
-     * Everything before the authority's last {@code @} (user and password) as {@code ***}: never
-     * echoed. An empty user info has nothing to hide and is shown as written.
-     */
-    private static final java.util.regex.Pattern USER_INFO =
-            java.util.regex.Pattern.compile("^(\\s*(?:[A-Za-z][A-Za-z0-9+.-]*:)?//)?[^/?#]+@");
-
-    static String maskUserInfo(String text) {
-        return USER_INFO.matcher(text).replaceFirst("$1***@");
+        return new IllegalArgumentException("invalid worker endpoint '" + PeerText.escape(PeerText.maskUserInfo(text))
+                + "': " + why);
     }
 }

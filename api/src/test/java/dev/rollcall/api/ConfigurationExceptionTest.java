@@ -51,4 +51,16 @@ class ConfigurationExceptionTest {
     void printableQuotesOrdinaryValues(String key) {
         assertThat(ConfigurationException.printable(key, "v 1")).isEqualTo("'v 1'");
     }
+
+    /** A URL with a password written where none belongs: the message names the key, never the password. */
+    @Test
+    void printableMasksTheUserInfoOfAUrlAndEscapesTheValue() {
+        assertThat(ConfigurationException.invalid("rollcall.discovery.etcd.endpoints",
+                "http://root:pa/ss@127.0.0.1:2379", "etcd URLs").getMessage())
+                .isEqualTo("rollcall.discovery.etcd.endpoints='http://***@127.0.0.1:2379': expected etcd URLs");
+        assertThat(ConfigurationException.printable("rollcall.probe.timeout", "2s\n[main] INFO FORGED"))
+                .isEqualTo("'2s\\n[main] INFO FORGED'");
+        assertThat(ConfigurationException.printable("rollcall.discovery.static.endpoints", "x".repeat(5000)))
+                .hasSizeLessThan(1100).endsWith("...(3976 more)'");
+    }
 }

@@ -124,6 +124,64 @@ class WorkerEndpointTest {
                         .doesNotContain("ret@"));
     }
 
+    /**
+     * A password may hold any character, the URL's delimiters too: the mask reaches the last
+     * {@code @} whatever lies between, and no other part of the message quotes a piece of it
+     * (the issue's repro: {@code grpc://u:pa/ss@h:1} showed {@code it has a path ('/ss@h:1')}).
+     * Every reserved character of RFC 3986, percent-encoding, and the two that end an authority.
+     */
+    @ParameterizedTest(name = "[{index}] password with ''{0}''")
+    @ValueSource(strings = {"/", "?", "#", "[", "]", "@", ":", "!", "$", "&", "'", "(", ")", "*", "+", ",", ";",
+            "=", "%40", "%2F", "%3F", "%23", "%25", "//", "/?#@", "\\", "~"})
+    void masksAPasswordHoldingAnyReservedCharacter(String special) {
+        String password = "pa" + special + "ss";
+        for (String text : new String[] {"grpc://u:" + password + "@h:1", "grpcs://u:" + password + "@h:1/",
+                "u:" + password + "@h:1", "  https://u:" + password + "@h:1?x=1"}) {
+            assertThatThrownBy(() -> WorkerEndpoint.parse(text))
+                    .as(text)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("***@h:1")
+                    .hasMessageContaining("it carries user info")
+                    .satisfies(e -> assertThat(e.getMessage()).doesNotContain("ss@").doesNotContain("u:pa")
+                            .doesNotContain(special + "ss"));
+        }
+    }
+
+    /** The text may come from a backend: its control characters are escaped in the message, never repeated raw. */
+    @Test
+    void theMessageShowsTheTextEscapedAndBounded() {
+        String forged = "grpc://h:1\n[main] INFO FORGED line \u001b[2J";
+        assertThatThrownBy(() -> WorkerEndpoint.parse(forged))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'grpc://h:1\\n[main] INFO FORGED line \\u001b[2J'")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n").doesNotContain("\u001b"));
+
+        String huge = "grpc://" + "h".repeat(1_000_000) + ":1";
+        assertThatThrownBy(() -> WorkerEndpoint.parse(huge))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("its host is 1000000 characters long (at most 253)")
+                .satisfies(e -> assertThat(e.getMessage().length()).isLessThan(1_000));
+    }
+
+    /** Backends build endpoints from parts (a ZooKeeper node's JSON, a DNS answer): the host cannot carry a line break either. */
+    @ParameterizedTest
+    @ValueSource(strings = {"evil\nhost", "host\u001b[2J", "a b", "h/x", "h@x", "\u202ehost"})
+    void constructorRejectsAHostWithACharacterNoHostHasShowingItEscaped(String host) {
+        assertThatThrownBy(() -> new WorkerEndpoint(host, 1, false, Map.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'" + PeerText.escape(host) + "'")
+                .hasMessageContaining("has a character that no host name or IP address has")
+                .satisfies(e -> assertThat(PeerText.isClean(e.getMessage())).isTrue());
+        assertThatThrownBy(() -> new WorkerEndpoint("h".repeat(254), 1, false, Map.of()))
+                .hasMessageContaining("is 254 characters long (at most 253)");
+    }
+
+    @Test
+    void toStringShowsLabelsEscaped() {
+        WorkerEndpoint e = WorkerEndpoint.parse("grpc://h:1").withLabels(Map.of("zone", "eu\n[main] INFO FORGED"));
+        assertThat(e.toString()).isEqualTo("grpc://h:1 {zone=eu\\n[main] INFO FORGED}");
+    }
+
     @Test
     void rejectsControlCharacter() {
         String text = "grpc://h:1" + (char) 7;
@@ -138,7 +196,7 @@ class WorkerEndpointTest {
     void rejectsEmptyEndpoint(String text) {
         assertThatThrownBy(() -> WorkerEndpoint.parse(text))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("'" + text + "'")
+                .hasMessageContaining("'" + PeerText.escape(text) + "'")
                 .hasMessageContaining("empty");
     }
 

@@ -1,6 +1,6 @@
 package dev.rollcall.cli;
 
-import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.api.registry.WorkerStatus.State;
@@ -14,7 +14,10 @@ import java.util.TreeMap;
 
 /**
  * Prints a snapshot as a table of candidates and a one-line summary: the demo's four-column form
- * ({@link #print}) and the {@code workers} command's form ({@link #printWorkers}). Stateless.
+ * ({@link #print}) and the {@code workers} command's form ({@link #printWorkers}). Every text a
+ * worker, a backend or a policy wrote (versions, instance ids, reasons, discovery's problem) goes
+ * through {@link PeerText} first, so nothing in a cell can start a line or move the cursor of the
+ * terminal it is printed on. Stateless.
  */
 final class FleetTable {
 
@@ -22,6 +25,8 @@ final class FleetTable {
     private static final String[] WORKERS_HEADINGS = {"ENDPOINT", "VERSION", "INSTANCE", "STATUS"};
     /** Enough of an instance id to see that a worker restarted; JSON carries the whole id. */
     static final int SHORT_INSTANCE = 8;
+    /** The longest cell or quoted text, as {@link PeerText} bounds it. */
+    static final int MAX_TEXT_CHARS = 512;
 
     private FleetTable() {
     }
@@ -33,9 +38,9 @@ final class FleetTable {
         for (WorkerStatus s : snapshot.statuses()) {
             rows.add(new String[] {
                 s.endpoint().url(),
-                s.info().map(WorkerInfo::version).orElse("-"),
+                s.info().map(i -> shown(i.version())).orElse("-"),
                 stateName(s.state()),
-                s.reason()
+                shown(s.reason())
             });
         }
         printRows(out, rows);
@@ -45,7 +50,7 @@ final class FleetTable {
     /** E.g. {@code snapshot 5: 5 candidates: 3 compatible, ...; versions {1.4.0=2, ...}; policy semver ^1.4.0}. */
     static String summary(FleetSnapshot snapshot) {
         return "snapshot " + snapshot.number() + ": " + snapshot.counts() + "; versions "
-                + snapshot.versionHistogram() + "; policy " + snapshot.policy()
+                + shown(String.valueOf(snapshot.versionHistogram())) + "; policy " + shown(snapshot.policy())
                 + snapshot.staleSince().map(t -> "; discovery failing since " + t).orElse("");
     }
 
@@ -95,15 +100,15 @@ final class FleetTable {
         if (counts.notServing() > 0) {
             line.append(", ").append(counts.notServing()).append(" not serving");
         }
-        line.append("; policy ").append(snapshot.policy());
+        line.append("; policy ").append(shown(snapshot.policy()));
         if (!snapshot.selection().selector().isEmpty()) {
-            line.append("; selector ").append(snapshot.selection().selector());
+            line.append("; selector ").append(shown(snapshot.selection().selector()));
         }
         if (!snapshot.selection().preference().isEmpty()) {
-            line.append("; ").append(snapshot.selection().preference());
+            line.append("; ").append(shown(snapshot.selection().preference()));
         }
         if (snapshot.discoveryProblem().isPresent()) {
-            line.append("; ").append(snapshot.discoveryProblem().get());
+            line.append("; ").append(shown(snapshot.discoveryProblem().get()));
         } else {
             snapshot.staleSince().ifPresent(t -> line.append("; discovery failing since ").append(t)
                     .append(" (candidates are the last good set)"));
@@ -130,19 +135,24 @@ final class FleetTable {
     /** {@code compatible}, {@code rejected: <policy reason>}, {@code unreachable: <probe failure>}, {@code pending}. */
     static String status(WorkerStatus s) {
         String state = stateName(s.state());
-        return s.reason().isEmpty() ? state : state + ": " + s.reason();
+        return s.reason().isEmpty() ? state : state + ": " + shown(s.reason());
+    }
+
+    /** {@code text} from a peer as a terminal may show it: escaped and bounded ({@link PeerText}). */
+    static String shown(String text) {
+        return PeerText.escape(text, MAX_TEXT_CHARS);
     }
 
     /** The version the worker reported, {@code (none)} when it reported an empty one, {@code -} when it never answered. */
     private static String version(WorkerStatus s) {
-        return s.info().map(i -> i.version().isEmpty() ? "(none)" : i.version()).orElse("-");
+        return s.info().map(i -> i.version().isEmpty() ? "(none)" : shown(i.version())).orElse("-");
     }
 
     private static String shortInstance(String id) {
         if (id.isEmpty()) {
             return "-";
         }
-        return id.length() <= SHORT_INSTANCE ? id : id.substring(0, SHORT_INSTANCE);
+        return shown(id.length() <= SHORT_INSTANCE ? id : id.substring(0, SHORT_INSTANCE));
     }
 
     private static String histogram(Map<String, Integer> versions) {
@@ -150,7 +160,7 @@ final class FleetTable {
             return "";
         }
         List<String> parts = new ArrayList<>();
-        versions.forEach((v, n) -> parts.add((v.isEmpty() ? "(none)" : v) + " x" + n));
+        versions.forEach((v, n) -> parts.add((v.isEmpty() ? "(none)" : shown(v)) + " x" + n));
         return " (" + String.join(", ", parts) + ")";
     }
 

@@ -271,7 +271,10 @@ public final class ProbeCommand implements Callable<Integer> {
         return RollcallConfig.load(config);
     }
 
-    private static void printAligned(PrintWriter out, List<String[]> rows) {
+    /** Three columns, the first two padded; every cell as {@link FleetTable#shown} shows a peer's text. */
+    private static void printAligned(PrintWriter out, List<String[]> cells) {
+        List<String[]> rows = cells.stream().map(r -> new String[] {r[0], FleetTable.shown(r[1]),
+                FleetTable.shown(r[2])}).toList();
         int[] widths = new int[2];
         for (String[] row : rows) {
             widths[0] = Math.max(widths[0], row[0].length());

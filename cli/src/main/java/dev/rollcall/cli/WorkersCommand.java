@@ -1,12 +1,16 @@
 package dev.rollcall.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.CharacterEscapes;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.core.util.Separators;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.api.registry.WorkerStatus.State;
@@ -84,6 +88,10 @@ public final class WorkersCommand implements Callable<Integer> {
     enum Format { table, json }
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    static {
+        JSON.getFactory().setCharacterEscapes(new TerminalSafeJson());
+    }
     /** {@code "key": value}, one array element per line: the layout people expect from jq and friends. */
     private static final DefaultPrettyPrinter PRETTY = prettyPrinter();
     /** Clears an ANSI terminal and puts the cursor home: how {@code --watch} redraws on a terminal. */
@@ -249,7 +257,7 @@ public final class WorkersCommand implements Callable<Integer> {
             return waited + "discovery has not reported any candidates yet (--wait waits longer)";
         }
         if (s.discoveryProblem().isPresent()) {
-            String problem = s.discoveryProblem().get();
+            String problem = FleetTable.shown(s.discoveryProblem().get());
             return waited + problem + (problem.startsWith("discovery has not answered") ? ""
                     : "; the table shows the last good set");
         }
@@ -315,6 +323,31 @@ public final class WorkersCommand implements Callable<Integer> {
             return pretty ? JSON.writer(PRETTY).writeValueAsString(root) : JSON.writeValueAsString(root);
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException("cannot write a snapshot as JSON", e);
+        }
+    }
+
+    /**
+     * JSON escapes only what JSON must (C0 controls, quote, backslash); a terminal also acts on DEL,
+     * C1 controls (U+009B is a CSI) and bidirectional overrides. Those are written {@code \\uXXXX} too,
+     * as {@link PeerText} escapes them in the table: the same text, safe to {@code cat}.
+     */
+    private static final class TerminalSafeJson extends CharacterEscapes {
+        private static final long serialVersionUID = 1L;
+        private final int[] ascii = CharacterEscapes.standardAsciiEscapesForJSON();
+
+        TerminalSafeJson() {
+            ascii[0x7f] = CharacterEscapes.ESCAPE_CUSTOM; // by getEscapeSequence, in PeerText's spelling
+        }
+
+        @Override
+        public int[] getEscapeCodesForAscii() {
+            return ascii;
+        }
+
+        @Override
+        public SerializableString getEscapeSequence(int ch) {
+            return PeerText.isClean(String.valueOf((char) ch)) ? null
+                    : new SerializedString(String.format("\\u%04x", ch));
         }
     }
 

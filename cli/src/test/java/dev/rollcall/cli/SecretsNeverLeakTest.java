@@ -280,6 +280,16 @@ class SecretsNeverLeakTest {
                 "rollcall.discovery.etcd.tls.ca", certs.ca().toString()),
                 "rollcall.discovery.etcd.tls.cert", certs.client().key().toString()),
                 "rollcall.discovery.etcd.tls.key", certs.client().key().toString()));
+        // A password written into a URL where none belongs, holding the characters that ended the old mask.
+        expectConfigurationError(seen, "etcd password written into its endpoint URL", with(etcdBase,
+                "rollcall.discovery.etcd.endpoints", "http://root:" + ETCD_PASSWORD + "@127.0.0.1:2379"));
+        expectConfigurationError(seen, "etcd password with '/' written into its endpoint URL", with(etcdBase,
+                "rollcall.discovery.etcd.endpoints", "http://root:x/" + ETCD_PASSWORD + "@127.0.0.1:2379"));
+        expectConfigurationError(seen, "consul token written into its address", with(consulKeys(CONSUL_TOKEN),
+                "rollcall.discovery.consul.address", "http://acl:" + CONSUL_TOKEN + "?x@127.0.0.1:8500"));
+        expectConfigurationError(seen, "a password in a static endpoint", Map.of("rollcall.discovery.type", "static",
+                "rollcall.discovery.static.endpoints", "grpc://w:" + WRONG_PASSWORD + "#x@127.0.0.1:1",
+                "rollcall.policy.type", "semver", "rollcall.policy.semver.range", "^1.4"));
         expectConfigurationError(seen, "bad consul address next to the token",
                 with(consulKeys(CONSUL_TOKEN), "rollcall.discovery.consul.address", "ftp://127.0.0.1:8500"));
         expectConfigurationError(seen, "consul key and certificate swapped", with(with(consulKeys(CONSUL_TOKEN),

@@ -5,6 +5,7 @@ import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.core.internal.NamedThreads;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.ByteBuffer;
@@ -12,10 +13,12 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.UserPrincipal;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -31,6 +34,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import java.util.zip.CRC32;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,20 +55,42 @@ import org.slf4j.LoggerFactory;
  * grpc://10.0.0.7:7001 zone=eu-1&amp;env=prod
  * end 1 8f3a2c11
  * </pre>
+ *
+ * <p>The file is trusted only as far as {@link CacheFileCheck} allows (ours, not a link, not
+ * writable by others, in a folder no other user may write unless sticky, at most
+ * {@code rollcall.discovery.cache.max-bytes}) and holds at most {@code rollcall.discovery.max-candidates}
+ * endpoints; with {@code rollcall.discovery.cache.require-tls} its plaintext ({@code grpc://})
+ * endpoints are left out. A refused file is named in one WARN with the reason, and not used.
  */
 final class CandidateCache implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(CandidateCache.class);
     static final String MAGIC = "rollcall-candidates 1";
 
-    /** {@code rollcall.discovery.cache.*}: where, and how long to wait for the backend before using it. */
-    record CacheSettings(Path file, Duration maxWait) {
+    static final String MAX_BYTES_KEY = "rollcall.discovery.cache.max-bytes";
+    static final String REQUIRE_TLS_KEY = "rollcall.discovery.cache.require-tls";
+
+    /**
+     * {@code rollcall.discovery.cache.*}: where, how long to wait for the backend before using it,
+     * how large the file may be, whether plaintext endpoints from it are refused; and
+     * {@code rollcall.discovery.max-candidates}, which bounds the file as it bounds discovery's sets.
+     */
+    record CacheSettings(Path file, Duration maxWait, int maxBytes, boolean requireTls, int maxCandidates) {
         static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(3);
+        /** 100,000 endpoints with three labels each (zone, node, instance id) are about 13 MB. */
+        static final int DEFAULT_MAX_BYTES = 64 << 20;
+
+        /** With the defaults but the file: for tests. */
+        CacheSettings(Path file) {
+            this(file, DEFAULT_MAX_WAIT, DEFAULT_MAX_BYTES, false, DiscoveryFeed.DEFAULT_MAX_CANDIDATES);
+        }
 
         /** The settings, or empty when no cache file is configured. */
-        static Optional<CacheSettings> read(Settings root) {
+        static Optional<CacheSettings> read(Settings root, int maxCandidates) {
             Optional<String> file = root.raw("rollcall.discovery.cache.file");
             Duration maxWait = root.positiveDuration("rollcall.discovery.cache.max-wait", DEFAULT_MAX_WAIT);
+            int maxBytes = root.integer(MAX_BYTES_KEY, DEFAULT_MAX_BYTES, 1024, Integer.MAX_VALUE - 8);
+            boolean requireTls = root.bool(REQUIRE_TLS_KEY, false);
             if (file.isEmpty() || file.get().isBlank()) {
                 return Optional.empty();
             }
@@ -74,7 +100,7 @@ final class CandidateCache implements AutoCloseable {
                 throw ConfigurationException.invalid("rollcall.discovery.cache.file", file.get(),
                         "a file in an existing folder (" + folder + " is not one)");
             }
-            return Optional.of(new CacheSettings(path, maxWait));
+            return Optional.of(new CacheSettings(path, maxWait, maxBytes, requireTls, maxCandidates));
         }
     }
 
@@ -82,14 +108,23 @@ final class CandidateCache implements AutoCloseable {
     record Loaded(Set<WorkerEndpoint> candidates, Instant writtenAt) {
     }
 
+    private final CacheSettings settings;
     private final Path file;
+    private final CacheFileCheck check;
     private final ExecutorService writer;
     private final AtomicReference<Set<WorkerEndpoint>> pending = new AtomicReference<>();
     private Set<WorkerEndpoint> offered;        // the last set offered; on the serial context
     private Set<WorkerEndpoint> written;        // the last set written; on the writer thread
 
-    CandidateCache(Path file, String name) {
-        this.file = file;
+    CandidateCache(CacheSettings settings, String name) {
+        this(settings, name, null);
+    }
+
+    /** @param us the process's user, for tests that pretend to be another; null: the real one */
+    CandidateCache(CacheSettings settings, String name, UserPrincipal us) {
+        this.settings = settings;
+        this.file = settings.file();
+        this.check = new CacheFileCheck(settings.maxBytes(), us);
         this.writer = Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-cache-" + name));
     }
 
@@ -121,12 +156,33 @@ final class CandidateCache implements AutoCloseable {
             write(file, latest, Instant.now());
             written = latest;
         } catch (IOException | RuntimeException e) {
-            log.warn("cannot write the candidate cache {}: {}", file, e.toString());
+            log.warn("cannot write the candidate cache {}: {}{}", file, e.toString(), whyNotOurs());
+        }
+    }
+
+    /** Why the file there is not one we may use, after a write failed: often the reason it failed (another user's file). */
+    private String whyNotOurs() {
+        try {
+            String problem = check.problem(file);
+            return problem == null ? "" : " (the file there is refused: " + problem + ")";
+        } catch (IOException | RuntimeException e) {
+            return "";
         }
     }
 
     /** Writes {@code candidates} to {@code file} atomically: a reader sees the old file or the new one. */
     static void write(Path file, Set<WorkerEndpoint> candidates, Instant now) throws IOException {
+        write(file, candidates, now, () -> { });
+    }
+
+    /** What happens once half of a new file is written: nothing, but a test makes the write fail there, or reads. */
+    interface HalfWritten {
+        void reached() throws IOException;
+    }
+
+    /** As {@link #write(Path, Set, Instant)}, calling {@code halfWritten} when half the bytes are on their way. */
+    static void write(Path file, Set<WorkerEndpoint> candidates, Instant now, HalfWritten halfWritten)
+            throws IOException {
         StringBuilder text = new StringBuilder(MAGIC).append('\n').append("written ").append(now).append('\n');
         Map<String, WorkerEndpoint> byUrl = new TreeMap<>();
         candidates.forEach(e -> byUrl.put(e.url(), e));
@@ -145,10 +201,10 @@ final class CandidateCache implements AutoCloseable {
         Path tmp = Files.createTempFile(folder, file.getFileName().toString(), ".tmp");
         try {
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-                ByteBuffer bytes = ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.UTF_8));
-                while (bytes.hasRemaining()) {
-                    ch.write(bytes);
-                }
+                byte[] all = text.toString().getBytes(StandardCharsets.UTF_8);
+                writeFully(ch, ByteBuffer.wrap(all, 0, all.length / 2));
+                halfWritten.reached();
+                writeFully(ch, ByteBuffer.wrap(all, all.length / 2, all.length - all.length / 2));
                 ch.force(true);
             }
             try {
@@ -161,23 +217,67 @@ final class CandidateCache implements AutoCloseable {
         }
     }
 
+    private static void writeFully(FileChannel ch, ByteBuffer bytes) throws IOException {
+        while (bytes.hasRemaining()) {
+            ch.write(bytes);
+        }
+    }
+
     /**
-     * The set in {@code file}, or empty (with one WARN naming the file and what is wrong) when it is
-     * missing, unreadable, truncated, corrupt or not such a file.
+     * The set in the file, or empty (with one WARN naming the file and what is wrong) when it is
+     * missing, unreadable, truncated, corrupt, not such a file, or refused: not one this process may
+     * trust ({@link CacheFileCheck}), larger than {@code max-bytes}, more endpoints than
+     * {@code max-candidates}, or nothing left once plaintext endpoints are left out under
+     * {@code require-tls}.
      */
-    static Optional<Loaded> load(Path file) {
+    Optional<Loaded> load() {
+        Loaded loaded;
         try {
-            return Optional.of(parse(Files.readString(file, StandardCharsets.UTF_8)));
+            String refused = check.problem(file);
+            if (refused != null) {
+                log.warn("candidate cache {} refused: {}; starting without candidates", file, refused);
+                return Optional.empty();
+            }
+            loaded = parse(read(file, settings.maxBytes()), settings.maxCandidates());
         } catch (NoSuchFileException e) {
             log.warn("candidate cache {} does not exist; starting without candidates", file);
+            return Optional.empty();
         } catch (IOException | IllegalArgumentException e) {
             log.warn("candidate cache {} ignored: {}", file, e.getMessage());
+            return Optional.empty();
         }
-        return Optional.empty();
+        if (!settings.requireTls()) {
+            return Optional.of(loaded);
+        }
+        Set<WorkerEndpoint> tls = loaded.candidates().stream().filter(WorkerEndpoint::tls)
+                .collect(Collectors.toUnmodifiableSet());
+        int plaintext = loaded.candidates().size() - tls.size();
+        if (plaintext > 0) {
+            log.warn("candidate cache {}: {} plaintext (grpc://) endpoint{} left out, as {} is true{}", file, plaintext,
+                    plaintext == 1 ? "" : "s", REQUIRE_TLS_KEY, tls.isEmpty() ? "; starting without candidates" : "");
+        }
+        return tls.isEmpty() ? Optional.empty() : Optional.of(new Loaded(tls, loaded.writtenAt()));
+    }
+
+    /** The file's text, reading at most {@code maxBytes} (and refusing it, should it have grown past them since it was checked). */
+    private static String read(Path file, int maxBytes) throws IOException {
+        byte[] bytes;
+        try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+            bytes = in.readNBytes(maxBytes + 1);
+        }
+        if (bytes.length > maxBytes) {
+            throw new IllegalArgumentException("it is more than " + MAX_BYTES_KEY + " (" + maxBytes + ") bytes");
+        }
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /** {@link #parse(String, int)} with the default {@code max-candidates}. */
+    static Loaded parse(String text) {
+        return parse(text, DiscoveryFeed.DEFAULT_MAX_CANDIDATES);
     }
 
     /** @throws IllegalArgumentException saying what is wrong with {@code text} */
-    static Loaded parse(String text) {
+    static Loaded parse(String text, int maxCandidates) {
         if (!text.startsWith(MAGIC + "\n")) {
             throw new IllegalArgumentException("not a Rollcall candidate cache (its first line is not '" + MAGIC + "')");
         }
@@ -189,6 +289,13 @@ final class CandidateCache implements AutoCloseable {
         String[] end = text.substring(endLine + 1, text.length() - 1).split(" ");
         if (end.length != 3 || !end[2].equals(crc(body))) {
             throw new IllegalArgumentException("corrupt: its checksum does not match");
+        }
+        if (end[1].isEmpty() || end[1].length() > 9 || !end[1].chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new IllegalArgumentException("corrupt: its 'end' line holds no count");
+        }
+        if (Integer.parseInt(end[1]) > maxCandidates) {
+            throw new IllegalArgumentException("it holds " + end[1] + " candidates, more than "
+                    + DiscoveryFeed.MAX_CANDIDATES_KEY + " (" + maxCandidates + ")");
         }
         List<String> lines = List.of(body.split("\n"));
         if (lines.size() < 2 || !lines.get(1).startsWith("written ")) {

@@ -1,5 +1,6 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.discovery.CandidateListener;
 import java.util.Set;
@@ -10,10 +11,44 @@ import java.util.concurrent.atomic.AtomicReference;
  * matters, so a burst of sets while the serial context is busy is applied once, as the newest; an
  * error that came after it is applied after it.
  *
+ * <p>A set of more than {@code rollcall.discovery.max-candidates} is refused whole, before it is
+ * copied: it reaches the tracker as a discovery failure that says how many and names the key, so the
+ * last good set is kept (stale) and nothing of the oversized one is tracked or probed.
+ *
  * <p>{@link #onCandidates} and {@link #onError} are called on the backend's threads and never block;
  * the news is applied on the serial context.
  */
 final class DiscoveryFeed implements CandidateListener {
+
+    static final String MAX_CANDIDATES_KEY = "rollcall.discovery.max-candidates";
+    /**
+     * Ten times the largest compute fleets we know of (a Kubernetes cluster supports 5,000 to
+     * 15,000 nodes; engines rarely run more than 10,000 executors), small enough that a set at the
+     * limit is probed within a minute on a 2-core coordinator and its tracked state is tens of
+     * megabytes. Core's README gives the figures.
+     */
+    static final int DEFAULT_MAX_CANDIDATES = 100_000;
+    static final int MOST_MAX_CANDIDATES = 10_000_000;
+
+    /** {@code rollcall.discovery.max-candidates}, or {@code set} when the builder gave one. */
+    static int maxCandidates(Settings root, Integer set) {
+        return set != null ? set : root.integer(MAX_CANDIDATES_KEY, DEFAULT_MAX_CANDIDATES, 1, MOST_MAX_CANDIDATES);
+    }
+
+    /** A candidate set over the limit, as the discovery failure the tracker reports (its text is the whole story). */
+    static final class TooManyCandidates extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        TooManyCandidates(int size, int max) {
+            super("discovery listed " + size + " candidates, more than " + MAX_CANDIDATES_KEY + " (" + max
+                    + "): the set is refused whole and the last good set kept");
+        }
+
+        @Override
+        public String toString() {
+            return getMessage();
+        }
+    }
 
     /** The latest unapplied news: a set (or none), and whether an error came after it. */
     private record News(Set<WorkerEndpoint> candidates, Throwable errorAfter) {
@@ -22,14 +57,21 @@ final class DiscoveryFeed implements CandidateListener {
     private final SerialContext context;
     private final FleetTracker tracker;
     private final AtomicReference<News> pending = new AtomicReference<>();
+    private final int maxCandidates;
 
-    DiscoveryFeed(SerialContext context, FleetTracker tracker) {
+    DiscoveryFeed(SerialContext context, FleetTracker tracker, int maxCandidates) {
         this.context = context;
         this.tracker = tracker;
+        this.maxCandidates = maxCandidates;
     }
 
     @Override
     public void onCandidates(Set<WorkerEndpoint> latest) {
+        int size = latest.size();
+        if (size > maxCandidates) {
+            onError(new TooManyCandidates(size, maxCandidates));
+            return;
+        }
         if (pending.getAndSet(new News(Set.copyOf(latest), null)) == null) {
             context.execute(this::apply);
         }

@@ -1,5 +1,6 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registry.FleetSnapshot;
 import io.grpc.ManagedChannel;
@@ -138,7 +139,8 @@ final class FleetTracker implements ProbeScheduler.Owner {
             }
             if (t.seenInSet == set && !t.endpoint().labels().equals(e.labels())) {
                 log.warn("discovery reported {} twice with different labels ({} and {}); using the latter",
-                        e.url(), t.endpoint().labels(), e.labels());
+                        e.url(), PeerText.escape(t.endpoint().labels().toString()),
+                        PeerText.escape(e.labels().toString()));
             }
             t.seenInSet = set;
             boolean wasInUse = t.inUse();
@@ -249,7 +251,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
             if (closed || discoveryAnswered) {
                 return;
             }
-            CandidateCache.load(cache.file()).ifPresent(loaded -> {
+            cache.load().ifPresent(loaded -> {
                 log.warn("discovery has not answered within {}; starting from the {} last-known-good candidates in {}, "
                         + "written {}", maxWait, loaded.candidates().size(), cache.file(), loaded.writtenAt());
                 applySet(loaded.candidates());
@@ -305,7 +307,10 @@ final class FleetTracker implements ProbeScheduler.Owner {
         }
     }
 
-    /** The failure and its causes, each once, shortened: what a user without a logging binding still sees. */
+    /**
+     * The failure and its causes, each once, escaped and shortened ({@link PeerText}: a backend's
+     * text is in them): what a user without a logging binding still sees.
+     */
     static String describe(Throwable cause) {
         StringBuilder sb = new StringBuilder(String.valueOf(cause));
         java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
@@ -316,7 +321,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
                 sb.append(" (caused by ").append(text).append(')');
             }
         }
-        return sb.length() <= 500 ? sb.toString() : sb.substring(0, 497) + "...";
+        return PeerText.escape(sb, 500);
     }
 
     /** {@code t} is no candidate any more; its probes and connection are left to {@link #closeLeaving}. */
@@ -365,7 +370,8 @@ final class FleetTracker implements ProbeScheduler.Owner {
      * {@link #EJECT_INTERVAL_NANOS}, and never more than {@link #EJECT_MAX_PERCENT} of the workers
      * in use out at once, so that a burst of failures (the caller's own network) cannot empty the fleet.
      */
-    void callFailed(String url, String why) {
+    void callFailed(String url, String unescaped) {
+        String why = PeerText.escape(unescaped); // a failed call's status message is the worker's text
         TrackedWorker t = closed ? null : byUrl.get(url);
         if (t == null || !t.inUse()) {
             return;

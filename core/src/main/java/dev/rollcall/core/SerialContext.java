@@ -1,5 +1,6 @@
 package dev.rollcall.core;
 
+import dev.rollcall.core.internal.BrokenInvariants;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -58,13 +59,6 @@ final class SerialContext {
         }
     }
 
-    /**
-     * The first assertion that failed in a task of any context ({@code null}: none). Assertions are
-     * on in tests only: a task's failure is logged and the context goes on, so core's tests look
-     * here after each test (an invariant broken inside a build must fail the test that broke it).
-     */
-    static volatile AssertionError failedAssertion;
-
     /** Runs the waiting tasks, in order; a task that throws is logged and the next one runs. */
     private void drain() {
         // Cleared first: a task added from now on queues a drain of its own, so none is left behind.
@@ -75,8 +69,10 @@ final class SerialContext {
                 try {
                     task.run();
                 } catch (RuntimeException | Error e) {
-                    if (e instanceof AssertionError broken && failedAssertion == null) {
-                        failedAssertion = broken;
+                    if (e instanceof AssertionError broken) {
+                        // Assertions are on in tests only; they look there (an invariant broken inside a build
+                        // must fail the test that broke it, though the context goes on).
+                        BrokenInvariants.record(broken);
                     }
                     log.error("a task of the resolver's serial context failed", e);
                 }

@@ -1,5 +1,6 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
@@ -149,7 +150,7 @@ final class TrackedWorker {
         String now = newer.labels().get(WorkerEndpoint.INSTANCE_ID_LABEL);
         if (now != null && !now.equals(was) && state == State.ANSWERED) {
             log.info("worker {}: discovery reports a new instance {} (was {}); excluding it until it answers again",
-                    url, now, was);
+                    url, PeerText.escape(now), PeerText.escape(was));
             state = State.RECONNECTING;
             reason = "discovery reports a new instance; probing again";
         }

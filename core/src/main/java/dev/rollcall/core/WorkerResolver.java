@@ -103,11 +103,14 @@ public final class WorkerResolver implements AutoCloseable {
     private volatile boolean candidatesKnown;
     private final CandidateCache cache;         // null when none is configured
     private final java.time.Duration cacheMaxWait;
+    /** {@code rollcall.discovery.max-candidates}: larger sets from discovery are refused. */
+    private final int maxCandidates;
     /** The user's calls: rollcall: targets, shared channels, failed calls. */
     private final CallPath calls;
 
     private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ProbeSettings probe,
-                           SchemaSettings schema, LabelSettings labels, CandidateCache.CacheSettings cached) {
+                           SchemaSettings schema, LabelSettings labels, CandidateCache.CacheSettings cached,
+                           int maxCandidates) {
         this.name = b.name != null ? b.name : String.valueOf(RESOLVERS.incrementAndGet());
         this.discovery = discovery;
         this.policy = policy;
@@ -124,7 +127,8 @@ public final class WorkerResolver implements AutoCloseable {
                 Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-followers-" + name)), ticker);
         this.current = initial;
         this.live = new LiveViews(() -> current);
-        this.cache = cached == null ? null : new CandidateCache(cached.file(), name);
+        this.maxCandidates = maxCandidates;
+        this.cache = cached == null ? null : new CandidateCache(cached, name);
         this.cacheMaxWait = cached == null ? null : cached.maxWait();
         RandomGenerator jitter = new SplittableRandom(); // used on the serial context only
         VersionSchemas schemas = !schema.used() ? null : new VersionSchemas(schema, context, jitter, probes,
@@ -426,7 +430,7 @@ public final class WorkerResolver implements AutoCloseable {
         if (cache != null) {
             context.execute(() -> tracker.useCache(cache, cacheMaxWait));
         }
-        discovery.start(new DiscoveryFeed(context, tracker));
+        discovery.start(new DiscoveryFeed(context, tracker, maxCandidates));
         dev.rollcall.core.internal.LiveResolvers.add(calls);
         log.info("resolver {} started: discovery {}, policy {}", name, discovery.description(), policy.description());
     }
@@ -515,6 +519,7 @@ public final class WorkerResolver implements AutoCloseable {
         Duration keepaliveTime;
         Duration keepaliveTimeout;
         Integer maxResponseBytes;
+        Integer maxCandidates;
         java.nio.file.Path tlsCa;
         java.nio.file.Path tlsCert;
         java.nio.file.Path tlsKey;
@@ -645,6 +650,20 @@ public final class WorkerResolver implements AutoCloseable {
         }
 
         /**
+         * The most candidates one set from discovery may list ({@code rollcall.discovery.max-candidates},
+         * default 100,000): a larger set is refused whole, the last good one kept and discovery
+         * reported failing, with the count and the key, so that a broken or hostile backend cannot
+         * make the resolver track and probe millions of endpoints.
+         */
+        public Builder maxCandidates(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxCandidates " + max + " is below 1");
+            }
+            this.maxCandidates = max;
+            return this;
+        }
+
+        /**
          * The CA certificates (one PEM file) that {@code grpcs://} workers' certificates must chain
          * to, instead of the JDK's trust store ({@code rollcall.probe.tls.ca}).
          */
@@ -771,7 +790,8 @@ public final class WorkerResolver implements AutoCloseable {
             ProbeSettings probe = ProbeSettings.read(root.scope("rollcall.probe."), this);
             SchemaSettings schema = SchemaSettings.read(cfg, this);
             LabelSettings labels = LabelSettings.read(root, this);
-            CandidateCache.CacheSettings cached = CandidateCache.CacheSettings.read(root).orElse(null);
+            int candidates = DiscoveryFeed.maxCandidates(root, maxCandidates);
+            CandidateCache.CacheSettings cached = CandidateCache.CacheSettings.read(root, candidates).orElse(null);
             ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
 
             VersionPolicy chosenPolicy = policy != null ? policy : ProviderLookup.create(VersionPolicyProvider.class,
@@ -790,7 +810,7 @@ public final class WorkerResolver implements AutoCloseable {
                 throw e;
             }
             WorkerResolver resolver = new WorkerResolver(this, chosenDiscovery, chosenPolicy, probe, schema,
-                    labels, cached);
+                    labels, cached, candidates);
             try {
                 resolver.start();
             } catch (RuntimeException e) {

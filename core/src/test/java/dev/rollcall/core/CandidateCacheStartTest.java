@@ -29,7 +29,7 @@ class CandidateCacheStartTest extends TrackerHarness {
     }
 
     private void cache(Path file) {
-        cache = new CandidateCache(file, "test");
+        cache = new CandidateCache(new CandidateCache.CacheSettings(file), "test");
         tracker.useCache(cache, Duration.ofSeconds(3));
         time.runUntilIdle();
     }
@@ -87,6 +87,22 @@ class CandidateCacheStartTest extends TrackerHarness {
                 assertThat(p).startsWith("discovery has not answered since start-up: "));
     }
 
+    /** A file another user could have written is not started from: the resolver waits for discovery instead. */
+    @Test
+    void aCacheFileOthersMayWriteIsNotStartedFrom() throws Exception {
+        Path file = dir.resolve("candidates");
+        CandidateCache.write(file, Set.of(a, b), WRITTEN);
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+        tracker(64);
+        cache(file);
+        tracker.discoveryFailed(new IllegalStateException("etcd down"));
+        time.runUntilIdle();
+        time.advance(Duration.ofSeconds(10));
+        assertThat(last().counts().candidates()).isZero();
+        assertThat(last().discoveryProblem()).hasValueSatisfying(p ->
+                assertThat(p).startsWith("discovery has not answered since start-up: "));
+    }
+
     @Test
     void discoverysSetsAreWrittenToTheCache() throws Exception {
         Path file = dir.resolve("candidates");
@@ -94,7 +110,7 @@ class CandidateCacheStartTest extends TrackerHarness {
         cache(file);
         candidates(a, b);
         cache.close(); // lets the pending write finish
-        assertThat(CandidateCache.load(file).orElseThrow().candidates()).containsExactlyInAnyOrder(a, b);
+        assertThat(cache.load().orElseThrow().candidates()).containsExactlyInAnyOrder(a, b);
     }
 
 }

@@ -16,6 +16,8 @@ public interface CandidateListener {
      * The complete, current set of candidate workers. Each call replaces the previous one entirely
      * (latest wins): a backend never sends deltas, so a skipped call loses nothing. An empty set
      * means there are no candidates. Endpoints are identified by {@link WorkerEndpoint#url()}.
+     * The resolver refuses a set larger than its {@code rollcall.discovery.max-candidates} (by its
+     * {@code size()}, without reading it) as it would an {@link #onError}: the last good set stays.
      */
     void onCandidates(Set<WorkerEndpoint> latest);
 

@@ -11,13 +11,15 @@ public enum Caller {
 
     /**
      * Whether this caller may call something of the given visibility: {@code PUBLIC} lets both in,
-     * {@code INTERNAL} only {@link #INTERNAL}, {@code EXTERNAL} only {@link #INGRESS}.
+     * {@code INTERNAL} only {@link #INTERNAL}, {@code EXTERNAL} only {@link #INGRESS},
+     * {@code UNKNOWN} (a value from a newer worker) neither.
      */
     public boolean mayCall(Visibility visibility) {
         return switch (visibility) {
             case PUBLIC -> true;
             case INTERNAL -> this == INTERNAL;
             case EXTERNAL -> this == INGRESS;
+            case UNKNOWN -> false;
         };
     }
 }

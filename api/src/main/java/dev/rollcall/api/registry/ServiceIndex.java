@@ -128,6 +128,12 @@ final class ServiceIndex {
                     caller, what + " has no compatible worker: only " + describe(entry.incompatible())
                     + " offer it");
         }
+        TargetLookupException.Reason forbidden = caller == Caller.INGRESS
+                ? TargetLookupException.Reason.NOT_PUBLIC : TargetLookupException.Reason.NOT_INTERNAL;
+        if (entry.listed().visibility() == Visibility.UNKNOWN) {
+            throw new TargetLookupException(forbidden, service, handler, caller, what + " has a visibility this"
+                    + " version of Rollcall does not know (sent by a newer worker): no caller may call it");
+        }
         String visibility = entry.listed().visibility().name().toLowerCase(Locale.ROOT);
         if (caller == Caller.INGRESS) {
             throw new TargetLookupException(TargetLookupException.Reason.NOT_PUBLIC, service, handler, caller,

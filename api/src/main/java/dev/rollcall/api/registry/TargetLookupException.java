@@ -15,9 +15,15 @@ public final class TargetLookupException extends RuntimeException {
     public enum Reason {
         /** No worker in the snapshot offers this service and handler. */
         NOT_FOUND,
-        /** The target is internal-only and the ingress asked for it. */
+        /**
+         * The target is internal-only and the ingress asked for it; or its visibility is
+         * {@link dev.rollcall.api.Visibility#UNKNOWN UNKNOWN} and no caller may call it.
+         */
         NOT_PUBLIC,
-        /** The target is external-only (ingress only) and another service asked for it. */
+        /**
+         * The target is external-only (ingress only) and another service asked for it; or its
+         * visibility is {@link dev.rollcall.api.Visibility#UNKNOWN UNKNOWN} and no caller may call it.
+         */
         NOT_INTERNAL,
         /** Only workers the policy rejects, or that do not answer, offer it. */
         NO_COMPATIBLE_WORKER

@@ -50,6 +50,11 @@ class InvocationTargetsTest {
             "INTERNAL, EXTERNAL, ok,         NOT_INTERNAL",
             "EXTERNAL, PUBLIC,   ok,         ok",
             "EXTERNAL, INTERNAL, NOT_PUBLIC, ok",
+            "UNKNOWN,  ,         NOT_PUBLIC, NOT_INTERNAL",
+            "PUBLIC,   UNKNOWN,  NOT_PUBLIC, NOT_INTERNAL",
+            "INTERNAL, UNKNOWN,  NOT_PUBLIC, NOT_INTERNAL",
+            "UNKNOWN,  PUBLIC,   ok,         ok",
+            "UNKNOWN,  INTERNAL, NOT_PUBLIC, ok",
     })
     void handlerInheritsOrOverridesItsServicesVisibilityForBothCallers(Visibility serviceVisibility,
             Visibility handlerVisibility, String ingress, String internal) {
@@ -73,6 +78,33 @@ class InvocationTargetsTest {
                         assertThat(e.caller()).isEqualTo(caller);
                     })
                     .hasMessageContaining("service 'orders' handler 'cancel'");
+        }
+    }
+
+    /** A visibility from a newer worker that this version does not know: no caller gets in, and the message says why. */
+    @Test
+    void aTargetOfUnknownVisibilityIsRefusedToEveryCallerSayingSo() {
+        FleetSnapshot snap = snapshot(worker(7001, "2.0.0", State.COMPATIBLE,
+                service("orders", Visibility.PUBLIC, handler("cancel", Visibility.UNKNOWN))));
+        for (Caller caller : Caller.values()) {
+            assertThat(caller.mayCall(Visibility.UNKNOWN)).isFalse();
+            assertThatThrownBy(() -> snap.target("orders", "cancel", caller))
+                    .isInstanceOf(TargetLookupException.class)
+                    .hasMessage("service 'orders' handler 'cancel' has a visibility this version of Rollcall does"
+                            + " not know (sent by a newer worker): no caller may call it");
+        }
+    }
+
+    /** An older worker that declares the handler public still serves it; the newer one of unknown visibility is left out. */
+    @Test
+    void workersOfUnknownVisibilityAreLeftOutOfATargetOthersOffer() {
+        FleetSnapshot snap = snapshot(
+                worker(7001, "1.0.0", State.COMPATIBLE, service("orders", Visibility.PUBLIC, handler("cancel", null))),
+                worker(7002, "2.0.0", State.COMPATIBLE,
+                        service("orders", Visibility.PUBLIC, handler("cancel", Visibility.UNKNOWN))));
+        for (Caller caller : Caller.values()) {
+            assertThat(snap.target("orders", "cancel", caller).endpoints())
+                    .containsExactly(WorkerEndpoint.parse("grpc://127.0.0.1:7001"));
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.rollcall.core.internal;
 
 import com.google.common.net.InetAddresses;
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.core.ProbeOutcome;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
@@ -444,11 +445,21 @@ public final class ProbeClient implements AutoCloseable {
         return new ProbeOutcome.Failed(Status.fromThrowable(failure).getCode(), describe(failure, timeout));
     }
 
+    /** The longest reason {@link #describe} gives, of the failure's own text (a worker's status message is a peer's). */
+    static final int MAX_REASON_CHARS = 512;
+
     /**
      * A short, human reason for a failed probe, stable across retries of the same failure:
-     * {@code UNAVAILABLE: io exception: Connection refused: /10.0.0.7:7001}.
+     * {@code UNAVAILABLE: io exception: Connection refused: /10.0.0.7:7001}. Escaped and bounded
+     * ({@link PeerText}, {@value #MAX_REASON_CHARS} characters): a worker's status message, a TLS
+     * peer's certificate names and an exception's text are the peer's words, and the reason goes
+     * into logs, statuses, exceptions and terminals as it is.
      */
     public static String describe(Throwable failure, Duration timeout) {
+        return PeerText.escape(reason(failure, timeout), MAX_REASON_CHARS);
+    }
+
+    private static String reason(Throwable failure, Duration timeout) {
         Throwable t = failure;
         while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
             t = t.getCause();

@@ -81,12 +81,15 @@ public final class WireFormat {
         return b.build();
     }
 
-    /** What a worker says of its serving state; an unknown value from a newer worker is taken as not serving. */
+    /**
+     * What a worker says of its serving state. An unknown value from a newer worker is read the most
+     * restrictive way, as not serving: the worker stays out of new snapshots (fail closed).
+     */
     public static ServingState fromWire(dev.rollcall.protocol.v1.ServingState s) {
         return switch (s) {
             case SERVING -> ServingState.SERVING;
             case DRAINING -> ServingState.DRAINING;
-            default -> ServingState.NOT_SERVING;
+            case NOT_SERVING, UNRECOGNIZED -> ServingState.NOT_SERVING;
         };
     }
 
@@ -98,21 +101,30 @@ public final class WireFormat {
         };
     }
 
-    private static Visibility fromWire(dev.rollcall.protocol.v1.Visibility v) {
+    /**
+     * Who may call a service or handler. PUBLIC is the proto default: what an old worker means when
+     * it sends nothing. A number this version does not know (a newer worker's) is {@code UNKNOWN},
+     * which no caller may call: INTERNAL or EXTERNAL would each let one kind of caller in, and the
+     * new value may mean neither (an internal-only handler became reachable from the ingress when
+     * it was read as PUBLIC).
+     */
+    static Visibility fromWire(dev.rollcall.protocol.v1.Visibility v) {
         return switch (v) {
+            case VISIBILITY_PUBLIC -> Visibility.PUBLIC;
             case VISIBILITY_INTERNAL -> Visibility.INTERNAL;
             case VISIBILITY_EXTERNAL -> Visibility.EXTERNAL;
-            // Unknown values from newer workers: the most open reading would be unsafe; PUBLIC is the
-            // proto default and what an old worker means when it sends nothing.
-            default -> Visibility.PUBLIC;
+            case UNRECOGNIZED -> Visibility.UNKNOWN;
         };
     }
 
-    private static dev.rollcall.protocol.v1.Visibility toWire(Visibility v) {
+    /** @throws IllegalArgumentException for {@code UNKNOWN}: a coordinator's reading of a value, not one a worker may declare */
+    static dev.rollcall.protocol.v1.Visibility toWire(Visibility v) {
         return switch (v) {
             case PUBLIC -> dev.rollcall.protocol.v1.Visibility.VISIBILITY_PUBLIC;
             case INTERNAL -> dev.rollcall.protocol.v1.Visibility.VISIBILITY_INTERNAL;
             case EXTERNAL -> dev.rollcall.protocol.v1.Visibility.VISIBILITY_EXTERNAL;
+            case UNKNOWN -> throw new IllegalArgumentException("visibility UNKNOWN is how a coordinator reads a value"
+                    + " it does not know; a worker declares PUBLIC, INTERNAL or EXTERNAL");
         };
     }
 }

@@ -85,7 +85,7 @@ class HealthEntriesTest {
                 .contains("service ID 'text-port' on node 'n1': it does not match Consul's health entry format")
                 .contains("service ID 'no-port' on node 'n1': it has no port")
                 .contains("service ID 'big-port' on node 'n1': port 70000 is outside 1..65535")
-                .contains("service ID 'bad-host' on node 'n1': invalid worker endpoint")
+                .contains("service ID 'bad-host' on node 'n1': worker endpoint host 'a b' has a character that no host")
                 .contains("service ID 'scheme' on node 'n1': its meta rollcall-scheme='ftp' is not grpc or grpcs")
                 .contains("service ID 'no-address' on node 'n2': it has neither a service address nor a node address")
                 .contains("node 'n1': it has no Service")

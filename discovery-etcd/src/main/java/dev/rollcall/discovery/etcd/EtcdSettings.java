@@ -1,6 +1,7 @@
 package dev.rollcall.discovery.etcd;
 
 import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.Settings;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -162,7 +163,7 @@ final class EtcdSettings {
 
     private static URI parseEndpoint(String key, String whole, String item) {
         String expected = "comma-separated etcd client URLs such as http://127.0.0.1:2379 (scheme http or https,"
-                + " a host, an optional port; '" + item + "' is not one)";
+                + " a host, an optional port; '" + PeerText.escape(PeerText.maskUserInfo(item)) + "' is not one)";
         URI uri;
         try {
             uri = new URI(item);

@@ -73,8 +73,22 @@ class EtcdSettingsTest {
     void rejectsEndpointsThatAreNotHttpUrlsNamingTheBadItem() {
         for (String bad : new String[] {"127.0.0.1:2379", "grpc://127.0.0.1:2379", "http://127.0.0.1:2379/v3",
                 "http://user@127.0.0.1:2379", "http://"}) {
+            String shown = bad.replace("user@", "***@"); // user info is never shown
             assertThat(discoveryFails(keys("endpoints", "http://127.0.0.1:2379," + bad)))
-                    .as(bad).hasMessageContaining(SCOPE + "endpoints").hasMessageContaining("'" + bad + "' is not one");
+                    .as(bad).hasMessageContaining(SCOPE + "endpoints").hasMessageContaining("'" + shown + "' is not one")
+                    .hasMessageNotContaining("user@");
+        }
+    }
+
+    /** etcd takes no user info in its URLs; a password written there anyway is named by neither the value nor the item. */
+    @Test
+    void aPasswordWrittenIntoAnEndpointIsNeverShown() {
+        for (String secret : new String[] {"pa/ss", "p?ss", "p#ss", "p@ss", "p%40ss", "p:ss"}) {
+            ConfigurationException e = discoveryFails(keys("endpoints",
+                    "http://127.0.0.1:2379,http://root:" + secret + "@127.0.0.2:2379"));
+            assertThat(e).as(secret).hasMessageContaining(SCOPE + "endpoints")
+                    .hasMessageContaining("'http://***@127.0.0.2:2379' is not one")
+                    .hasMessageNotContaining("ss@").hasMessageNotContaining("root");
         }
     }
 

@@ -141,7 +141,7 @@ class BadInputCorpusTest {
     void hugeLabelKeyIsAMalformedAnswerShownShortened() throws Exception {
         WorkerStatus s = excludedStatusOf(answer().putLabels("k".repeat(100_000), "v").build());
         assertThat(s.reason()).isEqualTo("malformed answer: label key '" + "k".repeat(40)
-                + "...' is 100000 characters long (at most 317)");
+                + "...(99960 more)' is 100000 characters long (at most 317)");
     }
 
     @Test
@@ -173,6 +173,164 @@ class BadInputCorpusTest {
         discovery.push(List.of(worker.endpoint()));
 
         assertThat(r.awaitWorkers(1, WAIT).workers().get(0).labels()).isEqualTo(labels);
+    }
+
+    // ---------------------------------------------------------------- text from peers
+
+    private static final String FORGED = "busy\n[main] INFO FORGED line \u001b[2J";
+
+    /**
+     * The issue's repro: a worker answering {@code UNAVAILABLE} with a line break and a terminal
+     * escape in its message. The coordinator's log (slf4j-simple, on {@code System.err}) gets no line
+     * of the worker's making, and neither the status's reason nor the exception of a wait that
+     * times out holds the raw newline or escape.
+     */
+    @Test
+    void aWorkersErrorMessageCannotForgeALogLineOrReachAReasonRaw() throws Exception {
+        ScriptedWorker forger = closing(ScriptedWorker.start((out, later) ->
+                out.onError(io.grpc.Status.UNAVAILABLE.withDescription(FORGED).asRuntimeException())));
+        String log;
+        WorkerStatus status;
+        String timedOut;
+        try (StandardErrorCopy err = new StandardErrorCopy()) {
+            WorkerResolver r = closing(WorkerResolver.builder().name("forged").discovery(discovery)
+                    .policy(SemverRangePolicy.of("^1.0")).build());
+            discovery.push(List.of(forger.endpoint()));
+            FleetSnapshot s = r.await(snap -> snap.status(forger.endpoint().url())
+                    .map(st -> st.state() == State.UNREACHABLE).orElse(false), WAIT);
+            status = s.status(forger.endpoint().url()).orElseThrow();
+            Throwable waited = org.assertj.core.api.Assertions.catchThrowable(() -> r.awaitWorkers(1,
+                    Duration.ofMillis(200)));
+            assertThat(waited).isInstanceOf(dev.rollcall.core.WorkersUnavailableException.class);
+            timedOut = waited.getMessage();
+            r.close(); // its last log lines are written before the copy stops
+            log = err.text();
+        }
+
+        assertThat(log.lines()).noneMatch(line -> line.startsWith("[main] INFO FORGED"));
+        assertThat(log).doesNotContain("\u001b");
+        assertThat(log).as("the log line of the failure was written, escaped")
+                .contains("is unreachable: UNAVAILABLE: busy\\n[main] INFO FORGED line \\u001b[2J");
+        assertThat(status.reason()).isEqualTo("UNAVAILABLE: busy\\n[main] INFO FORGED line \\u001b[2J");
+        assertThat(timedOut).contains("busy\\n[main] INFO FORGED").doesNotContain("\n", "\u001b");
+    }
+
+    /** What is written to {@code System.err} while it is open (slf4j-simple's log), still let through. */
+    private static final class StandardErrorCopy implements AutoCloseable {
+        private final java.io.PrintStream original = System.err;
+        private final java.io.ByteArrayOutputStream copy = new java.io.ByteArrayOutputStream();
+
+        StandardErrorCopy() {
+            System.setErr(new java.io.PrintStream(new java.io.OutputStream() {
+                @Override
+                public void write(int b) {
+                    synchronized (copy) {
+                        copy.write(b);
+                    }
+                    original.write(b);
+                }
+
+                @Override
+                public void write(byte[] b, int off, int len) {
+                    synchronized (copy) {
+                        copy.write(b, off, len);
+                    }
+                    original.write(b, off, len);
+                }
+            }, true, java.nio.charset.StandardCharsets.UTF_8));
+        }
+
+        String text() {
+            synchronized (copy) {
+                return copy.toString(java.nio.charset.StandardCharsets.UTF_8);
+            }
+        }
+
+        @Override
+        public void close() {
+            System.setErr(original);
+        }
+    }
+
+    // ---------------------------------------------------------------- unknown enum values
+
+    /**
+     * A newer worker declares a handler with a visibility this version does not know (number 7):
+     * neither the ingress nor another service may call it, while the handler it declares public is
+     * served as usual.
+     */
+    @Test
+    void aHandlerOfUnknownVisibilityIsCallableByNoOne() throws Exception {
+        ScriptedWorker newer = closing(ScriptedWorker.answering(answer()
+                .addServices(dev.rollcall.protocol.v1.ServiceInfo.newBuilder().setName("orders")
+                        .addHandlers(dev.rollcall.protocol.v1.HandlerInfo.newBuilder().setName("purge")
+                                .setVisibilityValue(7))
+                        .addHandlers(dev.rollcall.protocol.v1.HandlerInfo.newBuilder().setName("place")))
+                .build()));
+        WorkerResolver r = closing(WorkerResolver.builder().discovery(discovery)
+                .policy(SemverRangePolicy.of("^1.0")).build());
+        discovery.push(List.of(newer.endpoint()));
+        FleetSnapshot s = r.awaitWorkers(1, WAIT);
+
+        for (dev.rollcall.api.registry.Caller caller : dev.rollcall.api.registry.Caller.values()) {
+            assertThatThrownBy(() -> s.target("orders", "purge", caller))
+                    .isInstanceOf(dev.rollcall.api.registry.TargetLookupException.class)
+                    .hasMessageContaining("a visibility this version of Rollcall does not know");
+            assertThat(s.target("orders", "place", caller).endpoints()).containsExactly(newer.endpoint());
+        }
+    }
+
+    /** A serving state this version does not know (number 9) keeps the worker out of use: not serving. */
+    @Test
+    void aWorkerInAnUnknownServingStateIsNotServed() throws Exception {
+        WorkerFleet fleet = closing(WorkerFleet.start("1.0.0"));
+        ScriptedWorker newer = closing(ScriptedWorker.answering(answer().setStateValue(9).build()));
+        WorkerResolver r = closing(WorkerResolver.builder().discovery(discovery)
+                .policy(SemverRangePolicy.of("^1.0")).build());
+        discovery.push(List.of(fleet.worker(0).endpoint(), newer.endpoint()));
+
+        FleetSnapshot s = r.await(snap -> snap.status(newer.endpoint().url())
+                .map(st -> st.state() == State.NOT_SERVING).orElse(false), WAIT);
+        assertThat(r.awaitWorkers(1, WAIT).compatibleEndpoints()).containsExactly(fleet.worker(0).endpoint());
+        assertThat(s.workers()).extracting(w -> w.endpoint().url()).doesNotContain(newer.endpoint().url());
+    }
+
+    // ---------------------------------------------------------------- how many candidates
+
+    /**
+     * A backend lists 1,000,000 candidates: the set is refused whole (the limit is 100,000), nothing
+     * of it is tracked or probed, the resolver keeps serving the good set and says why discovery is
+     * failing; the next good set is taken again.
+     */
+    @Test
+    void aMillionCandidatesAreRefusedAndTheGoodSetKeptServing() throws Exception {
+        WorkerFleet fleet = closing(WorkerFleet.start("1.0.0", "1.0.0"));
+        WorkerResolver r = closing(WorkerResolver.builder().name("million").discovery(discovery)
+                .policy(SemverRangePolicy.of("^1.0")).build());
+        List<dev.rollcall.api.WorkerEndpoint> good = List.of(fleet.worker(0).endpoint(), fleet.worker(1).endpoint());
+        discovery.push(good);
+        r.awaitWorkers(2, WAIT);
+        long probes = r.probesSent();
+
+        List<dev.rollcall.api.WorkerEndpoint> million = new java.util.ArrayList<>(1_000_000);
+        for (int i = 0; i < 1_000_000; i++) {
+            million.add(dev.rollcall.api.WorkerEndpoint.of("h" + (i / 50_000), 1 + i % 50_000));
+        }
+        discovery.push(million);
+        million = null;
+
+        FleetSnapshot s = r.await(snap -> snap.discoveryProblem().isPresent(), WAIT);
+        assertThat(s.discoveryProblem().get()).contains("discovery listed 1000000 candidates, more than"
+                + " rollcall.discovery.max-candidates (100000): the set is refused whole and the last good set kept");
+        assertThat(s.staleSince()).isPresent();
+        assertThat(s.counts().candidates()).isEqualTo(2);
+        assertThat(r.workers()).extracting(w -> w.endpoint()).containsExactlyInAnyOrderElementsOf(good);
+        assertThat(r.probesSent()).as("probes sent after the refused set").isLessThan(probes + 10);
+
+        discovery.push(good);
+        FleetSnapshot recovered = r.await(snap -> snap.discoveryProblem().isEmpty(), WAIT);
+        assertThat(recovered.staleSince()).isEmpty();
+        assertThat(recovered.compatibleEndpoints()).containsExactlyInAnyOrderElementsOf(good);
     }
 
     // ---------------------------------------------------------------- configuration of a resolver
