@@ -36,11 +36,13 @@ final class CallPath implements LiveResolvers.Handle {
     private final Supplier<FleetSnapshot> current;
     private final BooleanSupplier closed;
     private final Function<Consumer<FleetSnapshot>, SnapshotListener.Registration> listeners;
+    private final ProbeSettings probe;
     /** Told when the resolver closes: the rollcall: channels, so that their calls fail at once. */
     private final List<Runnable> onClosed = new CopyOnWriteArrayList<>();
 
     CallPath(String resolver, int sequence, SerialContext context, FleetTracker tracker, Supplier<FleetSnapshot> current,
-             BooleanSupplier closed, Function<Consumer<FleetSnapshot>, SnapshotListener.Registration> listeners) {
+             BooleanSupplier closed, Function<Consumer<FleetSnapshot>, SnapshotListener.Registration> listeners,
+             ProbeSettings probe) {
         this.id = resolver.replaceAll("[^A-Za-z0-9._~-]", "-") + "-" + sequence;
         this.resolver = resolver;
         this.context = context;
@@ -48,6 +50,7 @@ final class CallPath implements LiveResolvers.Handle {
         this.current = current;
         this.closed = closed;
         this.listeners = listeners;
+        this.probe = probe;
     }
 
     String grpcTarget() {
@@ -140,6 +143,16 @@ final class CallPath implements LiveResolvers.Handle {
             context.execute(() -> tracker.verify(url, result));
         }
         return result;
+    }
+
+    @Override
+    public java.time.Duration probeTimeout() {
+        return probe.timeout();
+    }
+
+    @Override
+    public int maxAnswerBytes() {
+        return probe.maxResponseBytes();
     }
 
     @Override

@@ -141,7 +141,7 @@ public final class WorkerResolver implements AutoCloseable {
                 this::publish);
         // rollcall: name resolvers follow on a path of their own: never behind a user's listener.
         this.calls = new CallPath(name, RESOLVERS.incrementAndGet(), context, tracker, () -> current, () -> closed,
-                fanOut::addFollower);
+                fanOut::addFollower, probe);
     }
 
     /** Builds a resolver from {@link RollcallConfig#load()}: the properties files, system properties and environment. */
