@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
  * The channel a resolver probes a worker over, as handed to the user by
  * {@link WorkerResolver#channel}: everything but shutting it down, which stays the resolver's
  * business (it closes the channel when the worker leaves discovery or the resolver closes).
+ * The channel itself takes messages of any size, as Flight's own client does; the resolver's probe
+ * and watch calls bound their answers per call ({@code rollcall.probe.max-response-bytes}).
  * Thread-safe, like the channel.
  */
 final class SharedChannel extends ManagedChannel {

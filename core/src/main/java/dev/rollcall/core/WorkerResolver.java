@@ -401,6 +401,9 @@ public final class WorkerResolver implements AutoCloseable {
      * closes, and refuses {@code shutdown()} from you. Take endpoints from a snapshot: the channel
      * follows the address, so after a restart in place it reaches the new process, which the
      * snapshot may not accept (calls through {@link #grpcTarget()} are verified; these are not).
+     * Messages of any size pass, as with Flight's own {@code FlightClient} (a 4 MiB record batch
+     * included): {@code rollcall.probe.max-response-bytes} bounds the resolver's own calls on it,
+     * per call; bound yours the same way ({@code stub.withMaxInboundMessageSize(n)}).
      * Blocks briefly (one task on the resolver's thread).
      *
      * @throws IllegalArgumentException if {@code endpoint} is not a candidate now
