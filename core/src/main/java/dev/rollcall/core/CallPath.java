@@ -1,5 +1,6 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.internal.LiveResolvers;
@@ -65,11 +66,28 @@ final class CallPath implements LiveResolvers.Handle {
         return grpcTarget() + service;
     }
 
+    /**
+     * {@code UNAVAILABLE} ejects the worker ({@link FleetTracker#callFailed}); {@code DEADLINE_EXCEEDED}
+     * makes it a suspect that is probed at once ({@link FleetTracker#callTimedOut}); other codes are the
+     * call's own business.
+     */
     void reportFailure(WorkerEndpoint endpoint, Status status) {
-        if (status.getCode() == Status.Code.UNAVAILABLE) {
-            callFailed(endpoint.url(), status.getCode()
-                    + (status.getDescription() == null ? "" : ": " + status.getDescription()));
+        if (!reported(status.getCode()) || closed.getAsBoolean()) {
+            return;
         }
+        String why = status.getCode() + (status.getDescription() == null ? ""
+                : ": " + PeerText.escape(status.getDescription()));
+        String url = endpoint.url();
+        if (status.getCode() == Status.Code.UNAVAILABLE) {
+            callFailed(url, why);
+        } else {
+            context.execute(() -> tracker.callTimedOut(url, why));
+        }
+    }
+
+    /** Whether a call that ended with {@code code} says something about its worker. */
+    static boolean reported(Status.Code code) {
+        return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
     }
 
     io.grpc.ClientInterceptor callObserver() {
