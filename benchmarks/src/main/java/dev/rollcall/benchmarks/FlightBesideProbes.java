@@ -8,14 +8,19 @@ import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
 import dev.rollcall.testkit.PushDiscovery;
 import io.grpc.CallOptions;
+import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -54,9 +59,14 @@ final class FlightBesideProbes {
     private FlightBesideProbes() {
     }
 
-    /** Where the Flight clients' calls go. */
+    /**
+     * Where the Flight clients' calls go. {@code SHARED_ON_THE_LOOP}: on {@code resolver.channel(e)},
+     * their callbacks and message parsing on the probe event loop (direct executor), as the shared
+     * channel ran user calls before it took an executor of its own for them.
+     */
     enum Way {
-        SHARED("on resolver.channel(e)"), SEPARATE("a client of its own");
+        SHARED("on resolver.channel(e)"), SEPARATE("a client of its own"),
+        SHARED_ON_THE_LOOP("on resolver.channel(e), callbacks on the probe event loop");
 
         final String text;
 
@@ -77,20 +87,22 @@ final class FlightBesideProbes {
             for (Way way : Way.values()) {
                 measure(way, all, allocator, 32); // warm-up: classes, JIT, the server JVM's buffers
             }
-            List<Result> shared = new ArrayList<>();
-            List<Result> separate = new ArrayList<>();
+            Map<Way, List<Result>> results = new EnumMap<>(Way.class);
+            List<Way> order = new ArrayList<>(List.of(Way.values()));
             for (int r = 0; r < rounds; r++) {
-                for (Way way : r % 2 == 0 ? List.of(Way.SHARED, Way.SEPARATE) : List.of(Way.SEPARATE, Way.SHARED)) {
+                for (Way way : order) {
                     Result res = measure(way, all, allocator, MIB);
-                    (way == Way.SHARED ? shared : separate).add(res);
+                    results.computeIfAbsent(way, w -> new ArrayList<>()).add(res);
                     System.out.printf(Locale.ROOT, "    %s: probes idle p99 %.1f ms, while streaming p50 %.1f ms / p99 %.1f ms"
                                     + " (%d probes, %d timed out); %d MiB in %.2f s%n", way, millis(p(res.idle(), 99)),
                             millis(p(res.during(), 50)), millis(p(res.during(), 99)), res.during().length,
                             res.timedOut(), res.bytes() >> 20, res.streamNanos() / 1e9);
                 }
+                Collections.rotate(order, 1); // each way goes first in turn
             }
-            Result s = merged(shared);
-            Result b = merged(separate);
+            Result s = merged(results.get(Way.SHARED));
+            Result b = merged(results.get(Way.SEPARATE));
+            Result before = merged(results.get(Way.SHARED_ON_THE_LOOP));
             long s99 = p(s.during(), 99);
             long b99 = p(b.during(), 99);
             report.add(new Report.Row("10. probe p50 / p99 of 96 workers while 4 others stream Flight (256 MiB each,"
@@ -105,12 +117,16 @@ final class FlightBesideProbes {
                             + " millisecond in turn, over each one's kept probe channel (resolver.channel(e)) with the"
                             + " probe deadline (%d s) and answered on the probe event loop, as the resolver sends its"
                             + " probes. Shared: the Flight clients on resolver.channel(e); separate: a FlightClient of"
-                            + " its own per streaming worker. %d round(s) of both, alternating which goes first. Probe"
-                            + " p99 before the streams: %s / %s; probes past their deadline while streaming: %d / %d"
-                            + " of %d / %d; the streams took %.2f s / %.2f s (%.0f / %.0f MiB/s in all).",
-                    PROBE_TIMEOUT.toSeconds(), rounds, Report.duration(p(s.idle(), 99)), Report.duration(p(b.idle(), 99)),
+                            + " its own per streaming worker. Probe p99 before the streams: %s / %s; probes past their"
+                            + " deadline while streaming: %d / %d of %d / %d; the streams took %.2f s / %.2f s"
+                            + " (%.0f / %.0f MiB/s in all). As the shared channel ran user calls before this round (their"
+                            + " callbacks and message parsing on the probe event loop): probe p50 / p99 %s / %s, %d past"
+                            + " their deadline, streams %.2f s. %d round(s) of the three ways, each going first in turn.",
+                    PROBE_TIMEOUT.toSeconds(), Report.duration(p(s.idle(), 99)), Report.duration(p(b.idle(), 99)),
                     s.timedOut(), b.timedOut(), s.during().length, b.during().length, s.streamNanos() / 1e9 / rounds,
-                    b.streamNanos() / 1e9 / rounds, mibPerSecond(s), mibPerSecond(b)));
+                    b.streamNanos() / 1e9 / rounds, mibPerSecond(s), mibPerSecond(b),
+                    Report.duration(p(before.during(), 50)), Report.duration(p(before.during(), 99)), before.timedOut(),
+                    before.streamNanos() / 1e9 / rounds, rounds));
         }
     }
 
@@ -154,9 +170,12 @@ final class FlightBesideProbes {
 
     /** One DoGet of {@code mib} MiB; the bytes of the ints read. */
     private static long read(Way way, WorkerResolver resolver, WorkerEndpoint e, BufferAllocator allocator, int mib) {
-        try (FlightClient client = way == Way.SHARED
-                ? FlightGrpcUtils.createFlightClientWithSharedChannel(allocator, resolver.channel(e))
-                : FlightClient.builder(allocator, Location.forGrpcInsecure(e.host(), e.port())).build();
+        try (FlightClient client = switch (way) {
+            case SHARED -> FlightGrpcUtils.createFlightClientWithSharedChannel(allocator, resolver.channel(e));
+            case SHARED_ON_THE_LOOP -> FlightGrpcUtils.createFlightClientWithSharedChannel(allocator,
+                    new OnTheLoop(resolver.channel(e)));
+            case SEPARATE -> FlightClient.builder(allocator, Location.forGrpcInsecure(e.host(), e.port())).build();
+        };
              FlightStream stream = client.getStream(TenRows.mebibytes(mib))) {
             long rows = 0;
             while (stream.next()) {
@@ -212,6 +231,50 @@ final class FlightBesideProbes {
         }
         CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
                 .get(PROBE_TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
+    }
+
+    /** A shared channel whose calls run on the channel's own executor, the probe event loop. */
+    private static final class OnTheLoop extends ManagedChannel {
+        private final ManagedChannel shared;
+
+        OnTheLoop(ManagedChannel shared) {
+            this.shared = shared;
+        }
+
+        @Override
+        public <Q, R> ClientCall<Q, R> newCall(MethodDescriptor<Q, R> method, CallOptions options) {
+            return shared.newCall(method, options.getExecutor() != null ? options : options.withExecutor(Runnable::run));
+        }
+
+        @Override
+        public String authority() {
+            return shared.authority();
+        }
+
+        @Override
+        public ManagedChannel shutdown() {
+            return this; // the resolver's
+        }
+
+        @Override
+        public ManagedChannel shutdownNow() {
+            return this;
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return shared.isShutdown();
+        }
+
+        @Override
+        public boolean isTerminated() {
+            return shared.isTerminated();
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+            return shared.awaitTermination(timeout, unit);
+        }
     }
 
     private static Result merged(List<Result> results) {

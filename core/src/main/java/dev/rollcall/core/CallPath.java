@@ -40,6 +40,8 @@ final class CallPath implements LiveResolvers.Handle {
     private final ProbeSettings probe;
     /** Told when the resolver closes: the rollcall: channels, so that their calls fail at once. */
     private final List<Runnable> onClosed = new CopyOnWriteArrayList<>();
+    /** Where the user's calls on shared channels take their callbacks: made with the first shared channel. */
+    private UserCallExecutor userCalls; // guarded by this
 
     CallPath(String resolver, int sequence, SerialContext context, FleetTracker tracker, Supplier<FleetSnapshot> current,
              BooleanSupplier closed, Function<Consumer<FleetSnapshot>, SnapshotListener.Registration> listeners,
@@ -113,11 +115,25 @@ final class CallPath implements LiveResolvers.Handle {
         if (channel == null) {
             throw new IllegalArgumentException("worker " + endpoint.url() + " is not a candidate of resolver " + resolver);
         }
-        return new SharedChannel(channel, resolver);
+        return new SharedChannel(channel, resolver, userCalls());
     }
 
-    /** The resolver closed: tell the channels. */
+    private synchronized UserCallExecutor userCalls() {
+        if (userCalls == null) {
+            userCalls = new UserCallExecutor("rollcall-calls-" + resolver);
+        }
+        return userCalls;
+    }
+
+    /** The resolver closed: tell the channels, stop the user calls' threads (their channels are closed). */
     void resolverClosed() {
+        UserCallExecutor calls;
+        synchronized (this) {
+            calls = userCalls;
+        }
+        if (calls != null) {
+            calls.close();
+        }
         for (Runnable r : onClosed) {
             try {
                 r.run();

@@ -15,14 +15,19 @@ import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
 import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.PushDiscovery;
+import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightGrpcUtils;
@@ -128,6 +133,60 @@ class SharedChannelTest {
             });
         }
         assertThat(r.workers()).extracting(w -> w.endpoint().url()).containsExactly(big.endpoint().url());
+    }
+
+    /**
+     * Your calls on a shared channel run their callbacks as on an ordinary channel, on threads of
+     * their own ({@code rollcall-calls-<name>-N}), never on the probe event loop: a callback that
+     * blocks (here one per worker, all at once) holds up neither the resolver's probes nor the pushes
+     * of the workers' streams on the same connections, and a drain is still seen at once.
+     */
+    @Test
+    void yourCallbacksOnSharedChannelsNeverHoldUpTheResolversOwnCallsOnThem() throws Exception {
+        List<RollcallWorker> fleet = List.of(worker(), worker(), worker(), worker());
+        WorkerResolver r = closing(WorkerResolver.builder().name("shared-callbacks").discovery(discovery)
+                .policy(w -> Verdict.accept()).fetchSchemas(false).build());
+        discovery.push(fleet.stream().map(RollcallWorker::endpoint).toList());
+        r.awaitWorkers(fleet.size(), WAIT);
+        CountDownLatch entered = new CountDownLatch(fleet.size());
+        CountDownLatch release = new CountDownLatch(1);
+        Set<String> threads = ConcurrentHashMap.newKeySet();
+        open.add(release::countDown);
+        for (RollcallWorker w : fleet) {
+            ClientCalls.asyncUnaryCall(r.channel(w.endpoint()).newCall(
+                    WorkerServiceGrpc.getWorkerInfoMethod(), CallOptions.DEFAULT),
+                    WorkerInfoRequest.getDefaultInstance(), new StreamObserver<WorkerInfoResponse>() {
+                        @Override
+                        public void onNext(WorkerInfoResponse answer) {
+                            threads.add(Thread.currentThread().getName());
+                            entered.countDown();
+                            try {
+                                release.await(); // a user's slow callback
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        }
+
+                        @Override
+                        public void onError(Throwable t) {
+                        }
+
+                        @Override
+                        public void onCompleted() {
+                        }
+                    });
+        }
+        assertThat(entered.await(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(threads).allSatisfy(t -> assertThat(t).startsWith("rollcall-calls-shared-callbacks-"));
+
+        RollcallWorker drained = fleet.get(2);
+        drained.drain();
+        r.await(s -> s.status(drained.endpoint().url()).map(st -> st.state() == WorkerStatus.State.DRAINING)
+                .orElse(false), WAIT);
+        release.countDown();
+        r.close();
+        assertThat(Thread.getAllStackTraces().keySet()).as("the callbacks' threads end with the resolver")
+                .noneMatch(t -> t.getName().startsWith("rollcall-calls-shared-callbacks-"));
     }
 
     /** A hand-written worker answering {@code answer}; without the stream, {@code WatchWorkerInfo} is UNIMPLEMENTED. */
