@@ -27,6 +27,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A successor behind the same address: the resolver's kept connection still reaches the old
@@ -87,21 +89,22 @@ class SuccessorBehindTheAddressTest {
                 .check(HealthCheckRequest.getDefaultInstance());
     }
 
-    @Test
-    void aRejectedSuccessorReachedByNewConnectionsGetsNoCallWhileTheResolversConnectionStillReachesTheOldProcess()
-            throws Exception {
+    @ParameterizedTest(name = "behind {0}")
+    @ValueSource(strings = {"round_robin", "pick_first", "rollcall_key_affinity"})
+    void aRejectedSuccessorReachedByNewConnectionsGetsNoCallWhileTheResolversConnectionStillReachesTheOldProcess(
+            String lb) throws Exception {
         Worker old = worker("1.0.0");
         Worker successor = worker("2.0.0");
         FaultProxy address = closing(FaultProxy.to(old.worker().endpoint()));
         WorkerResolver r = resolver(true);
         discovery.push(List.of(address.endpoint()));
         r.await(s -> s.counts().compatible() == 1, WAIT);
-        ManagedChannel before = channel(r.grpcTarget());
+        ManagedChannel before = channel(r.grpcTarget() + "?lb=" + lb);
         call(before);
         assertThat(old.counted().calls.get()).as("a connection made before the successor came").isEqualTo(1);
 
         address.redirectNewConnections(successor.worker().endpoint());
-        ManagedChannel fresh = channel(r.grpcTarget());
+        ManagedChannel fresh = channel(r.grpcTarget() + "?lb=" + lb);
         for (int i = 0; i < 20; i++) {
             assertThatThrownBy(() -> call(fresh)).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
                 assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
