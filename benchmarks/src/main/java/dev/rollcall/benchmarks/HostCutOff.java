@@ -23,8 +23,8 @@ import java.util.concurrent.locks.LockSupport;
  * {@code workers()}. 20 workers ({@code RollcallWorker}, in this JVM), each behind a proxy of its
  * own, one resolver with its defaults (whatever they are in this build: the kept connection's
  * keepalive and the stream's heartbeats where the build has them, else the refresh alone). The
- * proxies are cut one after the other at random moments 0 to 500 ms apart, so that the cuts fall
- * at every point of the resolver's timers; each trial's clock runs from its cut to the first
+ * workers join and the proxies are cut one after the other, at random moments 0 to 500 ms apart,
+ * so that the cuts fall at every point of the connections' timers; each trial's clock runs from its cut to the first
  * snapshot without the worker, seen by a snapshot listener. A worker still in after the window is
  * counted as such. The baseline is the last commit's behaviour, refresh only: out at the worker's
  * next {@code probe.refresh-interval} (10 min by default), given, not waited for.
@@ -67,9 +67,10 @@ final class HostCutOff {
                     "≈ 10 min (its probe.refresh-interval)",
                     p99 < 0 ? "—" : Report.lessIsBetter(p99, REFRESH.toNanos()), "≤ 10 s",
                     Report.met(p99 >= 0 && p99 <= TimeUnit.SECONDS.toNanos(10))));
-            report.note(String.format(Locale.ROOT, "Host cut off (10): %d workers in this JVM, each behind a fault"
-                            + " proxy of its own, a resolver with its defaults converged on them; the proxies blackholed"
-                            + " one after the other 0 to 500 ms apart (no byte moves, sockets stay open); each time runs"
+            report.note(String.format(Locale.ROOT, "Host cut off (10): %d workers (RollcallWorker) in this JVM, each"
+                            + " behind a fault proxy of its own, joining a resolver with its defaults one after the other"
+                            + " 0 to 500 ms apart; then the proxies blackholed one after the other, 0 to 500 ms apart (no"
+                            + " byte moves, sockets stay open); each time runs"
                             + " from a cut to the first snapshot without that worker, seen by a snapshot listener, for at"
                             + " most %d s after the last cut. Times (ms): %s. The last commit had no keepalive and no"
                             + " liveness on the WatchWorkerInfo stream: a silent host stayed in until the worker's next"
@@ -89,7 +90,13 @@ final class HostCutOff {
         CountDownLatch allOut = new CountDownLatch(TRIALS);
         try (WorkerResolver resolver = WorkerResolver.builder().name("bench-cut-off").discovery(discovery)
                 .policy(w -> Verdict.accept()).build()) {
-            discovery.push(endpoints);
+            // The workers join one after the other at random moments too, so that their connections'
+            // timers (keepalive pings, the streams' heartbeats) do not all tick in step with each other.
+            Random random = new Random(34);
+            for (int i = 1; i <= TRIALS; i++) {
+                discovery.push(endpoints.subList(0, i));
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(random.nextInt(500)));
+            }
             resolver.await(s -> s.counts().compatible() == TRIALS, Duration.ofSeconds(60));
             try (var listening = resolver.addListener(s -> {
                 long now = System.nanoTime();
@@ -100,7 +107,6 @@ final class HostCutOff {
                     }
                 }
             })) {
-                Random random = new Random(34);
                 for (int i = 0; i < TRIALS; i++) {
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(random.nextInt(500)));
                     cutAt.set(i, System.nanoTime());
