@@ -23,6 +23,11 @@ final class Latencies {
         return size;
     }
 
+    /** A copy of the durations, in the order added. */
+    synchronized long[] values() {
+        return Arrays.copyOf(values, size);
+    }
+
     /** All durations added up. */
     synchronized long sum() {
         long sum = 0;

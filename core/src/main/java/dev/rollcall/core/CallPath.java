@@ -1,5 +1,6 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.internal.LiveResolvers;
@@ -36,11 +37,15 @@ final class CallPath implements LiveResolvers.Handle {
     private final Supplier<FleetSnapshot> current;
     private final BooleanSupplier closed;
     private final Function<Consumer<FleetSnapshot>, SnapshotListener.Registration> listeners;
+    private final ProbeSettings probe;
     /** Told when the resolver closes: the rollcall: channels, so that their calls fail at once. */
     private final List<Runnable> onClosed = new CopyOnWriteArrayList<>();
+    /** Where the user's calls on shared channels take their callbacks: made with the first shared channel. */
+    private UserCallExecutor userCalls; // guarded by this
 
     CallPath(String resolver, int sequence, SerialContext context, FleetTracker tracker, Supplier<FleetSnapshot> current,
-             BooleanSupplier closed, Function<Consumer<FleetSnapshot>, SnapshotListener.Registration> listeners) {
+             BooleanSupplier closed, Function<Consumer<FleetSnapshot>, SnapshotListener.Registration> listeners,
+             ProbeSettings probe) {
         this.id = resolver.replaceAll("[^A-Za-z0-9._~-]", "-") + "-" + sequence;
         this.resolver = resolver;
         this.context = context;
@@ -48,6 +53,7 @@ final class CallPath implements LiveResolvers.Handle {
         this.current = current;
         this.closed = closed;
         this.listeners = listeners;
+        this.probe = probe;
     }
 
     String grpcTarget() {
@@ -62,11 +68,28 @@ final class CallPath implements LiveResolvers.Handle {
         return grpcTarget() + service;
     }
 
+    /**
+     * {@code UNAVAILABLE} ejects the worker ({@link FleetTracker#callFailed}); {@code DEADLINE_EXCEEDED}
+     * makes it a suspect that is probed at once ({@link FleetTracker#callTimedOut}); other codes are the
+     * call's own business.
+     */
     void reportFailure(WorkerEndpoint endpoint, Status status) {
-        if (status.getCode() == Status.Code.UNAVAILABLE) {
-            callFailed(endpoint.url(), status.getCode()
-                    + (status.getDescription() == null ? "" : ": " + status.getDescription()));
+        if (!reported(status.getCode()) || closed.getAsBoolean()) {
+            return;
         }
+        String why = status.getCode() + (status.getDescription() == null ? ""
+                : ": " + PeerText.escape(status.getDescription()));
+        String url = endpoint.url();
+        if (status.getCode() == Status.Code.UNAVAILABLE) {
+            callFailed(url, why);
+        } else {
+            context.execute(() -> tracker.callTimedOut(url, why));
+        }
+    }
+
+    /** Whether a call that ended with {@code code} says something about its worker. */
+    static boolean reported(Status.Code code) {
+        return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
     }
 
     io.grpc.ClientInterceptor callObserver() {
@@ -92,11 +115,25 @@ final class CallPath implements LiveResolvers.Handle {
         if (channel == null) {
             throw new IllegalArgumentException("worker " + endpoint.url() + " is not a candidate of resolver " + resolver);
         }
-        return new SharedChannel(channel, resolver);
+        return new SharedChannel(channel, resolver, userCalls());
     }
 
-    /** The resolver closed: tell the channels. */
+    private synchronized UserCallExecutor userCalls() {
+        if (userCalls == null) {
+            userCalls = new UserCallExecutor("rollcall-calls-" + resolver);
+        }
+        return userCalls;
+    }
+
+    /** The resolver closed: tell the channels, stop the user calls' threads (their channels are closed). */
     void resolverClosed() {
+        UserCallExecutor calls;
+        synchronized (this) {
+            calls = userCalls;
+        }
+        if (calls != null) {
+            calls.close();
+        }
         for (Runnable r : onClosed) {
             try {
                 r.run();
@@ -140,6 +177,16 @@ final class CallPath implements LiveResolvers.Handle {
             context.execute(() -> tracker.verify(url, result));
         }
         return result;
+    }
+
+    @Override
+    public java.time.Duration probeTimeout() {
+        return probe.timeout();
+    }
+
+    @Override
+    public int maxAnswerBytes() {
+        return probe.maxResponseBytes();
     }
 
     @Override

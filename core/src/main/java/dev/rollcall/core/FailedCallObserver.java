@@ -20,8 +20,8 @@ import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 /**
- * {@link WorkerResolver#callObserver()}: reports each call that closes {@code UNAVAILABLE} to the
- * resolver, naming the worker by the call's remote address, or, when the call never got a
+ * {@link WorkerResolver#callObserver()}: reports each call that closes {@code UNAVAILABLE} or
+ * {@code DEADLINE_EXCEEDED} to the resolver ({@link CallPath#reportFailure} says what each means), naming the worker by the call's remote address, or, when the call never got a
  * connection, by the channel's authority ({@code host:port} for a channel to one worker). Calls
  * whose worker is not in the current snapshot are not reported. Thread-safe, stateless.
  */
@@ -45,7 +45,7 @@ final class FailedCallObserver implements ClientInterceptor {
                 super.start(new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
                     @Override
                     public void onClose(Status status, Metadata trailers) {
-                        if (status.getCode() == Status.Code.UNAVAILABLE) {
+                        if (CallPath.reported(status.getCode())) {
                             SocketAddress remote = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
                             worker(remote, authority).ifPresent(w -> report.accept(w, status));
                         }

@@ -397,6 +397,38 @@ final class FleetTracker implements ProbeScheduler.Owner {
         settle();
     }
 
+    /**
+     * A user's call to the worker at {@code url} ran out of its deadline. That alone is no evidence
+     * against the worker (a slow query's deadline is the query's business), so the worker is only
+     * suspected: kept in use, and probed at once with a probe that starts now (the probe deadline,
+     * {@code probe.timeout}). If that probe answers, the worker showed a sign of life and nothing
+     * changes (no snapshot); if it fails too, the worker is out as after any failed probe, with its
+     * reason, and back when a retry answers. Rate-limited like ejection: one suspicion per worker per
+     * {@link #EJECT_INTERVAL_NANOS}. No cap is needed: what takes a worker out is the resolver's own
+     * probe, never the caller's word.
+     */
+    void callTimedOut(String url, String why) {
+        TrackedWorker t = closed ? null : byUrl.get(url);
+        if (t == null || !t.inUse()) {
+            return;
+        }
+        long now = context.nanoTime();
+        if (t.suspectedAt != Long.MIN_VALUE && now - t.suspectedAt < EJECT_INTERVAL_NANOS) {
+            log.debug("worker {}: a call timed out ({}), probed for it {} ms ago already", url, why,
+                    (now - t.suspectedAt) / 1_000_000);
+            return;
+        }
+        t.suspectedAt = now;
+        log.debug("worker {}: a call timed out ({}); probing it at once", url, why);
+        probes.requestFresh(t, outcome -> {
+            if (!outcome.answered() && tracks(t)) {
+                log.info("worker {}: a call to it timed out ({}) and the probe sent at once failed too: {}",
+                        url, why, ((ProbeOutcome.Failed) outcome).reason());
+            }
+        });
+        settle();
+    }
+
     /** The channel of the candidate at {@code url} for the user's calls (see {@link ProbeScheduler#share}); null if none. */
     ManagedChannel share(String url) {
         TrackedWorker t = closed ? null : byUrl.get(url);

@@ -5,27 +5,37 @@ import io.grpc.ClientCall;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The channel a resolver probes a worker over, as handed to the user by
  * {@link WorkerResolver#channel}: everything but shutting it down, which stays the resolver's
  * business (it closes the channel when the worker leaves discovery or the resolver closes).
+ * The channel itself takes messages of any size, as Flight's own client does; the resolver's probe
+ * and watch calls bound their answers per call ({@code rollcall.probe.max-response-bytes}). The
+ * user's calls take their callbacks, and parse their messages, on the resolver's
+ * {@link UserCallExecutor} (as an ordinary channel's run on its default executor), not on the probe
+ * event loop that the resolver's own calls answer on: the connection's I/O is shared, the work on
+ * each message is not.
  * Thread-safe, like the channel.
  */
 final class SharedChannel extends ManagedChannel {
 
     private final ManagedChannel channel;
     private final String owner;
+    private final Executor calls;
 
-    SharedChannel(ManagedChannel channel, String owner) {
+    SharedChannel(ManagedChannel channel, String owner, Executor calls) {
         this.channel = channel;
         this.owner = owner;
+        this.calls = calls;
     }
 
+    /** A call whose callbacks (and message parsing) run on {@code calls} unless it names an executor of its own. */
     @Override
     public <Q, R> ClientCall<Q, R> newCall(MethodDescriptor<Q, R> method, CallOptions options) {
-        return channel.newCall(method, options);
+        return channel.newCall(method, options.getExecutor() == null ? options.withExecutor(calls) : options);
     }
 
     @Override

@@ -244,6 +244,9 @@ final class TrackedWorker {
     /** When a failed call last took it out of use ({@code Long.MIN_VALUE}: never); the tracker's rate limit. */
     long ejectedAt = Long.MIN_VALUE;
 
+    /** When a call that timed out last had it probed at once ({@code Long.MIN_VALUE}: never); the tracker's rate limit. */
+    long suspectedAt = Long.MIN_VALUE;
+
     /** A user's call to it failed as if it were gone: out until it answers again. */
     void ejected(String why) {
         noteChange();

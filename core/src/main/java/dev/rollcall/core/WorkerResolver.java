@@ -145,7 +145,7 @@ public final class WorkerResolver implements AutoCloseable {
                 this::publish);
         // rollcall: name resolvers follow on a path of their own: never behind a user's listener.
         this.calls = new CallPath(name, RESOLVERS.incrementAndGet(), context, tracker, () -> current, () -> closed,
-                fanOut::addFollower);
+                fanOut::addFollower, probe);
     }
 
     /** Builds a resolver from {@link RollcallConfig#load()}: the properties files, system properties and environment. */
@@ -377,9 +377,12 @@ public final class WorkerResolver implements AutoCloseable {
     /**
      * Tells the resolver that a call to {@code endpoint} failed. {@code UNAVAILABLE} (refused,
      * reset, gone away) takes the worker out of use at once and probes it again ahead of its
-     * backoff; it is back when it answers. Other codes are the call's own business and ignored.
-     * Rate-limited: a worker is taken out at most once a second, and never more than a tenth of the
-     * workers in use at once. For calls made outside gRPC; gRPC calls can use {@link #callObserver()}.
+     * backoff; it is back when it answers. {@code DEADLINE_EXCEEDED} is no proof (a slow query's
+     * deadline is the query's own): the worker stays in use and is probed at once; only if that
+     * probe fails too (a silent worker) is it out, as after any failed probe. Other codes are the
+     * call's own business and ignored. Rate-limited: a worker is taken out, or probed for a timed-out
+     * call, at most once a second each, and failed calls never take more than a tenth of the workers
+     * in use out at once. For calls made outside gRPC; gRPC calls can use {@link #callObserver()}.
      * Never blocks; any thread.
      */
     public void reportFailure(dev.rollcall.api.WorkerEndpoint endpoint, io.grpc.Status status) {
@@ -388,8 +391,8 @@ public final class WorkerResolver implements AutoCloseable {
 
     /**
      * A {@link io.grpc.ClientInterceptor} that calls {@link #reportFailure} for each of the calls
-     * through it that fails {@code UNAVAILABLE}, naming the worker by the connection's remote
-     * address (or, for a channel to one worker, its authority). Add it to the channels and Flight
+     * through it that fails {@code UNAVAILABLE} or {@code DEADLINE_EXCEEDED}, naming the worker by
+     * the connection's remote address (or, for a channel to one worker, its authority). Add it to the channels and Flight
      * clients you call workers with: a worker whose calls fail is out of new snapshots within
      * milliseconds instead of at its next probe. Thread-safe; one may serve every channel.
      */
@@ -405,6 +408,9 @@ public final class WorkerResolver implements AutoCloseable {
      * closes, and refuses {@code shutdown()} from you. Take endpoints from a snapshot: the channel
      * follows the address, so after a restart in place it reaches the new process, which the
      * snapshot may not accept (calls through {@link #grpcTarget()} are verified; these are not).
+     * Messages of any size pass, as with Flight's own {@code FlightClient} (a 4 MiB record batch
+     * included): {@code rollcall.probe.max-response-bytes} bounds the resolver's own calls on it,
+     * per call; bound yours the same way ({@code stub.withMaxInboundMessageSize(n)}).
      * Blocks briefly (one task on the resolver's thread).
      *
      * @throws IllegalArgumentException if {@code endpoint} is not a candidate now

@@ -65,6 +65,82 @@ class CallFailureTest extends TrackerHarness {
         assertThat(state(a)).isEqualTo(State.PENDING);
     }
 
+    /**
+     * The interval is a second, not a tick: failures 1 ms, 500 ms and 999 ms after an ejection take
+     * the worker (back in since) out no more, and one a full second after it does.
+     */
+    @Test
+    void failuresWithinASecondOfAnEjectionDoNotTakeTheWorkerOutAgainAndOneASecondLaterDoes() {
+        fleetOfThree();
+        tracker.callFailed(a.url(), "UNAVAILABLE");
+        time.runUntilIdle();
+        assertThat(state(a)).isEqualTo(State.PENDING);
+        answer(a, "1.0.0", "i1");
+        int probes = net.sent.size();
+        long at = 0;
+        for (long ms : new long[] {1, 500, 999}) {
+            time.advance(Duration.ofMillis(ms - at));
+            at = ms;
+            tracker.callFailed(a.url(), "UNAVAILABLE");
+            time.runUntilIdle();
+            assertThat(state(a)).as("%d ms after the ejection", ms).isEqualTo(State.COMPATIBLE);
+            assertThat(net.sent).as("no probe %d ms after the ejection", ms).hasSize(probes);
+        }
+        time.advance(Duration.ofMillis(1000 - at));
+        tracker.callFailed(a.url(), "UNAVAILABLE");
+        time.runUntilIdle();
+        assertThat(state(a)).as("a second after the ejection").isEqualTo(State.PENDING);
+        assertThat(net.sent).hasSize(probes + 1);
+    }
+
+    @Test
+    void aCallThatTimedOutOnAWorkerThatAnswersAProbeAtOnceChangesNothing() {
+        fleetOfThree();
+        int snapshots = published.size();
+        tracker.callTimedOut(a.url(), "DEADLINE_EXCEEDED: deadline exceeded after 0.5s");
+        time.runUntilIdle();
+        assertThat(state(a)).as("a suspect stays in use").isEqualTo(State.COMPATIBLE);
+        assertThat(net.unanswered()).as("probed at once").hasSize(1);
+
+        answer(a, "1.0.0", "i1"); // a sign of life: the deadline was the call's own
+        assertThat(state(a)).isEqualTo(State.COMPATIBLE);
+        assertThat(published).as("no snapshot for a slow query").hasSize(snapshots);
+    }
+
+    @Test
+    void aCallThatTimedOutOnASilentWorkerTakesItOutOnceTheProbeSentAtOnceFailsToo() {
+        fleetOfThree();
+        tracker.callTimedOut(a.url(), "DEADLINE_EXCEEDED");
+        time.runUntilIdle();
+        fail(a);
+        assertThat(state(a)).isEqualTo(State.UNREACHABLE);
+        assertThat(last().status(a.url()).orElseThrow().reason()).contains("refused");
+        assertThat(last().counts().compatible()).isEqualTo(2);
+
+        time.advance(INITIAL);
+        answer(a, "1.0.0", "i1");
+        assertThat(state(a)).as("back when a retry answers").isEqualTo(State.COMPATIBLE);
+    }
+
+    @Test
+    void aWorkerIsProbedForTimedOutCallsAtMostOnceASecond() {
+        fleetOfThree();
+        tracker.callTimedOut(a.url(), "DEADLINE_EXCEEDED");
+        time.runUntilIdle();
+        answer(a, "1.0.0", "i1");
+        int probes = net.sent.size();
+
+        time.advance(Duration.ofMillis(999));
+        tracker.callTimedOut(a.url(), "DEADLINE_EXCEEDED");
+        time.runUntilIdle();
+        assertThat(net.sent).as("999 ms after the last one").hasSize(probes);
+
+        time.advance(Duration.ofMillis(1));
+        tracker.callTimedOut(a.url(), "DEADLINE_EXCEEDED");
+        time.runUntilIdle();
+        assertThat(net.sent).as("a second after the last one").hasSize(probes + 1);
+    }
+
     @Test
     void aConnectionIsVerifiedOnlyByAFreshAnswerOfTheAcceptedInstance() {
         fleetOfThree();

@@ -33,6 +33,8 @@ final class KeyAffinityLoadBalancer extends LoadBalancer {
         final String url;
         final Subchannel subchannel;
         ConnectivityState state = ConnectivityState.IDLE;
+        /** Why it is in TRANSIENT_FAILURE (the connection failed, or the gate refused it). */
+        Status failure = Status.OK;
 
         Member(String url, Subchannel subchannel) {
             this.url = url;
@@ -76,6 +78,7 @@ final class KeyAffinityLoadBalancer extends LoadBalancer {
             return;
         }
         m.state = state.getState();
+        m.failure = state.getStatus();
         if (m.state == ConnectivityState.IDLE) {
             m.subchannel.requestConnection(); // every worker may own keys: keep them all connected
         }
@@ -91,8 +94,14 @@ final class KeyAffinityLoadBalancer extends LoadBalancer {
         ConnectivityState overall = anyReady ? ConnectivityState.READY
                 : anyConnecting ? ConnectivityState.CONNECTING : ConnectivityState.TRANSIENT_FAILURE;
         Map<String, ConnectivityState> states = new HashMap<>();
-        all.forEach(m -> states.put(m.url, m.state));
-        helper.updateBalancingState(overall, new Picker(all, states));
+        Map<String, Status> failures = new HashMap<>();
+        all.forEach(m -> {
+            states.put(m.url, m.state);
+            failures.put(m.url, m.failure);
+        });
+        Status failed = overall != ConnectivityState.TRANSIENT_FAILURE ? null : all.stream().map(m -> m.failure)
+                .filter(f -> !f.isOk()).findFirst().orElse(Status.UNAVAILABLE.withDescription("no worker can be reached"));
+        helper.updateBalancingState(overall, new Picker(all, states, failures, failed));
     }
 
     @Override
@@ -117,12 +126,18 @@ final class KeyAffinityLoadBalancer extends LoadBalancer {
     private static final class Picker extends SubchannelPicker {
         private final List<Member> members;
         private final Map<String, ConnectivityState> states;
+        private final Map<String, Status> failures;
         private final List<Member> ready = new ArrayList<>();
         private final AtomicInteger turn = new AtomicInteger();
+        /** When every member is in TRANSIENT_FAILURE: what unkeyed calls fail with; else null (they wait). */
+        private final Status failed;
 
-        Picker(List<Member> members, Map<String, ConnectivityState> states) {
+        Picker(List<Member> members, Map<String, ConnectivityState> states, Map<String, Status> failures,
+               Status failed) {
             this.members = members;
             this.states = states;
+            this.failures = failures;
+            this.failed = failed;
             for (Member m : members) {
                 if (states.get(m.url) == ConnectivityState.READY) {
                     ready.add(m);
@@ -137,8 +152,10 @@ final class KeyAffinityLoadBalancer extends LoadBalancer {
                 key = args.getHeaders().get(KeyAffinityLoadBalancerProvider.KEY_HEADER);
             }
             if (key == null) {
-                return ready.isEmpty() ? PickResult.withNoResult()
-                        : PickResult.withSubchannel(ready.get(Math.floorMod(turn.getAndIncrement(), ready.size())).subchannel);
+                if (ready.isEmpty()) {
+                    return failed != null ? PickResult.withError(failed) : PickResult.withNoResult();
+                }
+                return PickResult.withSubchannel(ready.get(Math.floorMod(turn.getAndIncrement(), ready.size())).subchannel);
             }
             Member owner = null;
             long best = 0;
@@ -158,7 +175,8 @@ final class KeyAffinityLoadBalancer extends LoadBalancer {
             }
             if (state == ConnectivityState.TRANSIENT_FAILURE) {
                 return PickResult.withError(Status.UNAVAILABLE.withDescription("the owner of key '" + key + "', "
-                        + owner.url + ", cannot be reached; its keys move once the resolver takes it out"));
+                        + owner.url + ", cannot be reached; its keys move once the resolver takes it out ("
+                        + failures.get(owner.url).getCode() + ": " + failures.get(owner.url).getDescription() + ")"));
             }
             return PickResult.withNoResult();
         }

@@ -16,9 +16,11 @@ import java.util.Map;
  * {@code rollcall:} target with {@code ?lb=rollcall_key_affinity}, where the
  * {@value VerifiedLoadBalancerProvider#POLICY} gate still verifies every connection.
  *
- * <p>While the owner's connection is coming up, its calls wait; when it cannot connect they fail
- * {@code UNAVAILABLE} naming it (the resolver takes it out of the addresses once it knows, and its keys
- * move to the others).
+ * <p>While the owner's connection is coming up (or being verified by the gate), its calls wait; when
+ * it cannot connect, or the gate refused its connection, they fail {@code UNAVAILABLE} naming it and
+ * why (the resolver takes it out of the addresses once it knows, and its keys move to the others).
+ * Calls without a key wait while any worker is coming up, and fail with the first worker's reason
+ * when none can be reached.
  */
 public final class KeyAffinityLoadBalancerProvider extends LoadBalancerProvider {
 

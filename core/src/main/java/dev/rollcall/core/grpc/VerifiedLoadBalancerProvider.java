@@ -10,11 +10,17 @@ import java.util.Map;
 /**
  * The {@value #POLICY} load-balancing policy, which {@code rollcall:} targets choose for their
  * channels: grpc's own {@code round_robin} or {@code pick_first} (config
- * {@code {"childPolicy": "pick_first"}}) picks, and a call goes over a connection only after the
- * worker behind it was probed on or after the moment that connection came up and answered as the
- * instance the resolver's snapshot accepted. A worker that restarts in place on the same address
- * with another instance therefore gets no call until the resolver has verified the new one; calls
- * wait meanwhile (one probe, typically a millisecond on a LAN). Found by
+ * {@code {"childPolicy": "pick_first"}}), or {@code rollcall_key_affinity}, picks, and a call goes
+ * over a connection only after that very connection was asked {@code WorkerInfo} (with
+ * {@code rollcall.probe.timeout} as deadline and {@code rollcall.probe.max-response-bytes} as bound)
+ * and answered as the instance, with the version, that the resolver's current snapshot accepted for
+ * the worker. The connection is asked again on every reconnect, and its answer held against every
+ * new snapshot. So neither a worker that restarts in place with another instance nor a successor
+ * that new connections to the same address reach (an {@code SO_REUSEPORT} hot restart, a layer-4
+ * balancer, a NAT) gets a call while the resolver's own connection still reaches the old process.
+ * Calls wait meanwhile (one round trip on the new connection, typically a millisecond on a LAN);
+ * a connection that reached a process the snapshot does not accept is TRANSIENT_FAILURE with the
+ * reason, which calls without wait-for-ready fail with when no other worker is ready. Found by
  * {@link java.util.ServiceLoader} through {@code META-INF/services/io.grpc.LoadBalancerProvider};
  * useful only behind a {@code rollcall:} target, whose addresses it needs.
  */

@@ -1,6 +1,7 @@
 package dev.rollcall.core.internal;
 
 import dev.rollcall.api.registry.FleetSnapshot;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -39,9 +40,17 @@ public final class LiveResolvers {
 
         /**
          * Probes the worker at {@code url} with a probe that starts now; completes with whether the
-         * process answering it is the instance the current snapshot lists as compatible.
+         * process answering it is the instance the current snapshot lists as compatible. The gate
+         * asks it when a connection of its own reached another instance: the resolver may not know
+         * yet that the worker restarted.
          */
         CompletableFuture<Boolean> verify(String url);
+
+        /** The deadline of each probe ({@code rollcall.probe.timeout}): also of the gate's checks. */
+        Duration probeTimeout();
+
+        /** The largest {@code WorkerInfo} answer taken ({@code rollcall.probe.max-response-bytes}). */
+        int maxAnswerBytes();
 
         /** A user's call to the worker at {@code url} failed as if it were gone. */
         void callFailed(String url, String why);

@@ -158,9 +158,12 @@ public final class ProbeClient implements AutoCloseable {
         // resolver thread's time while converging. RollcallMetrics measures probes instead.
         InternalNettyChannelBuilder.setStatsEnabled(builder, false);
         InternalNettyChannelBuilder.setTracingEnabled(builder, false);
+        // No message bound of the channel's own: the probe and watch calls bound their answers per
+        // call (maxResponseBytes), and the channel is also the user's (WorkerResolver.channel) for
+        // Arrow Flight, whose own client takes messages of any size (FlightClient: Integer.MAX_VALUE).
         builder.directExecutor()
                 .idleTimeout(NO_IDLE_TIMEOUT_DAYS, TimeUnit.DAYS)
-                .maxInboundMessageSize(maxResponseBytes)
+                .maxInboundMessageSize(Integer.MAX_VALUE)
                 .maxInboundMetadataSize(64 * 1024)
                 .disableRetry()
                 .userAgent("rollcall");
@@ -185,8 +188,9 @@ public final class ProbeClient implements AutoCloseable {
         CompletableFuture<ProbeOutcome> result = new CompletableFuture<>();
         ClientCall<WorkerInfoRequest, WorkerInfoResponse> call;
         try {
-            call = channel.newCall(WorkerServiceGrpc.getWorkerInfoMethod(),
-                    CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS));
+            call = channel.newCall(WorkerServiceGrpc.getWorkerInfoMethod(), CallOptions.DEFAULT
+                    .withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
+                    .withMaxInboundMessageSize(maxResponseBytes));
         } catch (RuntimeException shutDown) {
             result.complete(failed(shutDown, timeout));
             return result;
@@ -272,7 +276,8 @@ public final class ProbeClient implements AutoCloseable {
     public Watch watch(ManagedChannel channel, WorkerEndpoint endpoint, Duration heartbeat, StreamListener listener) {
         ClientCall<WorkerInfoRequest, WorkerInfoResponse> call;
         try {
-            call = channel.newCall(WorkerServiceGrpc.getWatchWorkerInfoMethod(), CallOptions.DEFAULT);
+            call = channel.newCall(WorkerServiceGrpc.getWatchWorkerInfoMethod(),
+                    CallOptions.DEFAULT.withMaxInboundMessageSize(maxResponseBytes));
         } catch (RuntimeException shutDown) {
             listener.ended(Status.fromThrowable(shutDown));
             return () -> { };
