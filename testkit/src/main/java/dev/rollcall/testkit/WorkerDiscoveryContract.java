@@ -37,6 +37,9 @@ import org.junit.jupiter.api.Timeout;
  *       removal as the set without it;</li>
  *   <li>a malformed entry is skipped, the rest delivered, no {@code onError}; with slf4j-simple as
  *       the test's SLF4J binding, the log names where the entry came from;</li>
+ *   <li>a malformed entry whose text holds a line break, a forged log line and a terminal escape
+ *       ({@link #HOSTILE_TEXT}, opt in with {@link #writeHostileEntry}) is logged escaped: no
+ *       forged line, no escape character reaches the log;</li>
  *   <li>a source that cannot be reached is reported with {@code onError}, never as an empty set,
  *       at start and after a first set; once it is back the set is delivered again unasked;</li>
  *   <li>a backend that asks a server (opt in with {@link #silentServer}): a server that goes
@@ -72,6 +75,12 @@ public abstract class WorkerDiscoveryContract {
      * scheduling, not the backend's own timing, which its bound covers.
      */
     private static final Duration SILENCE_SLACK = Duration.ofSeconds(5);
+
+    /**
+     * What {@link #writeHostileEntry} hides in an entry: a line break, a line in slf4j-simple's
+     * format, and a terminal escape that would clear the screen.
+     */
+    protected static final String HOSTILE_TEXT = "\n[main] INFO FORGED line \u001b[2J";
 
     @AutoClose
     private final Closer started = new Closer();
@@ -160,6 +169,17 @@ public abstract class WorkerDiscoveryContract {
      * contain to say where the entry is: a file and line, a key, a service ID, an object's name.
      */
     protected abstract String writeMalformedEntry() throws Exception;
+
+    /**
+     * Adds one malformed entry to the source whose text holds {@code hostile} where the backend
+     * will repeat it when it logs the entry: in its name (a key, a service ID, an object's name)
+     * or in its value (a line, a payload). Returns the text the backend's WARN about it must
+     * contain, as the backend writes it (escaped: {@code PeerText.escape} turns a line break into
+     * {@code \n}). The default, empty, skips the test: the fixture cannot write such an entry.
+     */
+    protected Optional<String> writeHostileEntry(String hostile) throws Exception {
+        return Optional.empty();
+    }
 
     /**
      * Makes the source unreachable, keeping what it lists: stop the server (on the same port, to be
@@ -271,6 +291,30 @@ public abstract class WorkerDiscoveryContract {
         if (ConsoleCapture.seesLogs()) {
             assertThat(log).as("the log names where the malformed entry is").contains(where);
         }
+    }
+
+    @Test
+    void logsAHostileEntryEscapedSoThatItForgesNoLine() throws Exception {
+        writeCandidates(Set.of(A));
+        CandidateRecorder recorder = new CandidateRecorder();
+        String log;
+        Optional<String> where;
+        try (ConsoleCapture console = new ConsoleCapture()) {
+            where = writeHostileEntry(HOSTILE_TEXT);
+            assumeTrue(where.isPresent(), "this fixture writes no hostile entry");
+            assumeTrue(ConsoleCapture.seesLogs(), "the log is read from slf4j-simple's console output");
+            start(newDiscovery(), recorder);
+            awaitLatest(recorder, A);
+            writeCandidates(Set.of(A, B));  // read again next to the hostile entry
+            awaitLatest(recorder, A, B);
+            log = console.text();
+        }
+
+        assertThat(recorder.errors()).as("a hostile entry is not an outage").isEmpty();
+        assertThat(log).as("the WARN names the entry, escaped").contains(where.get());
+        assertThat(log).as("no terminal escape reaches the log").doesNotContain("\u001b");
+        assertThat(log.lines()).as("no line of the log was forged by the entry")
+                .noneMatch(line -> line.startsWith("[main] INFO FORGED"));
     }
 
     @Test
