@@ -16,6 +16,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -87,6 +89,8 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
     private volatile Set<String> lastProblems = Set.of();   // written on the loop only; read by tests
     private int connectAttempts;
 
+    /** The client threads started, so that close() returns only once they have ended. */
+    private final Queue<Thread> clientThreads = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean refreshQueued = new AtomicBoolean();
     private final AtomicBoolean apiEventPending = new AtomicBoolean();
     private final AtomicLong evaluations = new AtomicLong();
@@ -130,7 +134,13 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
         try {
             Config config = options.access().toConfig(options.namespace(), options.requestTimeout(),
                     options.timings().reconnectInterval());
-            newExecutor = Executors.newCachedThreadPool(daemon("rollcall-k8s-client-", true));
+            ThreadFactory named = daemon("rollcall-k8s-client-", true);
+            newExecutor = Executors.newCachedThreadPool(r -> {
+                Thread t = named.newThread(r);
+                clientThreads.removeIf(old -> !old.isAlive());
+                clientThreads.add(t);
+                return t;
+            });
             newClient = new KubernetesClientBuilder()
                     .withConfig(config)
                     .withHttpClientFactory(new NamedThreadsHttpClientFactory(newExecutor))
@@ -467,6 +477,21 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
             l = loop;
         }
         release(toStop, toClose, executor);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        for (Thread t : clientThreads) {
+            if (t == Thread.currentThread()) {
+                continue;   // closed from a client thread: it ends when this call returns
+            }
+            try {
+                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            if (t.isAlive()) {
+                LOG.warn("k8s discovery: thread {} for {} did not stop within 5 s", t.getName(), source);
+            }
+        }
         if (l != null) {
             l.shutdownNow();
             Thread t = loopThread;
