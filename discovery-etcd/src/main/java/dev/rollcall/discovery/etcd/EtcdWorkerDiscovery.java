@@ -584,9 +584,10 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         return root == c || m.contains(r) ? m : m + " (" + r + ")";
     }
 
+    /** A status message comes from the server (or whatever answers at its address): escaped and bounded. */
     private static String message(Throwable t) {
         String m = t.getMessage();
-        return m == null || m.isBlank() ? t.getClass().getSimpleName() : m;
+        return m == null || m.isBlank() ? t.getClass().getSimpleName() : PeerText.escape(m);
     }
 
     // ---- any thread -------------------------------------------------------------------------
