@@ -274,9 +274,9 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
             // Any HTTP answer, whatever its status, is a sign of life; only silence or a failed connection is not.
             connection.rawClient(probe).makeGetRequest(LEADER_PATH, List.of());
         } catch (RuntimeException e) {
-            abortSilentQuery(number, "the agent did not answer GET " + LEADER_PATH + " within "
+            abortSilentQuery(number, timedOut(e) ? "the agent did not answer GET " + LEADER_PATH + " within "
                     + connection.requestTimeout().toMillis() + " ms (request-timeout) while a query waited: it is hung"
-                    + " or cut off (" + reason(e) + ")");
+                    + " or cut off" : "cannot reach it: " + reason(e));
         }
     }
 
@@ -293,6 +293,15 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
         }
         LOG.debug("consul: aborting the query on service '{}' at {}: {}", connection.service(), connection.address(), why);
         closeQuietly(old);
+    }
+
+    private static boolean timedOut(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.net.SocketTimeoutException || t instanceof org.apache.http.conn.ConnectTimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static BoundedAnswers.TooLarge tooLarge(Throwable e) {

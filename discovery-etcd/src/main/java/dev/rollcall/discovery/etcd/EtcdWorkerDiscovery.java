@@ -378,10 +378,34 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
             return;
         }
         signOfLifePending = false;
-        if (error != null) {
-            failed("etcd " + settings.endpointList() + " did not answer a read within " + settings.requestTimeout().toMillis()
-                    + " ms (request-timeout) while watching " + settings.prefix() + "; it is hung or cut off", error);
+        if (error == null) {
+            return;
         }
+        if (!isSilence(error)) {
+            // An error status is an answer all the same: etcd is there. The watch reports real trouble itself.
+            LOG.debug("etcd {} answered a sign-of-life read with an error: {}", settings.endpointList(), describe(error));
+            return;
+        }
+        failed("etcd " + settings.endpointList() + " did not answer a read within " + settings.requestTimeout().toMillis()
+                + " ms (request-timeout) while watching " + settings.prefix() + "; it is hung or cut off", error);
+    }
+
+    /** No answer came: a deadline ran out, or there is no connection to answer on. */
+    static boolean isSilence(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof TimeoutException) {
+                return true;
+            }
+            if (t instanceof io.grpc.StatusRuntimeException sre) {
+                io.grpc.Status.Code code = sre.getStatus().getCode();
+                return code == io.grpc.Status.Code.DEADLINE_EXCEEDED || code == io.grpc.Status.Code.UNAVAILABLE;
+            }
+            if (t instanceof EtcdException ee && (ee.getErrorCode() == ErrorCode.DEADLINE_EXCEEDED
+                    || ee.getErrorCode() == ErrorCode.UNAVAILABLE)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
