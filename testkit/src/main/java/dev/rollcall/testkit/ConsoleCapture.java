@@ -10,26 +10,36 @@ import org.slf4j.LoggerFactory;
  * Copies what is written to {@code System.out} and {@code System.err} while it is open, still
  * letting it through: enough to read slf4j-simple's log lines, which it writes to whichever stream
  * is current at each call. With any other SLF4J binding the log does not pass through here:
- * {@link #seesLogs()} says whether it does.
+ * {@link #seesLogs()} says whether it does. For tests of what a component logs (a WARN that must
+ * name an entry, a peer's text that must arrive escaped):
+ *
+ * <pre>{@code
+ * try (ConsoleCapture console = new ConsoleCapture()) {
+ *     ...
+ *     assertThat(console.text()).contains("skipping");
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe; one at a time per JVM (it replaces the console streams while open).
  */
-final class ConsoleCapture implements AutoCloseable {
+public final class ConsoleCapture implements AutoCloseable {
 
     private final PrintStream originalOut = System.out;
     private final PrintStream originalErr = System.err;
     private final ByteArrayOutputStream copy = new ByteArrayOutputStream();
 
-    ConsoleCapture() {
+    public ConsoleCapture() {
         System.setOut(new PrintStream(new Tee(originalOut), true, StandardCharsets.UTF_8));
         System.setErr(new PrintStream(new Tee(originalErr), true, StandardCharsets.UTF_8));
     }
 
     /** Whether SLF4J logs to the console streams (slf4j-simple), so that {@link #text()} holds the log. */
-    static boolean seesLogs() {
+    public static boolean seesLogs() {
         return LoggerFactory.getILoggerFactory().getClass().getName().startsWith("org.slf4j.simple.");
     }
 
     /** Everything written so far. */
-    String text() {
+    public String text() {
         synchronized (copy) {
             return copy.toString(StandardCharsets.UTF_8);
         }

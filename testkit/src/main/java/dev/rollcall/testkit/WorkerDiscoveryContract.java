@@ -3,16 +3,19 @@ package dev.rollcall.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.discovery.CandidateListener;
 import dev.rollcall.api.discovery.WorkerDiscovery;
 import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
+import dev.rollcall.testkit.faults.FaultProxies;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeSet;
@@ -34,8 +37,14 @@ import org.junit.jupiter.api.Timeout;
  *       removal as the set without it;</li>
  *   <li>a malformed entry is skipped, the rest delivered, no {@code onError}; with slf4j-simple as
  *       the test's SLF4J binding, the log names where the entry came from;</li>
+ *   <li>a malformed entry whose text holds a line break, a forged log line and a terminal escape
+ *       ({@link #HOSTILE_TEXT}, opt in with {@link #writeHostileEntry}) is logged escaped: no
+ *       forged line, no escape character reaches the log;</li>
  *   <li>a source that cannot be reached is reported with {@code onError}, never as an empty set,
  *       at start and after a first set; once it is back the set is delivered again unasked;</li>
+ *   <li>a backend that asks a server (opt in with {@link #silentServer}): a server that goes
+ *       silent with its sockets open is reported within the bound the backend documents, and once
+ *       it speaks again the current set is delivered, a change made meanwhile included;</li>
  *   <li>{@code close()} ends every thread the backend started, no callback follows it, and it is
  *       idempotent, also on a backend that never started;</li>
  *   <li>the provider is found by {@link ServiceLoader} under its {@link #type()}.</li>
@@ -61,6 +70,18 @@ public abstract class WorkerDiscoveryContract {
     private static final WorkerEndpoint B = WorkerEndpoint.of("127.0.0.12", 7012);
     private static final WorkerEndpoint C = WorkerEndpoint.of("127.0.0.13", 7013);
 
+    /**
+     * How much later than its bound a backend may report a silent server: a loaded machine's
+     * scheduling, not the backend's own timing, which its bound covers.
+     */
+    private static final Duration SILENCE_SLACK = Duration.ofSeconds(5);
+
+    /**
+     * What {@link #writeHostileEntry} hides in an entry: a line break, a line in slf4j-simple's
+     * format, and a terminal escape that would clear the screen.
+     */
+    protected static final String HOSTILE_TEXT = "\n[main] INFO FORGED line \u001b[2J";
+
     @AutoClose
     private final Closer started = new Closer();
 
@@ -77,13 +98,61 @@ public abstract class WorkerDiscoveryContract {
     protected abstract Map<String, String> settings();
 
     /**
-     * Creates a backend, not started, over this test's source. The default finds the provider of
-     * {@link #type()} by {@link ServiceLoader} and creates it from {@link #settings()}, exactly as the
-     * resolver does; override it only to inject what no setting reaches (e.g. shorter internal
-     * timings). May be called more than once per test (a second backend watches the same source).
+     * Creates a backend, not started, over this test's source: {@link #newDiscovery(Map)} of
+     * {@link #settings()}. May be called more than once per test (a second backend watches the same
+     * source).
      */
     protected WorkerDiscovery newDiscovery() {
-        return createThroughServiceLoader();
+        return newDiscovery(settings());
+    }
+
+    /**
+     * Creates a backend, not started, from {@code settings} (keys as in {@link #settings()}). The
+     * default finds the provider of {@link #type()} by {@link ServiceLoader} and creates it, exactly
+     * as the resolver does; override it only to inject what no setting reaches (e.g. shorter
+     * internal timings).
+     */
+    protected WorkerDiscovery newDiscovery(Map<String, String> settings) {
+        return createThroughServiceLoader(settings);
+    }
+
+    /**
+     * For a backend that asks a server: its settings with the server reached through
+     * {@code proxies} instead, and the bound within which the backend, so configured, promises to
+     * report a server gone silent. The default, empty, says the backend asks no server (a file):
+     * the silent-server test is then skipped. Make each proxy you need from {@code proxies} (one
+     * per server address, {@link FaultProxies#tcpAndUdp} for one that is asked over both), e.g.
+     *
+     * <pre>{@code
+     * protected Optional<SilentServer> silentServer(FaultProxies proxies) {
+     *     String via = "http://" + proxies.tcp(server.port()).hostAndPort();
+     *     return Optional.of(new SilentServer(Map.of("endpoints", via, "keepalive-time", "300ms",
+     *             "request-timeout", "500ms"), Duration.ofMillis(800)));   // what the README promises
+     * }
+     * }</pre>
+     * The contract blackholes every proxy, expects {@code onError} within the bound (give a
+     * backend that polls a short interval here), writes a change to the source directly, heals
+     * the proxies and expects the changed set.
+     */
+    protected Optional<SilentServer> silentServer(FaultProxies proxies) {
+        return Optional.empty();
+    }
+
+    /**
+     * What {@link #silentServer} returns.
+     *
+     * @param settings       the backend's settings (keys as in {@link #settings()}) pointing
+     *                       through the proxies
+     * @param reportedWithin the longest a server may be silent, with these settings, before the
+     *                       backend calls {@code onError}: the bound its documentation gives
+     */
+    public record SilentServer(Map<String, String> settings, Duration reportedWithin) {
+        public SilentServer {
+            settings = Map.copyOf(settings);
+            if (reportedWithin.isNegative() || reportedWithin.isZero()) {
+                throw new IllegalArgumentException("reportedWithin " + reportedWithin + " is not positive");
+            }
+        }
     }
 
     /**
@@ -100,6 +169,17 @@ public abstract class WorkerDiscoveryContract {
      * contain to say where the entry is: a file and line, a key, a service ID, an object's name.
      */
     protected abstract String writeMalformedEntry() throws Exception;
+
+    /**
+     * Adds one malformed entry to the source whose text holds {@code hostile} where the backend
+     * will repeat it when it logs the entry: in its name (a key, a service ID, an object's name)
+     * or in its value (a line, a payload). Returns the text the backend's WARN about it must
+     * contain, as the backend writes it (escaped: {@code PeerText.escape} turns a line break into
+     * {@code \n}). The default, empty, skips the test: the fixture cannot write such an entry.
+     */
+    protected Optional<String> writeHostileEntry(String hostile) throws Exception {
+        return Optional.empty();
+    }
 
     /**
      * Makes the source unreachable, keeping what it lists: stop the server (on the same port, to be
@@ -214,6 +294,30 @@ public abstract class WorkerDiscoveryContract {
     }
 
     @Test
+    void logsAHostileEntryEscapedSoThatItForgesNoLine() throws Exception {
+        writeCandidates(Set.of(A));
+        CandidateRecorder recorder = new CandidateRecorder();
+        String log;
+        Optional<String> where;
+        try (ConsoleCapture console = new ConsoleCapture()) {
+            where = writeHostileEntry(HOSTILE_TEXT);
+            assumeTrue(where.isPresent(), "this fixture writes no hostile entry");
+            assumeTrue(ConsoleCapture.seesLogs(), "the log is read from slf4j-simple's console output");
+            start(newDiscovery(), recorder);
+            awaitLatest(recorder, A);
+            writeCandidates(Set.of(A, B));  // read again next to the hostile entry
+            awaitLatest(recorder, A, B);
+            log = console.text();
+        }
+
+        assertThat(recorder.errors()).as("a hostile entry is not an outage").isEmpty();
+        assertThat(log).as("the WARN names the entry, escaped").contains(where.get());
+        assertThat(log).as("no terminal escape reaches the log").doesNotContain("\u001b");
+        assertThat(log.lines()).as("no line of the log was forged by the entry")
+                .noneMatch(line -> line.startsWith("[main] INFO FORGED"));
+    }
+
+    @Test
     void reportsASourceUnreachableAtStartAndNeverAnEmptySet() throws Exception {
         writeCandidates(Set.of(A, B));
         String what = makeSourceUnreachable();
@@ -245,6 +349,42 @@ public abstract class WorkerDiscoveryContract {
         makeSourceReachable();
         await().atMost(patience()).until(() -> !recorder.stale());
         assertThat(recorder.latestUrls()).isEqualTo(urls(A, B));
+    }
+
+    /**
+     * The server is cut off with its sockets open (no FIN, no RST): the backend must notice it by
+     * itself within its documented bound, keep the last set, and once the server speaks again
+     * deliver the set as it is then, a change written while it was silent included.
+     */
+    @Test
+    void reportsASilentServerWithinItsBoundAndDeliversTheChangeMadeMeanwhileOnceItSpeaks() throws Exception {
+        try (FaultProxies proxies = new FaultProxies()) {
+            Optional<SilentServer> setup = silentServer(proxies);
+            assumeTrue(setup.isPresent(), type() + " asks no server: there is none to go silent");
+            Duration bound = setup.get().reportedWithin();
+            writeCandidates(Set.of(A, B));
+            CandidateRecorder recorder = start(newDiscovery(setup.get().settings()));
+            awaitLatest(recorder, A, B);
+            assertThat(recorder.errors()).as("errors before the silence").isEmpty();
+
+            proxies.blackhole();
+            writeCandidates(Set.of(A, C));      // at once: a push on its way is held with the rest
+
+            await().atMost(bound.plus(SILENCE_SLACK)).until(recorder::stale);
+            List<Integer> ports = proxies.ports();
+            assertThat(recorder.errors()).first().satisfies(e -> assertThat(e.getMessage())
+                    .as("the error names the server it cannot hear (through ports %s)", ports)
+                    .containsAnyOf(ports.stream().map(String::valueOf).toArray(String[]::new)));
+            assertThat(recorder.sets()).as("sets until the server speaks again: only the last good one")
+                    .allSatisfy(set -> assertThat(urls(set)).isEqualTo(urls(A, B)));
+
+            proxies.pass();
+            await().atMost(patience()).untilAsserted(() -> {
+                assertThat(recorder.stale()).as("still stale").isFalse();
+                assertThat(recorder.latestUrls()).as("the set written while the server was silent")
+                        .isEqualTo(urls(A, C));
+            });
+        }
     }
 
     @Test
@@ -295,9 +435,13 @@ public abstract class WorkerDiscoveryContract {
     // ---- helpers ---------------------------------------------------------------------------
 
     private WorkerDiscovery createThroughServiceLoader() {
+        return createThroughServiceLoader(settings());
+    }
+
+    private WorkerDiscovery createThroughServiceLoader(Map<String, String> settings) {
         String scope = "rollcall.discovery." + type() + ".";
         Map<String, String> full = new HashMap<>();
-        settings().forEach((k, v) -> full.put(scope + k, v));
+        settings.forEach((k, v) -> full.put(scope + k, v));
         return provider().create(Settings.of(full).scope(scope));
     }
 

@@ -5,6 +5,7 @@ import com.ecwid.consul.v1.OperationException;
 import com.ecwid.consul.v1.agent.AgentConsulClient;
 import com.ecwid.consul.v1.agent.model.NewService;
 import com.google.gson.annotations.SerializedName;
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registration.RegistrationException;
 import dev.rollcall.api.registration.WorkerRegistration;
@@ -51,6 +52,7 @@ final class ConsulRegistration implements WorkerRegistration {
     private static final Logger LOG = LoggerFactory.getLogger(ConsulRegistration.class);
 
     private final ConsulSettings connection;
+    private final String worker;
     private final NewService definition;
     private final String serviceId;
     private final String checkId;
@@ -63,15 +65,17 @@ final class ConsulRegistration implements WorkerRegistration {
     private AgentConsulClient agent;                // guarded by lock; set by start
     private ScheduledExecutorService heartbeat;     // guarded by lock; set by start
     private ScheduledFuture<?> beating;             // guarded by lock
+    private volatile Thread heartbeatThread;
 
     // Touched only by the heartbeat thread.
     private String heartbeatFailure;
 
     private enum State { NEW, STARTING, REGISTERED, CLOSED }
 
-    private ConsulRegistration(ConsulSettings connection, NewService definition, Duration ttl,
+    private ConsulRegistration(ConsulSettings connection, String worker, NewService definition, Duration ttl,
                                Duration deregisterAfter) {
         this.connection = connection;
+        this.worker = worker;
         this.definition = definition;
         this.serviceId = definition.getId();
         this.checkId = ((CheckWithId) definition.getCheck()).checkId;
@@ -116,7 +120,8 @@ final class ConsulRegistration implements WorkerRegistration {
         check.setDeregisterCriticalServiceAfter(goDuration(settings.deregisterAfter()));
         check.setStatus("passing");     // discoverable as soon as start() returns
         service.setCheck(check);
-        return new ConsulRegistration(connection, service, settings.checkTtl(), settings.deregisterAfter());
+        return new ConsulRegistration(connection, self.endpoint().url(), service, settings.checkTtl(),
+                settings.deregisterAfter());
     }
 
     /**
@@ -157,6 +162,7 @@ final class ConsulRegistration implements WorkerRegistration {
                 heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
                     Thread t = new Thread(r, THREAD_NAME);
                     t.setDaemon(true);
+                    heartbeatThread = t;
                     return t;
                 });
                 beating = heartbeat.scheduleWithFixedDelay(this::beat, period, period, TimeUnit.MILLISECONDS);
@@ -206,12 +212,13 @@ final class ConsulRegistration implements WorkerRegistration {
         if (client == null) {
             return;
         }
-        LOG.warn("consul: the agent at {} no longer has {} (restarted without its state, or removed it while the "
-                + "worker was unreachable); registering it again", connection.address(), what());
+        LOG.warn("consul: worker {}: the agent at {} no longer has its instance, {} (deregistered by an operator,"
+                + " the agent restarted without its state, or it reaped the instance while the worker was cut off);"
+                + " registering it again", worker, connection.address(), what());
         try {
             client.agentServiceRegister(definition);
             heartbeatFailure = null;
-            LOG.info("consul: registered {} again", what());
+            LOG.info("consul: worker {}: registered {} again", worker, what());
         } catch (RuntimeException e) {
             failed("registering again failed: " + problem(e));
         }
@@ -310,8 +317,12 @@ final class ConsulRegistration implements WorkerRegistration {
         }
         if (thread != null) {
             thread.shutdownNow();
+            // Until the thread itself has ended: awaitTermination returns while it is still on its way out.
+            Thread t = heartbeatThread;
+            long wait = connection.requestTimeout().toMillis();
             try {
-                if (!thread.awaitTermination(connection.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                if (!thread.awaitTermination(wait, TimeUnit.MILLISECONDS)
+                        || (t != null && t != Thread.currentThread() && !joined(t, wait))) {
                     LOG.warn("consul: thread {} of {} did not stop within {}; it is a daemon", THREAD_NAME, what(),
                             connection.requestTimeout());
                 }
@@ -326,6 +337,11 @@ final class ConsulRegistration implements WorkerRegistration {
                 LOG.debug("closing the HTTP client of {} failed", what(), e);
             }
         }
+    }
+
+    private static boolean joined(Thread t, long millis) throws InterruptedException {
+        t.join(millis);
+        return !t.isAlive();
     }
 
     /** The service ID this worker is registered under. */
@@ -356,7 +372,7 @@ final class ConsulRegistration implements WorkerRegistration {
 
     private static String problem(Throwable e) {
         if (e instanceof OperationException op) {
-            String body = op.getStatusContent() == null ? "" : op.getStatusContent().strip();
+            String body = op.getStatusContent() == null ? "" : PeerText.escape(op.getStatusContent().strip(), 200);
             String s = "HTTP " + op.getStatusCode() + (body.isEmpty() ? "" : " (" + body + ")");
             return op.getStatusCode() == 403 ? s + ": the ACL token needs service:write on the service" : s;
         }
@@ -364,7 +380,7 @@ final class ConsulRegistration implements WorkerRegistration {
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        return root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
+        return root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + PeerText.escape(root.getMessage()));
     }
 
     /** Consul's (Go's) duration syntax: {@code 10s}, {@code 1500ms}, {@code 1m}. */

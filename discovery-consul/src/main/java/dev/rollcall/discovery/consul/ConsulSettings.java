@@ -42,12 +42,15 @@ final class ConsulSettings {
     static final String SERVICE = "service";
     static final String TOKEN = "token";
     static final String REQUEST_TIMEOUT = "request-timeout";
+    static final String MAX_RESPONSE_BYTES = "max-response-bytes";
     static final String TLS_CA = "tls.ca";
     static final String TLS_CERT = "tls.cert";
     static final String TLS_KEY = "tls.key";
 
     static final String DEFAULT_ADDRESS = "http://127.0.0.1:8500";
     static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+    /** A health answer is about 2 KB per instance: 64 MiB holds tens of thousands. */
+    static final int DEFAULT_MAX_RESPONSE_BYTES = 64 << 20;
     static final String TOKEN_HEADER = "X-Consul-Token";
 
     /** Safe in a URL path without escaping; Consul recommends DNS-compatible names anyway. */
@@ -61,29 +64,36 @@ final class ConsulSettings {
     private final String service;
     private final String token;         // null when unset; never printed
     private final Duration requestTimeout;
+    private final int maxResponseBytes;
+    private final String maxResponseBytesKey;
     private final SSLContext sslContext; // null: the JDK's default trust for https
 
     private ConsulSettings(String scheme, String host, int port, String service, String token,
-                             Duration requestTimeout, SSLContext sslContext) {
+                             Duration requestTimeout, int maxResponseBytes, String maxResponseBytesKey,
+                             SSLContext sslContext) {
         this.scheme = scheme;
         this.host = host;
         this.port = port;
         this.service = service;
         this.token = token;
         this.requestTimeout = requestTimeout;
+        this.maxResponseBytes = maxResponseBytes;
+        this.maxResponseBytesKey = maxResponseBytesKey;
         this.sslContext = sslContext;
     }
 
     /** Reads and checks the shared keys; reads the TLS files (local, no network). */
     static ConsulSettings read(Settings settings) {
         // Read every key before judging any, so that none is reported as unknown next to the real error.
-        for (String k : new String[] {ADDRESS, SERVICE, TOKEN, REQUEST_TIMEOUT, TLS_CA, TLS_CERT, TLS_KEY}) {
+        for (String k : new String[] {ADDRESS, SERVICE, TOKEN, REQUEST_TIMEOUT, MAX_RESPONSE_BYTES, TLS_CA, TLS_CERT,
+                TLS_KEY}) {
             settings.raw(k);
         }
         String addressText = settings.string(ADDRESS, DEFAULT_ADDRESS);
         Optional<String> serviceText = settings.raw(SERVICE);
         Optional<String> tokenText = settings.raw(TOKEN);
         Duration requestTimeout = settings.positiveDuration(REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT);
+        int maxResponseBytes = settings.integer(MAX_RESPONSE_BYTES, DEFAULT_MAX_RESPONSE_BYTES, 1024, 1 << 30);
         Optional<String> ca = settings.raw(TLS_CA);
         Optional<String> cert = settings.raw(TLS_CERT);
         Optional<String> key = settings.raw(TLS_KEY);
@@ -124,7 +134,8 @@ final class ConsulSettings {
         }
         String host = uri.getHost();
         int port = uri.getPort() > 0 ? uri.getPort() : (https ? 8501 : 8500);
-        return new ConsulSettings(uri.getScheme(), host, port, service, token, requestTimeout, ssl);
+        return new ConsulSettings(uri.getScheme(), host, port, service, token, requestTimeout, maxResponseBytes,
+                settings.fullKey(MAX_RESPONSE_BYTES), ssl);
     }
 
     private static URI parseAddress(String key, String text) {
@@ -162,8 +173,8 @@ final class ConsulSettings {
      * A new HTTP client for this agent: the given read timeout, connect and pool timeouts of
      * {@code request-timeout}, TLS when the address is https, the token header on every request, no
      * redirects (a redirect must not carry the token elsewhere), no automatic retries (callers
-     * retry with their own backoff, and Apache's retries log through java.util.logging). The
-     * caller closes it.
+     * retry with their own backoff, and Apache's retries log through java.util.logging), no answer
+     * read past {@code max-response-bytes} ({@link BoundedAnswers}). The caller closes it.
      */
     CloseableHttpClient newHttpClient(Duration readTimeout) {
         return newHttpClient(readTimeout, null);
@@ -210,6 +221,7 @@ final class ConsulSettings {
                 .disableAuthCaching()
                 .disableAutomaticRetries()      // the watch and the heartbeat retry on their own terms
                 .addInterceptorLast(addToken)
+                .addInterceptorLast(new BoundedAnswers(maxResponseBytes, maxResponseBytesKey))
                 .addInterceptorLast(onResponse != null ? onResponse : (HttpResponseInterceptor) (response, context) -> { })
                 .setUserAgent("rollcall-discovery-consul")
                 .build();
@@ -234,6 +246,11 @@ final class ConsulSettings {
 
     Duration requestTimeout() {
         return requestTimeout;
+    }
+
+    /** The largest answer read ({@code max-response-bytes}). */
+    int maxResponseBytes() {
+        return maxResponseBytes;
     }
 
     @Override

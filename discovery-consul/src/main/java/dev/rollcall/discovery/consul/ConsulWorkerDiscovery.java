@@ -3,15 +3,19 @@ package dev.rollcall.discovery.consul;
 import dev.rollcall.api.Backoff;
 import com.ecwid.consul.transport.HttpResponse;
 import com.ecwid.consul.v1.ConsulRawClient;
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.discovery.CandidateListener;
 import dev.rollcall.api.discovery.WorkerDiscovery;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.http.impl.client.CloseableHttpClient;
@@ -38,12 +42,24 @@ import org.slf4j.LoggerFactory;
  * only if something changed meanwhile. A malformed entry is skipped and logged with the reason;
  * the others are published.
  *
+ * <p><b>A silent agent.</b> A blocking query says nothing for up to {@code wait} by design, so
+ * while one is under way a second daemon thread, {@value #KEEPALIVE_THREAD_NAME}, asks the agent
+ * {@code GET /v1/status/leader} every {@code keepalive-time} on a connection of its own. Any HTTP
+ * answer is a sign of life; none within {@code request-timeout} means the agent is hung or cut off:
+ * the query is aborted (its connection closed) and reported, and the loop retries as after any
+ * failure. A silent agent is thus reported within {@code keepalive-time + request-timeout}.
+ *
+ * <p><b>Answers</b> are read up to {@code max-response-bytes} ({@link BoundedAnswers}); a larger
+ * one is a failure naming the limit and its key, and the last set stays.
+ *
  * <p>Thread-safe. The listener is called from the watch thread only, and never after
  * {@link #close()} returns.
  */
 final class ConsulWorkerDiscovery implements WorkerDiscovery {
 
     static final String THREAD_NAME = "rollcall-consul-watch";
+    static final String KEEPALIVE_THREAD_NAME = THREAD_NAME + "-keepalive";
+    static final String LEADER_PATH = "/v1/status/leader";
     /** Consul sets it on a read whose results its ACLs filtered (for tokens other than the anonymous one). */
     static final String RESULTS_FILTERED_HEADER = "X-Consul-Results-Filtered-By-ACLs";
 
@@ -66,7 +82,13 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
     private final CountDownLatch closing = new CountDownLatch(1);
     private CandidateListener listener;         // guarded by lock
     private Thread thread;                      // guarded by lock
-    private CloseableHttpClient http;           // guarded by lock
+    private CloseableHttpClient http;           // guarded by lock; replaced when a silent query is aborted
+    private ConsulRawClient raw;                // guarded by lock; over http
+    private ScheduledExecutorService keepalive; // guarded by lock
+    private volatile Thread keepaliveThread;
+    private CloseableHttpClient keepaliveHttp;  // guarded by lock
+    private long queryInFlight;                 // guarded by lock: the number of the query under way, 0 when none
+    private String abortedBecause;              // guarded by lock: why the query under way was aborted
     private boolean closed;                     // guarded by lock
     private Set<WorkerEndpoint> published;      // guarded by lock
     private String failure;                     // guarded by lock: the reported reason, null when healthy
@@ -78,6 +100,7 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
 
     /** Health queries sent, so that tests can tell a blocking loop from a spinning one. */
     private final AtomicLong queries = new AtomicLong();
+    private final AtomicLong signsOfLifeAsked = new AtomicLong();
 
     ConsulWorkerDiscovery(ConsulSettings connection, HealthQuery query) {
         this.connection = connection;
@@ -100,28 +123,42 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
                 throw new IllegalStateException(description() + " was already " + (closed ? "closed" : "started"));
             }
             this.listener = listener;
-            this.http = connection.newHttpClient(query.readTimeout(connection.requestTimeout()),
-                    (response, context) -> {
-                        if (response.containsHeader(RESULTS_FILTERED_HEADER)) {
-                            filteredByAcls = "true".equalsIgnoreCase(
-                                    response.getFirstHeader(RESULTS_FILTERED_HEADER).getValue().strip());
-                        }
-                    });
+            newQueryClient();
+            keepaliveHttp = connection.newHttpClient(connection.requestTimeout());
             thread = new Thread(this::run, THREAD_NAME);
             thread.setDaemon(true);
+            keepalive = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, KEEPALIVE_THREAD_NAME);
+                t.setDaemon(true);
+                keepaliveThread = t;
+                return t;
+            });
+            long every = query.keepaliveTime().toNanos();
+            keepalive.scheduleWithFixedDelay(this::askForSignOfLife, every, every, TimeUnit.NANOSECONDS);
             thread.start();
         }
     }
 
+    /** A fresh HTTP client for the health queries; under lock. */
+    private void newQueryClient() {
+        http = connection.newHttpClient(query.readTimeout(connection.requestTimeout()),
+                (response, context) -> {
+                    if (response.containsHeader(RESULTS_FILTERED_HEADER)) {
+                        filteredByAcls = "true".equalsIgnoreCase(
+                                response.getFirstHeader(RESULTS_FILTERED_HEADER).getValue().strip());
+                    }
+                });
+        raw = connection.rawClient(http);
+    }
+
     private void run() {
-        ConsulRawClient raw;
         synchronized (lock) {
             if (closed) {
                 return;
             }
-            raw = connection.rawClient(http);
         }
         LOG.debug("watching {}", description());
+        long number = 0;
         long index = 0;
         int failures = 0;
         int stalls = 0;
@@ -142,18 +179,34 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
                     : query.waitTime();
             long began = System.nanoTime();
             HttpResponse response;
+            ConsulRawClient client;
+            synchronized (lock) {
+                client = raw;
+                queryInFlight = ++number;
+                abortedBecause = null;
+            }
+            String aborted;
             try {
                 queries.incrementAndGet();
                 filteredByAcls = false;
-                response = raw.makeGetRequest(path, query.parameters(sent, wait));
+                response = client.makeGetRequest(path, query.parameters(sent, wait));
             } catch (RuntimeException e) {
+                synchronized (lock) {
+                    queryInFlight = 0;
+                    aborted = abortedBecause;
+                }
                 if (isClosed()) {
                     break;
                 }
                 failures++;
-                reportFailure("cannot reach it: " + reason(e), e);
+                BoundedAnswers.TooLarge tooLarge = tooLarge(e);
+                reportFailure(aborted != null ? aborted : tooLarge != null ? tooLarge.getMessage()
+                        : "cannot reach it: " + reason(e), e);
                 pause(backoff.delayNanos(failures));
                 continue;
+            }
+            synchronized (lock) {
+                queryInFlight = 0;
             }
             if (response.getStatusCode() != 200) {
                 failures++;
@@ -200,6 +253,75 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
             }
         }
         LOG.debug("stopped watching {}", description());
+    }
+
+    /**
+     * On the keepalive thread: while a query is under way, asks the agent for a sign of life on a
+     * connection of its own; if none comes within {@code request-timeout}, aborts that query.
+     */
+    private void askForSignOfLife() {
+        long number;
+        CloseableHttpClient probe;
+        synchronized (lock) {
+            if (closed || queryInFlight == 0) {
+                return;
+            }
+            number = queryInFlight;
+            probe = keepaliveHttp;
+        }
+        signsOfLifeAsked.incrementAndGet();
+        try {
+            // Any HTTP answer, whatever its status, is a sign of life; only silence or a failed connection is not.
+            connection.rawClient(probe).makeGetRequest(LEADER_PATH, List.of());
+        } catch (RuntimeException e) {
+            abortSilentQuery(number, timedOut(e) ? "the agent did not answer GET " + LEADER_PATH + " within "
+                    + connection.requestTimeout().toMillis() + " ms (request-timeout) while a query waited: it is hung"
+                    + " or cut off" : "cannot reach it: " + reason(e));
+        }
+    }
+
+    /** Fails the query under way, if it is still {@code number}, by closing its connection; the next one gets a fresh client. */
+    private void abortSilentQuery(long number, String why) {
+        CloseableHttpClient old;
+        synchronized (lock) {
+            if (closed || queryInFlight != number) {
+                return;     // it ended meanwhile: it answered after all, or failed by itself
+            }
+            abortedBecause = why;
+            old = http;
+            newQueryClient();
+        }
+        LOG.debug("consul: aborting the query on service '{}' at {}: {}", connection.service(), connection.address(), why);
+        closeQuietly(old);
+    }
+
+    private static boolean timedOut(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.net.SocketTimeoutException || t instanceof org.apache.http.conn.ConnectTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static BoundedAnswers.TooLarge tooLarge(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof BoundedAnswers.TooLarge tooLarge) {
+                return tooLarge;
+            }
+        }
+        return null;
+    }
+
+    private void closeQuietly(CloseableHttpClient client) {
+        if (client == null) {
+            return;
+        }
+        try {
+            client.close();     // fails a blocked read at once
+        } catch (IOException e) {
+            LOG.debug("closing an HTTP client of {} failed", description(), e);
+        }
     }
 
     private void publish(Set<WorkerEndpoint> latest, long index) {
@@ -275,10 +397,7 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
 
     private String httpProblem(HttpResponse response) {
         int status = response.getStatusCode();
-        String body = response.getContent() == null ? "" : response.getContent().strip();
-        if (body.length() > 200) {
-            body = body.substring(0, 200) + "...";
-        }
+        String body = response.getContent() == null ? "" : PeerText.escape(response.getContent().strip(), 200);
         String what = "HTTP " + status + (body.isEmpty() ? "" : " (" + body + ")");
         if (status == 403) {
             // Consul filters reads the token may not see (200, see aclProblem); 403 means the token itself is unknown.
@@ -306,7 +425,7 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
             root = root.getCause();
         }
         String message = root.getMessage();
-        return root.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+        return root.getClass().getSimpleName() + (message == null ? "" : ": " + PeerText.escape(message));
     }
 
     private void pause(long nanos) {
@@ -331,6 +450,8 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
     public void close() {
         Thread t;
         CloseableHttpClient client;
+        CloseableHttpClient probe;
+        ScheduledExecutorService k;
         synchronized (lock) {
             if (closed) {
                 return;
@@ -338,25 +459,39 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
             closed = true;
             t = thread;
             client = http;
+            probe = keepaliveHttp;
+            k = keepalive;
         }
         closing.countDown();
-        if (client != null) {
-            try {
-                client.close();     // fails a blocked read at once
-            } catch (IOException e) {
-                LOG.debug("closing the HTTP client of {} failed", description(), e);
-            }
+        if (k != null) {
+            k.shutdownNow();
         }
-        if (t != null && t != Thread.currentThread()) {
+        closeQuietly(client);
+        closeQuietly(probe);
+        join(t, THREAD_NAME);
+        if (k != null) {
             try {
-                t.join(STOP_WAIT.toMillis());
+                k.awaitTermination(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            if (t.isAlive()) {
-                LOG.warn("thread {} of {} did not stop within {}; it is a daemon and will not keep the JVM alive",
-                        THREAD_NAME, description(), STOP_WAIT);
-            }
+            join(keepaliveThread, KEEPALIVE_THREAD_NAME);
+        }
+    }
+
+    /** Returns once {@code t} has ended (or after {@link #STOP_WAIT}, with a WARN). */
+    private void join(Thread t, String name) {
+        if (t == null || t == Thread.currentThread()) {
+            return;
+        }
+        try {
+            t.join(STOP_WAIT.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (t.isAlive()) {
+            LOG.warn("thread {} of {} did not stop within {}; it is a daemon and will not keep the JVM alive",
+                    name, description(), STOP_WAIT);
         }
     }
 
@@ -375,5 +510,9 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
 
     long queriesSent() {
         return queries.get();
+    }
+
+    long signsOfLifeAsked() {
+        return signsOfLifeAsked.get();
     }
 }

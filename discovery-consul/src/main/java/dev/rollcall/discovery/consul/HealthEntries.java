@@ -8,6 +8,7 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParseException;
 import com.google.gson.JsonParser;
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -89,20 +90,21 @@ final class HealthEntries {
                 HealthService model = GsonFactory.getGson().fromJson(entry, HealthService.class);
                 String criticalNodeCheck = criticalNodeCheck(model);
                 if (criticalNodeCheck != null) {
-                    nodeDown.add(name + ": its node's check '" + criticalNodeCheck + "' is critical");
+                    nodeDown.add(name + ": its node's check '" + PeerText.escape(criticalNodeCheck) + "' is critical");
                     continue;
                 }
                 endpoint = endpoint(model);
             } catch (JsonParseException e) {
-                skipped.add(name + ": it does not match Consul's health entry format (" + rootMessage(e) + ")");
+                skipped.add(name + ": it does not match Consul's health entry format ("
+                        + PeerText.escape(rootMessage(e)) + ")");
                 continue;
             } catch (IllegalArgumentException | IllegalStateException e) {
-                skipped.add(name + ": " + e.getMessage());
+                skipped.add(name + ": " + PeerText.escape(e.getMessage()));
                 continue;
             }
             WorkerEndpoint earlier = byUrl.putIfAbsent(endpoint.url(), endpoint);
             if (earlier != null) {
-                duplicates.add(name + " has the address of " + earlier.labels().get(LABEL_SERVICE_ID));
+                duplicates.add(name + " has the address of " + PeerText.escape(earlier.labels().get(LABEL_SERVICE_ID)));
             }
         }
         return new Parsed(Collections.unmodifiableSet(new LinkedHashSet<>(byUrl.values())), List.copyOf(skipped),
@@ -183,7 +185,7 @@ final class HealthEntries {
 
     /**
      * "service ID 'w-1' on node 'n-1'" as far as the entry says, else "entry 3": stable while the
-     * entry stays, so that it is warned about once.
+     * entry stays, so that it is warned about once. Both come from the agent: escaped and bounded.
      */
     private static String name(JsonElement entry, int i) {
         String id = null;
@@ -197,10 +199,10 @@ final class HealthEntries {
         }
         StringBuilder s = new StringBuilder();
         if (id != null) {
-            s.append("service ID '").append(id).append('\'');
+            s.append("service ID '").append(PeerText.escape(id)).append('\'');
         }
         if (node != null) {
-            s.append(id != null ? " on " : "").append("node '").append(node).append('\'');
+            s.append(id != null ? " on " : "").append("node '").append(PeerText.escape(node)).append('\'');
         }
         return s.toString();
     }

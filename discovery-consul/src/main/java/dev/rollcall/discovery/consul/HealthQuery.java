@@ -29,10 +29,12 @@ import java.util.Optional;
  * @param rateLimitBurst    how many queries may go at once before the interval applies
  * @param filter         a Consul filter expression ({@code filter=}); null for none
  * @param consistency    the read consistency mode
+ * @param keepaliveTime  while a query is under way, how often the agent is asked for a sign of life
  */
 record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> nodeMeta, String datacenter,
                    Duration waitTime, Duration backoffInitial, Duration backoffMax,
-                   Duration rateLimitInterval, int rateLimitBurst, String filter, Consistency consistency) {
+                   Duration rateLimitInterval, int rateLimitBurst, String filter, Consistency consistency,
+                   Duration keepaliveTime) {
 
     /** Consul's read consistency modes; {@code stale} spreads reads over every server. */
     enum Consistency {
@@ -59,6 +61,7 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
     static final String RATE_LIMIT_BURST = "rate-limit.burst";
     static final String FILTER = "filter";
     static final String CONSISTENCY = "consistency";
+    static final String KEEPALIVE_TIME = "keepalive-time";
 
     /** Consul's own default; it caps {@code wait} at 10 minutes. */
     static final Duration DEFAULT_WAIT = Duration.ofMinutes(5);
@@ -68,6 +71,13 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
     /** Consul's docs: a token bucket of burst 2, degrading to polling about every 15 s under churn. */
     static final Duration DEFAULT_RATE_LIMIT_INTERVAL = Duration.ofSeconds(15);
     static final int DEFAULT_RATE_LIMIT_BURST = 2;
+    /**
+     * A blocking query is silent for up to {@code wait} by design, so silence alone tells nothing:
+     * every this long the agent is asked {@code /v1/status/leader}, and one unanswered within
+     * {@code request-timeout} means it is hung or cut off.
+     */
+    static final Duration DEFAULT_KEEPALIVE_TIME = Duration.ofSeconds(5);
+    static final Duration MIN_KEEPALIVE_TIME = Duration.ofMillis(100);
 
     HealthQuery {
         tags = List.copyOf(tags);
@@ -77,7 +87,7 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
     /** Reads the discovery-only keys; {@link ConsulSettings#read} reads the shared ones. */
     static HealthQuery read(Settings settings) {
         for (String k : new String[] {PASSING_ONLY, TAG, NODE_META, DATACENTER, WAIT, BACKOFF_INITIAL, BACKOFF_MAX,
-                RATE_LIMIT_INTERVAL, RATE_LIMIT_BURST, FILTER, CONSISTENCY}) {
+                RATE_LIMIT_INTERVAL, RATE_LIMIT_BURST, FILTER, CONSISTENCY, KEEPALIVE_TIME}) {
             settings.raw(k);    // all read before any is judged
         }
         boolean passingOnly = settings.bool(PASSING_ONLY, true);
@@ -91,6 +101,11 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
         int rateBurst = settings.integer(RATE_LIMIT_BURST, DEFAULT_RATE_LIMIT_BURST, 1, 100);
         Optional<String> filter = settings.raw(FILTER);
         Optional<String> consistencyText = settings.raw(CONSISTENCY);
+        Duration keepalive = settings.positiveDuration(KEEPALIVE_TIME, DEFAULT_KEEPALIVE_TIME);
+        if (keepalive.compareTo(MIN_KEEPALIVE_TIME) < 0) {
+            throw ConfigurationException.invalid(settings.fullKey(KEEPALIVE_TIME),
+                    settings.raw(KEEPALIVE_TIME).orElse(keepalive.toString()), "a duration of at least 100ms");
+        }
         filter.ifPresent(f -> {
             if (f.isBlank() || f.chars().anyMatch(Character::isISOControl)) {
                 throw ConfigurationException.invalid(settings.fullKey(FILTER), f,
@@ -131,7 +146,7 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
                     "a duration from 0s (no limit) to 10m; Consul suggests about 15s");
         }
         return new HealthQuery(passingOnly, tags, nodeMeta, datacenter.orElse(null), wait, initial, max,
-                rateInterval, rateBurst, filter.map(String::strip).orElse(null), consistency);
+                rateInterval, rateBurst, filter.map(String::strip).orElse(null), consistency, keepalive);
     }
 
     /**

@@ -116,6 +116,11 @@ class ConsulProvidersTest {
         create(Map.of("consistency", "STALE", "filter", "Service.Meta.zone == eu-1")).close();
         assertThatThrownBy(() -> create(Map.of("passing-only", "yes")))
                 .isInstanceOf(ConfigurationException.class).hasMessageContaining(P + "passing-only");
+        assertThatThrownBy(() -> create(Map.of("keepalive-time", "50ms")))
+                .isInstanceOf(ConfigurationException.class).hasMessageContaining(P + "keepalive-time")
+                .hasMessageContaining("100ms");
+        assertThatThrownBy(() -> create(Map.of("max-response-bytes", "100")))
+                .isInstanceOf(ConfigurationException.class).hasMessageContaining(P + "max-response-bytes");
     }
 
     @Test
@@ -145,7 +150,8 @@ class ConsulProvidersTest {
         keys.put("rollcall.policy.exact.version", "1.0.0");
         for (String k : new String[] {"address=http://127.0.0.1:1", "service=w", "passing-only=true", "tag=a",
                 "node-meta=z:1", "datacenter=dc1", "token=t", "wait=1s", "request-timeout=1s", "backoff.initial=1s",
-                "backoff.max=2s", "rate-limit.interval=5s", "rate-limit.burst=3", "filter=Service.Port != 0", "consistency=stale", "registration.check-ttl=5s", "registration.tags=x"}) {
+                "backoff.max=2s", "rate-limit.interval=5s", "rate-limit.burst=3", "filter=Service.Port != 0", "consistency=stale", "keepalive-time=2s",
+                "max-response-bytes=1048576", "registration.check-ttl=5s", "registration.tags=x"}) {
             int eq = k.indexOf('=');
             keys.put(P + k.substring(0, eq), k.substring(eq + 1));
         }

@@ -12,6 +12,7 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registration.RegistrationException;
 import dev.rollcall.api.registration.WorkerRegistration;
+import dev.rollcall.testkit.ConsoleCapture;
 import dev.rollcall.testkit.ThreadCensus;
 import dev.rollcall.testkit.WorkerFleet;
 import dev.rollcall.testkit.consul.ConsulStandIn;
@@ -108,19 +109,41 @@ class ConsulRegistrationTest {
         await().atMost(SEEN).until(() -> !standIn.services().containsKey(ID));
     }
 
+    /**
+     * An operator deregisters the live worker's instance (or an agent lost its state): the next
+     * heartbeat, within a third of the TTL, finds its check gone and registers it again, logged
+     * with the service ID and the worker. After close() it is gone for good: no heartbeat brings it back.
+     */
     @Test
-    void registersAgainWhenTheAgentForgetsTheInstance() {
+    void registersAgainWhenAnOperatorDeregistersTheLiveInstanceAndNoLongerOnceClosed() {
         WorkerRegistration registration = create(Map.of("registration.check-ttl", "1s"));
-        registration.start();
+        String log;
+        try (ConsoleCapture console = new ConsoleCapture()) {
+            registration.start();
+            long registrations = standIn.requestCount(r -> r.path().equals("/v1/agent/service/register"));
 
-        long registrations = standIn.requestCount(r -> r.path().equals("/v1/agent/service/register"));
+            new TestAgent(standIn.address(), null).deregister(ID);
 
-        // An agent that lost its state (or an operator who removed the entry of a live worker).
-        new TestAgent(standIn.address(), null).deregister(ID);
+            await().atMost(SEEN).until(() -> standIn.requestCount(r -> r.path().equals("/v1/agent/service/register"))
+                    > registrations && standIn.services().containsKey(ID));
+            await().atMost(SEEN).until(() -> standIn.checkStatus("service:" + ID).equals(Optional.of("passing")));
+            log = console.text();
+        }
+        if (ConsoleCapture.seesLogs()) {
+            assertThat(log.lines().filter(l -> l.contains(" WARN ") && l.contains(ID) && l.contains("grpc://127.0.0.1:7001")
+                    && l.contains("no longer has its instance"))).hasSize(1);
+            assertThat(log.lines().filter(l -> l.contains(" INFO ") && l.contains(ID) && l.contains("grpc://127.0.0.1:7001")
+                    && l.contains("registered") && l.contains("again"))).hasSize(1);
+        }
 
-        await().atMost(SEEN).until(() -> standIn.requestCount(r -> r.path().equals("/v1/agent/service/register"))
-                > registrations && standIn.services().containsKey(ID));
-        await().atMost(SEEN).until(() -> standIn.checkStatus("service:" + ID).equals(Optional.of("passing")));
+        registration.close();
+
+        assertThat(standIn.services()).as("deregistered by close()").doesNotContainKey(ID);
+        long passes = standIn.requestCount(r -> r.path().startsWith("/v1/agent/check/pass/"));
+        // Three heartbeat periods (a third of the 1 s TTL each): none comes, nothing registers it again.
+        await().during(Duration.ofMillis(1000)).atMost(Duration.ofSeconds(2)).until(() ->
+                !standIn.services().containsKey(ID)
+                        && standIn.requestCount(r -> r.path().startsWith("/v1/agent/check/pass/")) == passes);
     }
 
     @Test

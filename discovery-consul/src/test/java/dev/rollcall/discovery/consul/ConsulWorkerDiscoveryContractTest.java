@@ -1,11 +1,16 @@
 package dev.rollcall.discovery.consul;
 
+import com.google.gson.Gson;
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.testkit.WorkerDiscoveryContract;
 import dev.rollcall.testkit.consul.ConsulStandIn;
+import dev.rollcall.testkit.faults.FaultProxies;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -69,6 +74,28 @@ class ConsulWorkerDiscoveryContractTest extends WorkerDiscoveryContract {
         return "service ID 'port-is-text' on node 'node-9'";
     }
 
+    /** An instance whose service ID and node name hold it, next to a port that is not a number. */
+    @Override
+    protected Optional<String> writeHostileEntry(String hostile) {
+        String id = "hostile" + hostile;
+        standIn.injectRawInstance(SERVICE, "{\"Node\":{\"Node\":" + new Gson().toJson("node" + hostile)
+                + ",\"Address\":\"127.0.0.9\"},\"Service\":{\"ID\":" + new Gson().toJson(id)
+                + ",\"Service\":\"workers\",\"Port\":\"seven\"},\"Checks\":[]}");
+        return Optional.of("service ID '" + PeerText.escape(id) + "' on node '" + PeerText.escape("node" + hostile) + "'");
+    }
+
+    /**
+     * Through a proxy, with blocking queries of 60 s: only the backend's own sign-of-life request
+     * (every 300 ms, 500 ms to answer) can tell a silent agent from a quiet service.
+     */
+    @Override
+    protected Optional<SilentServer> silentServer(FaultProxies proxies) {
+        String via = "http://" + proxies.tcp(standIn.port()).hostAndPort();
+        return Optional.of(new SilentServer(Map.of("address", via, "service", SERVICE, "wait", "60s",
+                "keepalive-time", "300ms", "request-timeout", "500ms", "backoff.initial", "100ms",
+                "backoff.max", "500ms", "rate-limit.interval", "100ms"), Duration.ofMillis(800)));
+    }
+
     @Override
     protected String makeSourceUnreachable() {
         standIn.stop();
@@ -82,6 +109,6 @@ class ConsulWorkerDiscoveryContractTest extends WorkerDiscoveryContract {
 
     @Override
     protected List<String> threadNamePrefixes() {
-        return List.of(ConsulWorkerDiscovery.THREAD_NAME);
+        return List.of(ConsulWorkerDiscovery.THREAD_NAME);     // the keepalive thread's name starts with it too
     }
 }

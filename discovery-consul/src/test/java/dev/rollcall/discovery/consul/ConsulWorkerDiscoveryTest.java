@@ -479,4 +479,33 @@ class ConsulWorkerDiscoveryTest {
                 .contains("lacks node:read");
         assertThat(listener.sets()).as("a partial set is not published").isEmpty();
     }
+
+    /**
+     * consul-api reads every answer whole: without a bound, an agent (or whatever answers at its
+     * address) decides how much memory the coordinator spends. Past max-response-bytes the answer
+     * is a failure naming the limit and its key, and the last good set stays.
+     */
+    @Test
+    void anAnswerLargerThanMaxResponseBytesIsAFailureNamingTheLimitAndTheLastSetStays() {
+        standIn(ConsulStandIn.builder(), null);
+        agent.register(SERVICE, "a", "127.0.0.1", 7001);
+        CandidateRecorder listener = new CandidateRecorder();
+        started(Map.of("wait", "5s", "max-response-bytes", "4096"), listener);
+        await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001").equals(listener.latestUrls()));
+
+        for (int i = 2; i <= 30; i++) {     // about 300 bytes each: the answer grows past 4 KiB
+            agent.register(SERVICE, "w-" + i, "127.0.0." + i, 7001);
+        }
+
+        await().atMost(SEEN).until(() -> !listener.errors().isEmpty());
+        assertThat(listener.errors().get(0)).hasMessageContaining(P + "max-response-bytes")
+                .hasMessageContaining("4096 bytes");
+        await().atMost(SEEN).until(() -> standIn.services().size() == 30);
+        await().atMost(SEEN).until(() -> listener.errors().size() >= 1 && listener.stale());
+        List<CandidateRecorder.Event> events = listener.events();
+        int firstError = events.indexOf(events.stream().filter(e -> e.error() != null).findFirst().orElseThrow());
+        assertThat(events.subList(firstError, events.size())).as("no set after the answer grew too large: the last"
+                + " good one stays").allSatisfy(e -> assertThat(e.error()).isNotNull());
+        assertThat(listener.latest()).as("the last good set").isNotEmpty().hasSizeLessThan(30);
+    }
 }

@@ -1,15 +1,20 @@
 package dev.rollcall.discovery.dns;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.discovery.dns.DnsSettings.RecordType;
-import java.io.IOException;
 import java.net.InetAddress;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.xbill.DNS.AAAARecord;
 import org.xbill.DNS.ARecord;
 import org.xbill.DNS.DClass;
@@ -32,8 +37,9 @@ import org.xbill.DNS.Type;
  * same server; the answer's additional section is used when it already has them), so that
  * endpoints carry addresses the probes can reach without another resolver.
  *
- * <p>Blocking, bounded by the settings' {@code timeout} per question. Not thread-safe: the
- * discovery's loop thread owns it.
+ * <p>Blocking, bounded by {@code timeout} per question and {@code lookup-timeout} in all; the
+ * targets' questions are asked {@value DnsSettings#QUESTIONS_IN_FLIGHT} at a time. Not
+ * thread-safe: the discovery's loop thread owns it.
  */
 final class DnsLookup {
 
@@ -82,25 +88,36 @@ final class DnsLookup {
         }
     }
 
+    /**
+     * Asks the question and, for SRV, the targets' addresses, within {@code lookup-timeout} in all:
+     * targets not in the answer's additional section are asked {@value DnsSettings#QUESTIONS_IN_FLIGHT}
+     * questions at a time, each within {@code timeout}.
+     */
     Answer lookup() throws LookupFailedException, InterruptedException {
+        long deadline = System.nanoTime() + settings.lookupTimeout().toNanos();
         RecordType type = settings.recordType();
         int qtype = switch (type) {
             case A -> Type.A;
             case AAAA -> Type.AAAA;
             case SRV -> Type.SRV;
         };
-        Message response = ask(name, qtype);
+        Message response = ask(name, qtype, deadline);
         List<Record> answers = response.getSection(Section.ANSWER);
         long ttl = Long.MAX_VALUE;
         Set<WorkerEndpoint> endpoints = new LinkedHashSet<>();
         List<String> skipped = new ArrayList<>();
         if (type == RecordType.SRV) {
-            Map<Name, List<InetAddress>> additional = addresses(response.getSection(Section.ADDITIONAL));
+            List<SRVRecord> records = new ArrayList<>();
             for (Record r : answers) {
                 if (r instanceof SRVRecord srv) {
-                    ttl = Math.min(ttl, srv.getTTL());
-                    ttl = Math.min(ttl, addSrv(srv, additional, endpoints, skipped));
+                    records.add(srv);
                 }
+            }
+            Map<Name, Addresses> targets = targets(records, addresses(response.getSection(Section.ADDITIONAL)),
+                    deadline);
+            for (SRVRecord srv : records) {
+                ttl = Math.min(ttl, srv.getTTL());
+                ttl = Math.min(ttl, addSrv(srv, targets.get(srv.getTarget()), endpoints, skipped));
             }
         } else {
             for (Record r : answers) {
@@ -118,68 +135,127 @@ final class DnsLookup {
         return new Answer(Set.copyOf(endpoints), ttl, List.copyOf(skipped));
     }
 
+    /** A target's addresses and the shortest TTL among them ({@link Long#MAX_VALUE}: none). */
+    private record Addresses(List<InetAddress> addresses, long ttl) {
+    }
+
+    /** Whether an SRV record names a target to look up at all. */
+    private static boolean usable(SRVRecord srv) {
+        return !srv.getTarget().equals(Name.root) && srv.getPort() >= 1 && srv.getPort() <= 65535;
+    }
+
+    /**
+     * The addresses of every usable record's target: from the additional section where it has
+     * them, else asked (A and AAAA, once per target however many records name it), a window of
+     * {@value DnsSettings#QUESTIONS_IN_FLIGHT} questions at a time, all before {@code deadline}.
+     */
+    private Map<Name, Addresses> targets(List<SRVRecord> records, Map<Name, List<InetAddress>> additional,
+                                         long deadline) throws LookupFailedException, InterruptedException {
+        Map<Name, Addresses> found = new LinkedHashMap<>();
+        Map<Name, String> toAsk = new LinkedHashMap<>();     // target -> the record that names it first
+        for (SRVRecord srv : records) {
+            if (!usable(srv)) {
+                continue;
+            }
+            List<InetAddress> given = additional.get(srv.getTarget());
+            if (given != null) {
+                found.put(srv.getTarget(), new Addresses(given, Long.MAX_VALUE));
+            } else {
+                toAsk.putIfAbsent(srv.getTarget(), source(srv));
+            }
+        }
+        ArrayDeque<Question> waiting = new ArrayDeque<>();
+        toAsk.forEach((target, source) -> {
+            waiting.add(new Question(target, Type.A, source));
+            waiting.add(new Question(target, Type.AAAA, source));
+        });
+        int total = waiting.size();
+        ArrayDeque<Asked> inFlight = new ArrayDeque<>();
+        Map<Name, List<InetAddress>> asked = new LinkedHashMap<>();
+        Map<Name, Long> askedTtl = new LinkedHashMap<>();
+        int answered = 0;
+        try {
+            while (!waiting.isEmpty() || !inFlight.isEmpty()) {
+                while (inFlight.size() < DnsSettings.QUESTIONS_IN_FLIGHT && !waiting.isEmpty()) {
+                    Question q = waiting.poll();
+                    Message query = Message.newQuery(Record.newRecord(q.target(), q.type(), DClass.IN));
+                    inFlight.add(new Asked(q, resolver.sendAsync(query).toCompletableFuture()));
+                }
+                Asked next = inFlight.poll();
+                Message m = await(next.answer(), deadline, next.question().describe(),
+                        " (" + answered + " of " + total + " questions about SRV targets answered)");
+                answered++;
+                Question q = next.question();
+                int rcode = m.getRcode();
+                if (rcode == Rcode.NXDOMAIN) {
+                    asked.computeIfAbsent(q.target(), k -> new ArrayList<>());
+                    continue;   // the target does not exist: only its records are skipped
+                }
+                if (rcode != Rcode.NOERROR) {
+                    throw new LookupFailedException(PeerText.escape(q.describe()) + ": " + Rcode.string(rcode) + " from "
+                            + settings.serverText(), null);
+                }
+                List<InetAddress> list = asked.computeIfAbsent(q.target(), k -> new ArrayList<>());
+                for (Record r : m.getSection(Section.ANSWER)) {
+                    if (r instanceof ARecord a) {
+                        list.add(a.getAddress());
+                        askedTtl.merge(q.target(), r.getTTL(), Math::min);
+                    } else if (r instanceof AAAARecord aaaa) {
+                        list.add(aaaa.getAddress());
+                        askedTtl.merge(q.target(), r.getTTL(), Math::min);
+                    }
+                }
+            }
+        } finally {
+            inFlight.forEach(a -> a.answer().cancel(true));   // a failed lookup leaves nothing waiting on our side
+        }
+        asked.forEach((target, list) -> found.put(target, new Addresses(list, askedTtl.getOrDefault(target,
+                Long.MAX_VALUE))));
+        return found;
+    }
+
+    /** One follow-up question: an address type of an SRV record's target. */
+    private record Question(Name target, int type, String source) {
+        String describe() {
+            return Type.string(type) + " " + target + " (target of " + source + ")";
+        }
+    }
+
+    private record Asked(Question question, CompletableFuture<Message> answer) {
+    }
+
+    private String source(SRVRecord srv) {
+        return "SRV record '" + srv.rdataToString() + "' of " + settings.name();
+    }
+
     /** Adds the endpoints of one SRV record; returns the shortest TTL of the target's addresses. */
-    private long addSrv(SRVRecord srv, Map<Name, List<InetAddress>> additional, Set<WorkerEndpoint> endpoints,
-                        List<String> skipped) throws LookupFailedException, InterruptedException {
-        String source = "SRV record '" + srv.rdataToString() + "' of " + settings.name();
+    private long addSrv(SRVRecord srv, Addresses target, Set<WorkerEndpoint> endpoints, List<String> skipped) {
+        String source = source(srv);
         if (srv.getTarget().equals(Name.root)) {
             return Long.MAX_VALUE; // RFC 2782: "." means the service is decidedly not available there
         }
         if (srv.getPort() < 1 || srv.getPort() > 65535) {
-            skipped.add(source + ": port " + srv.getPort() + " is outside 1..65535");
+            skipped.add(PeerText.escape(source) + ": port " + srv.getPort() + " is outside 1..65535");
             return Long.MAX_VALUE;
         }
-        long ttl = Long.MAX_VALUE;
-        List<InetAddress> addresses = additional.get(srv.getTarget());
-        if (addresses == null) {
-            addresses = new ArrayList<>();
-            for (int qtype : new int[] {Type.A, Type.AAAA}) {
-                Message m = askTarget(srv.getTarget(), qtype, source);
-                if (m == null) {
-                    continue;
-                }
-                for (Record r : m.getSection(Section.ANSWER)) {
-                    if (r instanceof ARecord a) {
-                        addresses.add(a.getAddress());
-                        ttl = Math.min(ttl, r.getTTL());
-                    } else if (r instanceof AAAARecord aaaa) {
-                        addresses.add(aaaa.getAddress());
-                        ttl = Math.min(ttl, r.getTTL());
-                    }
-                }
-            }
+        if (target == null || target.addresses().isEmpty()) {
+            skipped.add(PeerText.escape(source) + ": its target " + PeerText.escape(srv.getTarget().toString())
+                    + " has no A or AAAA record");
+            return target == null ? Long.MAX_VALUE : target.ttl();
         }
-        if (addresses.isEmpty()) {
-            skipped.add(source + ": its target " + srv.getTarget() + " has no A or AAAA record");
-            return ttl;
-        }
-        String target = srv.getTarget().toString(true);
+        String name = srv.getTarget().toString(true);
         Map<String, String> labels = Map.of(PRIORITY_LABEL, Integer.toString(srv.getPriority()),
-                WEIGHT_LABEL, Integer.toString(srv.getWeight()), TARGET_LABEL, target);
-        for (InetAddress address : addresses) {
+                WEIGHT_LABEL, Integer.toString(srv.getWeight()), TARGET_LABEL, name);
+        for (InetAddress address : target.addresses()) {
             endpoints.add(new WorkerEndpoint(host(address), srv.getPort(), settings.tls(), labels));
         }
-        return ttl;
-    }
-
-    /** A target's A or AAAA answer; null when the target does not exist (NXDOMAIN), which skips only that record. */
-    private Message askTarget(Name target, int qtype, String source) throws LookupFailedException, InterruptedException {
-        Message query = Message.newQuery(Record.newRecord(target, qtype, DClass.IN));
-        Message m = send(query, Type.string(qtype) + " " + target + " (target of " + source + ")");
-        int rcode = m.getRcode();
-        if (rcode == Rcode.NXDOMAIN) {
-            return null;
-        }
-        if (rcode != Rcode.NOERROR) {
-            throw new LookupFailedException(Type.string(qtype) + " " + target + " (target of " + source + "): "
-                    + Rcode.string(rcode) + " from " + settings.serverText(), null);
-        }
-        return m;
+        return target.ttl();
     }
 
     /** The answer to {@code qtype name}, which must be NOERROR: anything else is a failure, never an empty set. */
-    private Message ask(Name n, int qtype) throws LookupFailedException, InterruptedException {
-        Message m = send(Message.newQuery(Record.newRecord(n, qtype, DClass.IN)), settings.question());
+    private Message ask(Name n, int qtype, long deadline) throws LookupFailedException, InterruptedException {
+        Message query = Message.newQuery(Record.newRecord(n, qtype, DClass.IN));
+        Message m = await(resolver.sendAsync(query).toCompletableFuture(), deadline, settings.question(), "");
         int rcode = m.getRcode();
         if (rcode != Rcode.NOERROR) {
             String meaning = rcode == Rcode.NXDOMAIN ? " (the name does not exist)"
@@ -190,16 +266,27 @@ final class DnsLookup {
         return m;
     }
 
-    private Message send(Message query, String what) throws LookupFailedException, InterruptedException {
+    /**
+     * The answer, once it comes: each question has {@code timeout} (dnsjava's, on the resolver), the
+     * whole lookup {@code lookup-timeout} ({@code deadline}), whichever ends first.
+     */
+    private Message await(CompletableFuture<Message> answer, long deadline, String what, String progress)
+            throws LookupFailedException, InterruptedException {
+        long left = deadline - System.nanoTime();
         try {
-            return resolver.send(query);
-        } catch (IOException e) {
-            if (Thread.currentThread().isInterrupted()) {
-                throw new InterruptedException("closed during a DNS lookup");
+            if (left <= 0) {
+                throw new TimeoutException();
             }
-            String reason = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-            throw new LookupFailedException(what + ": no answer from " + settings.serverText() + " within "
-                    + settings.timeout().toMillis() + " ms (" + reason + ")", e);
+            return answer.get(left, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            answer.cancel(true);
+            throw new LookupFailedException(PeerText.escape(what) + ": the lookup took longer than " + settings.lookupTimeout().toMillis()
+                    + " ms (" + settings.lookupTimeoutKey() + ") on " + settings.serverText() + progress, null);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause() == null ? e : e.getCause();
+            String reason = c.getMessage() == null ? c.getClass().getSimpleName() : PeerText.escape(c.getMessage());
+            throw new LookupFailedException(PeerText.escape(what) + ": no answer from " + settings.serverText() + " within "
+                    + settings.timeout().toMillis() + " ms (" + reason + ")", c);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.rollcall.discovery.dns;
 
 import dev.rollcall.api.Backoff;
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.discovery.CandidateListener;
 import dev.rollcall.api.discovery.WorkerDiscovery;
@@ -33,8 +34,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Threads.</b> Everything happens on one daemon thread, {@code rollcall-dns-resolve}, so the
  * state needs no locks and the listener is called from that thread alone. {@link #start} returns
- * at once. A lookup never blocks longer than {@code timeout} per question (an SRV lookup asks one
- * more question per target not in the answer's additional section). dnsjava's own shared I/O thread
+ * at once. A lookup never takes longer than {@code lookup-timeout}, each question in it no longer
+ * than {@code timeout} (an SRV lookup asks two more per target not in the answer's additional
+ * section, 16 at a time). A silent server is thus reported within {@code max-interval +
+ * lookup-timeout}. dnsjava's own shared I/O thread
  * ({@code dnsjava NIO selector}) carries the packets; it is dnsjava's, shared by every user in the
  * JVM, and outlives {@link #close()}.
  */
@@ -134,7 +137,7 @@ final class DnsWorkerDiscovery implements WorkerDiscovery {
             if (warned.contains(s)) {
                 LOG.debug("skipped again: {}", s);
             } else {
-                LOG.warn("skipped {}", s);
+                LOG.warn("skipped {}", PeerText.escape(s, 1024));
             }
         }
         warned = Set.copyOf(nowSkipped);
@@ -152,8 +155,8 @@ final class DnsWorkerDiscovery implements WorkerDiscovery {
     /** Tells the listener (the last set stays, marked stale) and returns when to try again. */
     private Duration failed(Exception e) {
         failures++;
-        String message = e instanceof LookupFailedException ? e.getMessage()
-                : "DNS lookup of " + settings.question() + " failed: " + e;
+        String message = e instanceof LookupFailedException ? PeerText.escape(e.getMessage(), 1024)
+                : "DNS lookup of " + settings.question() + " failed: " + PeerText.escape(e.toString());
         Duration delay = backoff.delay(failures);
         if (failures == 1) {
             LOG.warn("{}; keeping the last set, retrying in {} ms", message, delay.toMillis());
@@ -213,9 +216,12 @@ final class DnsWorkerDiscovery implements WorkerDiscovery {
             return;
         }
         l.shutdownNow(); // interrupts a lookup in progress and drops the next one
-        if (Thread.currentThread() != loopThread) {
+        Thread t = loopThread;
+        if (t != null && Thread.currentThread() != t) {
+            // Until the thread itself has ended: awaitTermination returns while it is still exiting.
+            long wait = settings.lookupTimeout().toMillis() + 1000;
             try {
-                if (!l.awaitTermination(settings.timeout().toMillis() * 3 + 1000, TimeUnit.MILLISECONDS)) {
+                if (!l.awaitTermination(wait, TimeUnit.MILLISECONDS) || !joined(t, wait)) {
                     LOG.warn("thread {} did not stop; it is a daemon and will not keep the JVM alive", THREAD_NAME);
                 }
             } catch (InterruptedException e) {
@@ -223,6 +229,11 @@ final class DnsWorkerDiscovery implements WorkerDiscovery {
             }
         }
         LOG.debug("stopped resolving {}", settings.question());
+    }
+
+    private static boolean joined(Thread t, long millis) throws InterruptedException {
+        t.join(millis);
+        return !t.isAlive();
     }
 
     /** E.g. {@code dns[SRV _grpc._tcp.workers.example.com. on 10.0.0.2:53, 3 workers]}. */

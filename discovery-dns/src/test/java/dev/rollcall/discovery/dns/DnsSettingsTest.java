@@ -36,6 +36,15 @@ class DnsSettingsTest {
         assertThat(s.minInterval()).isEqualTo(Duration.ofSeconds(1));
         assertThat(s.maxInterval()).isEqualTo(Duration.ofSeconds(30));
         assertThat(s.timeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(s.lookupTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(s.silenceBound()).as("the README's bound for a silent server").isEqualTo(Duration.ofSeconds(35));
+    }
+
+    @Test
+    void refusesALookupTimeoutShorterThanTheTimeoutOfOneQuestion() {
+        assertThatThrownBy(() -> read(Map.of("name", "w.example", "port", "1", "timeout", "3s", "lookup-timeout", "2s")))
+                .isInstanceOf(ConfigurationException.class).hasMessageContaining("rollcall.discovery.dns.lookup-timeout")
+                .hasMessageContaining("rollcall.discovery.dns.timeout");
     }
 
     @Test

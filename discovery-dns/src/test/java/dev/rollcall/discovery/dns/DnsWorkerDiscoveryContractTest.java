@@ -3,9 +3,13 @@ package dev.rollcall.discovery.dns;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.testkit.WorkerDiscoveryContract;
 import dev.rollcall.testkit.dns.DnsServer;
+import dev.rollcall.testkit.faults.FaultProxies;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -71,6 +75,31 @@ class DnsWorkerDiscoveryContractTest extends WorkerDiscoveryContract {
         malformed = "10 10 0 " + target;
         dns.add(NAME, "SRV", TTL, malformed);
         return "SRV record '" + malformed + "' of " + NAME;
+    }
+
+    /**
+     * An SRV record whose target's name holds it (in master-file syntax: a DNS label may hold any
+     * byte). dnsjava writes names with such bytes escaped ({@code \010}); the log must show them so.
+     */
+    @Override
+    protected Optional<String> writeHostileEntry(String hostile) {
+        String target = "x\\010[main]\\032INFO\\032FORGED\\032line\\032\\027[2J." + ZONE;
+        dns.add(NAME, "SRV", TTL, "10 10 7098 " + target);      // no address: skipped with a WARN
+        // Knot answers with the name in lower case (DNS names are case-insensitive).
+        return Optional.of("its target " + target.toLowerCase(Locale.ROOT) + " has no A or AAAA record");
+    }
+
+    /**
+     * Through one port for UDP and TCP (a large answer is asked again over TCP), looking up every
+     * 500 ms at most, each question 300 ms, each lookup 600 ms: the README's bound is max-interval
+     * + lookup-timeout.
+     */
+    @Override
+    protected Optional<SilentServer> silentServer(FaultProxies proxies) {
+        int port = proxies.tcpAndUdp(dns.port());
+        return Optional.of(new SilentServer(Map.of("name", NAME, "record-type", "SRV", "server", "127.0.0.1:" + port,
+                "min-interval", "100ms", "max-interval", "500ms", "timeout", "300ms", "lookup-timeout", "600ms"),
+                Duration.ofMillis(1100)));
     }
 
     @Override

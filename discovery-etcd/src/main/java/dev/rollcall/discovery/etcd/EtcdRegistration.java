@@ -5,12 +5,17 @@ import dev.rollcall.api.registration.RegistrationException;
 import dev.rollcall.api.registration.WorkerRegistration;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
+import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.support.CloseableClient;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
 import io.grpc.stub.StreamObserver;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -38,7 +43,9 @@ import org.slf4j.LoggerFactory;
  * lease, which deletes the key at once: a clean shutdown is seen immediately. If the lease is lost
  * while the worker lives (etcd was unreachable for longer than the TTL, or someone revoked it), a
  * new lease is granted and the key written again in the background, with backoff, until it
- * succeeds; this is logged.
+ * succeeds; this is logged. The registration also watches its own key: if someone deletes it while
+ * the lease lives ({@code etcdctl del}, a script cleaning up), it is written again under the same
+ * lease at once, logged at WARN and INFO with the key and the worker.
  *
  * <p><b>Threads.</b> Keep-alive answers and repairs are handled on one daemon thread,
  * {@code rollcall-etcd-registration}; jetcd sends the keep-alives themselves every third of the TTL.
@@ -65,7 +72,9 @@ final class EtcdRegistration implements WorkerRegistration {
     private volatile boolean closing;
     private final AtomicLong leasesGranted = new AtomicLong();
     private final AtomicLong keepAlivesAcknowledged = new AtomicLong();
+    private final AtomicLong rewrites = new AtomicLong();
     private volatile long currentLease;
+    private volatile Thread loopThread;
 
     // Loop state: touched only on the loop thread.
     private Client client;
@@ -75,6 +84,9 @@ final class EtcdRegistration implements WorkerRegistration {
     private long lastAckNanos;
     private boolean repairing;
     private ScheduledFuture<?> supervisor;
+    private Watch.Watcher keyWatch;
+    private long keyWatchId;                      // bumped per watch of the key; older watches' news is ignored
+    private int rewriteFailures;
 
     EtcdRegistration(EtcdSettings settings, WorkerInfo self, String keyText, Duration ttl) {
         this.settings = settings;
@@ -106,6 +118,7 @@ final class EtcdRegistration implements WorkerRegistration {
             l = new ScheduledThreadPoolExecutor(1, r -> {
                 Thread t = new Thread(r, THREAD_NAME);
                 t.setDaemon(true);
+                loopThread = t;
                 return t;
             });
             l.setRemoveOnCancelPolicy(true);
@@ -143,9 +156,10 @@ final class EtcdRegistration implements WorkerRegistration {
         long budget = settings.callBudgetMillis();
         LeaseGrantResponse grant = client.getLeaseClient().grant(ttlSeconds).get(budget, TimeUnit.MILLISECONDS);
         long lease = grant.getID();
+        long written;
         try {
-            client.getKVClient().put(key, value, PutOption.builder().withLeaseId(lease).build())
-                    .get(budget, TimeUnit.MILLISECONDS);
+            written = client.getKVClient().put(key, value, PutOption.builder().withLeaseId(lease).build())
+                    .get(budget, TimeUnit.MILLISECONDS).getHeader().getRevision();
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
             // The lease would expire on its own; revoking it is only tidiness.
             client.getLeaseClient().revoke(lease);
@@ -157,9 +171,114 @@ final class EtcdRegistration implements WorkerRegistration {
         lastAckNanos = System.nanoTime();
         leasesGranted.incrementAndGet();
         keepAlive = client.getLeaseClient().keepAlive(lease, new KeepAliveObserver(lease));
+        watchKey(written + 1);
         if (supervisor == null) {
             long every = Math.max(200, Math.min(1000, ttl.toMillis() / 4));
             supervisor = loopExecutor().scheduleWithFixedDelay(guarded(this::checkLease), every, every, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Watches the key from {@code fromRevision}, so that a deletion by someone else is repaired at once. */
+    private void watchKey(long fromRevision) {
+        closeKeyWatch();
+        long id = ++keyWatchId;
+        keyWatch = client.getWatchClient().watch(key, WatchOption.builder().withRevision(fromRevision).build(),
+                Watch.listener(response -> onLoop(() -> onKeyEvents(id, response)),
+                        error -> onLoop(() -> onKeyWatchError(id, error))));
+    }
+
+    private void onKeyEvents(long id, WatchResponse response) {
+        if (id != keyWatchId || closing || repairing || leaseId == 0) {
+            return;
+        }
+        for (WatchEvent event : response.getEvents()) {
+            if (event.getEventType() == WatchEvent.EventType.DELETE) {
+                LOG.warn("worker {}: its etcd key {} was deleted (revision {}) while the worker lives (etcdctl del,"
+                        + " another client, or its lease ended); writing it again under lease {}", worker, keyText,
+                        event.getKeyValue().getModRevision(), leaseId);
+                rewrite(leaseId);
+                return;
+            }
+        }
+    }
+
+    /** Puts the key again under {@code lease}; a lease etcd no longer knows is a lost lease. */
+    private void rewrite(long lease) {
+        if (closing || repairing || lease != leaseId) {
+            return;
+        }
+        try {
+            client.getKVClient().put(key, value, PutOption.builder().withLeaseId(lease).build())
+                    .get(settings.callBudgetMillis(), TimeUnit.MILLISECONDS);
+            rewrites.incrementAndGet();
+            rewriteFailures = 0;
+            LOG.info("worker {}: etcd key {} written again under lease {}", worker, keyText, lease);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            Throwable c = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            if (c instanceof EtcdException ee && ee.getErrorCode() == ErrorCode.NOT_FOUND) {
+                lost(lease, "etcd no longer knows it");
+                return;
+            }
+            Duration delay = backoff.delay(++rewriteFailures);
+            LOG.warn("worker {}: cannot write etcd key {} again on {} ({}); retrying in {} ms", worker, keyText,
+                    settings.endpointList(), EtcdWorkerDiscovery.describe(e), delay.toMillis());
+            try {
+                loopExecutor().schedule(guarded(() -> rewrite(lease)), delay.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException closed) {
+                // close() is under way.
+            }
+        }
+    }
+
+    /**
+     * jetcd retries a broken watch by itself; an error here ended it for good. Look at the key
+     * (writing it again if it is gone) and watch it anew after the backoff.
+     */
+    private void onKeyWatchError(long id, Throwable error) {
+        if (id != keyWatchId || closing) {
+            return;
+        }
+        LOG.debug("worker {}: the watch on etcd key {} ended ({}); watching it again", worker, keyText,
+                EtcdWorkerDiscovery.describe(error));
+        closeKeyWatch();
+        Duration delay = backoff.delay(1);
+        try {
+            loopExecutor().schedule(guarded(this::resumeKeyWatch), delay.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closed) {
+            // close() is under way.
+        }
+    }
+
+    private void resumeKeyWatch() {
+        if (closing || repairing || leaseId == 0 || keyWatch != null) {
+            return;     // a repair watches the key it writes
+        }
+        try {
+            GetResponse now = client.getKVClient().get(key).get(settings.callBudgetMillis(), TimeUnit.MILLISECONDS);
+            if (now.getKvs().isEmpty()) {
+                LOG.warn("worker {}: its etcd key {} is gone while it lives; writing it again under lease {}", worker,
+                        keyText, leaseId);
+                rewrite(leaseId);
+            }
+            watchKey(now.getHeader().getRevision() + 1);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            onKeyWatchError(keyWatchId, e);
+        }
+    }
+
+    private void closeKeyWatch() {
+        keyWatchId++;
+        if (keyWatch != null) {
+            try {
+                keyWatch.close();
+            } catch (RuntimeException e) {
+                LOG.debug("closing the watch on the key failed", e);
+            }
+            keyWatch = null;
         }
     }
 
@@ -234,6 +353,7 @@ final class EtcdRegistration implements WorkerRegistration {
     }
 
     private void closeClient() {
+        closeKeyWatch();
         closeKeepAlive();
         if (client != null) {
             try {
@@ -254,11 +374,7 @@ final class EtcdRegistration implements WorkerRegistration {
         }
         closing = true;
         l.shutdownNow();
-        try {
-            l.awaitTermination(settings.callBudgetMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        awaitThreadEnded(l);
         if (client != null && leaseId != 0) {
             client.getLeaseClient().revoke(leaseId);
         }
@@ -361,6 +477,11 @@ final class EtcdRegistration implements WorkerRegistration {
         return leasesGranted.get();
     }
 
+    /** How many times the key was written again after someone deleted it. */
+    long rewrites() {
+        return rewrites.get();
+    }
+
     /** How many keep-alives etcd has acknowledged, over every lease. */
     long keepAlivesAcknowledged() {
         return keepAlivesAcknowledged.get();
@@ -402,6 +523,27 @@ final class EtcdRegistration implements WorkerRegistration {
         } catch (InterruptedException e) {
             l.shutdownNow();
             Thread.currentThread().interrupt();
+            return;
+        }
+        awaitThreadEnded(l);
+    }
+
+    /**
+     * Returns once the registration's thread has ended (within a call budget), not merely once its
+     * executor says it terminated: that happens while the thread is still on its way out.
+     */
+    private void awaitThreadEnded(ScheduledThreadPoolExecutor l) {
+        Thread t = loopThread;
+        if (t == null || t == Thread.currentThread()) {
+            return;
+        }
+        try {
+            long budget = settings.callBudgetMillis();
+            if (!l.awaitTermination(budget, TimeUnit.MILLISECONDS) || !EtcdWorkerDiscovery.joined(t, budget)) {
+                LOG.warn("thread {} did not stop; it is a daemon and will not keep the JVM alive", THREAD_NAME);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -409,6 +551,7 @@ final class EtcdRegistration implements WorkerRegistration {
         if (supervisor != null) {
             supervisor.cancel(false);
         }
+        closeKeyWatch();    // the revoke deletes the key: that deletion is ours
         closeKeepAlive();
         long lease = leaseId;
         leaseId = 0;

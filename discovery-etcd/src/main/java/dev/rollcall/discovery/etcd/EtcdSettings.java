@@ -41,6 +41,8 @@ final class EtcdSettings {
     static final String REQUEST_TIMEOUT = "request-timeout";
     static final String BACKOFF_INITIAL = "backoff.initial";
     static final String BACKOFF_MAX = "backoff.max";
+    static final String KEEPALIVE_TIME = "keepalive-time";
+    static final String PAGE_SIZE = "page-size";
     static final String TLS_CA = "tls.ca";
     static final String TLS_CERT = "tls.cert";
     static final String TLS_KEY = "tls.key";
@@ -53,15 +55,24 @@ final class EtcdSettings {
     static final Duration DEFAULT_BACKOFF_INITIAL = Duration.ofMillis(500);
     static final Duration DEFAULT_BACKOFF_MAX = Duration.ofSeconds(10);
     static final int DEFAULT_PORT = 2379;
+    /**
+     * How often discovery asks etcd for a sign of life while it watches: a silent etcd (hung, or
+     * cut off without a reset) is noticed within this plus {@code request-timeout}.
+     */
+    static final Duration DEFAULT_KEEPALIVE_TIME = Duration.ofSeconds(5);
+    static final Duration MIN_KEEPALIVE_TIME = Duration.ofMillis(100);
+    /** Keys per range request when discovery reads the prefix: Kubernetes' reflectors page by 500 too. */
+    static final int DEFAULT_PAGE_SIZE = 500;
+    static final int MAX_PAGE_SIZE = 10_000;
 
     /**
-     * gRPC keepalive on the connection: a silent etcd (hung, or cut off without a reset) is noticed
-     * within this plus the request timeout, even when no call is under way. 10 s is gRPC's minimum.
+     * gRPC's HTTP/2 keepalive, the second layer under discovery's own sign-of-life requests (and
+     * the only one for registration's streams). grpc-java raises anything shorter to 10 s.
      */
-    static final Duration KEEPALIVE_TIME = Duration.ofSeconds(10);
+    static final Duration MIN_HTTP2_KEEPALIVE_TIME = Duration.ofSeconds(10);
 
-    /** A range read of a large fleet can exceed gRPC's default 4 MiB. */
-    private static final int MAX_INBOUND_BYTES = 64 << 20;
+    /** The largest answer taken: a page of the prefix is asked again in halves when larger (etcd's own limit is 1.5 MiB per value). */
+    static final int DEFAULT_MAX_INBOUND_BYTES = 64 << 20;
 
     private final List<URI> endpoints;
     private final boolean tls;
@@ -70,13 +81,16 @@ final class EtcdSettings {
     private final Duration requestTimeout;
     private final Duration backoffInitial;
     private final Duration backoffMax;
+    private final Duration keepaliveTime;
+    private final int pageSize;
+    private final int maxInboundBytes;
     private final SslContext sslContext;
     private final String user;
     private final String password;
 
     private EtcdSettings(List<URI> endpoints, boolean tls, String prefix, Duration connectTimeout,
-                         Duration requestTimeout, Duration backoffInitial, Duration backoffMax, SslContext sslContext,
-                         String user, String password) {
+                         Duration requestTimeout, Duration backoffInitial, Duration backoffMax, Duration keepaliveTime,
+                         int pageSize, int maxInboundBytes, SslContext sslContext, String user, String password) {
         this.endpoints = endpoints;
         this.tls = tls;
         this.prefix = prefix;
@@ -84,6 +98,9 @@ final class EtcdSettings {
         this.requestTimeout = requestTimeout;
         this.backoffInitial = backoffInitial;
         this.backoffMax = backoffMax;
+        this.keepaliveTime = keepaliveTime;
+        this.pageSize = pageSize;
+        this.maxInboundBytes = maxInboundBytes;
         this.sslContext = sslContext;
         this.user = user;
         this.password = password;
@@ -102,6 +119,8 @@ final class EtcdSettings {
         Duration requestTimeout = s.positiveDuration(REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT);
         Duration backoffInitial = s.positiveDuration(BACKOFF_INITIAL, DEFAULT_BACKOFF_INITIAL);
         Duration backoffMax = s.positiveDuration(BACKOFF_MAX, DEFAULT_BACKOFF_MAX);
+        Duration keepaliveTime = s.positiveDuration(KEEPALIVE_TIME, DEFAULT_KEEPALIVE_TIME);
+        int pageSize = s.integer(PAGE_SIZE, DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE);
         Optional<String> ca = s.raw(TLS_CA);
         Optional<String> cert = s.raw(TLS_CERT);
         Optional<String> key = s.raw(TLS_KEY);
@@ -134,6 +153,10 @@ final class EtcdSettings {
             throw ConfigurationException.invalid(s.fullKey(BACKOFF_MAX), s.raw(BACKOFF_MAX).orElse(backoffMax.toString()),
                     "a duration no shorter than " + s.fullKey(BACKOFF_INITIAL) + " (" + backoffInitial + ")");
         }
+        if (keepaliveTime.compareTo(MIN_KEEPALIVE_TIME) < 0) {
+            throw ConfigurationException.invalid(s.fullKey(KEEPALIVE_TIME),
+                    s.raw(KEEPALIVE_TIME).orElse(keepaliveTime.toString()), "a duration of at least 100ms");
+        }
 
         Path caPath = ca.map(v -> existingFile(s.fullKey(TLS_CA), v)).orElse(null);
         Path certPath = cert.map(v -> existingFile(s.fullKey(TLS_CERT), v)).orElse(null);
@@ -158,7 +181,14 @@ final class EtcdSettings {
                     + " is set (etcd authentication needs both the user and the password)");
         }
         return new EtcdSettings(List.copyOf(endpoints), tls, prefix, connectTimeout, requestTimeout,
-                backoffInitial, backoffMax, ssl, user.orElse(null), password.orElse(null));
+                backoffInitial, backoffMax, keepaliveTime, pageSize, DEFAULT_MAX_INBOUND_BYTES, ssl,
+                user.orElse(null), password.orElse(null));
+    }
+
+    /** These settings taking answers of at most {@code bytes}: for tests of paging, without 64 MiB of data. */
+    EtcdSettings withMaxInboundBytes(int bytes) {
+        return new EtcdSettings(endpoints, tls, prefix, connectTimeout, requestTimeout, backoffInitial, backoffMax,
+                keepaliveTime, pageSize, bytes, sslContext, user, password);
     }
 
     private static URI parseEndpoint(String key, String whole, String item) {
@@ -246,12 +276,13 @@ final class EtcdSettings {
         ClientBuilder b = Client.builder()
                 .endpoints(endpoints.toArray(URI[]::new))
                 .connectTimeout(connectTimeout)
-                .keepaliveTime(KEEPALIVE_TIME)
+                .keepaliveTime(keepaliveTime.compareTo(MIN_HTTP2_KEEPALIVE_TIME) < 0 ? MIN_HTTP2_KEEPALIVE_TIME
+                        : keepaliveTime)
                 .keepaliveTimeout(requestTimeout)
                 .keepaliveWithoutCalls(true)
                 .waitForReady(false)
                 .retryMaxAttempts(0)
-                .maxInboundMessageSize(MAX_INBOUND_BYTES)
+                .maxInboundMessageSize(maxInboundBytes)
                 .interceptor(new DeadlineInterceptor(requestTimeout));
         if (sslContext != null) {
             b.sslContext(sslContext);
@@ -290,6 +321,21 @@ final class EtcdSettings {
 
     Duration backoffMax() {
         return backoffMax;
+    }
+
+    /** How often discovery asks etcd for a sign of life ({@code keepalive-time}). */
+    Duration keepaliveTime() {
+        return keepaliveTime;
+    }
+
+    /** Keys per range request when reading the prefix ({@code page-size}). */
+    int pageSize() {
+        return pageSize;
+    }
+
+    /** How long a silent etcd may go unreported by discovery: {@code keepalive-time + request-timeout}. */
+    Duration silenceBound() {
+        return keepaliveTime.plus(requestTimeout);
     }
 
     boolean tls() {

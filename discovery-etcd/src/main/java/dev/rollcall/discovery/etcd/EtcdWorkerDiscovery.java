@@ -1,5 +1,6 @@
 package dev.rollcall.discovery.etcd;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.discovery.CandidateListener;
 import dev.rollcall.api.discovery.WorkerDiscovery;
@@ -12,6 +13,7 @@ import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.OptionsUtil;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
@@ -43,15 +45,20 @@ import org.slf4j.LoggerFactory;
  * The {@code etcd} discovery backend: the workers are the keys under a prefix. Created by
  * {@link EtcdWorkerDiscoveryProvider}.
  *
- * <p><b>How it follows etcd.</b> It reads the whole prefix once, publishes that set, and watches the
- * prefix from the revision after the read, so that no change between the read and the watch is
- * lost; after each watch response that changes the set it publishes the full set again. When the
+ * <p><b>How it follows etcd.</b> It reads the whole prefix once (in pages of {@code page-size}
+ * keys, all at one revision), publishes that set, and watches the prefix from the revision after
+ * the read, so that no change between the read and the watch is lost; after each watch response that changes the set it publishes the full set again. When the
  * watch breaks or etcd cannot be reached it tells the listener ({@code onError}: the resolver keeps
  * the last set, marked stale), and reconnects with exponential backoff on a fresh connection,
  * resuming the watch from the revision after the last one it applied: changes made while it was
  * away arrive as ordinary watch events. If etcd has compacted that revision away, it reads the
  * whole prefix again instead. A value that is not a valid worker description is skipped with a
- * WARN naming its key; the other keys are published.
+ * WARN naming its key (key and reason escaped with {@link PeerText}); the other keys are published.
+ *
+ * <p><b>A silent etcd.</b> A watch says nothing while nothing changes, so while it is established
+ * the backend reads one key every {@code keepalive-time} over the same connection; one unanswered
+ * within {@code request-timeout} counts as a broken watch. A silent etcd is thus reported within
+ * {@code keepalive-time + request-timeout}.
  *
  * <p><b>Threads.</b> Everything happens on one daemon thread, {@code rollcall-etcd-watch}; jetcd's
  * callbacks only hand their news to it, so the state needs no locks and the listener is called
@@ -81,6 +88,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
 
     private final EtcdSettings settings;
     private final ByteSequence prefix;
+    private final ByteSequence prefixEnd;
     private final dev.rollcall.api.Backoff backoff;
     private final Object lock = new Object();
     private ScheduledThreadPoolExecutor loop;   // guarded by lock
@@ -104,14 +112,19 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
     private String lastError;
     private int failures;                       // since the last established watch: sets the backoff
     private final List<Client> retired = new ArrayList<>();   // replaced clients, closed after RETIRE_GRACE
+    private ScheduledFuture<?> keepalive;       // asks etcd for a sign of life while the watch is established
+    private boolean signOfLifePending;          // a sign-of-life read of this session is under way
 
     private volatile int knownCount;
     private final AtomicLong fullReads = new AtomicLong();
+    private final AtomicLong fullReadPages = new AtomicLong();
+    private final AtomicLong signsOfLifeAsked = new AtomicLong();
     private final AtomicLong watchesEstablished = new AtomicLong();
 
     EtcdWorkerDiscovery(EtcdSettings settings) {
         this.settings = settings;
         this.prefix = settings.prefixBytes();
+        this.prefixEnd = OptionsUtil.prefixEndOf(prefix);
         this.backoff = dev.rollcall.api.Backoff.of(settings.backoffInitial(), settings.backoffMax());
     }
 
@@ -163,22 +176,81 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         }
     }
 
+    /**
+     * Reads the whole prefix in pages of {@code page-size} keys, every page at the revision of the
+     * first, so that the set is one consistent snapshot however many keys there are; a page larger
+     * than one answer may be (gRPC's inbound limit) is asked again with half as many keys.
+     */
     private void readAll() throws InterruptedException, ExecutionException, TimeoutException {
-        GetResponse r = client.getKVClient()
-                .get(prefix, GetOption.builder().isPrefix(true).build())
-                .get(settings.callBudgetMillis(), TimeUnit.MILLISECONDS);
-        if (closed) {
-            return;
+        Map<String, WorkerEndpoint> read = new TreeMap<>();
+        ByteSequence from = prefix;
+        long at = 0;
+        int limit = settings.pageSize();
+        int pages = 0;
+        int keys = 0;
+        while (true) {
+            GetOption.Builder option = GetOption.builder().withRange(prefixEnd).withLimit(limit);
+            if (at != 0) {
+                option.withRevision(at);
+            }
+            GetResponse r;
+            try {
+                r = client.getKVClient().get(from, option.build()).get(settings.callBudgetMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                if (limit > 1 && isTooLarge(e)) {
+                    limit = Math.max(1, limit / 2);
+                    LOG.debug("a page of {} keys under {} is larger than one answer may be; asking for {} at once",
+                            limit * 2, settings.prefix(), limit);
+                    continue;
+                }
+                throw e;
+            }
+            if (closed) {
+                return;
+            }
+            if (at == 0) {
+                at = r.getHeader().getRevision();
+            }
+            pages++;
+            List<KeyValue> kvs = r.getKvs();
+            keys += kvs.size();
+            for (KeyValue kv : kvs) {
+                put(read, kv);
+            }
+            if (!r.isMore() || kvs.isEmpty()) {
+                break;
+            }
+            from = nextKey(kvs.get(kvs.size() - 1).getKey());
         }
         entries.clear();
-        for (KeyValue kv : r.getKvs()) {
-            put(kv);
-        }
-        revision = r.getHeader().getRevision();
+        entries.putAll(read);
+        revision = at;
         needFullRead = false;
         fullReads.incrementAndGet();
-        LOG.debug("read {} keys under {} at revision {}", r.getKvs().size(), settings.prefix(), revision);
+        fullReadPages.addAndGet(pages);
+        LOG.debug("read {} keys under {} at revision {} in {} page(s)", keys, settings.prefix(), revision, pages);
         publish(true);
+    }
+
+    /** The smallest key after {@code key}: the key with a zero byte appended. */
+    private static ByteSequence nextKey(ByteSequence key) {
+        byte[] k = key.getBytes();
+        byte[] next = java.util.Arrays.copyOf(k, k.length + 1);
+        return ByteSequence.from(next);
+    }
+
+    /** gRPC refused an answer larger than the client takes ({@code RESOURCE_EXHAUSTED}). */
+    static boolean isTooLarge(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof io.grpc.StatusRuntimeException sre
+                    && sre.getStatus().getCode() == io.grpc.Status.Code.RESOURCE_EXHAUSTED) {
+                return true;
+            }
+            if (t instanceof EtcdException ee && ee.getErrorCode() == ErrorCode.RESOURCE_EXHAUSTED) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void openWatch() {
@@ -210,6 +282,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         if (response.isCreatedNotify()) {
             established = true;
             cancelPending();
+            startKeepalive(id);
             watchesEstablished.incrementAndGet();
             failures = 0;
             lastError = null;
@@ -237,9 +310,9 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         for (WatchEvent event : response.getEvents()) {
             KeyValue kv = event.getKeyValue();
             switch (event.getEventType()) {
-                case PUT -> changed |= put(kv);
+                case PUT -> changed |= put(entries, kv);
                 case DELETE -> changed |= entries.remove(key(kv)) != null;
-                default -> LOG.debug("ignoring an unrecognised watch event on {}", key(kv));
+                default -> LOG.debug("ignoring an unrecognised watch event on {}", PeerText.escape(key(kv)));
             }
             revision = Math.max(revision, kv.getModRevision());
         }
@@ -271,6 +344,68 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         }
         closeWatcher();
         failed("etcd " + settings.endpointList() + " ended the watch on " + settings.prefix(), null);
+    }
+
+    /**
+     * While the watch is established, reads one key every {@code keepalive-time} (serializable: the
+     * member answers from its own state, no consensus round), over the watch's connection. A watch
+     * is silent while nothing changes, so silence alone tells nothing; a read that gets no answer
+     * within {@code request-timeout} does: etcd is hung or cut off, and the watch with it.
+     */
+    private void startKeepalive(long id) {
+        if (keepalive != null) {
+            keepalive.cancel(false);
+        }
+        long every = settings.keepaliveTime().toNanos();
+        synchronized (lock) {
+            keepalive = closed ? null : loop.scheduleWithFixedDelay(guarded(() -> askForSignOfLife(id)), every, every,
+                    TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void askForSignOfLife(long id) {
+        if (id != session || !established || closed || signOfLifePending) {
+            return;     // an answer still pending fails on its own deadline
+        }
+        signOfLifePending = true;
+        signsOfLifeAsked.incrementAndGet();
+        client.getKVClient().get(prefix, GetOption.builder().withSerializable(true).withKeysOnly(true).withLimit(1)
+                .build()).whenComplete((r, error) -> onLoop(() -> onSignOfLife(id, error)));
+    }
+
+    private void onSignOfLife(long id, Throwable error) {
+        if (id != session || closed) {
+            return;
+        }
+        signOfLifePending = false;
+        if (error == null) {
+            return;
+        }
+        if (!isSilence(error)) {
+            // An error status is an answer all the same: etcd is there. The watch reports real trouble itself.
+            LOG.debug("etcd {} answered a sign-of-life read with an error: {}", settings.endpointList(), describe(error));
+            return;
+        }
+        failed("etcd " + settings.endpointList() + " did not answer a read within " + settings.requestTimeout().toMillis()
+                + " ms (request-timeout) while watching " + settings.prefix() + "; it is hung or cut off", error);
+    }
+
+    /** No answer came: a deadline ran out, or there is no connection to answer on. */
+    static boolean isSilence(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof TimeoutException) {
+                return true;
+            }
+            if (t instanceof io.grpc.StatusRuntimeException sre) {
+                io.grpc.Status.Code code = sre.getStatus().getCode();
+                return code == io.grpc.Status.Code.DEADLINE_EXCEEDED || code == io.grpc.Status.Code.UNAVAILABLE;
+            }
+            if (t instanceof EtcdException ee && (ee.getErrorCode() == ErrorCode.DEADLINE_EXCEEDED
+                    || ee.getErrorCode() == ErrorCode.UNAVAILABLE)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -308,18 +443,18 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         pending = schedule(this::connect, delay);
     }
 
-    /** Applies a PUT; {@code true} when the set of workers changed. */
-    private boolean put(KeyValue kv) {
+    /** Applies a PUT to {@code into}; {@code true} when the set of workers changed. */
+    private boolean put(Map<String, WorkerEndpoint> into, KeyValue kv) {
         String key = key(kv);
         WorkerEndpoint endpoint;
         try {
             endpoint = WorkerValue.parse(kv.getValue().getBytes());
         } catch (IllegalArgumentException e) {
-            LOG.warn("etcd key {}: skipping malformed worker value (revision {}), keeping the others: {}", key,
-                    kv.getModRevision(), e.getMessage());
-            return entries.remove(key) != null;
+            LOG.warn("etcd key {}: skipping malformed worker value (revision {}), keeping the others: {}",
+                    PeerText.escape(key), kv.getModRevision(), PeerText.escape(e.getMessage()));
+            return into.remove(key) != null;
         }
-        return !endpoint.equals(entries.put(key, endpoint));
+        return !endpoint.equals(into.put(key, endpoint));
     }
 
     private void publish(boolean force) {
@@ -329,7 +464,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
             WorkerEndpoint first = byUrl.putIfAbsent(endpoint.url(), endpoint);
             if (first != null && !first.equals(endpoint)) {
                 LOG.debug("etcd key {} names {} again with other labels; the first key's labels are used",
-                        key, endpoint.url());
+                        PeerText.escape(key), endpoint.url());
             }
         });
         Set<WorkerEndpoint> set = Collections.unmodifiableSet(new LinkedHashSet<>(byUrl.values()));
@@ -349,6 +484,11 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
     private void closeWatcher() {
         session++;                       // late callbacks of the old watch are ignored from now on
         established = false;
+        signOfLifePending = false;
+        if (keepalive != null) {
+            keepalive.cancel(false);
+            keepalive = null;
+        }
         if (watcher != null) {
             Watch.Watcher w = watcher;
             watcher = null;
@@ -468,9 +608,10 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         return root == c || m.contains(r) ? m : m + " (" + r + ")";
     }
 
+    /** A status message comes from the server (or whatever answers at its address): escaped and bounded. */
     private static String message(Throwable t) {
         String m = t.getMessage();
-        return m == null || m.isBlank() ? t.getClass().getSimpleName() : m;
+        return m == null || m.isBlank() ? t.getClass().getSimpleName() : PeerText.escape(m);
     }
 
     // ---- any thread -------------------------------------------------------------------------
@@ -494,9 +635,12 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         }
         // Interrupts a read in progress and drops scheduled retries; jetcd's callbacks see closed.
         l.shutdownNow();
-        if (Thread.currentThread() != loopThread) {
+        Thread t = loopThread;
+        if (t != null && Thread.currentThread() != t) {
+            // Until the thread itself has ended: awaitTermination returns while it is still exiting.
             try {
-                if (!l.awaitTermination(settings.callBudgetMillis(), TimeUnit.MILLISECONDS)) {
+                long budget = settings.callBudgetMillis();
+                if (!l.awaitTermination(budget, TimeUnit.MILLISECONDS) || !joined(t, budget)) {
                     LOG.warn("thread {} did not stop; it is a daemon and will not keep the JVM alive", THREAD_NAME);
                 }
             } catch (InterruptedException e) {
@@ -509,6 +653,12 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         retired.forEach(EtcdWorkerDiscovery::closeQuietly);
         retired.clear();
         LOG.debug("stopped watching {} under {}", settings.endpointList(), settings.prefix());
+    }
+
+    /** Waits up to {@code millis} for {@code t} to end; true once it has. */
+    static boolean joined(Thread t, long millis) throws InterruptedException {
+        t.join(millis);
+        return !t.isAlive();
     }
 
     /** E.g. {@code etcd[http://127.0.0.1:2379, prefix=/rollcall/workers/, 3 workers]}; never the password. */
@@ -527,6 +677,16 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
     /** How many times the whole prefix was read (1 at start, +1 per compaction recovery). */
     long fullReads() {
         return fullReads.get();
+    }
+
+    /** How many range requests the full reads took, over all of them. */
+    long fullReadPages() {
+        return fullReadPages.get();
+    }
+
+    /** How many sign-of-life reads were sent. */
+    long signsOfLifeAsked() {
+        return signsOfLifeAsked.get();
     }
 
     /** How many watches etcd has confirmed (1 at start, +1 per resume). */

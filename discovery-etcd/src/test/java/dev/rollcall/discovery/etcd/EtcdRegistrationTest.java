@@ -14,6 +14,7 @@ import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.core.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.testkit.ConsoleCapture;
 import dev.rollcall.testkit.ThreadCensus;
 import dev.rollcall.testkit.WorkerFleet;
 import dev.rollcall.testkit.WorkerProcess;
@@ -169,6 +170,45 @@ class EtcdRegistrationTest {
             registration.close();
         }
         assertThat(etcd.getPrefix(prefix)).isEmpty();
+    }
+
+    /**
+     * An operator runs {@code etcdctl del} on a live worker's key: its lease is alive, so nothing
+     * else would ever bring the key back. The registration watches it and writes it again at once
+     * under the same lease, logged with the key and the worker; close() removes it for good.
+     */
+    @Test
+    void writesItsKeyAgainWhenAnOperatorDeletesItWhileTheLeaseLivesAndNoLongerOnceClosed() {
+        WorkerInfo self = WorkerInfo.of(WorkerEndpoint.of("127.0.0.1", 7104), "1.0.0");
+        EtcdRegistration registration = (EtcdRegistration) new EtcdRegistrationProvider().create(self,
+                Etcd.settings(Map.of("endpoints", server.endpoint(), "prefix", prefix, "registration.ttl", "30s")));
+        String key = prefix + "127.0.0.1_7104";
+        String log;
+        try (ConsoleCapture console = new ConsoleCapture()) {
+            registration.start();
+            long lease = etcd.get(key).map(KeyValue::getLease).orElseThrow();
+
+            etcd.delete(key);
+
+            await().atMost(WAIT).until(() -> etcd.get(key).isPresent());
+            assertThat(etcd.get(key).map(KeyValue::getLease)).as("the same lease, still alive").contains(lease);
+            await().atMost(WAIT).untilAsserted(() -> assertThat(registration.rewrites()).isEqualTo(1));
+            log = console.text();
+        } finally {
+            registration.close();
+        }
+        assertThat(registration.leasesGranted()).as("no new lease: the old one lived").isEqualTo(1);
+        if (ConsoleCapture.seesLogs()) {
+            assertThat(log.lines().filter(l -> l.contains(" WARN ") && l.contains(key)
+                    && l.contains("grpc://127.0.0.1:7104") && l.contains("was deleted"))).hasSize(1);
+            assertThat(log.lines().filter(l -> l.contains(" INFO ") && l.contains(key)
+                    && l.contains("grpc://127.0.0.1:7104") && l.contains("written again"))).hasSize(1);
+        }
+        assertThat(etcd.get(key)).as("removed by close()").isEmpty();
+        assertThat(ThreadCensus.take().names(EtcdRegistration.THREAD_NAME)).as("threads right after close()").isEmpty();
+        etcd.put(key, "grpc://127.0.0.1:7104");
+        etcd.delete(key);
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> etcd.get(key).isEmpty());
     }
 
     @Test

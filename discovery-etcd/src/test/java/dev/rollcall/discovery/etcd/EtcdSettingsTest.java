@@ -50,6 +50,16 @@ class EtcdSettingsTest {
     }
 
     @Test
+    void refusesAKeepaliveUnder100MsAndAPageSizeOutside1To10000NamingTheKey() {
+        assertThat(discoveryFails(keys("endpoints", "http://127.0.0.1", "keepalive-time", "50ms")))
+                .hasMessageContaining(SCOPE + "keepalive-time").hasMessageContaining("100ms");
+        assertThat(discoveryFails(keys("endpoints", "http://127.0.0.1", "page-size", "0")))
+                .hasMessageContaining(SCOPE + "page-size");
+        assertThat(discoveryFails(keys("endpoints", "http://127.0.0.1", "page-size", "10001")))
+                .hasMessageContaining(SCOPE + "page-size");
+    }
+
+    @Test
     void appliesTheDocumentedDefaults() {
         EtcdSettings s = EtcdSettings.read(Etcd.settings(keys("endpoints", "http://127.0.0.1")));
 
@@ -58,6 +68,9 @@ class EtcdSettingsTest {
         assertThat(s.connectTimeout()).isEqualTo(Duration.ofSeconds(3));
         assertThat(s.requestTimeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(s.backoffInitial()).isEqualTo(Duration.ofMillis(500));
+        assertThat(s.keepaliveTime()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(s.pageSize()).isEqualTo(500);
+        assertThat(s.silenceBound()).as("the README's bound for a silent etcd").isEqualTo(Duration.ofSeconds(10));
         assertThat(s.backoffMax()).isEqualTo(Duration.ofSeconds(10));
         assertThat(s.tls()).isFalse();
         assertThat(s.authenticated()).isFalse();

@@ -2,16 +2,20 @@ package dev.rollcall.discovery.etcd;
 
 import static dev.rollcall.discovery.etcd.Etcd.bytes;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.testkit.WorkerDiscoveryContract;
+import dev.rollcall.testkit.faults.FaultProxies;
 import dev.rollcall.testkit.etcd.EtcdServer;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.PutOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -76,6 +80,26 @@ class EtcdWorkerDiscoveryContractTest extends WorkerDiscoveryContract {
         String key = PREFIX + "malformed";
         etcd.put(key, "{\"endpoint\": grpc://127.0.0.99:7099}");
         return "etcd key " + key;
+    }
+
+    /** Both the key and the value hold it: etcd keys are bytes, anything goes. */
+    @Override
+    protected Optional<String> writeHostileEntry(String hostile) {
+        String key = PREFIX + "hostile" + hostile;
+        etcd.put(key, "grpc://127.0.0.98:7098" + hostile);
+        return Optional.of("etcd key " + PeerText.escape(key) + ": skipping malformed worker value");
+    }
+
+    /**
+     * Through a proxy, asking for a sign of life every 300 ms with a 500 ms deadline: the README's
+     * bound is keepalive-time + request-timeout.
+     */
+    @Override
+    protected Optional<SilentServer> silentServer(FaultProxies proxies) {
+        String via = "http://" + proxies.tcp(server.clientPort()).hostAndPort();
+        return Optional.of(new SilentServer(Map.of("endpoints", via, "prefix", PREFIX, "connect-timeout", "1s",
+                "request-timeout", "500ms", "keepalive-time", "300ms", "backoff.initial", "100ms",
+                "backoff.max", "500ms"), Duration.ofMillis(800)));
     }
 
     @Override

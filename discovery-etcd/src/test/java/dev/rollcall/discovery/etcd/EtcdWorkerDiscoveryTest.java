@@ -177,4 +177,64 @@ class EtcdWorkerDiscoveryTest {
         assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
                 .contains("no set was read from etcd since start-up").doesNotContain("keeping the last");
     }
+
+    /**
+     * etcd refuses nothing here, but gRPC refuses an answer larger than the client takes (64 MiB
+     * by default, 64 KiB here): read in one range, 40 values of 3 KiB would fail whole and publish
+     * nothing, ever. Read in pages (10 keys each, at one revision), every worker is there.
+     */
+    @Test
+    void readsAPrefixLargerThanOneAnswerInPages() {
+        Map<String, String> values = fortyWorkersOfThreeKibEach();
+        etcd.putAll(values);
+        EtcdSettings settings = EtcdSettings.read(Etcd.settings(Map.of("endpoints", server.endpoint(), "prefix", prefix,
+                "page-size", "10"))).withMaxInboundBytes(64 << 10);
+        EtcdWorkerDiscovery paged = new EtcdWorkerDiscovery(settings);
+        discovery = paged;
+        paged.start(listener);
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(listener.latest()).hasSize(40));
+        assertThat(listener.errors()).isEmpty();
+        assertThat(paged.fullReadPages()).as("range requests of the first read").isEqualTo(4);
+
+        // The watch follows from the revision the pages were read at.
+        etcd.delete(prefix + "w-07");
+        await().atMost(WAIT).untilAsserted(() -> assertThat(listener.latest()).hasSize(39));
+    }
+
+    /** A page that is still too large for one answer is asked again with half as many keys. */
+    @Test
+    void asksForFewerKeysWhenAPageIsLargerThanOneAnswer() {
+        etcd.putAll(fortyWorkersOfThreeKibEach());
+        EtcdSettings settings = EtcdSettings.read(Etcd.settings(Map.of("endpoints", server.endpoint(), "prefix", prefix,
+                "page-size", "100"))).withMaxInboundBytes(64 << 10);
+        EtcdWorkerDiscovery paged = new EtcdWorkerDiscovery(settings);
+        discovery = paged;
+        paged.start(listener);
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(listener.latest()).hasSize(40));
+        assertThat(listener.errors()).isEmpty();
+        assertThat(paged.fullReadPages()).as("pages of 12 keys, the first size below 64 KiB").isEqualTo(4);
+    }
+
+    private Map<String, String> fortyWorkersOfThreeKibEach() {
+        Map<String, String> values = new LinkedHashMap<>();
+        String pad = "p".repeat(3000);
+        for (int i = 0; i < 40; i++) {
+            values.put(prefix + String.format("w-%02d", i), "{\"endpoint\":\"grpc://127.0.4." + (i + 1)
+                    + ":7001\",\"labels\":{\"pad\":\"" + pad + "\"}}");
+        }
+        return values;
+    }
+
+    /** Only no answer is silence: an error status is etcd answering, and must not tear the watch down. */
+    @Test
+    void aSignOfLifeThatGetsAnErrorStatusIsAnAnswerOnlyADeadlineOrNoConnectionIsSilence() {
+        assertThat(EtcdWorkerDiscovery.isSilence(new java.util.concurrent.CompletionException(
+                io.grpc.Status.DEADLINE_EXCEEDED.asRuntimeException()))).isTrue();
+        assertThat(EtcdWorkerDiscovery.isSilence(io.grpc.Status.UNAVAILABLE.asRuntimeException())).isTrue();
+        assertThat(EtcdWorkerDiscovery.isSilence(new java.util.concurrent.TimeoutException())).isTrue();
+        assertThat(EtcdWorkerDiscovery.isSilence(io.grpc.Status.PERMISSION_DENIED.asRuntimeException())).isFalse();
+        assertThat(EtcdWorkerDiscovery.isSilence(io.grpc.Status.RESOURCE_EXHAUSTED.asRuntimeException())).isFalse();
+    }
 }

@@ -15,10 +15,11 @@ import java.util.Objects;
  * @param resync         how often the informer re-delivers its cache (zero: never)
  * @param timings        reconnect and staleness timings (tests shorten them)
  * @param ipFamily       which address of a dual-stack pod becomes its candidate
+ * @param keepaliveTime  while it watches, how often the backend asks the API server for a sign of life
  */
 record KubernetesSettings(String service, String namespace, PortSelector port, boolean tls,
                                   ClusterAccess access, Duration requestTimeout, Duration resync, Timings timings,
-                                  IpFamily ipFamily) {
+                                  IpFamily ipFamily, Duration keepaliveTime) {
 
     KubernetesSettings {
         Objects.requireNonNull(service, "service");
@@ -29,6 +30,7 @@ record KubernetesSettings(String service, String namespace, PortSelector port, b
         Objects.requireNonNull(resync, "resync");
         Objects.requireNonNull(timings, "timings");
         Objects.requireNonNull(ipFamily, "ipFamily");
+        Objects.requireNonNull(keepaliveTime, "keepaliveTime");
     }
 
     /**
@@ -44,6 +46,11 @@ record KubernetesSettings(String service, String namespace, PortSelector port, b
 
     KubernetesSettings withTimings(Timings newTimings) {
         return new KubernetesSettings(service, namespace, port, tls, access, requestTimeout, resync, newTimings,
-                ipFamily);
+                ipFamily, keepaliveTime);
+    }
+
+    /** How long a silent API server may go unreported: {@code keepalive-time + request-timeout}. */
+    Duration silenceBound() {
+        return keepaliveTime.plus(requestTimeout);
     }
 }

@@ -1,5 +1,6 @@
 package dev.rollcall.discovery.k8s;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.discovery.CandidateListener;
 import dev.rollcall.api.discovery.WorkerDiscovery;
@@ -15,10 +16,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -41,6 +45,13 @@ import org.slf4j.LoggerFactory;
  * for longer than {@code staleAfter} is reported through {@link CandidateListener#onError}; the
  * informer keeps its cache and keeps retrying with backoff. When the watch is back the backend
  * publishes the full set again (even if unchanged), which clears the resolver's stale mark.
+ *
+ * <p><b>A silent API server.</b> A watch says nothing while nothing changes, so while it watches the
+ * backend asks the API server {@code GET /version} every {@code keepalive-time} (on a client
+ * thread). Any HTTP answer is a sign of life; none within {@code request-timeout} means the server
+ * is hung or cut off: that is reported, and the informer is replaced by a new one on a new client,
+ * which lists again once the server answers (publishing what changed meanwhile). A silent API
+ * server is thus reported within {@code keepalive-time + request-timeout}.
  *
  * <p><b>Threads.</b> One daemon thread, {@code rollcall-k8s-discovery}, builds the client, starts the
  * informer, checks the watch and calls the listener; HTTP and informer callbacks run on daemon
@@ -69,14 +80,21 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
     private String failure;                      // guarded by lock; the error reported last, null when healthy
 
     // Touched only on the loop thread.
+    private long generation;                    // bumped per client and informer; news of older ones is ignored
+    private ScheduledFuture<?> watchChecks;
+    private ScheduledFuture<?> signsOfLife;
+    private boolean signOfLifePending;
     private boolean synced;
     private long notWatchingSince = -1;
     private volatile Set<String> lastProblems = Set.of();   // written on the loop only; read by tests
     private int connectAttempts;
 
+    /** The client threads started, so that close() returns only once they have ended. */
+    private final Queue<Thread> clientThreads = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean refreshQueued = new AtomicBoolean();
     private final AtomicBoolean apiEventPending = new AtomicBoolean();
     private final AtomicLong evaluations = new AtomicLong();
+    private final AtomicLong signsOfLifeAsked = new AtomicLong();
     private volatile int knownCount;
     private volatile Thread loopThread;
 
@@ -112,10 +130,17 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
     private void connect() {
         KubernetesClient newClient = null;
         ExecutorService newExecutor = null;
+        long gen = ++generation;
         try {
             Config config = options.access().toConfig(options.namespace(), options.requestTimeout(),
                     options.timings().reconnectInterval());
-            newExecutor = Executors.newCachedThreadPool(daemon("rollcall-k8s-client-", true));
+            ThreadFactory named = daemon("rollcall-k8s-client-", true);
+            newExecutor = Executors.newCachedThreadPool(r -> {
+                Thread t = named.newThread(r);
+                clientThreads.removeIf(old -> !old.isAlive());
+                clientThreads.add(t);
+                return t;
+            });
             newClient = new KubernetesClientBuilder()
                     .withConfig(config)
                     .withHttpClientFactory(new NamedThreadsHttpClientFactory(newExecutor))
@@ -138,9 +163,11 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
                 informer = newInformer;
             }
             LOG.info("k8s discovery: watching the EndpointSlices of {} through {}", source, options.access().describe());
-            newInformer.start().whenComplete((ignored, error) -> onLoop(() -> onSynced(error)));
+            newInformer.start().whenComplete((ignored, error) -> onLoop(() -> onSynced(gen, error)));
             long check = options.timings().watchCheck().toMillis();
-            loop.scheduleWithFixedDelay(this::checkWatch, check, check, TimeUnit.MILLISECONDS);
+            watchChecks = loop.scheduleWithFixedDelay(this::checkWatch, check, check, TimeUnit.MILLISECONDS);
+            long every = options.keepaliveTime().toNanos();
+            signsOfLife = loop.scheduleWithFixedDelay(() -> askForSignOfLife(gen), every, every, TimeUnit.NANOSECONDS);
         } catch (RuntimeException e) {
             if (newClient != null) {
                 newClient.close();
@@ -161,7 +188,10 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
     }
 
     /** On the loop: the first list succeeded (or the informer was stopped before it did). */
-    private void onSynced(Throwable error) {
+    private void onSynced(long gen, Throwable error) {
+        if (gen != generation) {
+            return;     // a replaced informer: its store is not the one refresh() reads
+        }
         if (error != null) {
             LOG.debug("k8s discovery: informer for {} stopped before its first list", source, error);
             return;
@@ -206,6 +236,114 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
         } else if (!failing && now - notWatchingSince >= options.timings().staleAfter().toNanos()) {
             reportFailure("lost the watch on the EndpointSlices of " + source + " at " + options.access().describe()
                     + " for " + Duration.ofNanos(now - notWatchingSince).toMillis() + " ms; reconnecting", null);
+        }
+    }
+
+    /**
+     * On the loop, every {@code keepalive-time} once the informer has listed: asks the API server
+     * {@code GET /version} on a client thread. A watch is silent while nothing changes, so only an
+     * unanswered request tells a server gone silent from a quiet service.
+     */
+    private void askForSignOfLife(long gen) {
+        if (gen != generation || !synced || signOfLifePending) {
+            return;
+        }
+        KubernetesClient c;
+        ExecutorService ex;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            c = client;
+            ex = clientExecutor;
+        }
+        if (c == null || ex == null) {
+            return;
+        }
+        signOfLifePending = true;
+        signsOfLifeAsked.incrementAndGet();
+        try {
+            ex.execute(() -> {
+                Throwable silence = null;
+                try {
+                    c.getKubernetesVersion();
+                } catch (KubernetesClientException e) {
+                    silence = e.getCode() > 0 ? null : e;   // any HTTP answer, even an error status, is a sign of life
+                } catch (RuntimeException e) {
+                    silence = e;
+                }
+                Throwable result = silence;
+                onLoop(() -> onSignOfLife(gen, result));
+            });
+        } catch (RejectedExecutionException closing) {
+            signOfLifePending = false;
+        }
+    }
+
+    /** On the loop: a server that did not answer is reported, and a new informer on a new client replaces the old. */
+    private void onSignOfLife(long gen, Throwable silence) {
+        if (gen != generation) {
+            return;
+        }
+        signOfLifePending = false;
+        if (silence == null) {
+            return;
+        }
+        reportFailure("the API server at " + options.access().describe() + " did not answer GET /version within "
+                + options.requestTimeout().toMillis() + " ms (request-timeout) while watching the EndpointSlices of "
+                + source + ": it is hung or cut off (" + message(silence, options.requestTimeout())
+                + "); reconnecting", silence);
+        reconnect();
+    }
+
+    /** On the loop: drops the client and its informer (their news is ignored from now on) and connects anew. */
+    private void reconnect() {
+        SharedIndexInformer<EndpointSlice> oldInformer;
+        KubernetesClient oldClient;
+        ExecutorService oldExecutor;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            oldInformer = informer;
+            oldClient = client;
+            oldExecutor = clientExecutor;
+            informer = null;
+            client = null;
+            clientExecutor = null;
+        }
+        generation++;
+        synced = false;
+        notWatchingSince = -1;
+        signOfLifePending = false;
+        if (watchChecks != null) {
+            watchChecks.cancel(false);
+        }
+        if (signsOfLife != null) {
+            signsOfLife.cancel(false);
+        }
+        release(oldInformer, oldClient, oldExecutor);
+        try {
+            loop.schedule(this::connect, options.timings().reconnectInterval().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            // closed meanwhile
+        }
+    }
+
+    private void release(SharedIndexInformer<EndpointSlice> oldInformer, KubernetesClient oldClient,
+                         ExecutorService oldExecutor) {
+        try {
+            if (oldInformer != null) {
+                oldInformer.stop();
+            }
+            if (oldClient != null) {
+                oldClient.close();
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("k8s discovery: closing a client for {} failed", source, e);
+        }
+        if (oldExecutor != null) {
+            oldExecutor.shutdownNow();
         }
     }
 
@@ -338,32 +476,42 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
             executor = clientExecutor;
             l = loop;
         }
-        try {
-            if (toStop != null) {
-                toStop.stop();
+        release(toStop, toClose, executor);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        for (Thread t : clientThreads) {
+            if (t == Thread.currentThread()) {
+                continue;   // closed from a client thread: it ends when this call returns
             }
-            if (toClose != null) {
-                toClose.close();
+            try {
+                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
             }
-        } catch (RuntimeException e) {
-            LOG.debug("k8s discovery: closing the client for {} failed", source, e);
-        }
-        if (executor != null) {
-            executor.shutdownNow();
+            if (t.isAlive()) {
+                LOG.warn("k8s discovery: thread {} for {} did not stop within 5 s", t.getName(), source);
+            }
         }
         if (l != null) {
             l.shutdownNow();
-            if (Thread.currentThread() == loopThread) {
+            Thread t = loopThread;
+            if (t == null || Thread.currentThread() == t) {
                 return;     // closed from a listener call: the loop ends when this call returns
             }
+            // Until the thread itself has ended: awaitTermination returns while it is still exiting.
             try {
-                if (!l.awaitTermination(5, TimeUnit.SECONDS)) {
+                if (!l.awaitTermination(5, TimeUnit.SECONDS) || !joined(t, 5_000)) {
                     LOG.warn("k8s discovery: thread for {} did not stop within 5 s", source);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    private static boolean joined(Thread t, long millis) throws InterruptedException {
+        t.join(millis);
+        return !t.isAlive();
     }
 
     /** E.g. {@code k8s[prod/workers, port grpc, 3 endpoints]}. */
@@ -397,10 +545,10 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
                 String hint = kce.getCode() == 401 || kce.getCode() == 403
                         ? " (the account needs get, list and watch on endpointslices.discovery.k8s.io in this namespace)"
                         : "";
-                return "HTTP " + kce.getCode() + (status == null ? "" : " " + status) + hint;
+                return "HTTP " + kce.getCode() + (status == null ? "" : " " + PeerText.escape(status)) + hint;
             }
             if (c.getCause() == null || c.getCause() == c) {
-                return c.getClass().getSimpleName() + (c.getMessage() == null ? "" : ": " + c.getMessage());
+                return c.getClass().getSimpleName() + (c.getMessage() == null ? "" : ": " + PeerText.escape(c.getMessage()));
             }
         }
         return String.valueOf(t);
@@ -436,6 +584,11 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
         private static String version(EndpointSlice slice) {
             return slice == null || slice.getMetadata() == null ? null : slice.getMetadata().getResourceVersion();
         }
+    }
+
+    /** How many sign-of-life requests were sent. */
+    long signsOfLifeAsked() {
+        return signsOfLifeAsked.get();
     }
 
     /** The problems seen by the last evaluation; for tests. */

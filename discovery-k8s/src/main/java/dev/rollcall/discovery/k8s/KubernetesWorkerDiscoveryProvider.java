@@ -41,7 +41,10 @@ import java.util.regex.Pattern;
  *   <li>{@code request-timeout} (default {@code 10s}) and {@code resync} (default {@code 5m},
  *       {@code 0} turns it off);
  *   <li>{@code ip-family}: which address of a dual-stack pod is its candidate: {@code IPv4},
- *       {@code IPv6}, {@code PreferIPv4} (default) or {@code PreferIPv6} ({@link IpFamily}).
+ *       {@code IPv6}, {@code PreferIPv4} (default) or {@code PreferIPv6} ({@link IpFamily});
+ *   <li>{@code keepalive-time} (default {@code 5s}, at least {@code 100ms}): while it watches, how
+ *       often the backend asks the API server for a sign of life ({@code GET /version}); a silent
+ *       API server is reported within this plus {@code request-timeout}.
  * </ul>
  *
  * <p>Without {@code kubeconfig}, {@code context} and {@code master} the backend uses the pod's
@@ -66,11 +69,15 @@ public final class KubernetesWorkerDiscoveryProvider implements WorkerDiscoveryP
     static final String REQUEST_TIMEOUT = "request-timeout";
     static final String RESYNC = "resync";
     static final String IP_FAMILY = "ip-family";
+    static final String KEEPALIVE_TIME = "keepalive-time";
 
     static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
     static final Duration DEFAULT_RESYNC = Duration.ofMinutes(5);
     /** fabric8 raises shorter resync periods to one second anyway. */
     static final Duration MIN_RESYNC = Duration.ofSeconds(1);
+    /** A watch says nothing while nothing changes: silence alone tells nothing, an unanswered request does. */
+    static final Duration DEFAULT_KEEPALIVE_TIME = Duration.ofSeconds(5);
+    static final Duration MIN_KEEPALIVE_TIME = Duration.ofMillis(100);
 
     /** A Service name (RFC 1035 label). */
     private static final Pattern DNS_1035_LABEL = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
@@ -112,6 +119,7 @@ public final class KubernetesWorkerDiscoveryProvider implements WorkerDiscoveryP
         settings.raw(REQUEST_TIMEOUT);
         settings.raw(RESYNC);
         Optional<String> ipFamilyText = settings.raw(IP_FAMILY);
+        settings.raw(KEEPALIVE_TIME);
 
         String service = serviceText.orElseThrow(() -> ConfigurationException.missing(settings.fullKey(SERVICE),
                 "the name of the Kubernetes service whose endpoints are the workers"));
@@ -127,6 +135,11 @@ public final class KubernetesWorkerDiscoveryProvider implements WorkerDiscoveryP
             throw ConfigurationException.invalid(settings.fullKey(RESYNC), settings.raw(RESYNC).orElse(""),
                     "0 (no resync) or a duration of at least 1s");
         }
+        Duration keepalive = settings.positiveDuration(KEEPALIVE_TIME, DEFAULT_KEEPALIVE_TIME);
+        if (keepalive.compareTo(MIN_KEEPALIVE_TIME) < 0) {
+            throw ConfigurationException.invalid(settings.fullKey(KEEPALIVE_TIME),
+                    settings.raw(KEEPALIVE_TIME).orElse(keepalive.toString()), "a duration of at least 100ms");
+        }
         IpFamily ipFamily = ipFamilyText.map(text -> IpFamily.parse(text).orElseThrow(() ->
                 ConfigurationException.invalid(settings.fullKey(IP_FAMILY), text, IpFamily.choices())))
                 .orElse(IpFamily.DEFAULT);
@@ -134,7 +147,7 @@ public final class KubernetesWorkerDiscoveryProvider implements WorkerDiscoveryP
         ClusterAccess access = access(settings, kubeconfigText, contextText, master);
         String namespace = namespaceText.orElseGet(() -> defaultNamespace(settings, access));
         return new KubernetesSettings(service, namespace, port, tls, access, requestTimeout, resync,
-                KubernetesSettings.Timings.DEFAULT, ipFamily);
+                KubernetesSettings.Timings.DEFAULT, ipFamily, keepalive);
     }
 
     private static void requireLabel(Settings settings, String key, String value, Pattern pattern, String expected) {

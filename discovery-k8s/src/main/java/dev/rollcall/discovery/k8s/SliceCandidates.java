@@ -1,5 +1,6 @@
 package dev.rollcall.discovery.k8s;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
@@ -101,10 +102,12 @@ final class SliceCandidates {
             if (endpoints.isEmpty()) {
                 continue;   // a service without pods has slices with no endpoints and often no ports: not a problem
             }
-            String where = "EndpointSlice " + namespace(slice) + "/" + name(slice);
+            // Names, types and addresses come from the API server: escaped and bounded before any log or reason.
+            String where = "EndpointSlice " + PeerText.escape(namespace(slice)) + "/" + PeerText.escape(name(slice));
             String type = slice.getAddressType();
             if (!"IPv4".equals(type) && !"IPv6".equals(type) && !"FQDN".equals(type)) {
-                problems.add(where + ": skipping the slice: addressType '" + type + "' is not IPv4, IPv6 or FQDN");
+                problems.add(where + ": skipping the slice: addressType '" + PeerText.escape(type)
+                        + "' is not IPv4, IPv6 or FQDN");
                 continue;
             }
             int rank = family.rank(type);
@@ -113,7 +116,7 @@ final class SliceCandidates {
             }
             PortSelector.Choice choice = ports.choose(slice.getPorts());
             if (choice instanceof PortSelector.Unusable unusable) {
-                problems.add(where + ": skipping the slice: " + unusable.reason());
+                problems.add(where + ": skipping the slice: " + PeerText.escape(unusable.reason(), 1024));
                 continue;
             }
             int port = ((PortSelector.Chosen) choice).port();
@@ -130,7 +133,8 @@ final class SliceCandidates {
                     try {
                         candidate = endpoint(type, address, port, tls, labels);
                     } catch (IllegalArgumentException e) {
-                        problems.add(where + ": skipping address '" + address + "': " + e.getMessage());
+                        problems.add(where + ": skipping address '" + PeerText.escape(address) + "': "
+                                + PeerText.escape(e.getMessage()));
                         continue;
                     }
                     Found found = new Found(candidate, rank, state);

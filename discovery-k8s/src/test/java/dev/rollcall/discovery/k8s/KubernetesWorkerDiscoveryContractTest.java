@@ -5,14 +5,18 @@ import static dev.rollcall.discovery.k8s.Slices.port;
 import static dev.rollcall.discovery.k8s.Slices.ready;
 import static dev.rollcall.discovery.k8s.Slices.slice;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.discovery.WorkerDiscovery;
 import dev.rollcall.testkit.WorkerDiscoveryContract;
+import dev.rollcall.testkit.faults.FaultProxies;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -59,9 +63,9 @@ class KubernetesWorkerDiscoveryContractTest extends WorkerDiscoveryContract {
 
     /** Through the provider's options, with the short reconnect timings no setting reaches. */
     @Override
-    protected WorkerDiscovery newDiscovery() {
+    protected WorkerDiscovery newDiscovery(Map<String, String> settings) {
         Map<String, String> full = new HashMap<>();
-        settings().forEach((k, v) -> full.put(KubernetesWorkerDiscoveryTest.PREFIX + k, v));
+        settings.forEach((k, v) -> full.put(KubernetesWorkerDiscoveryTest.PREFIX + k, v));
         return new KubernetesWorkerDiscovery(new KubernetesWorkerDiscoveryProvider()
                 .options(Settings.of(full).scope(KubernetesWorkerDiscoveryTest.PREFIX))
                 .withTimings(KubernetesWorkerDiscoveryTest.FAST));
@@ -90,6 +94,29 @@ class KubernetesWorkerDiscoveryContractTest extends WorkerDiscoveryContract {
         api.client().discovery().v1().endpointSlices().inNamespace(NS).resource(slice("two-ports", SERVICE, "IPv4",
                 List.of(port("metrics", 9090), port("grpc", 7001)), ready("127.0.0.99", "two-ports"))).create();
         return "EndpointSlice " + NS + "/two-ports";
+    }
+
+    /**
+     * A slice whose name holds it. The mock stores any name; a real API server allows only DNS
+     * names, but the backend must not rely on the server it talks to for what reaches its log.
+     */
+    @Override
+    protected Optional<String> writeHostileEntry(String hostile) {
+        String name = "hostile" + hostile;
+        api.client().discovery().v1().endpointSlices().inNamespace(NS).resource(slice(name, SERVICE, "IPv4",
+                List.of(port("metrics", 9090), port("grpc", 7001)), ready("127.0.0.98", "hostile"))).create();
+        return Optional.of("EndpointSlice " + NS + "/" + PeerText.escape(name) + ": skipping the slice");
+    }
+
+    /**
+     * Through a proxy, asking the API server for a sign of life every 300 ms, 500 ms to answer:
+     * the README's bound is keepalive-time + request-timeout.
+     */
+    @Override
+    protected Optional<SilentServer> silentServer(FaultProxies proxies) {
+        String via = "http://" + proxies.tcp(api.port()).hostAndPort() + "/";
+        return Optional.of(new SilentServer(Map.of("service", SERVICE, "namespace", NS, "master", via,
+                "keepalive-time", "300ms", "request-timeout", "500ms"), Duration.ofMillis(800)));
     }
 
     @Override

@@ -112,6 +112,15 @@ class KubernetesWorkerDiscoveryProviderTest {
     }
 
     @Test
+    void readsKeepaliveTimeAndRejectsOneBelow100Ms() {
+        assertThat(options(nowhere(), withMaster(Map.of("service", "compute"))).silenceBound())
+                .as("the README's bound for a silent API server").isEqualTo(java.time.Duration.ofSeconds(15));
+        assertThatThrownBy(() -> options(nowhere(), withMaster(Map.of("service", "compute", "keepalive-time", "50ms"))))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining(PREFIX + "keepalive-time").hasMessageContaining("100ms");
+    }
+
+    @Test
     void rejectsAMasterThatIsNotAnHttpUrl() {
         assertThatThrownBy(() -> options(nowhere(), Map.of("service", "compute", "namespace", "ns",
                 "master", "127.0.0.1:6443")))

@@ -1,5 +1,6 @@
 package dev.rollcall.discovery.staticlist;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import java.io.IOException;
 import java.io.InputStream;
@@ -71,7 +72,9 @@ final class EndpointFile {
                 endpoints.add(WorkerEndpoint.parse(item));
             } catch (IllegalArgumentException e) {
                 skipped++;
-                LOG.warn("{}:{}: skipping malformed line, keeping the others: {}", source, i + 1, e.getMessage());
+                // The line is the file's, not ours: escaped, so that it cannot forge a log line or move a cursor.
+                LOG.warn("{}:{}: skipping malformed line, keeping the others: {}", source, i + 1,
+                        PeerText.escape(e.getMessage()));
             }
         }
         return new Parsed(Collections.unmodifiableSet(endpoints), skipped);

@@ -3,6 +3,7 @@ package dev.rollcall.discovery.staticlist;
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
 import static java.nio.file.StandardCopyOption.REPLACE_EXISTING;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.testkit.WorkerDiscoveryContract;
 import java.io.IOException;
@@ -10,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,6 +27,7 @@ class StaticWorkerDiscoveryContractTest extends WorkerDiscoveryContract {
     Path dir;
 
     private String malformedLine;
+    private String hostileLines;
     private String content = "";
 
     private Path file() {
@@ -44,7 +47,7 @@ class StaticWorkerDiscoveryContractTest extends WorkerDiscoveryContract {
     @Override
     protected void writeCandidates(Set<WorkerEndpoint> candidates) throws IOException {
         // The malformed line first, so that its line number stays 1.
-        content = (malformedLine == null ? "" : malformedLine + "\n")
+        content = (malformedLine == null ? "" : malformedLine + "\n") + (hostileLines == null ? "" : hostileLines + "\n")
                 + candidates.stream().map(e -> e.url() + "\n").collect(Collectors.joining());
         replaceFile();
     }
@@ -55,6 +58,20 @@ class StaticWorkerDiscoveryContractTest extends WorkerDiscoveryContract {
         content = malformedLine + "\n" + content;
         replaceFile();
         return file().toAbsolutePath() + ":1";
+    }
+
+    /**
+     * A line that is no endpoint, with the hostile text after it: its line break makes the rest a
+     * line of its own, whose terminal escape the WARN about it must not repeat raw.
+     */
+    @Override
+    protected Optional<String> writeHostileEntry(String hostile) throws IOException {
+        hostileLines = "grpc//hostile" + hostile;
+        content = hostileLines + "\n" + content;
+        replaceFile();
+        String secondLine = hostile.substring(hostile.indexOf('\n') + 1);
+        return Optional.of(file().toAbsolutePath() + ":2: skipping malformed line, keeping the others: invalid worker"
+                + " endpoint '" + PeerText.escape(secondLine) + "'");
     }
 
     @Override

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.nodes.PersistentNode;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * ({@code session-timeout}, default 15 s). {@link #close()} deletes the node at once. If the
  * session expires while the worker lives (ZooKeeper was unreachable for longer than the session
  * timeout), or someone deletes the node, Curator's {@code PersistentNode} creates it again on the
- * new session, in the background.
+ * new session, in the background, at once: this registration watches its node, logs a WARN naming
+ * the node and the worker when someone else deletes it, and an INFO when it is back.
  *
  * <p><b>Threads.</b> Curator's own threads (its event thread and ZooKeeper's I/O threads) keep the
  * node; this class starts none of its own. Thread-safe.
@@ -75,8 +77,13 @@ final class ZooKeeperRegistration implements WorkerRegistration {
             c = settings.newClient(1);
             n = new PersistentNode(c, CreateMode.EPHEMERAL, false, nodePath, data);
             n.getListenable().addListener(path -> {
-                creations.incrementAndGet();
-                LOG.debug("worker {}: ZooKeeper node {} created", worker, path);
+                long count = creations.incrementAndGet();
+                if (count == 1) {
+                    LOG.debug("worker {}: ZooKeeper node {} created", worker, path);
+                } else {
+                    LOG.info("worker {}: ZooKeeper node {} written again", worker, path);
+                }
+                watchForDeletion(c);
             });
             client = c;
             node = n;
@@ -102,6 +109,34 @@ final class ZooKeeperRegistration implements WorkerRegistration {
                     + " on " + settings.connect() + ": not acknowledged within " + settings.callBudgetMillis() + " ms");
         }
         LOG.debug("worker {} registered at ZooKeeper node {}", worker, nodePath);
+    }
+
+    /**
+     * Arms a one-shot watch on the node, so that a deletion by someone else is logged; Curator's
+     * {@code PersistentNode} writes the node again by itself (and calls back here, which arms the
+     * next watch). A session expiry is no deletion by someone else: it is logged by the re-creation.
+     */
+    private void watchForDeletion(CuratorFramework c) {
+        Watcher watcher = event -> {
+            if (event.getType() == Watcher.Event.EventType.NodeDeleted && !isClosed()) {
+                LOG.warn("worker {}: its ZooKeeper node {} on {} was deleted while the worker lives (by an operator or"
+                        + " another client); writing it again", worker, nodePath, settings.connect());
+            } else if (event.getType() != Watcher.Event.EventType.None && !isClosed()) {
+                watchForDeletion(c);    // its data changed: keep watching
+            }
+        };
+        try {
+            c.checkExists().usingWatcher(watcher).inBackground().forPath(nodePath);
+        } catch (Exception e) {
+            LOG.debug("worker {}: cannot watch ZooKeeper node {}: {}", worker, nodePath,
+                    ZooKeeperWorkerDiscovery.describe(e));
+        }
+    }
+
+    private boolean isClosed() {
+        synchronized (lock) {
+            return closed;
+        }
     }
 
     /** Undoes a failed start: nothing may stay running. */

@@ -1,6 +1,7 @@
 package dev.rollcall.discovery.zookeeper;
 
 import dev.rollcall.api.Backoff;
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.discovery.CandidateListener;
 import dev.rollcall.api.discovery.WorkerDiscovery;
@@ -182,6 +183,7 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
     /** Reads one child into {@code into}; returns whether it changed. */
     private boolean readChild(String child, Map<String, WorkerEndpoint> into) throws Exception {
         String path = settings.childPath(child);
+        String shown = PeerText.escape(path);   // ZooKeeper allows bidi controls in names
         byte[] data;
         try {
             data = client.getData().forPath(path);
@@ -192,11 +194,11 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
         try {
             endpoint = WorkerNode.parse(data);
         } catch (IllegalArgumentException e) {
-            LOG.warn("skipping ZooKeeper node {} on {}: {}", path, settings.connect(), e.getMessage());
+            LOG.warn("skipping ZooKeeper node {} on {}: {}", shown, settings.connect(), PeerText.escape(e.getMessage()));
             return into.remove(child) != null;
         }
         if (endpoint.isEmpty()) {
-            LOG.debug("{} is an x-discovery instance marked disabled: not a candidate", path);
+            LOG.debug("{} is an x-discovery instance marked disabled: not a candidate", shown);
             return into.remove(child) != null;
         }
         return !endpoint.get().equals(into.put(child, endpoint.get()));
@@ -235,7 +237,7 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
                 Thread.currentThread().interrupt();
                 return;
             } catch (Exception e) {
-                failed("cannot read " + path + " from ZooKeeper " + settings.connect(), e);
+                failed("cannot read " + PeerText.escape(path) + " from ZooKeeper " + settings.connect(), e);
                 return;
             }
         }
@@ -326,10 +328,10 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
     /** A short reason, e.g. {@code ConnectionLoss for /rollcall/workers}; ZooKeeper's messages carry no secrets. */
     static String describe(Throwable t) {
         if (t instanceof KeeperException k) {
-            return k.code() + (k.getPath() == null ? "" : " for " + k.getPath());
+            return k.code() + (k.getPath() == null ? "" : " for " + PeerText.escape(k.getPath()));
         }
         String m = t.getMessage();
-        return m == null || m.isBlank() ? t.getClass().getSimpleName() : m;
+        return m == null || m.isBlank() ? t.getClass().getSimpleName() : PeerText.escape(m);
     }
 
     // ---- any thread -------------------------------------------------------------------------
@@ -352,9 +354,11 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
             return;
         }
         l.shutdownNow(); // interrupts a read in progress and drops scheduled retries
-        if (Thread.currentThread() != loopThread) {
+        Thread t = loopThread;
+        if (t != null && Thread.currentThread() != t) {
+            // Until the thread itself has ended: awaitTermination returns while it is still exiting.
             try {
-                if (!l.awaitTermination(settings.callBudgetMillis(), TimeUnit.MILLISECONDS)) {
+                if (!l.awaitTermination(settings.callBudgetMillis(), TimeUnit.MILLISECONDS) || !join(t)) {
                     LOG.warn("thread {} did not stop; it is a daemon and will not keep the JVM alive", THREAD_NAME);
                 }
             } catch (InterruptedException e) {
@@ -370,6 +374,12 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
             }
         }
         LOG.debug("stopped watching {} on ZooKeeper {}", settings.path(), settings.connect());
+    }
+
+    /** Waits for {@code t}, whose executor has terminated, to end; true once it has. */
+    private boolean join(Thread t) throws InterruptedException {
+        t.join(settings.callBudgetMillis());
+        return !t.isAlive();
     }
 
     /** E.g. {@code zookeeper[10.0.0.1:2181, path=/rollcall/workers, 3 workers]}; never the password. */

@@ -14,6 +14,7 @@ import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.core.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.testkit.ConsoleCapture;
 import dev.rollcall.testkit.WorkerFleet;
 import dev.rollcall.testkit.WorkerProcess;
 import dev.rollcall.testkit.zookeeper.ZooKeeperServer;
@@ -185,6 +186,43 @@ class ZooKeeperRegistrationTest {
             registration.close();
         }
         assertThat(zk.children(path)).isEmpty();
+    }
+
+    /**
+     * An operator (or a script, or another client) deletes the live worker's ephemeral node: the
+     * registration notices and writes it again at once, with a WARN and an INFO naming the node and
+     * the worker; after close() the node is gone for good.
+     */
+    @Test
+    void writesItsNodeAgainWhenSomeoneElseDeletesItAndNoLongerOnceClosed() {
+        WorkerInfo self = WorkerInfo.of(WorkerEndpoint.of("127.0.0.1", 7104), "1.0.0");
+        ZooKeeperRegistration registration = (ZooKeeperRegistration) new ZooKeeperRegistrationProvider().create(self,
+                ZooKeeper.settings(Map.of("connect", server.connectString(), "path", path, "session-timeout", "10s")));
+        String node = path + "/127.0.0.1_7104";
+        String log;
+        try (ConsoleCapture console = new ConsoleCapture()) {
+            registration.start();
+            long first = zk.stat(node).map(Stat::getCzxid).orElseThrow();
+
+            zk.delete(node);
+
+            await().atMost(WAIT).until(() -> zk.stat(node).map(Stat::getCzxid).filter(c -> c != first).isPresent());
+            await().atMost(WAIT).untilAsserted(() -> assertThat(registration.creations()).isEqualTo(2));
+            if (ConsoleCapture.seesLogs()) {
+                await().atMost(WAIT).until(() -> console.text().contains("written again"));
+            }
+            log = console.text();
+        } finally {
+            registration.close();
+        }
+        if (ConsoleCapture.seesLogs()) {
+            assertThat(log.lines().filter(l -> l.contains(" WARN ") && l.contains(node)
+                    && l.contains("grpc://127.0.0.1:7104") && l.contains("deleted"))).hasSize(1);
+            assertThat(log.lines().filter(l -> l.contains(" INFO ") && l.contains(node)
+                    && l.contains("grpc://127.0.0.1:7104") && l.contains("written again"))).hasSize(1);
+        }
+        assertThat(zk.stat(node)).as("removed by close()").isEmpty();
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> zk.stat(node).isEmpty());
     }
 
     @Test

@@ -1,11 +1,15 @@
 package dev.rollcall.discovery.zookeeper;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.testkit.WorkerDiscoveryContract;
+import dev.rollcall.testkit.faults.FaultProxies;
 import dev.rollcall.testkit.zookeeper.ZooKeeperServer;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -48,6 +52,19 @@ class ZooKeeperWorkerDiscoveryContractTest extends WorkerDiscoveryContract {
                 "connection-timeout", "1s", "backoff.initial", "100ms", "backoff.max", "500ms");
     }
 
+    /**
+     * Through a proxy, with a 3 s session: ZooKeeper's client hears from the server (answers or
+     * pings) at least every third of it and gives the connection up after two thirds of it, 2 s,
+     * the bound the README gives.
+     */
+    @Override
+    protected Optional<SilentServer> silentServer(FaultProxies proxies) {
+        String via = proxies.tcp(server.port()).hostAndPort();
+        return Optional.of(new SilentServer(Map.of("connect", via, "path", PATH, "session-timeout", "3s",
+                "connection-timeout", "1s", "backoff.initial", "100ms", "backoff.max", "500ms"),
+                Duration.ofMillis(2000)));
+    }
+
     @Override
     protected void writeCandidates(Set<WorkerEndpoint> candidates) {
         Set<String> nodes = new HashSet<>();
@@ -66,6 +83,13 @@ class ZooKeeperWorkerDiscoveryContractTest extends WorkerDiscoveryContract {
         String node = PATH + "/malformed";
         zk.put(node, "{\"name\":\"workers\",\"id\":\"malformed\",\"address\":\"127.0.0.99\"}");
         return node;
+    }
+
+    /** A node whose data is a URL with the hostile text in it; ZooKeeper allows no control characters in names. */
+    @Override
+    protected Optional<String> writeHostileEntry(String hostile) {
+        zk.put(PATH + "/hostile", "grpc://127.0.0.98:7098" + hostile);
+        return Optional.of(PeerText.escape(hostile));
     }
 
     @Override

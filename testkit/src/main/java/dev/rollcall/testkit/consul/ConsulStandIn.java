@@ -68,7 +68,9 @@ import org.slf4j.LoggerFactory;
  *       {@code X-Consul-Index} header, and blocking:
  *       with {@code index > 0} the request waits until the service's index exceeds it or
  *       {@code wait} (default 5m, at most 10m, plus up to {@code wait/16} of random jitter) has
- *       passed, then answers with the current state.</li>
+ *       passed, then answers with the current state;</li>
+ *   <li>{@code GET /v1/status/leader}: the leader's server RPC address as a JSON string (no ACL
+ *       needed, as in Consul).</li>
  * </ul>
  * A TTL check that is not updated within its TTL turns {@code critical} with output
  * {@code TTL expired}; a service whose check stayed critical for its
@@ -487,6 +489,10 @@ public final class ConsulStandIn implements AutoCloseable {
         if (path.equals("/v1/agent/service/register")) {
             requireMethod(put, r);
             return register(body, caller);
+        }
+        if (path.equals("/v1/status/leader")) {
+            requireMethod(get, r);
+            return new Reply(200, "\"" + nodeAddress + ":8300\"", true, -1, false);    // Consul: no ACL needed
         }
         if (path.startsWith("/v1/agent/service/deregister/")) {
             requireMethod(put, r);

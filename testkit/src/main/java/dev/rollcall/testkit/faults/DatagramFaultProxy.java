@@ -17,6 +17,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,12 +40,13 @@ public final class DatagramFaultProxy implements AutoCloseable {
     private final ScheduledExecutorService later;
     private final AtomicLong dropped = new AtomicLong();
     private volatile boolean blackholed;
+    private volatile Predicate<byte[]> dropFromClients = datagram -> false;
     private volatile long delayNanos;
     private volatile boolean closed;
 
-    private DatagramFaultProxy(InetSocketAddress target) throws IOException {
+    private DatagramFaultProxy(InetSocketAddress target, int listenPort) throws IOException {
         this.target = target;
-        this.listener = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        this.listener = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), listenPort));
         String prefix = "rollcall-fault-proxy-udp-" + listener.getLocalPort();
         this.later = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, prefix + "-delay"));
         daemon(this::relayQuestions, prefix + "-in").start();
@@ -57,10 +59,19 @@ public final class DatagramFaultProxy implements AutoCloseable {
             throw new IllegalArgumentException("fault proxy: " + target + " is not a loopback address");
         }
         try {
-            return new DatagramFaultProxy(target);
+            return new DatagramFaultProxy(target, 0);
         } catch (IOException e) {
             throw new UncheckedIOException("fault proxy: cannot bind a loopback UDP port", e);
         }
+    }
+
+    /** A relay on loopback UDP port {@code listenPort} ({@code 0}: a free one) in front of {@code target}. */
+    static DatagramFaultProxy listeningOn(int listenPort, InetSocketAddress target) throws IOException {
+        Objects.requireNonNull(target, "target");
+        if (target.getAddress() == null || !target.getAddress().isLoopbackAddress()) {
+            throw new IllegalArgumentException("fault proxy: " + target + " is not a loopback address");
+        }
+        return new DatagramFaultProxy(target, listenPort);
     }
 
     /** A relay in front of UDP {@code port} on the loopback address. */
@@ -73,9 +84,10 @@ public final class DatagramFaultProxy implements AutoCloseable {
         return listener.getLocalPort();
     }
 
-    /** Relay everything at once from now on. */
+    /** Relay everything at once from now on (heals {@link #blackhole}, {@link #delay} and {@link #dropFromClients}). */
     public void pass() {
         blackholed = false;
+        dropFromClients = datagram -> false;
         delayNanos = 0;
     }
 
@@ -92,7 +104,17 @@ public final class DatagramFaultProxy implements AutoCloseable {
         delayNanos = delay.toNanos();
     }
 
-    /** Datagrams dropped while blackholed. */
+    /**
+     * From now on drop every datagram from a client that {@code matching} accepts (it gets a copy
+     * of the datagram's bytes); the others are relayed as before. A server that answers some
+     * questions and ignores others: {@code proxy.dropFromClients(q -> isFollowUp(q))}.
+     * {@code d -> false} relays everything again.
+     */
+    public void dropFromClients(Predicate<byte[]> matching) {
+        dropFromClients = Objects.requireNonNull(matching, "matching");
+    }
+
+    /** Datagrams dropped while blackholed or by {@link #dropFromClients}. */
     public long dropped() {
         return dropped.get();
     }
@@ -119,7 +141,12 @@ public final class DatagramFaultProxy implements AutoCloseable {
                 listener.receive(in);
                 SocketAddress client = in.getSocketAddress();
                 DatagramSocket upstream = upstreams.computeIfAbsent(client, this::upstreamFor);
-                send(upstream, new DatagramPacket(Arrays.copyOf(in.getData(), in.getLength()), in.getLength(), target));
+                byte[] bytes = Arrays.copyOf(in.getData(), in.getLength());
+                if (dropFromClients.test(bytes.clone())) {
+                    dropped.incrementAndGet();
+                    continue;
+                }
+                send(upstream, new DatagramPacket(bytes, bytes.length, target));
             } catch (IOException | UncheckedIOException e) {
                 if (!closed) {
                     log.warn("fault proxy udp {} stopped relaying", port(), e);

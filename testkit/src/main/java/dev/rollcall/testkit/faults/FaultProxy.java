@@ -82,9 +82,16 @@ public final class FaultProxy implements AutoCloseable {
     private long delayNanos;
     private volatile boolean closed;
 
-    private FaultProxy(InetSocketAddress target) throws IOException {
+    private FaultProxy(InetSocketAddress target, int listenPort) throws IOException {
         this.target = target;
-        this.listener = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
+        this.listener = new ServerSocket();
+        this.listener.setReuseAddress(true);
+        try {
+            this.listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), listenPort), 200);
+        } catch (IOException e) {
+            this.listener.close();
+            throw e;
+        }
         this.acceptor = daemon(this::acceptForever, "accept");
         this.acceptor.start();
     }
@@ -94,10 +101,22 @@ public final class FaultProxy implements AutoCloseable {
         Objects.requireNonNull(target, "target");
         requireLoopback(target);
         try {
-            return new FaultProxy(target);
+            return new FaultProxy(target, 0);
         } catch (IOException e) {
             throw new UncheckedIOException("fault proxy: cannot listen on loopback", e);
         }
+    }
+
+    /**
+     * A proxy listening on loopback port {@code listenPort} in front of {@code target}: for
+     * {@link FaultProxies#tcpAndUdp}, which needs one port number for TCP and UDP alike.
+     *
+     * @throws IOException when that port is taken
+     */
+    static FaultProxy listeningOn(int listenPort, InetSocketAddress target) throws IOException {
+        Objects.requireNonNull(target, "target");
+        requireLoopback(target);
+        return new FaultProxy(target, listenPort);
     }
 
     /** A proxy in front of the worker at {@code endpoint} (plaintext or TLS alike: bytes are bytes). */

@@ -181,27 +181,10 @@ class FaultProxyTest {
 
     @Test
     void theDatagramProxyRelaysAndDropsWhenBlackholed() throws IOException {
-        DatagramSocket server = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        open.add(server);
-        Thread echo = new Thread(() -> {
-            byte[] buf = new byte[512];
-            while (!server.isClosed()) {
-                DatagramPacket p = new DatagramPacket(buf, buf.length);
-                try {
-                    server.receive(p);
-                    server.send(new DatagramPacket(p.getData(), p.getLength(), p.getSocketAddress()));
-                } catch (IOException closed) {
-                    return;
-                }
-            }
-        }, "udp-echo");
-        echo.setDaemon(true);
-        echo.start();
+        DatagramSocket server = udpEcho(0);
         DatagramFaultProxy proxy = DatagramFaultProxy.to(server.getLocalPort());
         open.add(proxy);
-        DatagramSocket client = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        open.add(client);
-        client.setSoTimeout(2_000);
+        DatagramSocket client = udpClient();
         InetSocketAddress to = new InetSocketAddress(InetAddress.getLoopbackAddress(), proxy.port());
 
         client.send(new DatagramPacket(new byte[] {1, 2, 3}, 3, to));
@@ -217,13 +200,115 @@ class FaultProxyTest {
         assertThat(proxy.dropped()).isEqualTo(1);
     }
 
+    @Test
+    void theDatagramProxyDropsOnlyTheClientDatagramsItIsToldToUntilPass() throws IOException {
+        DatagramSocket server = udpEcho(0);
+        DatagramFaultProxy proxy = DatagramFaultProxy.to(server.getLocalPort());
+        open.add(proxy);
+        DatagramSocket client = udpClient();
+        InetSocketAddress to = new InetSocketAddress(InetAddress.getLoopbackAddress(), proxy.port());
+
+        proxy.dropFromClients(datagram -> datagram[0] == 9);
+        client.send(new DatagramPacket(new byte[] {9}, 1, to));
+        client.send(new DatagramPacket(new byte[] {1}, 1, to));
+        DatagramPacket answer = new DatagramPacket(new byte[16], 16);
+        client.receive(answer);
+        assertThat(answer.getData()[0]).as("the first answer is to the datagram not dropped").isEqualTo((byte) 1);
+        assertThat(proxy.dropped()).isEqualTo(1);
+
+        proxy.pass();
+        client.send(new DatagramPacket(new byte[] {9}, 1, to));
+        client.receive(answer);
+        assertThat(answer.getData()[0]).isEqualTo((byte) 9);
+    }
+
+    @Test
+    void faultProxiesPutTcpAndUdpOnOnePortAndSilenceThemTogether() throws IOException {
+        // A server on one port number for both, as a DNS server is.
+        EchoServer tcpServer = null;
+        DatagramSocket udpServer = null;
+        for (int i = 0; i < 20 && tcpServer == null; i++) {
+            DatagramSocket candidate = udpEcho(0);
+            try {
+                tcpServer = new EchoServer("t", candidate.getLocalPort());
+                open.add(tcpServer);
+                udpServer = candidate;
+            } catch (IOException taken) {
+                candidate.close();
+            }
+        }
+        assertThat(udpServer).as("a port free for TCP and UDP").isNotNull();
+        FaultProxies proxies = new FaultProxies();
+        open.add(proxies);
+
+        int port = proxies.tcpAndUdp(udpServer.getLocalPort());
+
+        assertThat(proxies.ports()).containsExactly(port);
+        Socket s = new Socket(InetAddress.getLoopbackAddress(), port);
+        open.add(s);
+        s.setSoTimeout(2_000);
+        assertThat(ask(s, "over tcp")).isEqualTo("t over tcp");
+        DatagramSocket client = udpClient();
+        InetSocketAddress to = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+        client.send(new DatagramPacket(new byte[] {7}, 1, to));
+        DatagramPacket answer = new DatagramPacket(new byte[16], 16);
+        client.receive(answer);
+        assertThat(answer.getData()[0]).isEqualTo((byte) 7);
+
+        proxies.blackhole();
+        s.setSoTimeout(300);
+        s.getOutputStream().write("held\n".getBytes(StandardCharsets.UTF_8));
+        assertThatThrownBy(() -> readLine(s.getInputStream())).isInstanceOf(SocketTimeoutException.class);
+        client.setSoTimeout(300);
+        client.send(new DatagramPacket(new byte[] {8}, 1, to));
+        assertThatThrownBy(() -> client.receive(new DatagramPacket(new byte[16], 16)))
+                .isInstanceOf(SocketTimeoutException.class);
+
+        proxies.pass();
+        s.setSoTimeout(2_000);
+        assertThat(readLine(s.getInputStream())).isEqualTo("t held");
+    }
+
+    private DatagramSocket udpClient() throws IOException {
+        DatagramSocket client = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        open.add(client);
+        client.setSoTimeout(2_000);
+        return client;
+    }
+
+    /** A UDP server on loopback {@code port} (0: a free one) that sends every datagram back. */
+    private DatagramSocket udpEcho(int port) throws IOException {
+        DatagramSocket server = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        open.add(server);
+        Thread echo = new Thread(() -> {
+            byte[] buf = new byte[512];
+            while (!server.isClosed()) {
+                DatagramPacket p = new DatagramPacket(buf, buf.length);
+                try {
+                    server.receive(p);
+                    server.send(new DatagramPacket(p.getData(), p.getLength(), p.getSocketAddress()));
+                } catch (IOException closed) {
+                    return;
+                }
+            }
+        }, "udp-echo");
+        echo.setDaemon(true);
+        echo.start();
+        return server;
+    }
+
     /** Answers each line with "name line"; counts connections. */
     private static final class EchoServer implements AutoCloseable {
-        private final ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        private final ServerSocket socket;
         private final String name;
         private final List<Socket> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         EchoServer(String name) throws IOException {
+            this(name, 0);
+        }
+
+        EchoServer(String name, int port) throws IOException {
+            this.socket = new ServerSocket(port, 50, InetAddress.getLoopbackAddress());
             this.name = name;
             Thread t = new Thread(this::serve, "echo-" + name);
             t.setDaemon(true);
