@@ -173,6 +173,9 @@ class WorkerResolverTest {
         assertThat(s.info().orElseThrow().version()).isEqualTo("2.0.0");
         assertThat(s.info().orElseThrow().instanceId()).isNotEqualTo(firstInstance).isEqualTo(w.instanceId());
         assertThat(r.workers()).isEmpty();
+        // Listeners may skip snapshots (latest wins): let this one see the rejection before it ends.
+        await().atMost(WAIT).until(() -> !published.isEmpty() && published.get(published.size() - 1)
+                .status(w.endpoint().url()).map(WorkerStatus::state).orElse(null) == State.REJECTED);
 
         w.restart("1.6.0");
         assertThat(r.awaitWorkers(1, WAIT).workers()).extracting(WorkerInfo::version).containsExactly("1.6.0");

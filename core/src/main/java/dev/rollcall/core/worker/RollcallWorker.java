@@ -102,6 +102,7 @@ public final class RollcallWorker implements AutoCloseable {
     private RollcallWorker(WorkerServer server, WorkerInfoService info, WorkerEndpoint endpoint, ExecutorService executor,
                            BufferAllocator ownAllocator, long shutdownGraceMillis, long drainQuietMillis,
                            CallsInFlight calls) {
+        PushThread.hold(); // released by close()
         this.drainQuietMillis = drainQuietMillis;
         this.server = server;
         this.calls = calls;
@@ -246,6 +247,7 @@ public final class RollcallWorker implements AutoCloseable {
         if (ownAllocator != null) {
             ownAllocator.close();
         }
+        PushThread.release();
         log.debug("worker {} version '{}' stopped", endpoint.url(), info.version());
     }
 

@@ -91,6 +91,21 @@ class RollcallWorkerTest {
     }
 
     @Test
+    void onceTheLastWorkerIsClosedItsPushThreadEndsWithoutWaitingOutItsIdleTime() throws Exception {
+        try (RollcallWorker worker = RollcallWorker.builder().start()) {
+            worker.drain(); // a push: the shared push thread runs
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> pushThreads() > 0);
+        }
+        // Its idle time is 10 s while a worker is open; a test's thread census allows less.
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(3)).until(() -> pushThreads() == 0);
+    }
+
+    private static long pushThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().startsWith("rollcall-worker-push")).count();
+    }
+
+    @Test
     void versionDefaultsToEmpty() throws Exception {
         try (RollcallWorker worker = RollcallWorker.builder().start()) {
             assertThat(WorkerProbe.info(worker.endpoint(), TIMEOUT).get(10, TimeUnit.SECONDS).version()).isEmpty();
