@@ -27,6 +27,11 @@ final class PushThread {
         return SHARED;
     }
 
+    /** Workers open now (for tests). */
+    static synchronized int holders() {
+        return holders;
+    }
+
     /** A worker opened: the thread may idle between its pushes and heartbeats. */
     static synchronized void hold() {
         if (holders++ == 0) {

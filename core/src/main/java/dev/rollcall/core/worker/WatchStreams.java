@@ -57,6 +57,7 @@ final class WatchStreams {
     void remove(WatchStream stream) {
         streams.remove(stream);
         stream.cancelled();
+        cancelSweepIfIdle();
     }
 
     int size() {
@@ -84,6 +85,21 @@ final class WatchStreams {
         for (WatchStream s : streams) {
             streams.remove(s);
             s.complete(last);
+        }
+        cancelSweepIfIdle();
+    }
+
+    /**
+     * With no stream left, no sweep waits either: a closed worker leaves nothing queued on the
+     * shared push thread, which can then end (a sweep set for a 60 s heartbeat used to keep it up that long).
+     */
+    private void cancelSweepIfIdle() {
+        synchronized (sweepLock) {
+            if (sweep != null && streams.isEmpty()) {
+                sweep.cancel(false);
+                sweep = null;
+                sweepToken++;
+            }
         }
     }
 

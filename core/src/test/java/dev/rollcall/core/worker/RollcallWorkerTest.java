@@ -96,8 +96,9 @@ class RollcallWorkerTest {
             worker.drain(); // a push: the shared push thread runs
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> pushThreads() > 0);
         }
+        assertThat(PushThread.holders()).as("workers still open in this JVM (a test that leaks one?)").isZero();
         // Its idle time is 10 s while a worker is open; a test's thread census allows less.
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(3)).until(() -> pushThreads() == 0);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(3)).alias("queue " + PushThread.shared().getQueue()).until(() -> pushThreads() == 0);
     }
 
     private static long pushThreads() {
