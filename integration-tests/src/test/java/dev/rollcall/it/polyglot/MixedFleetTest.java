@@ -1,6 +1,7 @@
 package dev.rollcall.it.polyglot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.rollcall.api.ServiceInfo;
 import dev.rollcall.api.Visibility;
@@ -44,7 +45,7 @@ class MixedFleetTest {
                 "--service", "demo.v1.Orders=external"));
         ReferenceWorker oldPython = closer.add(ReferenceWorker.start(Language.PYTHON, "2.2.0"));
         WorkerResolver r = closer.add(WorkerResolver.builder().discovery(discovery)
-                .policy(SemverRangePolicy.of("^1.0")).fetchSchemas(false).build());
+                .policy(SemverRangePolicy.of("^1.0")).build()); // schemas fetched too: neither serves reflection
         discovery.push(List.of(java.worker(0).endpoint(), java.worker(1).endpoint(), node.endpoint(),
                 oldNode.endpoint(), python.endpoint(), oldPython.endpoint()));
 
@@ -68,9 +69,11 @@ class MixedFleetTest {
         assertThat(fromPython.services()).containsExactly(new ServiceInfo("demo.v1.Orders", Visibility.EXTERNAL, List.of()));
 
         // The probe was each worker's WatchWorkerInfo stream, with heartbeats at keepalive-time (5 s).
+        // (Its log line was written before the answer, but our reader of its output may be behind.)
         for (ReferenceWorker w : List.of(node, oldNode, python, oldPython)) {
-            assertThat(w.printed(line -> line.contains("heartbeat 5000 ms granted (asked 5000)")))
-                    .as("%s was watched; its output:%n%s", w, w.output()).isTrue();
+            await().atMost(WAIT).untilAsserted(() -> assertThat(w.printed(
+                    line -> line.contains("heartbeat 5000 ms granted (asked 5000)")))
+                    .as("%s was watched; its output:%n%s", w, w.output()).isTrue());
         }
     }
 }

@@ -106,7 +106,7 @@ class PolyglotDrainTest {
         assertThat(worker.awaitExit(WAIT)).as("exit code; output:%n%s", worker.output()).isZero();
         long afterExit = jobs.size();
         await().atMost(WAIT).until(() -> jobs.size() >= afterExit + 20);
-        planner.shutdownNow();
+        planner.shutdown(); // not shutdownNow: an interrupt would fail the job in flight
         assertThat(planner.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
 
         assertThat(jobs).filteredOn(j -> j.snapshot() >= out.number())

@@ -21,11 +21,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Node and the Python worker keep the heartbeats they grant: behind the fault proxy, their hosts
- * cut off at once (no FIN, no RST), both are out of new snapshots within the bound a resolver with
- * default settings promises (10 s: the 5 s heartbeat + 3 s keepalive-timeout + a 1 s sweep, as in
- * it/faults/HostCutOffTest), which they can only meet if they never leave their streams silent for
- * longer than they granted; and back once the network heals.
+ * The Node and the Python worker keep the heartbeats they grant, and so a coordinator notices when
+ * their hosts are cut off (no FIN, no RST: the fault proxy's blackhole): with a 1 s heartbeat a
+ * worker that did not repeat its answer would be taken out within 1.5 s, so staying in for longer
+ * shows that it does, and a cut then takes it out within that bound; with default settings, within
+ * the 10 s a resolver promises (5 s heartbeat + 3 s keepalive-timeout + a 1 s sweep, as in
+ * it/faults/HostCutOffTest). Both come back once the network heals.
  */
 class PolyglotHostCutOffTest {
 
@@ -39,7 +40,39 @@ class PolyglotHostCutOffTest {
     private final PushDiscovery discovery = new PushDiscovery();
 
     @Test
-    void nodeAndPythonWorkersWhoseHostsAreCutOffAreOutWithinTenSecondsAndBackWhenTheNetworkHeals() throws Exception {
+    void theyKeepAOneSecondHeartbeatAndAreOutWithinItsBoundWhenTheirHostsAreCutOff() throws Exception {
+        ReferenceWorker node = closer.add(ReferenceWorker.start(Language.NODE, "1.0.0"));
+        ReferenceWorker python = closer.add(ReferenceWorker.start(Language.PYTHON, "1.0.0"));
+        FaultProxy toNode = closer.add(FaultProxy.to(node.endpoint()));
+        FaultProxy toPython = closer.add(FaultProxy.to(python.endpoint()));
+        // Silent for more than 1 s (the heartbeat) + 0.5 s (keepalive-timeout): out.
+        WorkerResolver r = closer.add(WorkerResolver.builder().discovery(discovery).policy(SemverRangePolicy.of("^1.0"))
+                .keepalive(Duration.ofSeconds(1), Duration.ofMillis(500)).build());
+        discovery.push(List.of(toNode.endpoint(), toPython.endpoint()));
+        r.awaitWorkers(2, WAIT);
+        long probes = r.probesSent();
+
+        await("both stay in for 2.5 s without a probe: their heartbeats keep their streams alive")
+                .during(Duration.ofMillis(2500)).atMost(Duration.ofSeconds(4)).pollInterval(Duration.ofMillis(20))
+                .until(() -> r.workers().size() == 2 && r.probesSent() == probes);
+        for (ReferenceWorker w : List.of(node, python)) {
+            assertThat(w.printed(line -> line.contains("heartbeat 1000 ms granted (asked 1000)"))).as("%s", w).isTrue();
+        }
+
+        toNode.blackhole();
+        toPython.blackhole();
+        long cut = System.nanoTime();
+        await("both out within 3 s of the cut").atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(20))
+                .until(() -> r.workers().isEmpty());
+        log.info("MEASURED host cut off -> out of workers() with a 1 s heartbeat: {} ms",
+                Duration.ofNanos(System.nanoTime() - cut).toMillis());
+        toNode.pass();
+        toPython.pass();
+        await().atMost(WAIT).until(() -> r.workers().size() == 2);
+    }
+
+    @Test
+    void withDefaultSettingsTheyAreOutWithinTenSecondsOfACutAndBackWhenTheNetworkHeals() throws Exception {
         ReferenceWorker node = closer.add(ReferenceWorker.start(Language.NODE, "1.0.0"));
         ReferenceWorker python = closer.add(ReferenceWorker.start(Language.PYTHON, "1.0.0"));
         FaultProxy toNode = closer.add(FaultProxy.to(node.endpoint()));

@@ -2,6 +2,7 @@ package dev.rollcall.it.polyglot;
 
 import dev.rollcall.api.WorkerEndpoint;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -75,17 +76,19 @@ final class ReferenceWorker implements AutoCloseable {
     private final String version;
     private final Process process;
     private final List<String> lines; // guarded by itself; written by the reader thread
+    private final Thread reader;
     private final int port;
     private final String instanceId;
 
-    private ReferenceWorker(Language language, String version, Process process, List<String> lines, int port,
-                            String instanceId) {
+    private ReferenceWorker(Language language, String version, Process process, List<String> lines, Thread reader,
+                            int port, String instanceId) {
         this.language = language;
         this.version = version;
         this.process = process;
         this.port = port;
         this.instanceId = instanceId;
         this.lines = lines;
+        this.reader = reader;
     }
 
     /** Starts a worker of {@code language} at {@code version} on a free port; {@code args} are more of its options. */
@@ -140,7 +143,7 @@ final class ReferenceWorker implements AutoCloseable {
                     + " s (" + (p.isAlive() ? "still running" : "exit code " + p.exitValue()) + "); command: "
                     + String.join(" ", command) + " in " + language.dir() + "; its output:\n" + said);
         }
-        return new ReferenceWorker(language, version, p, lines, Integer.parseInt(m.group(1)), m.group(2));
+        return new ReferenceWorker(language, version, p, lines, reader, Integer.parseInt(m.group(1)), m.group(2));
     }
 
     /** The reader thread: keeps every line, logs it, and completes {@code serving} with the serving line. */
@@ -204,7 +207,7 @@ final class ReferenceWorker implements AutoCloseable {
     }
 
     /**
-     * Waits for the process to end and returns its exit code.
+     * Waits for the process to end and returns its exit code; {@link #output()} then holds all it printed.
      *
      * @throws AssertionError with its output when it still runs after {@code wait}
      */
@@ -213,6 +216,7 @@ final class ReferenceWorker implements AutoCloseable {
             if (!process.waitFor(wait.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new AssertionError(this + " still runs " + wait.toMillis() + " ms later; its output:\n" + output());
             }
+            reader.join(wait.toMillis()); // its last lines may still be in the pipe
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted", e);
@@ -291,7 +295,7 @@ final class ReferenceWorker implements AutoCloseable {
     }
 
     private static String onPath(String... names) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
             for (String name : names) {
                 Path p = Path.of(dir.isEmpty() ? "." : dir, name);
                 if (Files.isExecutable(p)) {

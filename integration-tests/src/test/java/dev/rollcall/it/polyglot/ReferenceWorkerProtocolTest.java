@@ -2,11 +2,13 @@ package dev.rollcall.it.polyglot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnknownFieldSet;
 import dev.rollcall.it.polyglot.ReferenceWorker.Language;
 import dev.rollcall.protocol.v1.ServingState;
+import dev.rollcall.protocol.v1.Visibility;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
@@ -18,6 +20,8 @@ import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -108,9 +112,9 @@ class ReferenceWorkerProtocolTest {
         WorkerInfoResponse unary = unary(w).workerInfo(WorkerInfoRequest.getDefaultInstance());
         assertThat(unary.getVersion()).isEqualTo("1.4.0");
         assertThat(unary.getInstanceId()).isEqualTo(w.instanceId());
-        assertThat(unary.getLabelsMap()).containsExactlyEntriesOf(java.util.Map.of("zone", "eu-1"));
+        assertThat(unary.getLabelsMap()).containsExactlyEntriesOf(Map.of("zone", "eu-1"));
         assertThat(unary.getServices(0).getName()).isEqualTo("demo.v1.Orders");
-        assertThat(unary.getServices(0).getVisibility()).isEqualTo(dev.rollcall.protocol.v1.Visibility.VISIBILITY_INTERNAL);
+        assertThat(unary.getServices(0).getVisibility()).isEqualTo(Visibility.VISIBILITY_INTERNAL);
         assertThat(unary.getRevision()).isPositive();
         assertThat(unary.getHeartbeatMillis()).as("the unary answer grants no heartbeat").isZero();
 
@@ -126,9 +130,9 @@ class ReferenceWorkerProtocolTest {
         w.command("resume");
         WorkerInfoResponse resumed = stream.next();
         assertThat(resumed.getState()).isEqualTo(ServingState.SERVING);
-        assertThat(java.util.List.of(unary.getRevision(), relabelled.getRevision(), draining.getRevision(),
+        assertThat(List.of(unary.getRevision(), relabelled.getRevision(), draining.getRevision(),
                 resumed.getRevision())).as("revisions").isSorted().doesNotHaveDuplicates();
-        assertThat(java.util.List.of(relabelled, draining, resumed)).extracting(WorkerInfoResponse::getInstanceId)
+        assertThat(List.of(relabelled, draining, resumed)).extracting(WorkerInfoResponse::getInstanceId)
                 .containsOnly(w.instanceId());
         assertThat(unary(w).workerInfo(WorkerInfoRequest.getDefaultInstance())).as("the unary answer now")
                 .isEqualTo(resumed);
@@ -199,7 +203,7 @@ class ReferenceWorkerProtocolTest {
         assertThat(unary(w).workerInfo(WorkerInfoRequest.getDefaultInstance()).getVersion()).isEqualTo("1.4.0");
 
         a.cancel();
-        org.awaitility.Awaitility.await().atMost(WAIT).until(() -> w.printed(l -> l.contains("ended (2 open)")));
+        await().atMost(WAIT).until(() -> w.printed(l -> l.contains("ended (2 open)")));
         assertThat(watch(two, 0).next().getVersion()).as("a place freed is taken again").isEqualTo("1.4.0");
     }
 
