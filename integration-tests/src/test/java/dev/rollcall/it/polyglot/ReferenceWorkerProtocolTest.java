@@ -20,6 +20,7 @@ import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -32,7 +33,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The rules of docs/protocol.md that a worker keeps on its own, checked on the Node and the Python
  * reference worker over a plain gRPC client: what the stream sends when, revisions, heartbeats and
- * their clamp, unknown request fields, and the bounds each puts on its own port.
+ * their clamp, the newest answer for a coordinator that stopped reading, unknown request fields, and
+ * the bounds each puts on its own port.
  */
 class ReferenceWorkerProtocolTest {
 
@@ -60,9 +62,19 @@ class ReferenceWorkerProtocolTest {
         private final BlockingQueue<Object> events = new LinkedBlockingQueue<>();
         private volatile ClientCallStreamObserver<WorkerInfoRequest> call;
 
+        private boolean manual;
+
         @Override
         public void beforeStart(ClientCallStreamObserver<WorkerInfoRequest> requestStream) {
             call = requestStream;
+            if (manual) {
+                requestStream.disableAutoRequestWithInitial(1);
+            }
+        }
+
+        /** Reads again, as fast as the answers come. */
+        void read() {
+            call.request(Integer.MAX_VALUE);
         }
 
         @Override
@@ -95,6 +107,14 @@ class ReferenceWorkerProtocolTest {
         void cancel() {
             call.cancel("done", null);
         }
+    }
+
+    /** A stream that takes only its first answer until {@link Watch#read} asks for more (manual flow control). */
+    private Watch slowWatch(ManagedChannel channel) {
+        Watch w = new Watch();
+        w.manual = true;
+        WorkerServiceGrpc.newStub(channel).watchWorkerInfo(WorkerInfoRequest.getDefaultInstance(), w);
+        return w;
     }
 
     private Watch watch(ManagedChannel channel, int heartbeatMillis) {
@@ -160,6 +180,35 @@ class ReferenceWorkerProtocolTest {
         assertThat(drained.getHeartbeatMillis()).as("said in every answer of the stream").isEqualTo(1000);
         assertThat(none.next().getState()).as("a stream without heartbeats gets the change").isEqualTo(ServingState.DRAINING);
         assertThat(none.events).as("and nothing else: no heartbeat was asked").isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Language.class)
+    void aCoordinatorThatStopsReadingGetsTheNewestAnswerWhenItReadsAgainAndNeverAnOlderOneAfterANewer(Language language)
+            throws Exception {
+        ReferenceWorker w = start(language);
+        // A 1 KiB HTTP/2 window: a dozen answers fill it while the coordinator does not read.
+        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", w.port()).usePlaintext()
+                .flowControlWindow(1024).build();
+        closer.add(() -> channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS));
+        Watch stream = slowWatch(channel);
+        WorkerInfoResponse first = stream.next();
+        int changes = 200;
+        for (int i = 1; i <= changes; i++) {
+            w.command("label n=" + i);
+        }
+        await().atMost(WAIT).until(() -> w.printed(l -> l.contains("label n on standard input")
+                && (l.contains("\"" + changes + "\"") || l.contains("'" + changes + "'"))));
+
+        stream.read();
+        List<WorkerInfoResponse> got = new ArrayList<>(List.of(first));
+        while (!String.valueOf(changes).equals(got.get(got.size() - 1).getLabelsMap().get("n"))) {
+            got.add(stream.next());
+        }
+        assertThat(got).extracting(WorkerInfoResponse::getRevision).as("revisions, as read").isSorted()
+                .doesNotHaveDuplicates();
+        assertThat(got).as("answers read for %d changes made while the coordinator did not read", changes)
+                .hasSizeLessThan(changes / 2);
     }
 
     @ParameterizedTest(name = "{0}")
