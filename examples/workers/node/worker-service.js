@@ -1,0 +1,310 @@
+'use strict';
+// rollcall.v1.WorkerService for one worker process: what it says about itself, the coordinators'
+// WatchWorkerInfo streams and their heartbeats. docs/protocol.md is the rule book; each rule kept
+// here names its section there.
+
+const grpc = require('@grpc/grpc-js');
+
+/** Heartbeats granted are clamped to this range, as Rollcall's own workers do ("Heartbeats"). */
+const MIN_HEARTBEAT_MS = 1000;
+const MAX_HEARTBEAT_MS = 60000;
+/** A heartbeat goes this much early, so that a late timer never leaves a stream silent past its grant. */
+const HEARTBEAT_SLACK_MS = 100;
+
+/** What coordinators accept ("Field bounds"); a worker that breaks one is left out by all of them. */
+const BOUNDS = {
+  versionChars: 256, instanceIdChars: 128, labels: 128, labelKeyChars: 317, labelValueChars: 1024,
+  services: 256, handlers: 1024, nameChars: 256,
+};
+
+/** Revisions come from one counter per process: they grow with every change and never repeat ("Revisions"). */
+let lastRevision = 0;
+
+function grantedHeartbeat(askedMs) {
+  if (!askedMs) {
+    return 0;
+  }
+  return Math.min(MAX_HEARTBEAT_MS, Math.max(MIN_HEARTBEAT_MS, askedMs));
+}
+
+/** The index of the first character a coordinator refuses (controls, separators, bidi marks, lone surrogates), or -1. */
+function unclean(s) {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = s.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        i++;
+        continue;
+      }
+      return i;
+    }
+    if ((c >= 0xdc00 && c <= 0xdfff) || c < 0x20 || c === 0x7f || (c >= 0x80 && c < 0xa0)
+        || c === 0x2028 || c === 0x2029 || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)
+        || c === 0x200e || c === 0x200f || c === 0x061c) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+/** Why {@code answer} would be refused by a coordinator, or null. JavaScript lengths are UTF-16 units, as the bounds are. */
+function boundsProblem(answer) {
+  const text = (what, s, max) => {
+    if (s.length > max) {
+      return `${what} is ${s.length} characters long (at most ${max})`;
+    }
+    const i = unclean(s);
+    return i < 0 ? null : `${what} contains a control character at index ${i}`;
+  };
+  const name = (what, s) => {
+    if (s.length === 0) {
+      return `${what} is empty`;
+    }
+    if (/[\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/u.test(s)) {
+      return `${what} '${s}' contains white space`;
+    }
+    return text(what, s, BOUNDS.nameChars);
+  };
+  let bad = text('version', answer.version, BOUNDS.versionChars)
+      || text('instance id', answer.instance_id, BOUNDS.instanceIdChars);
+  if (bad) {
+    return bad;
+  }
+  const labels = Object.entries(answer.labels);
+  if (labels.length > BOUNDS.labels) {
+    return `${labels.length} labels (at most ${BOUNDS.labels})`;
+  }
+  for (const [key, value] of labels) {
+    bad = key.length === 0 ? 'a label has an empty key'
+        : text(`label key '${key}'`, key, BOUNDS.labelKeyChars) || text(`label '${key}'`, value, BOUNDS.labelValueChars);
+    if (bad) {
+      return bad;
+    }
+  }
+  if (answer.services.length > BOUNDS.services) {
+    return `${answer.services.length} services (at most ${BOUNDS.services})`;
+  }
+  for (const s of answer.services) {
+    bad = name('service name', s.name);
+    if (!bad && s.handlers.length > BOUNDS.handlers) {
+      bad = `service '${s.name}' has ${s.handlers.length} handlers (at most ${BOUNDS.handlers})`;
+    }
+    for (const h of s.handlers) {
+      bad = bad || name(`service '${s.name}': handler name`, h.name);
+    }
+    if (bad) {
+      return bad;
+    }
+  }
+  return null;
+}
+
+/**
+ * One coordinator's stream. At most one message is in flight: a change that comes meanwhile waits
+ * as "the newest", so a coordinator that reads slowly gets the latest answer when it is ready and
+ * never an older one after a newer one; a heartbeat due meanwhile is sent after it.
+ */
+class Watch {
+  constructor(call, heartbeatMs, service) {
+    this.call = call;
+    this.heartbeatMs = heartbeatMs;
+    this.service = service;
+    this.sent = null;         // the last answer written (unary form)
+    this.inFlight = false;    // a write not yet taken by the transport
+    this.heartbeatOwed = false;
+    this.timer = null;
+    this.done = false;
+  }
+
+  /** The service's answer changed (or the stream just opened): send the newest. */
+  offer() {
+    if (this.done || this.inFlight) {
+      return; // sent when the write in flight completes
+    }
+    const current = this.service.current;
+    if (this.sent === null || current.revision > this.sent.revision) {
+      this.write(current);
+    }
+  }
+
+  write(answer) {
+    this.inFlight = true;
+    this.heartbeatOwed = false;
+    this.sent = answer;
+    this.armHeartbeat();
+    this.call.write(this.form(answer), () => {
+      this.inFlight = false;
+      if (this.done) {
+        return;
+      }
+      if (this.service.current.revision > this.sent.revision) {
+        this.write(this.service.current);
+      } else if (this.heartbeatOwed) {
+        this.write(this.sent);
+      }
+    });
+  }
+
+  /** What this stream sends for {@code answer}: it says the heartbeat granted in every message. */
+  form(answer) {
+    return this.heartbeatMs ? { ...answer, heartbeat_millis: this.heartbeatMs } : answer;
+  }
+
+  /** The next heartbeat, counted from now: a write is the stream's sign of life. */
+  armHeartbeat() {
+    if (!this.heartbeatMs) {
+      return;
+    }
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      if (this.done) {
+        return;
+      }
+      if (this.inFlight) {
+        this.heartbeatOwed = true; // the coordinator is not reading: sent once it does
+        this.armHeartbeat();
+      } else {
+        this.write(this.sent); // the same answer, the same revision
+      }
+    }, this.heartbeatMs - HEARTBEAT_SLACK_MS);
+  }
+
+  /**
+   * Ends the stream with OK after the newest answer: written even while a write is in flight (one
+   * small message more, queued behind it), so that no stream ends on an older answer than the last.
+   */
+  end() {
+    if (this.done) {
+      return;
+    }
+    this.close();
+    const current = this.service.current;
+    if (this.sent === null || current.revision > this.sent.revision) {
+      this.sent = current;
+      this.call.write(this.form(current));
+    }
+    this.call.end();
+  }
+
+  close() {
+    this.done = true;
+    clearTimeout(this.timer);
+  }
+}
+
+/** The service: the current answer, its changes, and the streams that watch it. */
+class WorkerInfoService {
+  /**
+   * @param {object} o version, instanceId, labels (object), services ([{name, visibility}]), state
+   *     ('SERVING' or 'NOT_SERVING'), maxWatches, maxWatchesPerConnection, log (one line per call)
+   */
+  constructor(o) {
+    this.version = o.version;
+    this.instanceId = o.instanceId;
+    this.maxWatches = o.maxWatches;
+    this.maxWatchesPerConnection = o.maxWatchesPerConnection;
+    this.log = o.log;
+    this.watches = new Set();
+    this.perConnection = new Map();
+    this.current = null;
+    this.change({ labels: o.labels, services: o.services, state: o.state }, 'started');
+  }
+
+  /**
+   * A new answer: the fields in {@code fields} replace the current ones, the revision grows, and every
+   * stream is sent it. Throws, changing nothing, when the new answer breaks a coordinator's bound.
+   */
+  change(fields, why) {
+    const was = this.current;
+    const answer = {
+      version: this.version,
+      instance_id: this.instanceId,
+      labels: fields.labels ?? was.labels,
+      services: fields.services ?? was.services,
+      state: fields.state ?? was.state,
+      revision: lastRevision + 1,
+      heartbeat_millis: 0,
+    };
+    const problem = boundsProblem(answer);
+    if (problem) {
+      throw new Error(`refused: ${problem}; coordinators would leave this worker out`);
+    }
+    lastRevision = answer.revision;
+    this.current = answer;
+    this.log(`revision ${answer.revision}: state ${answer.state}, labels ${JSON.stringify(answer.labels)}, `
+        + `${answer.services.length} services (${why})`);
+    for (const w of this.watches) {
+      w.offer();
+    }
+  }
+
+  state(state, why) {
+    if (this.current.state !== state) {
+      this.change({ state }, why);
+    }
+  }
+
+  watchers() {
+    return this.watches.size;
+  }
+
+  /** Ends every stream (after the newest answer), e.g. before the server stops. */
+  endWatches() {
+    for (const w of [...this.watches]) {
+      w.end();
+    }
+  }
+
+  /** The implementation to add to a grpc-js server for rollcall.v1.WorkerService. */
+  implementation() {
+    return {
+      WorkerInfo: (call, callback) => callback(null, this.current),
+      WatchWorkerInfo: (call) => this.watch(call),
+    };
+  }
+
+  watch(call) {
+    const peer = call.getPeer();
+    const refusal = this.watches.size >= this.maxWatches
+      ? `this worker already serves as many WatchWorkerInfo streams as it may (--max-watches=${this.maxWatches})`
+      : (this.perConnection.get(peer) ?? 0) >= this.maxWatchesPerConnection
+        ? 'this connection already holds as many WatchWorkerInfo streams as one connection may'
+          + ` (--max-watches-per-connection=${this.maxWatchesPerConnection})`
+        : null;
+    if (refusal) {
+      this.log(`refused a WatchWorkerInfo stream from ${peer}: ${refusal}`);
+      call.emit('error', { code: grpc.status.RESOURCE_EXHAUSTED, details: refusal });
+      return;
+    }
+    const asked = call.request.heartbeat_millis;
+    const w = new Watch(call, grantedHeartbeat(asked), this);
+    this.watches.add(w);
+    this.perConnection.set(peer, (this.perConnection.get(peer) ?? 0) + 1);
+    let released = false;
+    const release = () => {
+      if (released) {
+        return;
+      }
+      released = true;
+      w.close();
+      this.watches.delete(w);
+      const n = this.perConnection.get(peer) - 1;
+      if (n > 0) {
+        this.perConnection.set(peer, n);
+      } else {
+        this.perConnection.delete(peer);
+      }
+      this.log(`watch from ${peer} ended (${this.watches.size} open)`);
+    };
+    call.on('cancelled', release);
+    call.on('finish', release);
+    call.on('close', release);
+    call.on('error', release);
+    this.log(`watch from ${peer} opened, heartbeat ${w.heartbeatMs} ms granted (asked ${asked}), `
+        + `${this.watches.size} open`);
+    w.offer(); // the first answer at once: the same as the unary answer
+  }
+}
+
+module.exports = { WorkerInfoService, grantedHeartbeat, boundsProblem, MIN_HEARTBEAT_MS, MAX_HEARTBEAT_MS };

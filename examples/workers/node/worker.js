@@ -1,0 +1,220 @@
+#!/usr/bin/env node
+'use strict';
+// A Rollcall worker in Node.js: serves rollcall.v1.WorkerService from the repository's .proto,
+// prints the address it bound, logs one line per change, drains on SIGTERM. See README.md.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const crypto = require('node:crypto');
+const { parseArgs } = require('node:util');
+const readline = require('node:readline');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+const { WorkerInfoService } = require('./worker-service');
+
+const USAGE = `usage: node worker.js --version VERSION [options]
+  --version VERSION              what coordinators see (their policies judge it); required
+  --host HOST                    address to bind (default 127.0.0.1)
+  --port PORT                    port to bind (default 0: any free port)
+  --label KEY=VALUE              a label (repeatable)
+  --service NAME[=VISIBILITY]    a service it serves: public (default), internal or external (repeatable)
+  --instance-id ID               overrides the random id of this process start
+  --not-serving                  start NOT_SERVING (say 'serving' on standard input when ready)
+  --proto FILE                   rollcall/v1/worker.proto (default $ROLLCALL_PROTO, else the repository's)
+  --drain-quiet-ms MS            after SIGTERM, keep serving this long when watched (default 500)
+  --shutdown-grace-ms MS         then let calls finish this long (default 5000)
+  --max-watches N                WatchWorkerInfo streams at once (default 1024)
+  --max-watches-per-connection N per connection (default 16)
+  --max-request-bytes N          largest request message (default 4096)
+  --max-calls-per-connection N   HTTP/2 concurrent streams per connection (default 250)
+Standard input takes one command a line: drain, resume, serving, not-serving, label KEY=VALUE, unlabel KEY.`;
+
+// Whoever read our output may have gone (EPIPE): the worker goes on, and drains, without its log.
+process.stdout.on('error', () => {});
+process.stderr.on('error', () => {});
+
+function log(line) {
+  process.stdout.write(`${new Date().toISOString()} rollcall-worker-node: ${line}\n`);
+}
+
+function fail(message) {
+  process.stderr.write(`rollcall-worker-node: ${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+function options() {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      options: {
+        version: { type: 'string' },
+        host: { type: 'string', default: '127.0.0.1' },
+        port: { type: 'string', default: '0' },
+        label: { type: 'string', multiple: true, default: [] },
+        service: { type: 'string', multiple: true, default: [] },
+        'instance-id': { type: 'string' },
+        'not-serving': { type: 'boolean', default: false },
+        proto: { type: 'string' },
+        'drain-quiet-ms': { type: 'string', default: '500' },
+        'shutdown-grace-ms': { type: 'string', default: '5000' },
+        'max-watches': { type: 'string', default: '1024' },
+        'max-watches-per-connection': { type: 'string', default: '16' },
+        'max-request-bytes': { type: 'string', default: '4096' },
+        'max-calls-per-connection': { type: 'string', default: '250' },
+        help: { type: 'boolean', default: false },
+      },
+      strict: true,
+    }).values;
+  } catch (e) {
+    fail(e.message);
+  }
+  if (parsed.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  if (parsed.version === undefined) {
+    fail('--version is required');
+  }
+  const int = (name, min, max) => {
+    const v = Number(parsed[name]);
+    if (!Number.isInteger(v) || v < min || v > max) {
+      fail(`--${name} ${parsed[name]} is not a whole number in ${min}..${max}`);
+    }
+    return v;
+  };
+  return {
+    version: parsed.version,
+    host: parsed.host,
+    port: int('port', 0, 65535),
+    labels: Object.fromEntries(parsed.label.map((l) => keyValue(l, '--label') ?? fail(`--label ${l} is not KEY=VALUE`))),
+    services: parsed.service.map(service),
+    instanceId: parsed['instance-id'] ?? crypto.randomUUID(),
+    state: parsed['not-serving'] ? 'NOT_SERVING' : 'SERVING',
+    proto: protoFile(parsed.proto),
+    drainQuietMs: int('drain-quiet-ms', 0, 600000),
+    shutdownGraceMs: int('shutdown-grace-ms', 0, 600000),
+    maxWatches: int('max-watches', 1, 1000000),
+    maxWatchesPerConnection: int('max-watches-per-connection', 1, 1000000),
+    maxRequestBytes: int('max-request-bytes', 64, 64 << 20),
+    maxCallsPerConnection: int('max-calls-per-connection', 1, 1000000),
+  };
+}
+
+function keyValue(text) {
+  const eq = text.indexOf('=');
+  return eq <= 0 ? null : [text.slice(0, eq), text.slice(eq + 1)];
+}
+
+function service(text) {
+  const [name, visibility = 'public'] = text.split('=');
+  const wire = { public: 'VISIBILITY_PUBLIC', internal: 'VISIBILITY_INTERNAL', external: 'VISIBILITY_EXTERNAL' }[visibility];
+  if (!wire) {
+    fail(`--service ${text}: visibility '${visibility}' is not public, internal or external`);
+  }
+  return { name, visibility: wire, handlers: [] };
+}
+
+/** --proto, else $ROLLCALL_PROTO, else the repository's .proto (in the protocol module, or in core before the split). */
+function protoFile(given) {
+  const chosen = given ?? process.env.ROLLCALL_PROTO;
+  const candidates = chosen ? [chosen] : ['protocol', 'core'].map(
+    (module) => path.resolve(__dirname, '../../..', module, 'src/main/protobuf/rollcall/v1/worker.proto'));
+  const found = candidates.find((f) => fs.existsSync(f));
+  if (!found) {
+    fail(`no rollcall/v1/worker.proto at ${candidates.join(' or ')}; give --proto FILE or set ROLLCALL_PROTO`);
+  }
+  return found;
+}
+
+function main() {
+  const o = options();
+  const definition = protoLoader.loadSync(o.proto, { keepCase: true, longs: String, enums: String, defaults: true });
+  const protocol = grpc.loadPackageDefinition(definition).rollcall.v1;
+  let info;
+  try {
+    info = new WorkerInfoService({ ...o, log });
+  } catch (e) {
+    fail(e.message);
+  }
+  const server = new grpc.Server({
+    // Rollcall's requests are a few bytes; this server serves nothing else.
+    'grpc.max_receive_message_length': o.maxRequestBytes,
+    'grpc.max_concurrent_streams': o.maxCallsPerConnection,
+  });
+  server.addService(protocol.WorkerService.service, info.implementation());
+  server.bindAsync(`${o.host}:${o.port}`, grpc.ServerCredentials.createInsecure(), (err, port) => {
+    if (err) {
+      process.stderr.write(`rollcall-worker-node: cannot bind ${o.host}:${o.port}: ${err.message}\n`);
+      process.exit(1);
+    }
+    const host = o.host.includes(':') ? `[${o.host}]` : o.host;
+    log(`serving grpc://${host}:${port} instance=${o.instanceId} version=${o.version} (proto ${o.proto})`);
+  });
+
+  let drainedAt = null;
+  const commands = {
+    drain: () => { info.state('DRAINING', 'drain on standard input'); drainedAt = Date.now(); },
+    resume: () => info.state('SERVING', 'resume on standard input'),
+    serving: () => info.state('SERVING', 'serving on standard input'),
+    'not-serving': () => info.state('NOT_SERVING', 'not-serving on standard input'),
+    label: (arg) => {
+      const kv = keyValue(arg ?? '');
+      if (!kv) {
+        throw new Error('label needs KEY=VALUE');
+      }
+      info.change({ labels: { ...info.current.labels, [kv[0]]: kv[1] } }, `label ${kv[0]} on standard input`);
+    },
+    unlabel: (key) => {
+      const { [key]: _gone, ...rest } = info.current.labels;
+      info.change({ labels: rest }, `unlabel ${key} on standard input`);
+    },
+  };
+  // Standard input is optional: at its end (e.g. </dev/null) the worker simply goes on.
+  readline.createInterface({ input: process.stdin }).on('line', (line) => {
+    const [command, ...rest] = line.trim().split(/\s+/);
+    if (!command) {
+      return;
+    }
+    try {
+      if (!commands[command]) {
+        throw new Error(`unknown command; known: ${Object.keys(commands).join(', ')}`);
+      }
+      commands[command](rest.join(' ') || undefined);
+    } catch (e) {
+      log(`'${line.trim()}' ignored: ${e.message}`);
+    }
+  });
+
+  let stopping = false;
+  const stop = (signal) => {
+    if (stopping) {
+      log(`${signal} again: stopping now`);
+      server.forceShutdown();
+      process.exit(0);
+    }
+    stopping = true;
+    if (info.current.state !== 'DRAINING') {
+      info.state('DRAINING', `${signal}: draining, then stopping`);
+      drainedAt = Date.now();
+    }
+    // A coordinator may have planned on this worker just before it heard: keep serving a moment.
+    const quiet = info.watchers() > 0 && drainedAt !== null ? Math.max(0, drainedAt + o.drainQuietMs - Date.now()) : 0;
+    setTimeout(() => {
+      info.endWatches();
+      const grace = setTimeout(() => {
+        log(`calls still running after the ${o.shutdownGraceMs} ms grace: cancelling them`);
+        server.forceShutdown();
+        process.exit(0);
+      }, o.shutdownGraceMs);
+      server.tryShutdown(() => {
+        clearTimeout(grace);
+        log('stopped');
+        process.exit(0);
+      });
+    }, quiet);
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main();

@@ -1,0 +1,263 @@
+"""rollcall.v1.WorkerService for one worker process, on grpc.aio.
+
+What it says about itself, the coordinators' WatchWorkerInfo streams and their heartbeats.
+docs/protocol.md is the rule book; each rule kept here names its section there. The messages are
+built at run time from a FileDescriptorSet (rollcall-v1.protoset): Debian's grpc-tools (1.14) cannot
+compile the .proto (it predates proto3 `optional`), and Debian ships no newer one.
+"""
+
+import asyncio
+import itertools
+import time
+from pathlib import Path
+
+import grpc
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+SERVICE = "rollcall.v1.WorkerService"
+#: Heartbeats granted are clamped to this range, as Rollcall's own workers do ("Heartbeats").
+MIN_HEARTBEAT_MS = 1000
+MAX_HEARTBEAT_MS = 60000
+#: A heartbeat goes this much early, so that a late timer never leaves a stream silent past its grant.
+HEARTBEAT_SLACK_S = 0.1
+#: What coordinators accept ("Field bounds"); a worker that breaks one is left out by all of them.
+BOUNDS = dict(version=256, instance_id=128, labels=128, label_key=317, label_value=1024,
+              services=256, handlers=1024, name=256)
+
+#: Revisions come from one counter per process: they grow with every change, never repeat ("Revisions").
+_revisions = itertools.count(1)
+
+
+class Protocol:
+    """The rollcall.v1 message classes and enum numbers, built from a FileDescriptorSet."""
+
+    def __init__(self, protoset: Path):
+        files = descriptor_pb2.FileDescriptorSet.FromString(protoset.read_bytes())
+        pool = descriptor_pool.DescriptorPool()
+        for f in files.file:
+            pool.Add(f)
+        # protobuf 4.21 has MessageFactory.GetPrototype; newer ones have message_factory.GetMessageClass.
+        get = getattr(message_factory, "GetMessageClass", None) or message_factory.MessageFactory(pool).GetPrototype
+        self.Request = get(pool.FindMessageTypeByName("rollcall.v1.WorkerInfoRequest"))
+        self.Response = get(pool.FindMessageTypeByName("rollcall.v1.WorkerInfoResponse"))
+        self.ServiceInfo = get(pool.FindMessageTypeByName("rollcall.v1.ServiceInfo"))
+        self.states = {v.name: v.number for v in pool.FindEnumTypeByName("rollcall.v1.ServingState").values}
+        self.visibilities = {v.name: v.number for v in pool.FindEnumTypeByName("rollcall.v1.Visibility").values}
+        self.methods = {m.name for m in pool.FindServiceByName(SERVICE).methods}
+        missing = {"WorkerInfo", "WatchWorkerInfo"} - self.methods
+        if missing:
+            raise ValueError(f"{protoset} has no {', '.join(sorted(missing))} in {SERVICE}")
+
+
+def granted_heartbeat(asked_ms: int) -> int:
+    if asked_ms <= 0:
+        return 0
+    return min(MAX_HEARTBEAT_MS, max(MIN_HEARTBEAT_MS, asked_ms))
+
+
+def _utf16_len(s: str) -> int:
+    """Coordinators count UTF-16 code units, as Java does: a character outside the BMP counts two."""
+    return len(s.encode("utf-16-le")) // 2
+
+
+def _unclean(s: str) -> int:
+    """The index of the first character a coordinator refuses (controls, separators, bidi marks), or -1."""
+    for i, ch in enumerate(s):
+        c = ord(ch)
+        if (c < 0x20 or c == 0x7F or 0x80 <= c < 0xA0 or c in (0x2028, 0x2029, 0x200E, 0x200F, 0x061C)
+                or 0x202A <= c <= 0x202E or 0x2066 <= c <= 0x2069 or 0xD800 <= c <= 0xDFFF):
+            return i
+    return -1
+
+
+def bounds_problem(version, instance_id, labels, services):
+    """Why an answer would be refused by a coordinator, or None."""
+    def text(what, s, limit):
+        if _utf16_len(s) > limit:
+            return f"{what} is {_utf16_len(s)} characters long (at most {limit})"
+        i = _unclean(s)
+        return None if i < 0 else f"{what} contains a control character at index {i}"
+
+    def name(what, s):
+        if not s:
+            return f"{what} is empty"
+        if any(ch.isspace() for ch in s):
+            return f"{what} '{s}' contains white space"
+        return text(what, s, BOUNDS["name"])
+
+    bad = text("version", version, BOUNDS["version"]) or text("instance id", instance_id, BOUNDS["instance_id"])
+    if bad:
+        return bad
+    if len(labels) > BOUNDS["labels"]:
+        return f"{len(labels)} labels (at most {BOUNDS['labels']})"
+    for key, value in labels.items():
+        bad = ("a label has an empty key" if not key else
+               text(f"label key '{key}'", key, BOUNDS["label_key"]) or
+               text(f"label '{key}'", value, BOUNDS["label_value"]))
+        if bad:
+            return bad
+    if len(services) > BOUNDS["services"]:
+        return f"{len(services)} services (at most {BOUNDS['services']})"
+    for s in services:
+        bad = name("service name", s.name)
+        if not bad and len(s.handlers) > BOUNDS["handlers"]:
+            bad = f"service '{s.name}' has {len(s.handlers)} handlers (at most {BOUNDS['handlers']})"
+        for h in s.handlers:
+            bad = bad or name(f"service '{s.name}': handler name", h.name)
+        if bad:
+            return bad
+    return None
+
+
+class Answer:
+    """One distinct answer, stamped with its revision: the unary form and, per heartbeat granted, a stream's."""
+
+    def __init__(self, response):
+        self.unary = response
+        self.revision = response.revision
+        self._streamed = {}
+
+    def for_stream(self, heartbeat_ms: int):
+        """What a stream granted heartbeat_ms sends: every message says what was granted."""
+        if heartbeat_ms == 0:
+            return self.unary
+        form = self._streamed.get(heartbeat_ms)
+        if form is None:
+            form = type(self.unary)()
+            form.CopyFrom(self.unary)
+            form.heartbeat_millis = heartbeat_ms
+            self._streamed[heartbeat_ms] = form
+        return form
+
+
+class _Watch:
+    """One coordinator's stream: woken on every change; sends only the newest answer, never an older one."""
+
+    def __init__(self, heartbeat_ms: int):
+        self.heartbeat_ms = heartbeat_ms
+        self.woken = asyncio.Event()
+        self.ending = False
+
+
+class WorkerInfoService:
+    """The current answer, its changes, and the streams that watch it. Runs on one asyncio loop."""
+
+    def __init__(self, protocol: Protocol, version, instance_id, labels, services, state,
+                 max_watches, max_watches_per_connection, log):
+        self._p = protocol
+        self._version = version
+        self._instance_id = instance_id
+        self._max_watches = max_watches
+        self._max_per_connection = max_watches_per_connection
+        self._log = log
+        self._watches = set()
+        self._per_connection = {}
+        self._labels, self._services, self._state = {}, [], "SERVING"
+        self.current = None
+        self.change(labels=labels, services=services, state=state, why="started")
+
+    @property
+    def state(self):
+        return self._state
+
+    @property
+    def labels(self):
+        return dict(self._labels)
+
+    def watchers(self) -> int:
+        return len(self._watches)
+
+    def change(self, labels=None, services=None, state=None, why=""):
+        """A new answer with a higher revision, sent to every stream; raises, changing nothing, past a bound."""
+        labels = dict(self._labels if labels is None else labels)
+        services = list(self._services if services is None else services)
+        state = self._state if state is None else state
+        problem = bounds_problem(self._version, self._instance_id, labels, services)
+        if problem:
+            raise ValueError(f"refused: {problem}; coordinators would leave this worker out")
+        response = self._p.Response(version=self._version, instance_id=self._instance_id, labels=labels,
+                                    services=services, state=self._p.states[state], revision=next(_revisions))
+        self._labels, self._services, self._state = labels, services, state
+        self.current = Answer(response)
+        self._log(f"revision {response.revision}: state {state}, labels {labels}, {len(services)} services ({why})")
+        for w in self._watches:
+            w.woken.set()
+
+    def set_state(self, state, why):
+        if state != self._state:
+            self.change(state=state, why=why)
+
+    def end_watches(self):
+        """Ends every stream after the newest answer, e.g. before the server stops."""
+        for w in self._watches:
+            w.ending = True
+            w.woken.set()
+
+    def handler(self) -> grpc.GenericRpcHandler:
+        p = self._p
+        return grpc.method_handlers_generic_handler(SERVICE, {
+            "WorkerInfo": grpc.unary_unary_rpc_method_handler(
+                self._worker_info, request_deserializer=p.Request.FromString,
+                response_serializer=p.Response.SerializeToString),
+            "WatchWorkerInfo": grpc.unary_stream_rpc_method_handler(
+                self._watch_worker_info, request_deserializer=p.Request.FromString,
+                response_serializer=p.Response.SerializeToString),
+        })
+
+    async def _worker_info(self, request, context):
+        return self.current.unary
+
+    def _refusal(self, peer):
+        if len(self._watches) >= self._max_watches:
+            return ("this worker already serves as many WatchWorkerInfo streams as it may"
+                    f" (--max-watches={self._max_watches})")
+        if self._per_connection.get(peer, 0) >= self._max_per_connection:
+            return ("this connection already holds as many WatchWorkerInfo streams as one connection may"
+                    f" (--max-watches-per-connection={self._max_per_connection})")
+        return None
+
+    async def _watch_worker_info(self, request, context):
+        peer = context.peer()
+        refusal = self._refusal(peer)
+        if refusal:
+            self._log(f"refused a WatchWorkerInfo stream from {peer}: {refusal}")
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
+        w = _Watch(granted_heartbeat(request.heartbeat_millis))
+        self._watches.add(w)
+        self._per_connection[peer] = self._per_connection.get(peer, 0) + 1
+        self._log(f"watch from {peer} opened, heartbeat {w.heartbeat_ms} ms granted"
+                  f" (asked {request.heartbeat_millis}), {len(self._watches)} open")
+        try:
+            await self._serve(w, context)
+        finally:
+            self._watches.discard(w)
+            n = self._per_connection.pop(peer) - 1
+            if n > 0:
+                self._per_connection[peer] = n
+            self._log(f"watch from {peer} ended ({len(self._watches)} open)")
+
+    async def _serve(self, w: _Watch, context):
+        # While a write waits (a coordinator that does not read), changes only replace self.current:
+        # the next write sends the newest, so latest wins and nothing older follows anything newer.
+        sent = None
+        last_send = 0.0
+        while True:
+            w.woken.clear()
+            current = self.current
+            if sent is None or current.revision > sent.revision:
+                sent = current
+            elif w.ending:
+                return
+            elif w.heartbeat_ms and time.monotonic() - last_send >= w.heartbeat_ms / 1000 - HEARTBEAT_SLACK_S:
+                pass  # a heartbeat: the same answer, the same revision
+            else:
+                timeout = None
+                if w.heartbeat_ms:
+                    timeout = max(0.0, last_send + w.heartbeat_ms / 1000 - HEARTBEAT_SLACK_S - time.monotonic())
+                try:
+                    await asyncio.wait_for(w.woken.wait(), timeout)
+                except asyncio.TimeoutError:
+                    pass
+                continue
+            await context.write(sent.for_stream(w.heartbeat_ms))
+            last_send = time.monotonic()
