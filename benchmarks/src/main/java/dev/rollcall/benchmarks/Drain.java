@@ -6,7 +6,7 @@ import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.core.ProbeOutcome;
 import dev.rollcall.core.WorkerProbe;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.testkit.PushDiscovery;
 import java.time.Duration;
 import java.util.List;

@@ -4,7 +4,7 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.ConfigurationException;
-import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.labels.LabelSelector;
 import dev.rollcall.core.ProbeOutcome;
 import dev.rollcall.core.WorkerProbe;

@@ -1,6 +1,6 @@
 package dev.rollcall.it;
 
-import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import java.util.Map;
 

@@ -1,5 +1,7 @@
 package dev.rollcall.core.internal;
 
+import dev.rollcall.protocol.internal.WireFormat;
+import dev.rollcall.protocol.internal.AnswerCheck;
 import com.google.common.net.InetAddresses;
 import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
