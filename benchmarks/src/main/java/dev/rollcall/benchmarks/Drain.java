@@ -3,7 +3,7 @@ package dev.rollcall.benchmarks;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.policy.Verdict;
-import dev.rollcall.core.ProbeOutcome;
+import dev.rollcall.protocol.ProbeOutcome;
 import dev.rollcall.core.WorkerProbe;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.worker.RollcallWorker;

@@ -6,7 +6,7 @@ import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.labels.LabelSelector;
-import dev.rollcall.core.ProbeOutcome;
+import dev.rollcall.protocol.ProbeOutcome;
 import dev.rollcall.core.WorkerProbe;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package dev.rollcall.core;
 
+import dev.rollcall.protocol.ProbeOutcome;
 import dev.rollcall.api.RollcallConfig;
 import io.grpc.StatusRuntimeException;
 import static org.assertj.core.api.Assertions.assertThat;

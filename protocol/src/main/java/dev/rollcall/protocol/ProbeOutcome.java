@@ -1,4 +1,4 @@
-package dev.rollcall.core;
+package dev.rollcall.protocol;
 
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerInfo;
