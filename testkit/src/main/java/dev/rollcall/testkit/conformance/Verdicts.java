@@ -1,0 +1,96 @@
+package dev.rollcall.testkit.conformance;
+
+import static dev.rollcall.testkit.conformance.Answers.ms;
+import static dev.rollcall.testkit.conformance.Answers.quoted;
+import static dev.rollcall.testkit.conformance.Answers.seconds;
+import static dev.rollcall.testkit.conformance.Answers.status;
+
+/**
+ * The last word on each rule once a run has watched: what passed says what was seen, what could not
+ * be seen says why. Failures recorded during the run win over anything said here.
+ */
+final class Verdicts {
+
+    private Verdicts() {
+    }
+
+    static void finish(ConformanceRun run, long watchedNanos) {
+        Findings f = run.findings();
+        WorkerConformance c = run.settings();
+        EveryAnswer every = run.every();
+        f.pass("W2", run.unaryCalls() + " WorkerInfo calls answered, the slowest in " + ms(run.slowestUnary())
+                + " (deadline " + c.callTimeout.toMillis() + " ms; side effects are not visible from outside)");
+        if (c.expectRestart) {
+            restart(run, f, c);
+        } else {
+            f.pass("W3", quoted(every.instanceId()) + " in all " + every.count() + " answers (that it is new on every"
+                    + " start is seen only when a restart is watched: expectRestart, --expect-restart)");
+        }
+        f.pass("W4", quoted(every.version()) + " in all answers of the process");
+        f.pass("W9", "every answer had a revision; none lower than one before it, none reused for another answer");
+        f.pass("W12", "states seen: " + String.join(", ", every.states()));
+        f.pass("W14", every.count() + " answers within every bound of docs/protocol.md");
+        f.notChecked("W11", "needs a coordinator that stops reading (HTTP/2 flow control), which this kit does not do");
+        WatchedStream beating = run.beating();
+        if (beating == null || !beating.answered() || !run.quiet().answered()) {
+            drain(run, f, c);
+            return; // the rules of the stream were settled by what it did first
+        }
+        int changes = beating.changes;
+        if (changes == 0 && run.pushesConfirmed() == 0) {
+            f.notChecked("W6", "the worker did not change while watched (" + seconds(watchedNanos)
+                    + "), so there was nothing to push: make it change while it is watched (a drain: --expect-drain)");
+        } else {
+            f.pass("W6", changes + " change(s) pushed; every change WorkerInfo showed was on the stream within "
+                    + ms(run.slowestPush()) + "; never an older answer after a newer one");
+        }
+        f.pass("W7", beating.ended() ? "open until " + run.at(beating.endAt) + ", when it ended with "
+                + status(beating.end) + (run.drainPushedAt() != 0 ? " after the drain" : " with the restart")
+                : "open for the whole watch (" + seconds(watchedNanos) + ")");
+        int granted = beating.grantedMillis;
+        if (granted <= 0) {
+            f.notChecked("W10", "no heartbeat was granted");
+        } else if (beating.count < 2 || watchedNanos < granted * 1_000_000L) {
+            f.notChecked("W10", "watched " + seconds(watchedNanos) + ", not longer than the " + granted + " ms granted");
+        } else {
+            f.pass("W10", "asked " + beating.askedHeartbeatMillis + " ms, granted " + granted + " ms, said in all "
+                    + beating.count + " answers; longest silence " + ms(beating.longestGapNanos) + " over "
+                    + seconds(watchedNanos) + "; the stream that asked for none got only changes");
+        }
+        drain(run, f, c);
+    }
+
+    private static void drain(ConformanceRun run, Findings f, WorkerConformance c) {
+        if (!c.expectDrain) {
+            f.notChecked("W13", "a drain is watched only when expected (expectDrain, --expect-drain)");
+            return;
+        }
+        if (f.failed("W13") || run.beating() == null || !run.beating().answered()) {
+            return;
+        }
+        WatchedStream beating = run.beating();
+        long pushed = run.drainPushedAt();
+        if (pushed == 0) {
+            f.fail("W13", "waited " + c.waitFor.toSeconds() + " s: DRAINING was never pushed on the stream");
+        } else if (!beating.ended()) {
+            f.fail("W13", "DRAINING pushed " + run.at(pushed) + ", but the stream was still open "
+                    + c.waitFor.toSeconds() + " s after the wait began");
+        } else if (run.goneAt() == 0) {
+            f.fail("W13", "DRAINING pushed " + run.at(pushed) + ", the stream ended " + run.at(beating.endAt)
+                    + ", but the worker still answered new calls when the wait ran out");
+        } else {
+            f.pass("W13", "DRAINING pushed " + run.at(pushed) + "; the stream ended " + ms(beating.endAt - pushed)
+                    + " later (" + status(beating.end) + "); new calls refused from " + run.at(run.goneAt()));
+        }
+    }
+
+    private static void restart(ConformanceRun run, Findings f, WorkerConformance c) {
+        if (run.restartSeenAt() == 0) {
+            f.fail("W3", "waited " + c.waitFor.toSeconds() + " s for a restart: no other instance id answered at "
+                    + c.target() + " (the last said " + quoted(run.every().instanceId()) + ")");
+            return;
+        }
+        f.pass("W3", quoted(run.restartedFrom()) + " for the whole first process; " + quoted(run.every().instanceId())
+                + " after the restart " + run.at(run.restartSeenAt()) + ", stable over another connection");
+    }
+}
