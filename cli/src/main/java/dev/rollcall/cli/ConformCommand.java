@@ -25,9 +25,9 @@ import picocli.CommandLine.Spec;
  * {@link WorkerConformance}), and prints one line per rule (W1 to W17): {@code passed},
  * {@code FAILED} with what it saw, or {@code not checked} with why, then a summary line.
  *
- * <p>{@code --expect-drain} and {@code --expect-restart} wait (up to {@code --wait}) for the
- * operator to stop the worker gracefully or restart it on the same address while the command
- * watches; a line on stderr says when to do it.
+ * <p>{@code --expect-drain} and {@code --expect-restart} first watch for {@code --watch}, then wait
+ * (up to {@code --wait}) for the operator to stop the worker gracefully or restart it on the same
+ * address while the command watches; a line on stderr says when to do it.
  *
  * <p>Exit codes: 0 when no rule failed, 1 when one did, 2 on a usage error (a malformed endpoint,
  * duration or option), with a message naming it.
@@ -75,7 +75,7 @@ public final class ConformCommand implements Callable<Integer> {
 
     @Option(names = "--watch", paramLabel = "DURATION", defaultValue = "3s",
             converter = Converters.PositiveDuration.class,
-            description = "How long to watch the streams when no drain or restart is expected (default: ${DEFAULT-VALUE}).")
+            description = "How long to watch the streams before asking for the drain or restart (default: ${DEFAULT-VALUE}).")
     private Duration watch;
 
     @Option(names = "--wait", paramLabel = "DURATION", defaultValue = "60s",

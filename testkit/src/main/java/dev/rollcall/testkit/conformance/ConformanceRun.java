@@ -65,6 +65,8 @@ final class ConformanceRun {
     private long goneAt;
     private long restartSeenAt;
     private long watchedNanos;
+    /** Whether the operator has been told to act (after the steady watch): from then on an end or a refusal is expected. */
+    private boolean waiting;
     private String restartedFrom;
 
     ConformanceRun(WorkerConformance conformance) {
@@ -151,7 +153,7 @@ final class ConformanceRun {
         ManagedChannel streams = open();
         pollChannel = open();
         boolean expecting = c.expectDrain || c.expectRestart;
-        Duration deadline = (expecting ? c.waitFor : c.watch).plus(c.callTimeout.multipliedBy(3));
+        Duration deadline = c.watch.plus(expecting ? c.waitFor : Duration.ZERO).plus(c.callTimeout.multipliedBy(3));
         beating = WatchedStream.open(streams, "heartbeat", (int) c.heartbeat.toMillis(), deadline, events);
         quiet = WatchedStream.open(streams, "no-heartbeat", 0, deadline, events);
         long firstBy = System.nanoTime() + timeoutNanos;
@@ -164,14 +166,18 @@ final class ConformanceRun {
         if (!firstAnswers()) {
             return;
         }
-        if (expecting) {
-            c.onWaiting.accept(c.expectDrain ? WorkerConformance.Expectation.DRAIN : WorkerConformance.Expectation.RESTART);
-        }
         long watchStart = System.nanoTime();
-        long end = watchStart + (expecting ? c.waitFor : c.watch).toNanos();
+        long end = watchStart + c.watch.toNanos();
         long nextPoll = watchStart;
-        while (!expectationsMet()) {
+        while (!(waiting && expectationsMet())) {
             long now = System.nanoTime();
+            if (expecting && !waiting && now >= end) {
+                // Watched long enough to judge the steady state: now the operator's turn.
+                waiting = true;
+                c.onWaiting.accept(c.expectDrain ? WorkerConformance.Expectation.DRAIN : WorkerConformance.Expectation.RESTART);
+                end = System.nanoTime() + c.waitFor.toNanos();
+                continue;
+            }
             if (now >= end && (pending == null || beating.ended())) {
                 break; // a change seen late in the watch still gets its call timeout to reach the stream
             }
@@ -179,8 +185,8 @@ final class ConformanceRun {
                 poll();
                 nextPoll = System.nanoTime() + POLL_NANOS;
             }
-            Event e = events.poll(Math.max(0, Math.min(nextPoll, Math.max(end, pendingSince + timeoutNanos + 1))
-                    - System.nanoTime()), TimeUnit.NANOSECONDS);
+            long until = Math.min(nextPoll, Math.max(end, pendingSince + timeoutNanos + 1));
+            Event e = events.poll(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
             if (e != null) {
                 handle(e);
             }
@@ -315,7 +321,7 @@ final class ConformanceRun {
             return; // firstAnswers() judges it
         }
         every.tooLarge("the " + s.name + " stream", end);
-        if (restartSeenAt != 0 || (c.expectRestart && !c.expectDrain)) {
+        if (restartSeenAt != 0 || (waiting && c.expectRestart && !c.expectDrain)) {
             return; // the process is being replaced
         }
         if (drainPushedAt == 0) {
@@ -326,7 +332,7 @@ final class ConformanceRun {
 
     /** One WorkerInfo beside the streams: W2, W6 (a change not pushed), W9 (a revision below a push), the drain and the restart. */
     private void poll() {
-        boolean fresh = drainPushedAt != 0 || goneAt != 0 || (c.expectRestart && beating.ended());
+        boolean fresh = drainPushedAt != 0 || goneAt != 0 || (waiting && c.expectRestart && beating.ended());
         ManagedChannel ch = fresh ? open() : pollChannel;
         WorkerInfoResponse pushedBefore = beating.last;
         long startedAt = System.nanoTime();
@@ -336,11 +342,11 @@ final class ConformanceRun {
             channels.remove(ch);
         }
         if (u.answer == null) {
-            if (drainPushedAt != 0 || c.expectRestart) {
+            if (drainPushedAt != 0 || (waiting && c.expectRestart)) {
                 if (goneAt == 0 && u.status.getCode() == Status.Code.UNAVAILABLE) {
                     goneAt = startedAt;
                 }
-            } else if (c.expectDrain) {
+            } else if (waiting && c.expectDrain) {
                 if (goneAt == 0) {
                     goneAt = startedAt;
                     f.fail("W13", "the worker stopped answering " + at(startedAt) + " (" + status(u.status)
@@ -352,7 +358,7 @@ final class ConformanceRun {
             return;
         }
         WorkerInfoResponse r = u.answer;
-        if (c.expectRestart && restartSeenAt == 0 && every.instanceId() != null
+        if (waiting && c.expectRestart && restartSeenAt == 0 && every.instanceId() != null
                 && !r.getInstanceId().equals(every.instanceId())) {
             restarted(r, startedAt);
             return;

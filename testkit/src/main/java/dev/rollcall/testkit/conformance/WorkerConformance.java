@@ -32,10 +32,11 @@ import java.util.function.Consumer;
  * {@code WorkerInfo} never says a revision lower than one already pushed (W9); the heartbeat granted
  * is in every answer of its stream, the stream is never silent for longer than it plus
  * {@link Builder#heartbeatSlack}, and the stream that asked for none gets no repeats (W10).
- * With {@link Builder#expectDrain}: the operator stops the worker while the kit watches, and
- * {@code DRAINING} must be pushed, then the stream end, then the address refuse new calls (W13).
- * With {@link Builder#expectRestart}: the operator restarts the worker at the same address, and a
- * new instance id must answer there (W3).
+ * With {@link Builder#expectDrain}, after that watch {@link Builder#onWaiting} tells the operator to
+ * stop the worker while the kit goes on watching, and {@code DRAINING} must be pushed, then the
+ * stream end, then the address refuse new calls (W13). With {@link Builder#expectRestart}: the
+ * operator restarts the worker at the same address, and a new instance id must answer there (W3),
+ * the same over another connection.
  *
  * <p><b>What it cannot observe</b>, and reports as not checked (or checks only in part): that the
  * data service is on the same port and process (W1); the absence of side effects of
@@ -157,7 +158,10 @@ public final class WorkerConformance {
             return this;
         }
 
-        /** How long the streams are watched when no drain or restart is expected (default 3 s). */
+        /**
+         * How long the streams are watched in the steady state, before anything is asked of the operator
+         * (default 3 s): longer than the heartbeat, so that W10 is seen.
+         */
         public Builder watch(Duration watch) {
             this.watch = positive(watch, "watch");
             return this;
@@ -202,8 +206,10 @@ public final class WorkerConformance {
         }
 
         /**
-         * Called once, on the checking thread, when the run starts to wait for the operator (the first
-         * expectation: {@code DRAIN} when both are expected): the moment to drain or restart the worker.
+         * Called once, on the checking thread, after the steady {@link #watch}, when the run starts to wait
+         * for the operator (with the first expectation: {@code DRAIN} when both are expected): the moment to
+         * drain or restart the worker. The run's clock goes on while it runs; one that takes long (a restart
+         * in the callback itself) should hand the work to another thread.
          */
         public Builder onWaiting(Consumer<Expectation> callback) {
             this.onWaiting = Objects.requireNonNull(callback, "onWaiting");
