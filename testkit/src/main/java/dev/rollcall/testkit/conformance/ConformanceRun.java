@@ -11,18 +11,13 @@ import com.google.protobuf.UnknownFieldSet;
 import dev.rollcall.protocol.v1.ServingState;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
-import dev.rollcall.protocol.v1.WorkerServiceGrpc;
+import dev.rollcall.testkit.conformance.Calls.Unary;
 import dev.rollcall.testkit.conformance.WatchedStream.Event;
-import io.grpc.Grpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,8 +29,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class ConformanceRun {
 
-    /** A coordinator's {@code rollcall.probe.max-response-bytes}: larger answers are refused before they are decoded. */
-    static final int MAX_RESPONSE_BYTES = 1 << 20;
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
     private static final WorkerInfoRequest REQUEST = WorkerInfoRequest.getDefaultInstance();
     private static final AtomicInteger RUNS = new AtomicInteger();
@@ -44,13 +37,10 @@ final class ConformanceRun {
     private final Findings f = new Findings();
     private final long t0 = System.nanoTime();
     private final long timeoutNanos;
-    private final ExecutorService executor;
-    private final List<ManagedChannel> channels = new ArrayList<>();
+    private final Calls calls;
     private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
     private final EveryAnswer every = new EveryAnswer(f);
 
-    private int unaryCalls;
-    private long slowestUnary;
     private WorkerInfoResponse latestUnary;
     private ManagedChannel pollChannel;
     private WatchedStream beating;
@@ -72,13 +62,7 @@ final class ConformanceRun {
     ConformanceRun(WorkerConformance conformance) {
         this.c = conformance;
         this.timeoutNanos = conformance.callTimeout.toNanos();
-        int run = RUNS.incrementAndGet();
-        AtomicInteger threads = new AtomicInteger();
-        this.executor = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "rollcall-conform-" + run + "-" + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        this.calls = new Calls(conformance, RUNS.incrementAndGet());
     }
 
     ConformanceReport run() {
@@ -96,8 +80,7 @@ final class ConformanceRun {
                     s.cancel();
                 }
             }
-            channels.forEach(ManagedChannel::shutdownNow);
-            executor.shutdownNow();
+            calls.close();
         }
         return f.report(c.target());
     }
@@ -105,42 +88,43 @@ final class ConformanceRun {
     // ---- W1, W2, W3, W4, W14, W15, W17: WorkerInfo over two connections, reflection ----
 
     private boolean unaryChecks() throws InterruptedException {
-        ManagedChannel first = open();
-        ManagedChannel second = open();
-        Unary u1 = unary(first, REQUEST);
-        if (u1.answer == null) {
-            f.fail("W1", "WorkerInfo did not answer: " + status(u1.status));
-            every.tooLarge("WorkerInfo", u1.status);
+        ManagedChannel first = calls.open();
+        ManagedChannel second = calls.open();
+        calls.connect(first);
+        Unary u1 = calls.unary(first, REQUEST);
+        if (u1.answer() == null) {
+            f.fail("W1", "WorkerInfo did not answer: " + status(u1.status()));
+            every.tooLarge("WorkerInfo", u1.status());
             Findings.RULES.keySet().forEach(rule -> f.notChecked(rule, "nothing more to check: WorkerInfo did not answer"));
             return false;
         }
-        f.pass("W1", "WorkerInfo answered in " + ms(u1.nanos) + ": " + describe(u1.answer)
+        f.pass("W1", "WorkerInfo answered in " + ms(u1.nanos()) + ": " + describe(u1.answer())
                 + " (whether the data service shares this port and process is not visible from outside)");
-        every.unary("WorkerInfo call 1", u1.answer);
-        WorkerInfoResponse previous = u1.answer;
+        every.unary("WorkerInfo call 1", u1.answer());
+        WorkerInfoResponse previous = u1.answer();
         ManagedChannel[] next = {second, first};
         for (int i = 0; i < next.length; i++) {
-            Unary u = unary(next[i], REQUEST);
-            if (u.answer == null) {
-                f.fail("W2", "WorkerInfo call " + (i + 2) + " failed: " + status(u.status));
+            Unary u = calls.unary(next[i], REQUEST);
+            if (u.answer() == null) {
+                f.fail("W2", "WorkerInfo call " + (i + 2) + " failed: " + status(u.status()));
                 continue;
             }
-            every.unary("WorkerInfo call " + (i + 2) + (i == 0 ? " (another connection)" : ""), u.answer);
-            every.sameRevisionSameAnswer("WorkerInfo call " + (i + 2), previous, u.answer);
-            previous = u.answer;
+            every.unary("WorkerInfo call " + (i + 2) + (i == 0 ? " (another connection)" : ""), u.answer());
+            every.sameRevisionSameAnswer("WorkerInfo call " + (i + 2), previous, u.answer());
+            previous = u.answer();
         }
         WorkerInfoRequest unknown = REQUEST.toBuilder().setUnknownFields(UnknownFieldSet.newBuilder()
                 .addField(1000, UnknownFieldSet.Field.newBuilder().addVarint(1).build())
                 .addField(1001, UnknownFieldSet.Field.newBuilder()
                         .addLengthDelimited(ByteString.copyFromUtf8("from a newer coordinator")).build())
                 .build()).build();
-        Unary u4 = unary(second, unknown);
-        if (u4.answer == null) {
-            f.fail("W15", "a request with fields 1000 and 1001 (unknown to v1) was refused: " + status(u4.status));
+        Unary u4 = calls.unary(second, unknown);
+        if (u4.answer() == null) {
+            f.fail("W15", "a request with fields 1000 and 1001 (unknown to v1) was refused: " + status(u4.status()));
         } else {
             f.pass("W15", "a request with fields 1000 and 1001 (unknown to v1) was answered");
-            every.unary("WorkerInfo call with unknown fields", u4.answer);
-            previous = u4.answer;
+            every.unary("WorkerInfo call with unknown fields", u4.answer());
+            previous = u4.answer();
         }
         latestUnary = previous;
         Reflection.check(first, timeoutNanos, f);
@@ -150,8 +134,8 @@ final class ConformanceRun {
     // ---- W5 to W13, W16: two streams on one connection, WorkerInfo polled beside them ----
 
     private void streamChecks() throws InterruptedException {
-        ManagedChannel streams = open();
-        pollChannel = open();
+        ManagedChannel streams = calls.open();
+        pollChannel = calls.open();
         boolean expecting = c.expectDrain || c.expectRestart;
         Duration deadline = c.watch.plus(expecting ? c.waitFor : Duration.ZERO).plus(c.callTimeout.multipliedBy(3));
         beating = WatchedStream.open(streams, "heartbeat", (int) c.heartbeat.toMillis(), deadline, events);
@@ -271,13 +255,13 @@ final class ConformanceRun {
             f.pass("W5", "the first answers came within " + ms(at - s.openedAt) + " and equal WorkerInfo: " + describe(r));
             return;
         }
-        Unary after = unary(pollChannel, REQUEST); // a change between the two calls is not a fault
-        if (after.answer != null && same(r, after.answer)) {
-            latestUnary = after.answer;
+        Unary after = calls.unary(pollChannel, REQUEST); // a change between the two calls is not a fault
+        if (after.answer() != null && same(r, after.answer())) {
+            latestUnary = after.answer();
             return;
         }
         f.fail("W5", "the " + s.name + " stream's first answer: " + describe(r) + "; WorkerInfo before: "
-                + describe(latestUnary) + (after.answer == null ? "" : "; after: " + describe(after.answer)));
+                + describe(latestUnary) + (after.answer() == null ? "" : "; after: " + describe(after.answer())));
     }
 
     private void next(WatchedStream s, String where, WorkerInfoResponse r, long at) {
@@ -333,31 +317,30 @@ final class ConformanceRun {
     /** One WorkerInfo beside the streams: W2, W6 (a change not pushed), W9 (a revision below a push), the drain and the restart. */
     private void poll() {
         boolean fresh = drainPushedAt != 0 || goneAt != 0 || (waiting && c.expectRestart && beating.ended());
-        ManagedChannel ch = fresh ? open() : pollChannel;
+        ManagedChannel ch = fresh ? calls.open() : pollChannel;
         WorkerInfoResponse pushedBefore = beating.last;
         long startedAt = System.nanoTime();
-        Unary u = unary(ch, REQUEST);
+        Unary u = calls.unary(ch, REQUEST);
         if (fresh) {
-            ch.shutdownNow();
-            channels.remove(ch);
+            calls.close(ch);
         }
-        if (u.answer == null) {
+        if (u.answer() == null) {
             if (drainPushedAt != 0 || (waiting && c.expectRestart)) {
-                if (goneAt == 0 && u.status.getCode() == Status.Code.UNAVAILABLE) {
+                if (goneAt == 0 && u.status().getCode() == Status.Code.UNAVAILABLE) {
                     goneAt = startedAt;
                 }
             } else if (waiting && c.expectDrain) {
                 if (goneAt == 0) {
                     goneAt = startedAt;
-                    f.fail("W13", "the worker stopped answering " + at(startedAt) + " (" + status(u.status)
+                    f.fail("W13", "the worker stopped answering " + at(startedAt) + " (" + status(u.status())
                             + ") before DRAINING was pushed");
                 }
             } else {
-                f.fail("W2", "WorkerInfo failed " + at(startedAt) + " while the worker was up: " + status(u.status));
+                f.fail("W2", "WorkerInfo failed " + at(startedAt) + " while the worker was up: " + status(u.status()));
             }
             return;
         }
-        WorkerInfoResponse r = u.answer;
+        WorkerInfoResponse r = u.answer();
         if (waiting && c.expectRestart && restartSeenAt == 0 && every.instanceId() != null
                 && !r.getInstanceId().equals(every.instanceId())) {
             restarted(r, startedAt);
@@ -386,10 +369,10 @@ final class ConformanceRun {
         restartSeenAt = at;
         restartedFrom = every.newProcess();
         every.unary("WorkerInfo after the restart", r);
-        ManagedChannel again = open();
-        Unary u = unary(again, REQUEST);
-        if (u.answer != null) {
-            every.unary("WorkerInfo after the restart, over another connection", u.answer);
+        ManagedChannel again = calls.open();
+        Unary u = calls.unary(again, REQUEST);
+        if (u.answer() != null) {
+            every.unary("WorkerInfo after the restart, over another connection", u.answer());
         }
     }
 
@@ -428,38 +411,14 @@ final class ConformanceRun {
 
     // ---- plumbing ----
 
-    private record Unary(WorkerInfoResponse answer, Status status, long nanos) {
-    }
-
-    private Unary unary(ManagedChannel channel, WorkerInfoRequest request) {
-        long start = System.nanoTime();
-        try {
-            WorkerInfoResponse r = WorkerServiceGrpc.newBlockingStub(channel)
-                    .withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS).workerInfo(request);
-            long took = System.nanoTime() - start;
-            unaryCalls++;
-            slowestUnary = Math.max(slowestUnary, took);
-            return new Unary(r, null, took);
-        } catch (StatusRuntimeException e) {
-            return new Unary(null, e.getStatus(), System.nanoTime() - start);
-        }
-    }
-
-    /** A new channel, hence a new connection: plain or TLS as configured, answers bounded as a coordinator bounds them. */
-    private ManagedChannel open() {
-        ManagedChannel ch = Grpc.newChannelBuilderForAddress(c.host, c.port, c.credentials)
-                .executor(executor)
-                .maxInboundMessageSize(MAX_RESPONSE_BYTES)
-                .disableRetry()
-                .userAgent("rollcall-conform")
-                .build();
-        channels.add(ch);
-        return ch;
-    }
-
     /** {@code at +1.2 s} since the run started. */
     String at(long nanos) {
-        return "at +" + seconds(nanos - t0);
+        return "at " + since(nanos);
+    }
+
+    /** {@code +1.2 s} since the run started. */
+    String since(long nanos) {
+        return "+" + seconds(nanos - t0);
     }
 
     // ---- for Verdicts ----
@@ -488,12 +447,8 @@ final class ConformanceRun {
         return restartedFrom;
     }
 
-    int unaryCalls() {
-        return unaryCalls;
-    }
-
-    long slowestUnary() {
-        return slowestUnary;
+    Calls calls() {
+        return calls;
     }
 
     int pushesConfirmed() {

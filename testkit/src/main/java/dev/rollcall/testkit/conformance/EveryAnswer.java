@@ -82,7 +82,7 @@ final class EveryAnswer {
     /** W14: gRPC refused an answer over the coordinator's 1 MiB. */
     void tooLarge(String where, Status s) {
         if (Answers.tooLarge(s)) {
-            f.fail("W14", where + ": an answer over " + ConformanceRun.MAX_RESPONSE_BYTES + " bytes on the wire ("
+            f.fail("W14", where + ": an answer over " + Calls.MAX_RESPONSE_BYTES + " bytes on the wire ("
                     + status(s) + ")");
         }
     }

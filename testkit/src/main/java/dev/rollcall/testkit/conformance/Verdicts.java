@@ -18,7 +18,7 @@ final class Verdicts {
         Findings f = run.findings();
         WorkerConformance c = run.settings();
         EveryAnswer every = run.every();
-        f.pass("W2", run.unaryCalls() + " WorkerInfo calls answered, the slowest in " + ms(run.slowestUnary())
+        f.pass("W2", run.calls().count() + " WorkerInfo calls answered, the slowest in " + ms(run.calls().slowest())
                 + " (deadline " + c.callTimeout.toMillis() + " ms; side effects are not visible from outside)");
         if (c.expectRestart) {
             restart(run, f, c);
@@ -41,10 +41,11 @@ final class Verdicts {
             f.notChecked("W6", "the worker did not change while watched (" + seconds(watchedNanos)
                     + "), so there was nothing to push: make it change while it is watched (a drain: --expect-drain)");
         } else {
-            f.pass("W6", changes + " change(s) pushed; every change WorkerInfo showed was on the stream within "
-                    + ms(run.slowestPush()) + "; never an older answer after a newer one");
+            f.pass("W6", changes + " change(s) pushed; every change WorkerInfo showed was on the stream "
+                    + (run.pushesConfirmed() == 0 ? "already" : "within " + ms(run.slowestPush()))
+                    + "; never an older answer after a newer one");
         }
-        f.pass("W7", beating.ended() ? "open until " + run.at(beating.endAt) + ", when it ended with "
+        f.pass("W7", beating.ended() ? "open until " + run.since(beating.endAt) + ", when it ended with "
                 + status(beating.end) + (run.drainPushedAt() != 0 ? " after the drain" : " with the restart")
                 : "open for the whole watch (" + seconds(watchedNanos) + ")");
         int granted = beating.grantedMillis;
@@ -80,7 +81,7 @@ final class Verdicts {
                     + ", but the worker still answered new calls when the wait ran out");
         } else {
             f.pass("W13", "DRAINING pushed " + run.at(pushed) + "; the stream ended " + ms(beating.endAt - pushed)
-                    + " later (" + status(beating.end) + "); new calls refused from " + run.at(run.goneAt()));
+                    + " later (" + status(beating.end) + "); new calls refused from " + run.since(run.goneAt()));
         }
     }
 
