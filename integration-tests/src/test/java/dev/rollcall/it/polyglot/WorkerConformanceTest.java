@@ -10,10 +10,13 @@ import dev.rollcall.testkit.conformance.ConformanceReport;
 import dev.rollcall.testkit.conformance.RuleResult;
 import dev.rollcall.testkit.conformance.RuleResult.Outcome;
 import dev.rollcall.testkit.conformance.WorkerConformance;
+import java.nio.file.Files;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,6 +46,17 @@ class WorkerConformanceTest {
         assertThat(report.results()).filteredOn(r -> r.outcome() == Outcome.PASSED).extracting(RuleResult::rule)
                 .as(String.join("\n", report.lines()))
                 .contains("W1", "W2", "W3", "W4", "W5", "W7", "W8", "W9", "W10", "W12", "W14", "W15", "W16", "W17");
+    }
+
+    @Test
+    void theKitHasOneResultPerRuleOfTheProtocolPage() throws Exception {
+        String page = Files.readString(ReferenceWorker.repositoryRoot().resolve("docs/protocol.md"));
+        List<String> rules = Pattern.compile("(?m)^\\*\\*(W\\d+)\\. ").matcher(page).results().map(m -> m.group(1)).toList();
+
+        ConformanceReport report = kit(WorkerFleet.freeEndpoint().port()).build().check(); // nothing there: fast
+
+        assertThat(rules).hasSizeGreaterThanOrEqualTo(17);
+        assertThat(report.results()).extracting(RuleResult::rule).containsExactlyElementsOf(rules);
     }
 
     @Test

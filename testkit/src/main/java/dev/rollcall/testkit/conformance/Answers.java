@@ -41,10 +41,12 @@ final class Answers {
         return "'" + PeerText.escape(s, 60) + "'";
     }
 
-    /** {@code UNAVAILABLE: io exception}, the description escaped and bounded. */
+    /** {@code UNAVAILABLE: io exception: Connection refused: ...}, the description and the cause escaped and bounded. */
     static String status(Status s) {
         String d = s.getDescription();
-        return s.getCode() + (d == null || d.isEmpty() ? "" : ": " + PeerText.escape(d, 160));
+        String cause = s.getCause() == null ? null : s.getCause().getMessage(); // "Connection refused: ..."
+        return s.getCode() + (d == null || d.isEmpty() ? "" : ": " + PeerText.escape(d, 160))
+                + (cause == null || cause.isEmpty() ? "" : ": " + PeerText.escape(cause, 160));
     }
 
     /** Whether gRPC refused an answer for being over the client's inbound limit. */
