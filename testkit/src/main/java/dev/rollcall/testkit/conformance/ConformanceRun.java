@@ -281,6 +281,7 @@ final class ConformanceRun {
                     + Long.toUnsignedString(before) + ", an older answer after a newer one");
         }
         if (same(r, s.last)) {
+            s.repeats++;
             if (s.grantedMillis == 0) {
                 f.fail("W10", where + ": the same answer again (revision " + Long.toUnsignedString(rev)
                         + ") on a stream that asked for no heartbeat: send only changes");

@@ -48,7 +48,19 @@ final class Verdicts {
         f.pass("W7", beating.ended() ? "open until " + run.since(beating.endAt) + ", when it ended with "
                 + status(beating.end) + (run.drainPushedAt() != 0 ? " after the drain" : " with the restart")
                 : "open for the whole watch (" + seconds(watchedNanos) + ")");
+        for (WatchedStream s : new WatchedStream[] {beating, run.quiet()}) {
+            if (s.overflowed()) {
+                f.fail("W6", "the " + s.name + " stream sent more than " + WatchedStream.MAX_QUEUED
+                        + " answers faster than they were read, and was cut off: a queue, not the newest answer");
+            }
+        }
         int granted = beating.grantedMillis;
+        // A heartbeat may come a little early, not many times per interval: at most twice as often as granted.
+        long allowedRepeats = granted <= 0 ? 0 : 2 * watchedNanos / (granted * 1_000_000L) + 2;
+        if (granted > 0 && beating.repeats > allowedRepeats) {
+            f.fail("W10", "the heartbeat stream repeated its answer " + beating.repeats + " times in "
+                    + seconds(watchedNanos) + " with " + granted + " ms granted");
+        }
         if (granted <= 0) {
             f.notChecked("W10", "no heartbeat was granted");
         } else if (beating.count < 2 || watchedNanos < granted * 1_000_000L) {

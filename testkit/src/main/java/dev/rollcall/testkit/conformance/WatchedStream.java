@@ -37,6 +37,7 @@ final class WatchedStream implements ClientResponseObserver<WorkerInfoRequest, W
     long lastAt;
     int count;
     int changes;
+    int repeats;
     int grantedMillis = -1;
     long longestGapNanos;
     Status end;

@@ -23,12 +23,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * A {@code rollcall.v1} worker written by hand on grpc-java, as a team in another stack would write
  * one, with one fault switched on at a time: a new instance id on every call, a stream that never
- * pushes a change, an answer out of bounds. Without a fault it keeps every rule, so that a test can
+ * pushes a change, an answer out of bounds, heartbeats far more often than granted. Without a fault it keeps every rule, so that a test can
  * say the kit names exactly the broken one. On 127.0.0.1, a free port.
  */
 final class HandmadeWorker extends WorkerServiceGrpc.WorkerServiceImplBase implements AutoCloseable {
 
-    enum Fault { NONE, NEW_ID_EVERY_CALL, NEVER_PUSHES, VERSION_TOO_LONG }
+    enum Fault { NONE, NEW_ID_EVERY_CALL, NEVER_PUSHES, VERSION_TOO_LONG, REPEATS_EVERY_50_MS }
 
     private final Fault fault;
     private final Server server;
@@ -103,7 +103,7 @@ final class HandmadeWorker extends WorkerServiceGrpc.WorkerServiceImplBase imple
             this.granted = granted;
             out.setOnCancelHandler(this::stop);
             if (granted > 0) {
-                long every = granted * 8L / 10;
+                long every = fault == Fault.REPEATS_EVERY_50_MS ? 50 : granted * 8L / 10;
                 beat = timer.scheduleAtFixedRate(() -> send(null), every, every, TimeUnit.MILLISECONDS);
             }
         }

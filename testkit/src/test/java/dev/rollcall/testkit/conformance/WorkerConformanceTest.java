@@ -75,6 +75,17 @@ class WorkerConformanceTest {
     }
 
     @Test
+    void heartbeatsFarMoreOftenThanGranted_failW10() {
+        try (HandmadeWorker worker = HandmadeWorker.start(Fault.REPEATS_EVERY_50_MS)) {
+            ConformanceReport report = kit(worker.port()).build().check();
+
+            assertThat(report.failures()).extracting(RuleResult::rule).as(String.join("\n", report.lines()))
+                    .containsExactly("W10");
+            assertThat(report.result("W10").orElseThrow().seen()).contains("with 1000 ms granted");
+        }
+    }
+
+    @Test
     void nothingListening_failsW1AndChecksNothingElse() {
         ConformanceReport report = kit(WorkerFleet.freeEndpoint().port()).build().check();
 
