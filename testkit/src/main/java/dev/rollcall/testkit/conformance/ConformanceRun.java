@@ -16,7 +16,6 @@ import dev.rollcall.testkit.conformance.WatchedStream.Event;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -147,7 +146,7 @@ final class ConformanceRun {
                 handle(e);
             }
         }
-        if (!firstAnswers()) {
+        if (!Verdicts.firstAnswers(this)) {
             return;
         }
         long watchStart = System.nanoTime();
@@ -181,42 +180,6 @@ final class ConformanceRun {
 
     private static boolean settled(WatchedStream s) {
         return s.answered() || s.ended();
-    }
-
-    /** W5, W8, W10 (grants), W16 on what the two streams said first; false when there is no stream to watch. */
-    private boolean firstAnswers() {
-        for (WatchedStream s : new WatchedStream[] {beating, quiet}) {
-            if (s.answered()) {
-                continue;
-            }
-            if (s.ended() && s.end.getCode() == Status.Code.UNIMPLEMENTED && s == beating) {
-                f.pass("W8", "WatchWorkerInfo answered UNIMPLEMENTED: coordinators fall back to WorkerInfo, and see"
-                        + " a drain only at the next probe and a silent host only through HTTP/2 keepalive");
-                for (String rule : List.of("W5", "W6", "W7", "W10", "W11", "W12", "W13", "W16")) {
-                    f.notChecked(rule, "the stream is not served (W8)");
-                }
-                return false;
-            }
-            String what = s.ended() ? "ended with " + status(s.end) + " before its first answer"
-                    : "did not answer within " + ms(timeoutNanos);
-            if (s == quiet && beating.answered()) {
-                f.fail("W16", "a second WatchWorkerInfo on the connection of the first " + what);
-                continue;
-            }
-            f.fail("W5", "the " + s.name + " stream " + what);
-            if (s.ended() && s.end.getCode() != Status.Code.DEADLINE_EXCEEDED) {
-                f.fail("W8", "WatchWorkerInfo ended with " + status(s.end) + ": neither a stream nor UNIMPLEMENTED");
-                every.tooLarge("the " + s.name + " stream", s.end);
-            }
-            for (String rule : List.of("W6", "W7", "W10", "W11", "W13")) {
-                f.notChecked(rule, "the stream gave no answer to watch");
-            }
-            return false;
-        }
-        f.pass("W8", "WatchWorkerInfo is served");
-        f.pass("W16", "two WatchWorkerInfo streams on one connection both answered (the other limits of W16 are"
-                + " not probed: they would load the worker)");
-        return true;
     }
 
     private void handle(Event e) {

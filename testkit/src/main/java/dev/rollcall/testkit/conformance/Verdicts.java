@@ -5,9 +5,13 @@ import static dev.rollcall.testkit.conformance.Answers.quoted;
 import static dev.rollcall.testkit.conformance.Answers.seconds;
 import static dev.rollcall.testkit.conformance.Answers.status;
 
+import io.grpc.Status;
+import java.util.List;
+
 /**
- * The last word on each rule once a run has watched: what passed says what was seen, what could not
- * be seen says why. Failures recorded during the run win over anything said here.
+ * The word on each rule at two moments of a run: when the streams have said (or not said) their
+ * first answers, and once the run has watched. What passed says what was seen, what could not be
+ * seen says why; failures recorded during the run win over anything said here.
  */
 final class Verdicts {
 
@@ -71,6 +75,46 @@ final class Verdicts {
                     + seconds(watchedNanos) + "; the stream that asked for none got only changes");
         }
         drain(run, f, c);
+    }
+
+    /** W5, W8, W10 (grants), W16 on what the two streams said first; false when there is no stream to watch. */
+    static boolean firstAnswers(ConformanceRun run) {
+        Findings f = run.findings();
+        EveryAnswer every = run.every();
+        WatchedStream beating = run.beating();
+        WatchedStream quiet = run.quiet();
+        for (WatchedStream s : new WatchedStream[] {beating, quiet}) {
+            if (s.answered()) {
+                continue;
+            }
+            if (s.ended() && s.end.getCode() == Status.Code.UNIMPLEMENTED && s == beating) {
+                f.pass("W8", "WatchWorkerInfo answered UNIMPLEMENTED: coordinators fall back to WorkerInfo, and see"
+                        + " a drain only at the next probe and a silent host only through HTTP/2 keepalive");
+                for (String rule : List.of("W5", "W6", "W7", "W10", "W11", "W12", "W13", "W16")) {
+                    f.notChecked(rule, "the stream is not served (W8)");
+                }
+                return false;
+            }
+            String what = s.ended() ? "ended with " + status(s.end) + " before its first answer"
+                    : "did not answer within " + ms(run.settings().callTimeout.toNanos());
+            if (s == quiet && beating.answered()) {
+                f.fail("W16", "a second WatchWorkerInfo on the connection of the first " + what);
+                continue;
+            }
+            f.fail("W5", "the " + s.name + " stream " + what);
+            if (s.ended() && s.end.getCode() != Status.Code.DEADLINE_EXCEEDED) {
+                f.fail("W8", "WatchWorkerInfo ended with " + status(s.end) + ": neither a stream nor UNIMPLEMENTED");
+                every.tooLarge("the " + s.name + " stream", s.end);
+            }
+            for (String rule : List.of("W6", "W7", "W10", "W11", "W13")) {
+                f.notChecked(rule, "the stream gave no answer to watch");
+            }
+            return false;
+        }
+        f.pass("W8", "WatchWorkerInfo is served");
+        f.pass("W16", "two WatchWorkerInfo streams on one connection both answered (the other limits of W16 are"
+                + " not probed: they would load the worker)");
+        return true;
     }
 
     private static void drain(ConformanceRun run, Findings f, WorkerConformance c) {

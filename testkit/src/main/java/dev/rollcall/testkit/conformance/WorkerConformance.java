@@ -31,7 +31,9 @@ import java.util.function.Consumer;
  * {@code UNIMPLEMENTED} (W8); revisions never go down, one answer per revision, and
  * {@code WorkerInfo} never says a revision lower than one already pushed (W9); the heartbeat granted
  * is in every answer of its stream, the stream is never silent for longer than it plus
- * {@link Builder#heartbeatSlack}, and the stream that asked for none gets no repeats (W10).
+ * {@link Builder#heartbeatSlack} nor repeats more than about twice per interval, and the stream that
+ * asked for none gets no repeats (W10); a stream that floods the kit (10,000 answers unread) is cut
+ * off and fails W6.
  * With {@link Builder#expectDrain}, after that watch {@link Builder#onWaiting} tells the operator to
  * stop the worker while the kit goes on watching, and {@code DRAINING} must be pushed, then the
  * stream end, then the address refuse new calls (W13). With {@link Builder#expectRestart}: the
