@@ -8,14 +8,17 @@ import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
 import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.testkit.tls.TestCertificates;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code rollcall conform} in-process against real loopback workers: one line per rule, the exit codes. */
 class ConformCommandTest {
@@ -85,6 +88,25 @@ class ConformCommandTest {
             assertThat(run.outLines()).anyMatch(l -> l.startsWith("W13  passed      stops by draining: DRAINING pushed"));
         } finally {
             worker.close();
+        }
+    }
+
+    @Test
+    void aTlsWorker_passesWithItsCaAndFailsW1WithoutIt(@TempDir Path dir) throws Exception {
+        TestCertificates certs = TestCertificates.generate(dir);
+        try (RollcallWorker worker = RollcallWorker.builder().version("1.4.0")
+                .tls(certs.server().certificate(), certs.server().key()).start()) {
+            String url = worker.endpoint().url();
+            var trusted = conform(url, "--tls-ca", certs.ca().toString());
+            var untrusted = conform(url);
+            var plain = CommandRun.run("conform", url.replace("grpcs://", "grpc://"), "--tls-ca", certs.ca().toString());
+
+            assertThat(url).startsWith("grpcs://");
+            assertThat(trusted.exit()).as(trusted.transcript()).isZero();
+            assertThat(untrusted.exit()).as(untrusted.transcript()).isEqualTo(1);
+            assertThat(untrusted.lines().get(0)).startsWith("W1   FAILED").contains("UNAVAILABLE");
+            assertThat(plain.exit()).as(plain.transcript()).isEqualTo(2);
+            assertThat(plain.err()).contains("Option '--tls-ca' needs a grpcs:// endpoint");
         }
     }
 
