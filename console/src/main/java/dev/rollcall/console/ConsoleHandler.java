@@ -81,7 +81,7 @@ final class ConsoleHandler implements HttpHandler {
             if (page != null) {
                 send(exchange, 200, page[1], resources.get(page[0]), head);
             } else if (path.equals("/api/fleet")) {
-                send(exchange, 200, "application/json; charset=utf-8", json.of(current.get(), false).json(), head);
+                send(exchange, 200, "application/json; charset=utf-8", json.of(current.get()).json(), head);
             } else if (path.equals("/api/events")) {
                 h.set("Content-Type", "text/event-stream; charset=utf-8");
                 if (head) {

@@ -151,16 +151,20 @@ final class EventStream implements AutoCloseable {
                 joining.clear();
             }
             try {
-                if (next != null && (lastSent == null || next.number() > lastSent.snapshot())) {
+                if (next != null) {
                     timeline.record(next);
-                    lastSent = json.of(next, true); // fresh: the timeline has just grown
-                    sendAll(event(lastSent));
+                    if (streaming.isEmpty()) {
+                        lastSent = null; // nobody to send to: /api/fleet builds its own when asked
+                    } else if (lastSent == null || next.number() > lastSent.snapshot()) {
+                        lastSent = json.publish(next);
+                        sendAll(event(lastSent));
+                    }
                 }
                 if (!fresh.isEmpty()) {
                     if (lastSent == null) {
                         FleetSnapshot now = current.get();
                         timeline.record(now);
-                        lastSent = json.of(now, true);
+                        lastSent = json.publish(now);
                     }
                     byte[] first = concat("retry: 2000\n".getBytes(StandardCharsets.US_ASCII), event(lastSent));
                     for (Client c : fresh) {

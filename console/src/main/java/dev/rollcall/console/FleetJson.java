@@ -37,21 +37,28 @@ final class FleetJson {
     }
 
     /**
-     * The document of {@code snapshot}: the cached one when it is of the same number and
-     * {@code fresh} is false, else a new one (then cached when it is the newest).
+     * The document of {@code snapshot}: the one the sender published when it is of the same number,
+     * else a new one, not kept (the sender has not recorded that snapshot in the timeline yet).
      */
-    Built of(FleetSnapshot snapshot, boolean fresh) {
+    Built of(FleetSnapshot snapshot) {
         Built c = cached;
-        if (!fresh && c != null && c.snapshot() == snapshot.number()) {
+        if (c != null && c.snapshot() == snapshot.number()) {
             return c;
         }
+        return build(snapshot);
+    }
+
+    /** Builds the document of a snapshot the timeline has just recorded, and keeps it. Sender thread only. */
+    Built publish(FleetSnapshot snapshot) {
+        Built built = build(snapshot);
+        cached = built;
+        return built;
+    }
+
+    private Built build(FleetSnapshot snapshot) {
         long start = System.nanoTime();
         byte[] json = write(snapshot);
-        Built built = new Built(snapshot.number(), json, System.nanoTime() - start);
-        if (c == null || c.snapshot() <= built.snapshot()) {
-            cached = built;
-        }
-        return built;
+        return new Built(snapshot.number(), json, System.nanoTime() - start);
     }
 
     private byte[] write(FleetSnapshot s) {
