@@ -94,7 +94,7 @@ final class Timeline {
         if (event instanceof FleetEvent.WorkerJoined e) {
             return "joined " + e.worker().endpoint().url() + " (" + shownVersion(e.worker().version()) + ")";
         } else if (event instanceof FleetEvent.WorkerLeft e) {
-            return "left " + e.endpoint().url() + ": " + e.reason();
+            return "left " + e.endpoint().url() + ": " + withoutRepeatedState(e.reason());
         } else if (event instanceof FleetEvent.WorkerRejected e) {
             return "rejected " + e.worker().endpoint().url() + ": " + e.reason();
         } else if (event instanceof FleetEvent.WorkerDraining e) {
@@ -106,6 +106,15 @@ final class Timeline {
                     + (e.explanation().isEmpty() ? "" : ": " + e.explanation());
         }
         return event.toString();
+    }
+
+    /** {@code "draining: draining: finishing ..."} (the state, then a reason that names it) → {@code "draining: finishing ..."}. */
+    private static String withoutRepeatedState(String reason) {
+        int colon = reason.indexOf(": ");
+        if (colon > 0 && reason.startsWith(reason.substring(0, colon) + ":", colon + 2)) {
+            return reason.substring(colon + 2);
+        }
+        return reason;
     }
 
     private static String shownVersion(String version) {

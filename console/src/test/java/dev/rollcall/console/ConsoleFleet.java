@@ -38,6 +38,7 @@ final class ConsoleFleet {
     final WorkerResolver resolver;
     final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final List<WorkerEndpoint> extra = new ArrayList<>();
+    private final Map<Integer, Map<String, String>> labels = new java.util.concurrent.ConcurrentHashMap<>();
 
     ConsoleFleet(Closer closer, VersionPolicy policy, String... versions) {
         this.closer = closer;
@@ -59,19 +60,18 @@ final class ConsoleFleet {
         return nobody;
     }
 
-    /** The fleet's endpoints with {@code labels} on worker {@code i} (as discovery reports them). */
-    void label(int i, Map<String, String> labels) {
-        List<WorkerEndpoint> all = new ArrayList<>();
-        for (int w = 0; w < fleet.workers().size(); w++) {
-            WorkerEndpoint e = fleet.worker(w).endpoint();
-            all.add(w == i ? e.withLabels(labels) : e);
-        }
-        all.addAll(extra);
-        discovery.push(all);
+    /** Worker {@code i} is reported by discovery with {@code labels} from now on; pushes the set. */
+    void label(int i, Map<String, String> workerLabels) {
+        labels.put(i, Map.copyOf(workerLabels));
+        push();
     }
 
     void push() {
-        List<WorkerEndpoint> all = new ArrayList<>(fleet.endpoints());
+        List<WorkerEndpoint> all = new ArrayList<>();
+        for (int w = 0; w < fleet.workers().size(); w++) {
+            WorkerEndpoint e = fleet.worker(w).endpoint();
+            all.add(labels.containsKey(w) ? e.withLabels(labels.get(w)) : e);
+        }
         all.addAll(extra);
         discovery.push(all);
     }
