@@ -32,7 +32,8 @@ import picocli.CommandLine.Spec;
         versionProvider = RollcallCommand.Version.class,
         description = "Finds the workers of a distributed compute engine and keeps only those whose version"
                 + " can be mixed safely.",
-        subcommands = {DemoCommand.class, WorkersCommand.class, ProbeCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, WorkersCommand.class, ProbeCommand.class, ConsoleCommand.class,
+                CommandLine.HelpCommand.class})
 public final class RollcallCommand implements Callable<Integer> {
 
     @Spec
