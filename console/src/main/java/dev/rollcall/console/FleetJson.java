@@ -6,6 +6,7 @@ import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.SelectionReport;
 import dev.rollcall.api.registry.WorkerStatus;
 import java.time.Instant;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -29,6 +30,12 @@ final class FleetJson {
     private final String discovery;
     private final Timeline timeline;
     private volatile Built cached;
+    /**
+     * Each worker's JSON in the last published document, by its status object: a snapshot shares the
+     * status objects that did not change with the one before, so an update that touches 1 % of
+     * 10,000 workers writes 100 of them. The sender's own.
+     */
+    private Map<WorkerStatus, String> fragments = new IdentityHashMap<>();
 
     FleetJson(String resolverName, String discovery, Timeline timeline) {
         this.resolverName = resolverName;
@@ -45,23 +52,23 @@ final class FleetJson {
         if (c != null && c.snapshot() == snapshot.number()) {
             return c;
         }
-        return build(snapshot);
+        return build(snapshot, false);
     }
 
     /** Builds the document of a snapshot the timeline has just recorded, and keeps it. Sender thread only. */
     Built publish(FleetSnapshot snapshot) {
-        Built built = build(snapshot);
+        Built built = build(snapshot, true);
         cached = built;
         return built;
     }
 
-    private Built build(FleetSnapshot snapshot) {
+    private Built build(FleetSnapshot snapshot, boolean reuse) {
         long start = System.nanoTime();
-        byte[] json = write(snapshot);
+        byte[] json = write(snapshot, reuse);
         return new Built(snapshot.number(), json, System.nanoTime() - start);
     }
 
-    private byte[] write(FleetSnapshot s) {
+    private byte[] write(FleetSnapshot s, boolean reuse) {
         List<WorkerStatus> statuses = s.statuses();
         JsonWriter w = new JsonWriter(512 + statuses.size() * 160);
         w.beginObject();
@@ -92,8 +99,22 @@ final class FleetJson {
                 .endObject();
         writeVersions(w, statuses);
         w.name("workers").beginArray();
+        Map<WorkerStatus, String> before = reuse ? fragments : Map.of();
+        Map<WorkerStatus, String> now = reuse ? new IdentityHashMap<>(statuses.size() * 2) : null;
         for (WorkerStatus status : statuses) {
-            writeWorker(w, status);
+            String fragment = before.get(status);
+            if (fragment == null) {
+                JsonWriter one = new JsonWriter(256);
+                writeWorker(one, status);
+                fragment = one.text();
+            }
+            if (now != null && status.state() != WorkerStatus.State.DRAINING) { // a drain's start may still change
+                now.put(status, fragment);
+            }
+            w.raw(fragment);
+        }
+        if (reuse) {
+            fragments = now;
         }
         w.endArray();
         w.name("timeline").beginArray();

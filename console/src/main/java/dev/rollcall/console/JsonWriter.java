@@ -107,6 +107,14 @@ final class JsonWriter {
         return endObject();
     }
 
+    /** A value written by another writer ({@link #text()}), as it is. */
+    JsonWriter raw(String json) {
+        separate();
+        out.append(json);
+        comma = true;
+        return this;
+    }
+
     String text() {
         return out.toString();
     }

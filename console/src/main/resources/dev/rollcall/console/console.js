@@ -221,7 +221,7 @@
     stats.snapshot = f.snapshot;
     stats.updates++;
     stats.renders.push({ snapshot: f.snapshot, workers: f.workers.length, bytes: text.length,
-      parseMs: parsed - start, renderMs: done - parsed, totalMs: done - start });
+      parseMs: parsed - start, renderMs: done - parsed, totalMs: done - start, doneAt: Date.now() });
     if (stats.renders.length > 200) stats.renders.shift();
   }
 
