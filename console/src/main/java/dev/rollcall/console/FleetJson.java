@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * The console's JSON form of one snapshot ({@code /api/fleet} and every Server-Sent Event), built
@@ -27,7 +28,7 @@ final class FleetJson {
     }
 
     private final String resolverName;
-    private final String discovery;
+    private final Supplier<String> discovery;
     private final Timeline timeline;
     private volatile Built cached;
     /**
@@ -37,7 +38,7 @@ final class FleetJson {
      */
     private Map<WorkerStatus, String> fragments = new IdentityHashMap<>();
 
-    FleetJson(String resolverName, String discovery, Timeline timeline) {
+    FleetJson(String resolverName, Supplier<String> discovery, Timeline timeline) {
         this.resolverName = resolverName;
         this.discovery = discovery;
         this.timeline = timeline;
@@ -86,7 +87,7 @@ final class FleetJson {
         selection.cohorts().forEach((version, n) -> w.name(version).value(n));
         w.endObject().endObject();
         w.name("discovery").beginObject()
-                .member("description", discovery)
+                .member("description", discovery.get())
                 .member("staleSince", s.staleSince().map(Instant::toString).orElse(null))
                 .member("problem", s.discoveryProblem().orElse(null))
                 .endObject();

@@ -92,7 +92,7 @@ public final class RollcallConsole implements AutoCloseable {
         SnapshotSource source = b.source;
         String name = source.name() + "-" + COUNT.incrementAndGet();
         Timeline timeline = new Timeline(b.timeline);
-        FleetJson json = new FleetJson(source.name(), source.discoveryDescription(), timeline);
+        FleetJson json = new FleetJson(source.name(), source::discoveryDescription, timeline);
         boolean loopback = b.address.getAddress().isLoopbackAddress();
         AtomicInteger threads = new AtomicInteger();
         http = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(64), r -> {

@@ -90,7 +90,7 @@ public final class ConsoleScale {
 
         // Server side, on this thread: the sender's work per update (timeline + JSON), warmed first.
         Timeline timeline = new Timeline(RollcallConsole.DEFAULT_TIMELINE);
-        FleetJson json = new FleetJson("scale", "synthetic", timeline);
+        FleetJson json = new FleetJson("scale", () -> "synthetic", timeline);
         FleetSnapshot s = snapshot;
         List<WorkerStatus> st = new ArrayList<>(statuses);
         long n = number;
