@@ -153,7 +153,10 @@ final class Charts {
             XYLineAndShapeRenderer r = new XYStepRenderer(); // counts and cumulative fractions change in steps
             for (int i = 0; i < data.getSeriesCount(); i++) {
                 r.setSeriesPaint(i, COLORS[i % COLORS.length]);
-                r.setSeriesStroke(i, new BasicStroke(2f));
+                boolean floor = data.getSeriesKey(i).toString().contains("floor");
+                r.setSeriesStroke(i, floor // dashed: it often runs right under Rollcall's line
+                        ? new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f)
+                        : new BasicStroke(2f));
                 r.setSeriesShapesVisible(i, false);
             }
             plot.setRenderer(r);
