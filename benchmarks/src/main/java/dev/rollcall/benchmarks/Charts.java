@@ -6,6 +6,7 @@ import java.awt.Font;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -128,7 +129,7 @@ final class Charts {
             r.setBarPainter(new StandardBarPainter());
             r.setShadowVisible(false);
             r.setDefaultItemLabelGenerator(new StandardCategoryItemLabelGenerator("{2}",
-                    new java.text.DecimalFormat("#,##0.##")));
+                    new DecimalFormat("#,##0.##")));
             r.setDefaultItemLabelsVisible(true);
             for (int i = 0; i < data.getRowCount(); i++) {
                 r.setSeriesPaint(i, COLORS[i % COLORS.length]);

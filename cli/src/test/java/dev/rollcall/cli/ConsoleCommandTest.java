@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -32,7 +33,7 @@ class ConsoleCommandTest {
 
     private Path config(WorkerFleet fleet, String... more) throws Exception {
         Path file = dir.resolve("rollcall.properties");
-        List<String> lines = new java.util.ArrayList<>(List.of("rollcall.discovery.type=static",
+        List<String> lines = new ArrayList<>(List.of("rollcall.discovery.type=static",
                 "rollcall.discovery.static.endpoints=" + fleet.endpointList(),
                 "rollcall.policy.type=semver", "rollcall.policy.semver.range=^1.4",
                 "rollcall.probe.timeout=10s"));

@@ -7,6 +7,8 @@ import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.policy.RolloutPolicy;
 import dev.rollcall.testkit.Closer;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -46,7 +49,7 @@ class ConsoleBrowserTest {
                 && s.counts().unreachable() == 1 && s.statuses().stream().allMatch(st -> !zoneOf(st).isEmpty()
                         || st.state() == State.UNREACHABLE));
         RollcallConsole console = closer.add(RollcallConsole.serve(f.resolver,
-                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0)));
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
         HeadlessChromium chromium = closer.add(new HeadlessChromium(1400, 1100));
         var driver = chromium.driver;
 
@@ -112,11 +115,11 @@ class ConsoleBrowserTest {
         return s.endpoint().labels().getOrDefault("zone", "");
     }
 
-    private static WebElement cell(org.openqa.selenium.WebDriver d, String url, String column) {
+    private static WebElement cell(WebDriver d, String url, String column) {
         return d.findElement(By.cssSelector("tr[data-endpoint='" + url + "'] td." + column));
     }
 
-    private static String lastRowVersion(org.openqa.selenium.WebDriver d) {
+    private static String lastRowVersion(WebDriver d) {
         List<WebElement> rows = d.findElements(By.cssSelector("#workers tbody tr td.version"));
         return rows.isEmpty() ? "" : rows.get(rows.size() - 1).getText();
     }

@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
@@ -67,7 +68,7 @@ class ConsoleEventsTest {
         }
 
         /** The first document, from now on, that satisfies {@code condition}. */
-        JsonNode next(java.util.function.Predicate<JsonNode> condition) throws InterruptedException {
+        JsonNode next(Predicate<JsonNode> condition) throws InterruptedException {
             long deadline = System.nanoTime() + ConsoleFleet.WAIT.toNanos();
             for (long left = ConsoleFleet.WAIT.toNanos(); left > 0; left = deadline - System.nanoTime()) {
                 JsonNode d = documents.poll(left, TimeUnit.NANOSECONDS);

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 
@@ -38,7 +39,7 @@ final class ConsoleFleet {
     final WorkerResolver resolver;
     final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final List<WorkerEndpoint> extra = new ArrayList<>();
-    private final Map<Integer, Map<String, String>> labels = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<Integer, Map<String, String>> labels = new ConcurrentHashMap<>();
 
     ConsoleFleet(Closer closer, VersionPolicy policy, String... versions) {
         this.closer = closer;
