@@ -6,7 +6,11 @@
  *
  * <p>A policy or backend in a named module declares itself with {@code provides}, e.g.
  * {@code provides dev.rollcall.api.policy.VersionPolicyProvider with com.example.MyPolicyProvider;}.
+ *
+ * <p>{@code dev.rollcall.api.internal} (configuration plumbing, provider lookup, thread naming, PEM
+ * files) is shared by Rollcall's own modules only; it is exported to them and to nobody else.
  */
+@SuppressWarnings("module") // the modules named below are automatic modules, not known when api compiles
 module dev.rollcall.api {
     requires static com.google.protobuf;
 
@@ -16,4 +20,11 @@ module dev.rollcall.api {
     exports dev.rollcall.api.policy;
     exports dev.rollcall.api.registration;
     exports dev.rollcall.api.registry;
+
+    // ProviderLookup, in this module, loads the providers for core and the worker.
+    uses dev.rollcall.api.discovery.WorkerDiscoveryProvider;
+    uses dev.rollcall.api.policy.VersionPolicyProvider;
+    uses dev.rollcall.api.registration.WorkerRegistrationProvider;
+
+    exports dev.rollcall.api.internal to dev.rollcall.core, dev.rollcall.worker, dev.rollcall.grpc, dev.rollcall.testkit;
 }

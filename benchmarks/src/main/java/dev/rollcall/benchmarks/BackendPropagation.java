@@ -1,7 +1,7 @@
 package dev.rollcall.benchmarks;
 
 import dev.rollcall.api.registry.FleetSnapshot;
-import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.testkit.dns.DnsServer;
 import dev.rollcall.testkit.zookeeper.ZooKeeperServer;

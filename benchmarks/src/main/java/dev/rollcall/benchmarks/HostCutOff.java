@@ -3,7 +3,7 @@ package dev.rollcall.benchmarks;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.testkit.PushDiscovery;
 import dev.rollcall.testkit.faults.FaultProxy;
 import java.time.Duration;

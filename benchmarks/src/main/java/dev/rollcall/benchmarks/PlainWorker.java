@@ -1,7 +1,7 @@
 package dev.rollcall.benchmarks;
 
 import dev.rollcall.api.WorkerEndpoint;
-import dev.rollcall.core.worker.WorkerInfoService;
+import dev.rollcall.worker.WorkerInfoService;
 import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.ServerCall;

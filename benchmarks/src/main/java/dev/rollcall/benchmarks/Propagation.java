@@ -2,7 +2,7 @@ package dev.rollcall.benchmarks;
 
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registry.FleetSnapshot;
-import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.testkit.etcd.EtcdServer;
 import io.etcd.jetcd.ByteSequence;

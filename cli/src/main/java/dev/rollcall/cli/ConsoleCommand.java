@@ -2,7 +2,7 @@ package dev.rollcall.cli;
 
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.console.RollcallConsole;
-import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;

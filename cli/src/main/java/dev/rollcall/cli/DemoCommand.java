@@ -5,7 +5,7 @@ import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.api.registry.WorkerStatus.State;
-import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.policy.SemverRangePolicy;
 import dev.rollcall.testkit.FleetWorker;

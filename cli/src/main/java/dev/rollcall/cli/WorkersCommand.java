@@ -14,7 +14,7 @@ import dev.rollcall.api.PeerText;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.api.registry.WorkerStatus.State;
-import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;

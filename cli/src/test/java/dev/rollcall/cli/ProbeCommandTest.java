@@ -2,7 +2,7 @@ package dev.rollcall.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.testkit.UnresponsiveWorker;
 import dev.rollcall.testkit.WorkerFleet;
 import java.nio.file.Files;

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.fail;
 
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.registry.FleetSnapshot;
-import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.core.internal.ProbeTls;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.testkit.consul.ConsulStandIn;
 import dev.rollcall.testkit.etcd.EtcdServer;
 import dev.rollcall.testkit.tls.TestCertificates;

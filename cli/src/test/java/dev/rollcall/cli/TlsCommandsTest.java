@@ -2,7 +2,7 @@ package dev.rollcall.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.testkit.tls.TestCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package dev.rollcall.console;
 import com.sun.net.httpserver.HttpServer;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
-import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import java.io.IOException;
 import java.io.UncheckedIOException;

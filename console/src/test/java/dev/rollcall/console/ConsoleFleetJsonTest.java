@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registry.WorkerStatus.State;
-import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.policy.SemverRangePolicy;
 import dev.rollcall.testkit.Closer;

@@ -5,6 +5,7 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.internal.LiveResolvers;
 import io.grpc.ManagedChannel;
+import io.grpc.NameResolverRegistry;
 import io.grpc.Status;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -57,6 +58,11 @@ final class CallPath implements LiveResolvers.Handle {
     }
 
     String grpcTarget() {
+        if (NameResolverRegistry.getDefaultRegistry().getProviderForScheme("rollcall") == null) {
+            throw new IllegalStateException("grpcTarget(): the rollcall: scheme is not registered; the rollcall:"
+                    + " target comes with dev.rollcall:rollcall-grpc, which is not on the class path (core alone"
+                    + " gives channel(endpoint) and the snapshots)");
+        }
         return "rollcall://" + id + "/";
     }
 

@@ -3,7 +3,7 @@ package dev.rollcall.core;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerEndpoint;
-import dev.rollcall.core.internal.NamedThreads;
+import dev.rollcall.api.internal.NamedThreads;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URLDecoder;

@@ -1,5 +1,6 @@
 package dev.rollcall.core;
 
+import dev.rollcall.protocol.ProbeOutcome;
 import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registry.FleetSnapshot;

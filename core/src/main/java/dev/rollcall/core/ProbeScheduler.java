@@ -1,5 +1,6 @@
 package dev.rollcall.core;
 
+import dev.rollcall.protocol.ProbeOutcome;
 import dev.rollcall.api.Backoff;
 import dev.rollcall.core.internal.ProbeClient;
 import io.grpc.ManagedChannel;

@@ -1,5 +1,6 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.registry.KeyPaths;
 import java.util.Map;

@@ -1,6 +1,8 @@
 package dev.rollcall.core;
 
-import dev.rollcall.core.internal.BrokenInvariants;
+import dev.rollcall.api.Scheduler;
+import dev.rollcall.api.Ticker;
+import dev.rollcall.api.internal.BrokenInvariants;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;

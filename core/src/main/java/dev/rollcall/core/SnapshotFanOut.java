@@ -1,5 +1,6 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.Ticker;
 import dev.rollcall.api.registry.FleetEvent;
 import dev.rollcall.api.registry.FleetSnapshot;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.Ticker;
 import dev.rollcall.core.internal.ProbeClient;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,5 +1,7 @@
 package dev.rollcall.core;
 
+import dev.rollcall.protocol.ProbeOutcome;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerEndpoint;

@@ -1,5 +1,8 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.RollcallConfig;
+import dev.rollcall.api.Scheduler;
+import dev.rollcall.api.Ticker;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerInfo;
@@ -12,10 +15,10 @@ import dev.rollcall.api.registry.InvocationTargets;
 import dev.rollcall.api.registry.WorkerEndpoints;
 import dev.rollcall.api.registry.WorkerServices;
 import dev.rollcall.api.registry.WorkerVersions;
-import dev.rollcall.core.internal.NamedThreads;
+import dev.rollcall.api.internal.NamedThreads;
 import dev.rollcall.core.internal.ProbeClient;
-import dev.rollcall.core.internal.ProviderLookup;
-import dev.rollcall.core.internal.UnknownKeys;
+import dev.rollcall.api.internal.ProviderLookup;
+import dev.rollcall.api.internal.UnknownKeys;
 import io.grpc.ManagedChannel;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
@@ -358,7 +361,10 @@ public final class WorkerResolver implements AutoCloseable {
      * call only over a connection whose worker was verified after it connected — a worker that
      * restarts in place with a version the policy rejects gets no call. With no compatible worker,
      * calls fail {@code UNAVAILABLE} with the counts {@link #awaitWorkers} gives. Valid until
-     * {@link #close()}; see {@link dev.rollcall.core.grpc.RollcallNameResolverProvider}.
+     * {@link #close()}. The {@code rollcall:} scheme is registered by {@code dev.rollcall:rollcall-grpc}
+     * ({@code dev.rollcall.grpc.RollcallNameResolverProvider}), which must be on the class path.
+     *
+     * @throws IllegalStateException if {@code rollcall-grpc} is not on the class path
      */
     public String grpcTarget() {
         return calls.grpcTarget();
@@ -801,14 +807,14 @@ public final class WorkerResolver implements AutoCloseable {
             ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
 
             VersionPolicy chosenPolicy = policy != null ? policy : ProviderLookup.create(VersionPolicyProvider.class,
-                    VersionPolicyProvider::type, VersionPolicyProvider::create, root, "policy", "version policy", loader);
+                    VersionPolicyProvider::type, VersionPolicyProvider::create, root, "policy", "version policy", loader, log::warn);
             WorkerDiscovery chosenDiscovery = discovery != null ? discovery : ProviderLookup.create(
                     WorkerDiscoveryProvider.class, WorkerDiscoveryProvider::type, WorkerDiscoveryProvider::create, root,
-                    "discovery", "discovery", loader);
+                    "discovery", "discovery", loader, log::warn);
             String policyType = policy != null ? null : root.raw("rollcall.policy.type").orElseThrow();
             String discoveryType = discovery != null ? null : root.raw("rollcall.discovery.type").orElseThrow();
             try {
-                UnknownKeys.checkResolver(cfg, discoveryType, policyType);
+                UnknownKeys.checkResolver(cfg, discoveryType, policyType, log::warn);
             } catch (ConfigurationException e) {
                 if (discovery == null) {
                     chosenDiscovery.close();

@@ -1,5 +1,6 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.RollcallConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -2,6 +2,7 @@ package dev.rollcall.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rollcall.protocol.ProbeOutcome;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.registry.WorkerStatus.State;
 import java.time.Duration;

@@ -8,7 +8,7 @@ import dev.rollcall.api.discovery.WorkerDiscovery;
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus.State;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -11,7 +11,7 @@ import com.google.protobuf.StringValue;
 import com.google.protobuf.WrappersProto;
 import dev.rollcall.api.registry.ProtoSchema;
 import dev.rollcall.core.internal.ProbeClient;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 import io.grpc.BindableService;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;

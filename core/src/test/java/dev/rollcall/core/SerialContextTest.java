@@ -1,5 +1,7 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.Scheduler;
+import dev.rollcall.api.Ticker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,5 +1,6 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.Ticker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rollcall.api.registry.FleetSnapshot;
@@ -22,9 +23,9 @@ class SnapshotFanOutTest {
 
     /** A fan-out on real threads, as the resolver builds it. */
     private static SnapshotFanOut fanOut() {
-        java.util.concurrent.ThreadFactory threads = dev.rollcall.core.internal.NamedThreads.daemon("test-listeners");
+        java.util.concurrent.ThreadFactory threads = dev.rollcall.api.internal.NamedThreads.daemon("test-listeners");
         return new SnapshotFanOut("test", snapshot(0), () -> Executors.newSingleThreadExecutor(threads),
-                Executors.newSingleThreadExecutor(dev.rollcall.core.internal.NamedThreads.daemon("test-followers")),
+                Executors.newSingleThreadExecutor(dev.rollcall.api.internal.NamedThreads.daemon("test-followers")),
                 Ticker.systemTicker());
     }
 

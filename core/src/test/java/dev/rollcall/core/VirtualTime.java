@@ -1,5 +1,7 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.Scheduler;
+import dev.rollcall.api.Ticker;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.PriorityQueue;

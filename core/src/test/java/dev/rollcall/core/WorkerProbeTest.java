@@ -1,11 +1,14 @@
 package dev.rollcall.core;
 
+import dev.rollcall.protocol.ProbeOutcome;
+import dev.rollcall.api.RollcallConfig;
+import io.grpc.StatusRuntimeException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.WorkerEndpoint;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 import io.grpc.Status;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -68,5 +71,32 @@ class WorkerProbeTest {
         assertThatThrownBy(() -> WorkerProbe.builder()
                 .config(RollcallConfig.of(Map.of("rollcall.probe.max-response-bytes", "12"))).build())
                 .isInstanceOf(ConfigurationException.class).hasMessageContaining("rollcall.probe.max-response-bytes");
+    }
+
+    @Test
+    void hasVersionTellsMatchMismatchAndDownApart() throws Exception {
+        try (RollcallWorker worker = RollcallWorker.builder().version("1.4.0").start()) {
+            assertThat(WorkerProbe.hasVersion(worker.endpoint().url(), "1.4.0", Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS))
+                    .isTrue();
+            assertThat(WorkerProbe.hasVersion(worker.endpoint(), "1.4.1", Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS))
+                    .isFalse();
+        }
+        int freePort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            freePort = s.getLocalPort();
+        }
+        var down = WorkerProbe.hasVersion(WorkerEndpoint.of("127.0.0.1", freePort), "1.4.0", Duration.ofSeconds(5));
+        assertThatThrownBy(() -> down.get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(StatusRuntimeException.class)
+                .hasMessageContaining("UNAVAILABLE");
+    }
+
+    @Test
+    void hasVersionRejectsAMalformedEndpoint() {
+        assertThatThrownBy(() -> WorkerProbe.hasVersion("grpc://host", "1.0.0", Duration.ofSeconds(5)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("grpc://host")
+                .hasMessageContaining("no port");
     }
 }

@@ -1,7 +1,7 @@
 package com.example.worker;
 
-import dev.rollcall.core.RollcallConfig;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.api.RollcallConfig;
+import dev.rollcall.worker.RollcallWorker;
 import java.io.IOException;
 import org.apache.arrow.flight.FlightProducer;
 import org.apache.arrow.flight.NoOpFlightProducer;

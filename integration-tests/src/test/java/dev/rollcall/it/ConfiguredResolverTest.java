@@ -8,7 +8,7 @@ import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
-import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.testkit.WorkerFleet;
 import java.nio.file.Files;

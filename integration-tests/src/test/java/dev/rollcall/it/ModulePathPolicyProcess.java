@@ -1,6 +1,6 @@
 package dev.rollcall.it;
 
-import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import java.util.Map;
 
@@ -17,6 +17,8 @@ final class ModulePathPolicyProcess {
     public static void main(String[] args) {
         System.out.println("api module: " + dev.rollcall.api.WorkerInfo.class.getModule().getName());
         System.out.println("core module: " + WorkerResolver.class.getModule().getName());
+        System.out.println("protocol module: "
+                + dev.rollcall.protocol.v1.WorkerInfoResponse.class.getModule().getName());
         System.out.println("static module: "
                 + dev.rollcall.discovery.staticlist.StaticWorkerDiscoveryProvider.class.getModule().getName());
         System.out.println("version-policy module: "

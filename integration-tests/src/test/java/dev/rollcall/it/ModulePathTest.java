@@ -37,9 +37,11 @@ class ModulePathTest {
 
         // Named: api, protobuf (read by api's "requires static"), the policy. Automatic, when they are
         // jars (they are in a full build; a reactor run up to "test" has class directories instead):
-        // core, the static backend and the stock policies.
+        // core, the protocol, the static backend and the stock policies. Core reaches api's internal
+        // package through api's qualified export to dev.rollcall.core.
         Map<String, Path> automatic = new LinkedHashMap<>();
         automatic.put("core", location(WorkerResolver.class));
+        automatic.put("protocol", location(dev.rollcall.protocol.v1.WorkerInfoResponse.class));
         automatic.put("static", location(StaticWorkerDiscoveryProvider.class));
         automatic.put("version-policy", location(SemverRangePolicyProvider.class));
         automatic.values().removeIf(p -> !p.toString().endsWith(".jar"));
@@ -63,7 +65,7 @@ class ModulePathTest {
         assertThat(child.exitValue()).as(out).isZero();
         assertThat(out).contains("api module: dev.rollcall.api")
                 .contains("policy: pinned 2.0.0 from module com.example.pinned");
-        Map<String, String> names = Map.of("core", "dev.rollcall.core", "static", "dev.rollcall.discovery.staticlist",
+        Map<String, String> names = Map.of("core", "dev.rollcall.core", "protocol", "dev.rollcall.protocol", "static", "dev.rollcall.discovery.staticlist",
                 "version-policy", "dev.rollcall.policy");
         automatic.keySet().forEach(m -> assertThat(out).as(out).contains(m + " module: " + names.get(m)));
     }

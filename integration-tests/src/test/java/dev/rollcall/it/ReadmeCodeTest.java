@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.example.coordinator.Coordinator;
 import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
 import dev.rollcall.api.policy.VersionPolicyProvider;
-import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.testkit.WorkerFleet;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

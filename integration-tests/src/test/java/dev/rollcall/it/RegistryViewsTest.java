@@ -16,7 +16,7 @@ import dev.rollcall.api.registry.WorkerEndpoints;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.core.SnapshotListener;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.policy.SemverRangePolicy;
 import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.PushDiscovery;

@@ -7,7 +7,7 @@ import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.api.registry.WorkerStatus.State;
-import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.SnapshotListener;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.policy.RolloutPolicy;

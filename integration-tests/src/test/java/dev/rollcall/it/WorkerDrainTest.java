@@ -7,7 +7,7 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;

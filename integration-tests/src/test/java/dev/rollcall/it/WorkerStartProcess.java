@@ -1,6 +1,6 @@
 package dev.rollcall.it;
 
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 
 /** A child JVM that starts one worker and prints {@code started} or the failure's message. */
 final class WorkerStartProcess {

@@ -1,7 +1,7 @@
 package dev.rollcall.testkit;
 
 import dev.rollcall.api.WorkerEndpoint;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;

@@ -1,6 +1,6 @@
 package dev.rollcall.testkit;
 
-import dev.rollcall.core.internal.BrokenInvariants;
+import dev.rollcall.api.internal.BrokenInvariants;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;

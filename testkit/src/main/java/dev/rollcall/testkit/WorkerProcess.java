@@ -1,7 +1,7 @@
 package dev.rollcall.testkit;
 
-import dev.rollcall.core.RollcallConfig;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.api.RollcallConfig;
+import dev.rollcall.worker.RollcallWorker;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

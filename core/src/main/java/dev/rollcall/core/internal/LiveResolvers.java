@@ -10,7 +10,7 @@ import java.util.function.Consumer;
 
 /**
  * The resolvers of this process that {@code rollcall:} gRPC targets may name, by the target's
- * authority. Internal: the bridge between {@code WorkerResolver} and {@code dev.rollcall.core.grpc},
+ * authority. Internal: the bridge between {@code WorkerResolver} and {@code dev.rollcall.grpc},
  * not part of Rollcall's public API. Thread-safe.
  */
 public final class LiveResolvers {

@@ -1,9 +1,11 @@
 package dev.rollcall.core.internal;
 
+import dev.rollcall.protocol.internal.WireFormat;
+import dev.rollcall.protocol.internal.AnswerCheck;
 import com.google.common.net.InetAddresses;
 import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
-import dev.rollcall.core.ProbeOutcome;
+import dev.rollcall.protocol.ProbeOutcome;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;

@@ -2,8 +2,8 @@ package dev.rollcall.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.rollcall.core.ProbeOutcome;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.protocol.ProbeOutcome;
+import dev.rollcall.worker.RollcallWorker;
 import io.grpc.ManagedChannel;
 import java.time.Duration;
 import java.util.ArrayList;

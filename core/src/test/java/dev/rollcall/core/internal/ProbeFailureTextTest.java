@@ -3,7 +3,7 @@ package dev.rollcall.core.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rollcall.api.PeerText;
-import dev.rollcall.core.ProbeOutcome;
+import dev.rollcall.protocol.ProbeOutcome;
 import io.grpc.Status;
 import java.time.Duration;
 import javax.net.ssl.SSLHandshakeException;

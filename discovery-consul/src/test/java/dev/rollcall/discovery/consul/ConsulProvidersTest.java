@@ -10,7 +10,7 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.discovery.WorkerDiscovery;
 import dev.rollcall.api.registration.WorkerRegistrationProvider;
-import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import java.util.HashMap;
 import java.util.Map;

@@ -11,9 +11,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerInfo;
-import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.policy.ExactVersionPolicy;
 import dev.rollcall.testkit.FleetWorker;
 import dev.rollcall.testkit.WorkerFleet;

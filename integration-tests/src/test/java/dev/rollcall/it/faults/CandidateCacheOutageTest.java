@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registry.FleetSnapshot;
-import dev.rollcall.core.RollcallConfig;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.testkit.WorkerFleet;
 import dev.rollcall.testkit.etcd.EtcdServer;

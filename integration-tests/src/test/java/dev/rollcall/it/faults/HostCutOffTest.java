@@ -7,7 +7,7 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.policy.SemverRangePolicy;
 import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.PushDiscovery;

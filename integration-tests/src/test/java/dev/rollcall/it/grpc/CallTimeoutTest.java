@@ -7,7 +7,7 @@ import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.PushDiscovery;
 import dev.rollcall.testkit.faults.FaultProxy;

@@ -9,7 +9,7 @@ import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
@@ -246,7 +246,7 @@ class GrpcTargetTest {
                     .endpoint().url();
             Worker expected = fleet.stream().filter(w -> w.endpoint().url().equals(owner)).findFirst().orElseThrow();
             long before = expected.counted().calls.get();
-            stub.withOption(dev.rollcall.core.grpc.KeyAffinityLoadBalancerProvider.KEY, key)
+            stub.withOption(dev.rollcall.grpc.KeyAffinityLoadBalancerProvider.KEY, key)
                     .withDeadlineAfter(10, TimeUnit.SECONDS).check(HealthCheckRequest.getDefaultInstance());
             assertThat(expected.counted().calls.get()).as("key %s at its owner %s", key, owner).isEqualTo(before + 1);
         }

@@ -9,7 +9,7 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.PushDiscovery;
 import dev.rollcall.testkit.faults.FaultProxy;

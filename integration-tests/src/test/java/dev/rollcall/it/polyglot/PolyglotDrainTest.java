@@ -8,7 +8,7 @@ import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.core.worker.RollcallWorker;
+import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.it.polyglot.ReferenceWorker.Language;
 import dev.rollcall.policy.SemverRangePolicy;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;

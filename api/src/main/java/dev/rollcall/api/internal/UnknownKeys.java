@@ -1,0 +1,116 @@
+package dev.rollcall.api.internal;
+
+import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.RollcallConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * Reports {@code rollcall.*} keys that nothing read once a resolver or a worker is configured: a
+ * typo is an error that names the nearest known key. One file may configure both sides, so each
+ * side checks only its own keys: the coordinator leaves {@code rollcall.worker.*} and
+ * {@code rollcall.discovery.<type>.registration.*} to the worker, the worker checks only those.
+ * Keys of a backend or policy that is not selected are reported to the caller's warnings sink, so that one file can keep settings
+ * for several.
+ */
+public final class UnknownKeys {
+
+    private static final String WORKER = "rollcall.worker.";
+
+    private UnknownKeys() {
+    }
+
+    /** The coordinator side: everything but the worker's keys. Either type may be null (set in code). */
+    public static void checkResolver(RollcallConfig config, String discoveryType, String policyType,
+                                     Consumer<String> warnings) {
+        Set<String> known = config.readKeys();
+        List<String> unknown = new ArrayList<>();
+        for (String key : config.values().keySet()) {
+            // rollcall.keys.<service>.<method> names the user's own services: any is valid.
+            // rollcall.console.* belongs to the console (rollcall-console), which checks its own keys.
+            if (!key.startsWith("rollcall.") || config.wasRead(key) || isWorkerKey(key)
+                    || key.startsWith("rollcall.keys.") || key.startsWith("rollcall.console.")) {
+                continue;
+            }
+            String inactive = inactiveScope(key, "rollcall.discovery.", discoveryType);
+            if (inactive == null) {
+                inactive = inactiveScope(key, "rollcall.policy.", policyType);
+            }
+            if (inactive != null) {
+                warnings.accept(key + " ignored: it configures " + inactive + ", which is not selected");
+                continue;
+            }
+            unknown.add(describe(config, key, known));
+        }
+        for (String name : config.environment().keySet()) {
+            if (name.startsWith("ROLLCALL_") && !name.equals(RollcallConfig.CONFIG_ENV)
+                    && !name.startsWith("ROLLCALL_WORKER_")
+                    && known.stream().noneMatch(k -> RollcallConfig.envName(k).equals(name))) {
+                warnings.accept("environment variable " + name + " matches no Rollcall key and is ignored");
+            }
+        }
+        fail(unknown);
+    }
+
+    /**
+     * The worker side: {@code rollcall.worker.*} and, when registering with {@code registrationType},
+     * {@code rollcall.discovery.<type>.registration.*}; every other key is the coordinator's.
+     */
+    public static void checkWorker(RollcallConfig config, String registrationType) {
+        Set<String> known = config.readKeys();
+        String registration = registrationType == null ? null
+                : "rollcall.discovery." + registrationType + ".registration.";
+        List<String> unknown = new ArrayList<>();
+        for (String key : config.values().keySet()) {
+            if (config.wasRead(key)) {
+                continue;
+            }
+            if (key.startsWith(WORKER) || (registration != null && key.startsWith(registration))) {
+                unknown.add(describe(config, key, known));
+            }
+        }
+        fail(unknown);
+    }
+
+    private static boolean isWorkerKey(String key) {
+        if (key.startsWith(WORKER)) {
+            return true;
+        }
+        if (!key.startsWith("rollcall.discovery.")) {
+            return false;
+        }
+        String rest = key.substring("rollcall.discovery.".length());
+        int dot = rest.indexOf('.');
+        return dot > 0 && rest.startsWith("registration.", dot + 1);
+    }
+
+    private static String describe(RollcallConfig config, String key, Set<String> known) {
+        String nearest = Nearest.of(key, known);
+        return key + " (" + config.origin(key) + ")" + (nearest == null ? "" : ": did you mean " + nearest + "?");
+    }
+
+    private static void fail(List<String> unknown) {
+        if (!unknown.isEmpty()) {
+            throw new ConfigurationException(unknown.get(0).split(" ")[0],
+                    "unknown Rollcall configuration key" + (unknown.size() > 1 ? "s" : "") + ": "
+                            + String.join("; ", unknown));
+        }
+    }
+
+    /** "discovery type 'etcd'" when {@code key} belongs to a type other than the selected one. */
+    private static String inactiveScope(String key, String prefix, String selected) {
+        if (!key.startsWith(prefix)) {
+            return null;
+        }
+        String rest = key.substring(prefix.length());
+        int dot = rest.indexOf('.');
+        if (dot <= 0) {
+            return null;
+        }
+        String type = rest.substring(0, dot);
+        return type.equals(selected) ? null : prefix.substring("rollcall.".length(), prefix.length() - 1)
+                + " type '" + type + "'";
+    }
+}

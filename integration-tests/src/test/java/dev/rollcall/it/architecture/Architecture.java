@@ -1,0 +1,135 @@
+package dev.rollcall.it.architecture;
+
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.Dependency;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import com.tngtech.archunit.lang.syntax.ArchRuleDefinition;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiPredicate;
+
+/**
+ * Which way Rollcall's modules point, as rules over compiled classes. A module is known by its
+ * package root ({@code dev.rollcall.core}, {@code dev.rollcall.discovery.etcd}, ...): no package
+ * is shared by two modules. A module's API is the packages it names here; every other package of
+ * it is internal, usable from another module only through a bridge listed in {@link #BRIDGES}
+ * (grpc-java's {@code Internal*} accessors, Rollcall's {@code internal} packages).
+ */
+final class Architecture {
+
+    /** The packages each module offers to others; a module not listed offers every package without "internal". */
+    static final Map<String, Set<String>> API = Map.of(
+            "dev.rollcall.api", Set.of("dev.rollcall.api", "dev.rollcall.api.discovery", "dev.rollcall.api.labels",
+                    "dev.rollcall.api.policy", "dev.rollcall.api.registration", "dev.rollcall.api.registry"),
+            "dev.rollcall.protocol", Set.of("dev.rollcall.protocol", "dev.rollcall.protocol.v1"),
+            "dev.rollcall.core", Set.of("dev.rollcall.core"),
+            "dev.rollcall.worker", Set.of("dev.rollcall.worker"),
+            "dev.rollcall.grpc", Set.of("dev.rollcall.grpc"));
+
+    /** Internal packages another module may use: package → the modules allowed. */
+    static final Map<String, Set<String>> BRIDGES = Map.of(
+            "dev.rollcall.api.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc",
+                    "dev.rollcall.testkit"),
+            "dev.rollcall.protocol.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc"),
+            "dev.rollcall.core.internal", Set.of("dev.rollcall.grpc"));
+
+    private static final List<String> TWO_PART_ROOTS = List.of("dev.rollcall.discovery.", "dev.rollcall.schema.");
+
+    private Architecture() {
+    }
+
+    /** The module a package belongs to: {@code dev.rollcall.<x>}, or {@code dev.rollcall.discovery.<x>}. */
+    static String module(String pkg) {
+        if (!pkg.startsWith("dev.rollcall.")) {
+            return null;
+        }
+        String[] parts = pkg.split("\\.");
+        int depth = TWO_PART_ROOTS.stream().anyMatch(r -> (pkg + ".").startsWith(r)) ? 4 : 3;
+        return String.join(".", List.of(parts).subList(0, Math.min(depth, parts.length)));
+    }
+
+    static boolean isApi(String pkg) {
+        Set<String> api = API.get(module(pkg));
+        return api != null ? api.contains(pkg) : !(pkg + ".").contains(".internal.");
+    }
+
+    /** No cycle between any two packages of Rollcall (so none between modules either). */
+    static ArchRule noPackageCycles() {
+        return slices().matching("dev.rollcall.(**)").should().beFreeOfCycles()
+                .as("no package cycle in any module");
+    }
+
+    /** rollcall-api needs the JDK and, optionally, protobuf; of Rollcall, nothing. */
+    static ArchRule apiDependsOnNothing() {
+        return ArchRuleDefinition.classes().that().resideInAPackage("dev.rollcall.api..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "dev.rollcall.api..",
+                        "com.google.protobuf..")
+                .as("rollcall-api depends on nothing but the JDK (and, optionally, protobuf)");
+    }
+
+    /** A backend or a policy needs rollcall-api's public packages, and its own. */
+    static ArchRule pluginsDependOnApiOnly() {
+        return ArchRuleDefinition.classes().that().resideInAnyPackage("dev.rollcall.discovery..", "dev.rollcall.policy..")
+                .should(onlyReachRollcall((from, to) -> module(to).equals(module(from))
+                        || (module(to).equals("dev.rollcall.api") && isApi(to)), "rollcall-api's public packages"))
+                .as("a discovery backend or a version policy depends on rollcall-api alone");
+    }
+
+    /** The resolver ships no worker side, no gRPC integration and no Arrow. */
+    static ArchRule coreIsTheResolverAlone() {
+        return ArchRuleDefinition.noClasses().that().resideInAPackage("dev.rollcall.core..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.rollcall.worker..", "dev.rollcall.grpc..",
+                        "org.apache.arrow..")
+                .as("rollcall-core depends on neither rollcall-worker, rollcall-grpc nor Arrow");
+    }
+
+    /** The worker ships no resolver. */
+    static ArchRule workerHasNoResolver() {
+        return ArchRuleDefinition.noClasses().that().resideInAPackage("dev.rollcall.worker..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.rollcall.core..", "dev.rollcall.grpc..")
+                .as("rollcall-worker depends on neither rollcall-core nor rollcall-grpc");
+    }
+
+    /** Another module's internal package only through a bridge that names the user. */
+    static ArchRule internalsStayHome() {
+        return ArchRuleDefinition.classes().that().resideInAPackage("dev.rollcall..")
+                .should(onlyReachRollcall((from, to) -> module(to).equals(module(from)) || isApi(to)
+                        || BRIDGES.getOrDefault(to, Set.of()).contains(module(from)), "another module's API or a bridge"))
+                .as("no internal package is used from outside its module, but through a listed bridge");
+    }
+
+    private static ArchCondition<JavaClass> onlyReachRollcall(BiPredicate<String, String> allowed, String what) {
+        return new ArchCondition<>("only depend, within Rollcall, on " + what) {
+            @Override
+            public void check(JavaClass item, ConditionEvents events) {
+                for (Dependency d : item.getDirectDependenciesFromSelf()) {
+                    String to = d.getTargetClass().getBaseComponentType().getPackageName();
+                    if (module(to) != null && !allowed.test(item.getPackageName(), to)) {
+                        events.add(SimpleConditionEvent.violated(d, d.getDescription()));
+                    }
+                }
+            }
+        };
+    }
+
+    static List<ArchRule> all() {
+        return List.of(noPackageCycles(), apiDependsOnNothing(), pluginsDependOnApiOnly(), coreIsTheResolverAlone(),
+                workerHasNoResolver(), internalsStayHome());
+    }
+
+    static DescribedPredicate<JavaClass> rollcall() {
+        return JavaClass.Predicates.resideInAPackage("dev.rollcall..");
+    }
+
+    static JavaClasses only(JavaClasses classes) {
+        return classes.that(rollcall());
+    }
+}

@@ -1,0 +1,640 @@
+package dev.rollcall.worker;
+
+import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.HandlerInfo;
+import dev.rollcall.api.ServiceInfo;
+import dev.rollcall.api.ServingState;
+import dev.rollcall.api.Settings;
+import dev.rollcall.api.Visibility;
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.registration.WorkerRegistration;
+import dev.rollcall.api.registration.WorkerRegistrationProvider;
+import dev.rollcall.api.RollcallConfig;
+import dev.rollcall.api.internal.ProviderLookup;
+import dev.rollcall.api.internal.NamedThreads;
+import dev.rollcall.api.internal.UnknownKeys;
+import io.grpc.BindableService;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.arrow.flight.FlightGrpcUtils;
+import org.apache.arrow.flight.FlightProducer;
+import org.apache.arrow.flight.NoOpFlightProducer;
+import org.apache.arrow.flight.auth.ServerAuthHandler;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A worker process's server in one call: its Arrow Flight service, Rollcall's
+ * {@link WorkerInfoService}, gRPC server reflection ({@code grpc.reflection.v1}, from which coordinators
+ * fetch the schemas of your services once per version) and your own gRPC services, on one gRPC
+ * server and port.
+ *
+ * <pre>{@code
+ * try (RollcallWorker worker = RollcallWorker.builder()
+ *         .version("1.4.0")
+ *         .flightProducer(myProducer)
+ *         .port(7001)
+ *         .start()) {
+ *     worker.awaitTermination();
+ * }
+ * }</pre>
+ *
+ * <p><b>TLS.</b> With {@link Builder#tls(Path, Path)} (or {@code rollcall.worker.tls.cert} and
+ * {@code rollcall.worker.tls.key}) the one port serves TLS only, WorkerInfo and Arrow Flight alike,
+ * and {@link #endpoint()} (hence the registration) says {@code grpcs://}. With
+ * {@link Builder#clientCa(Path)} ({@code rollcall.worker.tls.client-ca}) every client must present
+ * a certificate signed by that CA (mutual TLS); a connection without one is refused during the
+ * handshake. Files are PEM (keys PKCS#8), read and checked once by {@link Builder#start()}: a bad one
+ * fails naming its key and path, never its content.
+ *
+ * <p><b>Limits.</b> What a client of the port can make the worker hold is bounded, each bound with
+ * a key and a builder method, and a call past one is refused naming both: the size of a request to
+ * Rollcall's own calls and reflection ({@link Builder#maxRequestBytes}), {@code WatchWorkerInfo}
+ * streams in all and per connection ({@link Builder#maxWatches},
+ * {@link Builder#maxWatchesPerConnection}), calls open at once per connection
+ * ({@link Builder#maxCallsPerConnection}). HTTP/2 keepalive pings are permitted every 5 s, with or
+ * without calls. {@link #drain()}, {@link #labels} and the other changes return at once: watching
+ * coordinators are told from another thread, so a change costs the same with one watcher or a
+ * thousand.
+ *
+ * <p>Thread-safe. {@link #close()} stops the server (in-flight calls get a grace period), the
+ * Flight executor, and the allocator if Rollcall created it. Arrow needs
+ * {@code --add-opens=java.base/java.nio=ALL-UNNAMED} on the JVM command line, and on Java 24 or newer
+ * also {@code --sun-misc-unsafe-memory-access=allow} ({@link Builder#start()} fails naming it when
+ * Arrow cannot allocate). What the Flight producer throws is logged at WARN with its stack: the
+ * client only sees {@code INTERNAL}.
+ */
+public final class RollcallWorker implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RollcallWorker.class);
+    private static final AtomicInteger SERVERS = new AtomicInteger();
+
+    private final WorkerServer server;
+    private final WorkerInfoService info;
+    private final WorkerEndpoint endpoint;
+    private final ExecutorService executor;
+    private final BufferAllocator ownAllocator;
+    private final long shutdownGraceMillis;
+    private final long drainQuietMillis;
+    private final AtomicReference<WorkerRegistration> registration = new AtomicReference<>();
+    private final CallsInFlight calls;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private RollcallWorker(WorkerServer server, WorkerInfoService info, WorkerEndpoint endpoint, ExecutorService executor,
+                           BufferAllocator ownAllocator, long shutdownGraceMillis, long drainQuietMillis,
+                           CallsInFlight calls) {
+        PushThread.hold(); // released by close()
+        this.drainQuietMillis = drainQuietMillis;
+        this.server = server;
+        this.calls = calls;
+        this.info = info;
+        this.endpoint = endpoint;
+        this.executor = executor;
+        this.ownAllocator = ownAllocator;
+        this.shutdownGraceMillis = shutdownGraceMillis;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Where coordinators reach this worker, e.g. {@code grpc://127.0.0.1:7001}. */
+    public WorkerEndpoint endpoint() {
+        return endpoint;
+    }
+
+    /** The port the server is bound to (useful with port 0). */
+    public int port() {
+        return endpoint.port();
+    }
+
+    /** The version this worker reports. */
+    public String version() {
+        return info.version();
+    }
+
+    /** This process start's instance id. */
+    public String instanceId() {
+        return info.instanceId();
+    }
+
+    /** Everything coordinators learn about this worker: endpoint, version, instance id, labels, services. */
+    public WorkerInfo info() {
+        return info.describe(endpoint);
+    }
+
+    /** The discovery entry this worker keeps, when it registers ({@code rollcall.worker.register=true}). */
+    public Optional<WorkerRegistration> registration() {
+        return Optional.ofNullable(registration.get());
+    }
+
+    /**
+     * Stops taking new work: says {@link ServingState#DRAINING} to every coordinator, which leaves
+     * this worker out of new snapshots within milliseconds (a snapshot a query pinned before keeps
+     * it, so the query finishes here). Calls keep being served. Reversible with {@link #resume()}.
+     */
+    public void drain() {
+        announceDrain();
+        info.state(ServingState.DRAINING);
+        log.info("worker {} draining: takes no new work", endpoint.url());
+    }
+
+    /**
+     * Starts the quiet period at the drain when coordinators watch this worker: one of them may
+     * have planned on it just before it heard the news, and be connecting still. With nobody
+     * watching there is nobody to wait for (a fleet of test workers closes at once).
+     */
+    private void announceDrain() {
+        if (info.state() != ServingState.DRAINING && info.watchers() > 0) {
+            calls.drained();
+        }
+    }
+
+    /** Takes new work again after {@link #drain()}. */
+    public void resume() {
+        info.state(ServingState.SERVING);
+        log.info("worker {} resumed: takes new work", endpoint.url());
+    }
+
+    /** Ready after a start with {@link Builder#startNotServing()} (caches warm): takes new work from now on. */
+    public void serving() {
+        info.state(ServingState.SERVING);
+        log.info("worker {} serving", endpoint.url());
+    }
+
+    /** Whether it says it takes new work. */
+    public ServingState state() {
+        return info.state();
+    }
+
+    /** Replaces the labels it advertises; watching coordinators learn them at once. */
+    public void labels(Map<String, String> labels) {
+        info.labels(labels);
+    }
+
+    /**
+     * Coordinators watching this worker now ({@code WatchWorkerInfo} streams): the ones a
+     * {@link #drain()} reaches at once. {@link #close()} waits for {@code drain-quiet} after the
+     * drain only when there is one.
+     */
+    public int coordinatorsWatching() {
+        return info.watchers();
+    }
+
+    /** Calls being served now (Arrow Flight and your services; not Rollcall's own). */
+    public int callsInFlight() {
+        return calls.count();
+    }
+
+    /** Blocks until the server has stopped. */
+    public void awaitTermination() throws InterruptedException {
+        server.awaitTermination();
+    }
+
+    /**
+     * Stops gracefully: drains first (coordinators that watch this worker stop planning onto it at
+     * once, while it still serves), waits until the calls in flight are done and neither a call
+     * started nor the drain was announced for {@code drain-quiet} (up to {@code shutdown-grace}), leaves discovery, ends the coordinators' watches, then stops the
+     * server, cancelling whatever is still running; releases the Flight executor and Rollcall's own
+     * allocator. When it returns, the port can be bound again (a restart in place).
+     * Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed.getAndSet(true)) {
+            return;
+        }
+        announceDrain(); // after a drain() this changes nothing: its quiet period started then
+        info.state(ServingState.DRAINING);
+        try {
+            if (!calls.awaitQuiet(Math.min(drainQuietMillis, shutdownGraceMillis), shutdownGraceMillis)) {
+                log.warn("worker {}: {} calls still running after the {} ms grace; cancelling them", endpoint.url(),
+                        calls.count(), shutdownGraceMillis);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        WorkerRegistration entry = registration.getAndSet(null);
+        if (entry != null) {
+            try {
+                entry.close();
+            } catch (RuntimeException e) {
+                log.warn("worker {}: leaving discovery failed: {}", endpoint.url(), e.toString());
+            }
+        }
+        info.endWatches();
+        server.stop();
+        executor.shutdownNow();
+        if (ownAllocator != null) {
+            ownAllocator.close();
+        }
+        PushThread.release();
+        log.debug("worker {} version '{}' stopped", endpoint.url(), info.version());
+    }
+
+    @Override
+    public String toString() {
+        return "RollcallWorker[" + endpoint.url() + " version='" + info.version() + "']";
+    }
+
+    /**
+     * Configures a worker. Values set through methods win over {@link #config(RollcallConfig)}. Not
+     * thread-safe; {@link #start()} validates and copies everything.
+     */
+    public static final class Builder {
+        private final WorkerInfoService.Builder info = WorkerInfoService.builder();
+        private String host;
+        private String advertiseHost;
+        private Integer port;
+        private Boolean register;
+        private Boolean reflection;
+        private final Set<String> advertisedServices = new HashSet<>();
+        private RollcallConfig config;
+        private ClassLoader classLoader;
+        private FlightProducer producer;
+        private BufferAllocator allocator;
+        private final List<BindableService> services = new ArrayList<>();
+        private final List<ServerInterceptor> interceptors = new ArrayList<>();
+        private Long shutdownGraceMillis;
+        private Long drainQuietMillis;
+        private Path tlsCert;
+        private Path tlsKey;
+        private Path tlsClientCa;
+        private Integer maxRequestBytes;
+        private Integer maxWatches;
+        private Integer maxWatchesPerConnection;
+        private Integer maxCallsPerConnection;
+
+        private Builder() {
+        }
+
+        /**
+         * Reads the worker's keys from {@code config}: {@code rollcall.worker.host} (default
+         * {@code 127.0.0.1}), {@code rollcall.worker.port} (default 0), {@code rollcall.worker.advertise-host}
+         * (default the host), {@code rollcall.worker.shutdown-grace} (default 5 s),
+         * {@code rollcall.worker.tls.cert} and {@code rollcall.worker.tls.key} (PEM certificate chain
+         * and PKCS#8 key: serve TLS; default plaintext), {@code rollcall.worker.tls.client-ca} (PEM CA
+         * certificates: require client certificates they signed; default none),
+         * {@code rollcall.worker.reflection} (default {@code true}, see {@link #reflection}), the limits
+         * on what clients may send ({@code rollcall.worker.max-request-bytes},
+         * {@code max-watches}, {@code max-watches-per-connection}, {@code max-calls-per-connection}:
+         * see their methods), and
+         * {@code rollcall.worker.register} (default {@code false}): when true, {@link #start()}
+         * registers the worker with the backend named by {@code rollcall.discovery.type}, with that
+         * backend's settings. A typo among the worker's keys fails {@link #start()} naming the nearest
+         * key; the coordinator's keys in the same file are left alone.
+         */
+        public Builder config(RollcallConfig config) {
+            this.config = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /** Registers (or not) with the discovery backend; overrides {@code rollcall.worker.register}. */
+        public Builder register(boolean register) {
+            this.register = register;
+            return this;
+        }
+
+        /** Where registration providers are looked up; default the thread's context class loader. */
+        public Builder classLoader(ClassLoader loader) {
+            this.classLoader = Objects.requireNonNull(loader, "loader");
+            return this;
+        }
+
+        /**
+         * The host coordinators reach this worker at, when it differs from the bound one (binding
+         * {@code 0.0.0.0}, or behind NAT). Required to register a worker bound to a wildcard address.
+         */
+        public Builder advertiseHost(String host) {
+            this.advertiseHost = Objects.requireNonNull(host, "host");
+            return this;
+        }
+
+        /** The version coordinators see; default {@code ""}. */
+        public Builder version(String version) {
+            info.version(version);
+            return this;
+        }
+
+        /** A fact about this worker reported over {@code WorkerInfo} (zone, engine version). */
+        public Builder label(String key, String value) {
+            info.label(key, value);
+            return this;
+        }
+
+        /**
+         * A service (function, task kind) this worker advertises. A gRPC service added with
+         * {@link #service(BindableService)} is advertised on its own unless one of its name is
+         * advertised here.
+         */
+        public Builder advertise(ServiceInfo service) {
+            info.service(service);
+            advertisedServices.add(service.name());
+            return this;
+        }
+
+        /** Overrides the random per-start instance id. */
+        public Builder instanceId(String instanceId) {
+            info.instanceId(instanceId);
+            return this;
+        }
+
+        /**
+         * The address to bind and advertise; default {@code 127.0.0.1}. Use the address coordinators
+         * reach this worker at (or {@code 0.0.0.0} to bind every interface).
+         */
+        public Builder host(String host) {
+            this.host = Objects.requireNonNull(host, "host");
+            return this;
+        }
+
+        /** The port; default 0, a free port chosen by the system. */
+        public Builder port(int port) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port " + port + " is outside 0..65535");
+            }
+            this.port = port;
+            return this;
+        }
+
+        /** What the worker serves over Arrow Flight; default a producer that implements nothing. */
+        public Builder flightProducer(FlightProducer producer) {
+            this.producer = Objects.requireNonNull(producer, "producer");
+            return this;
+        }
+
+        /** The allocator Flight uses; default a new root allocator that {@link #close()} closes. */
+        public Builder allocator(BufferAllocator allocator) {
+            this.allocator = Objects.requireNonNull(allocator, "allocator");
+            return this;
+        }
+
+        /**
+         * Whether to serve gRPC server reflection ({@code grpc.reflection.v1.ServerReflection}) for
+         * the services of this server; overrides {@code rollcall.worker.reflection} (default true).
+         * Coordinators fetch each version's schema through it; without it the version's schema is empty.
+         */
+        public Builder reflection(boolean serve) {
+            this.reflection = serve;
+            return this;
+        }
+
+        /**
+         * Another gRPC service to serve on the same server and port. Unless a service of its name is
+         * {@link #advertise advertised} explicitly, it is advertised over {@code WorkerInfo} as a
+         * public service whose handlers are its methods, so that a coordinator's
+         * {@code target(service, method, caller)} and the schema use the same names.
+         */
+        public Builder service(BindableService service) {
+            services.add(Objects.requireNonNull(service, "service"));
+            return this;
+        }
+
+        /** An interceptor around every call this server takes (authentication, metrics, counting). */
+        public Builder intercept(ServerInterceptor interceptor) {
+            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
+        /**
+         * Serves TLS with this certificate chain and PKCS#8 private key (PEM files); overrides
+         * {@code rollcall.worker.tls.cert} and {@code rollcall.worker.tls.key}. The endpoint becomes
+         * {@code grpcs://}.
+         */
+        public Builder tls(Path certificateChainPemFile, Path privateKeyPemFile) {
+            this.tlsCert = Objects.requireNonNull(certificateChainPemFile, "certificateChainPemFile");
+            this.tlsKey = Objects.requireNonNull(privateKeyPemFile, "privateKeyPemFile");
+            return this;
+        }
+
+        /**
+         * Requires every client to present a certificate signed by one of these CAs (PEM file):
+         * mutual TLS. Needs {@link #tls(Path, Path)}; overrides {@code rollcall.worker.tls.client-ca}.
+         */
+        public Builder clientCa(Path caPemFile) {
+            this.tlsClientCa = Objects.requireNonNull(caPemFile, "caPemFile");
+            return this;
+        }
+
+        /**
+         * Starts {@link ServingState#NOT_SERVING}: coordinators see it but give it no work until
+         * {@link RollcallWorker#serving()} (warm caches first).
+         */
+        public Builder startNotServing() {
+            info.state(ServingState.NOT_SERVING);
+            return this;
+        }
+
+        /**
+         * The largest request message of Rollcall's own calls ({@code WorkerInfo},
+         * {@code WatchWorkerInfo}) and of gRPC reflection, in bytes; overrides
+         * {@code rollcall.worker.max-request-bytes} (default 4096; their requests are a few bytes).
+         * A larger one is refused with {@code RESOURCE_EXHAUSTED} after that many bytes, never read
+         * whole. Arrow Flight and your services keep no limit of Rollcall's (record batches are big).
+         */
+        public Builder maxRequestBytes(int max) {
+            if (max < 64) {
+                throw new IllegalArgumentException("maxRequestBytes " + max + " is below 64");
+            }
+            this.maxRequestBytes = max;
+            return this;
+        }
+
+        /**
+         * The most {@code WatchWorkerInfo} streams served at once in all; overrides
+         * {@code rollcall.worker.max-watches} (default 1024). See {@link WorkerInfoService.Builder#maxWatches}.
+         */
+        public Builder maxWatches(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxWatches " + max + " is below 1");
+            }
+            this.maxWatches = max;
+            return this;
+        }
+
+        /**
+         * The most {@code WatchWorkerInfo} streams served at once over one connection; overrides
+         * {@code rollcall.worker.max-watches-per-connection} (default 16).
+         */
+        public Builder maxWatchesPerConnection(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxWatchesPerConnection " + max + " is below 1");
+            }
+            this.maxWatchesPerConnection = max;
+            return this;
+        }
+
+        /**
+         * The most calls of any kind (Flight, yours, Rollcall's) open at once on one connection, the
+         * HTTP/2 {@code SETTINGS_MAX_CONCURRENT_STREAMS} the server announces; overrides
+         * {@code rollcall.worker.max-calls-per-connection} (default 250, as Go's HTTP/2 server). A gRPC client holds a call
+         * past it until another ends; a client that ignores the setting has the stream refused.
+         */
+        public Builder maxCallsPerConnection(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxCallsPerConnection " + max + " is below 1");
+            }
+            this.maxCallsPerConnection = max;
+            return this;
+        }
+
+        /**
+         * After draining, {@link RollcallWorker#close()} waits until none of the work in flight is left
+         * and neither a call started nor (when coordinators watch it) the drain was announced for this long, at most
+         * {@code shutdown-grace}: queries that planned on this worker just before it drained still reach
+         * it ({@code rollcall.worker.drain-quiet}, default 500 ms).
+         */
+        public Builder drainQuiet(Duration quiet) {
+            if (quiet.isNegative()) {
+                throw new IllegalArgumentException("drainQuiet " + quiet + " is negative");
+            }
+            this.drainQuietMillis = quiet.toMillis();
+            return this;
+        }
+
+        /** How long {@link RollcallWorker#close()} lets in-flight calls finish; default 5 s. */
+        public Builder shutdownGrace(Duration grace) {
+            if (grace.isNegative()) {
+                throw new IllegalArgumentException("shutdownGrace " + grace + " is negative");
+            }
+            this.shutdownGraceMillis = grace.toMillis();
+            return this;
+        }
+
+        private static boolean isWildcard(String host) {
+            String h = host.replace("[", "").replace("]", "");
+            return h.equals("0.0.0.0") || h.equals("::") || h.equals("0:0:0:0:0:0:0:0");
+        }
+
+        /**
+         * Binds the server and starts serving; with registration on, registers the worker and
+         * returns once the backend has acknowledged it.
+         *
+         * @throws IOException when the address cannot be bound (port in use)
+         * @throws IllegalStateException when Arrow cannot allocate memory on this JVM; the message
+         *         names the JVM flag it needs ({@code --sun-misc-unsafe-memory-access=allow} on Java 24+)
+         * @throws ConfigurationException on a bad worker key, or a backend that no module provides
+         * @throws dev.rollcall.api.registration.RegistrationException when registration failed; the
+         *         server is stopped again
+         */
+        public RollcallWorker start() throws IOException {
+            RollcallConfig cfg = config != null ? config : RollcallConfig.of(Map.of());
+            Settings settings = cfg.settings().scope("rollcall.worker.");
+            String host = this.host != null ? this.host : settings.string("host", "127.0.0.1");
+            int port = this.port != null ? this.port : settings.integer("port", 0, 0, 65535);
+            String advertised = advertiseHost != null ? advertiseHost : settings.string("advertise-host", host);
+            long shutdownGraceMillis = this.shutdownGraceMillis != null ? this.shutdownGraceMillis
+                    : settings.duration("shutdown-grace", Duration.ofSeconds(5)).toMillis();
+            boolean registering = register != null ? register : settings.bool("register", false);
+            WorkerTls tls = WorkerTls.read(settings, tlsCert, tlsKey, tlsClientCa);
+            boolean serveReflection = reflection != null ? reflection : settings.bool("reflection", true);
+            List<ServerServiceDefinition> definitions = new ArrayList<>();
+            for (BindableService service : services) {
+                ServerServiceDefinition definition = service.bindService();
+                definitions.add(definition);
+                String name = definition.getServiceDescriptor().getName();
+                if (advertisedServices.add(name)) {
+                    info.service(new ServiceInfo(name, Visibility.PUBLIC,
+                            definition.getMethods().stream()
+                                    .map(m -> m.getMethodDescriptor().getBareMethodName())
+                                    .filter(Objects::nonNull).sorted()
+                                    .map(HandlerInfo::of).toList()));
+                }
+            }
+            WorkerRegistrationProvider registrar = null;
+            String registrationType = null;
+            if (registering) {
+                ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
+                registrationType = cfg.settings().raw("rollcall.discovery.type").orElseThrow(() ->
+                        ConfigurationException.missing("rollcall.discovery.type",
+                                "the discovery backend to register with (rollcall.worker.register=true); found: "
+                                        + ProviderLookup.all(WorkerRegistrationProvider.class,
+                                        WorkerRegistrationProvider::type, loader).keySet()));
+                registrar = ProviderLookup.find(WorkerRegistrationProvider.class, WorkerRegistrationProvider::type,
+                        "rollcall.discovery.type", registrationType, "worker registration", loader, log::warn);
+                if (isWildcard(advertised)) {
+                    throw ConfigurationException.invalid("rollcall.worker.advertise-host", advertised,
+                            "the address coordinators reach this worker at; a wildcard cannot be registered");
+                }
+            }
+            WorkerLimits limits = WorkerLimits.read(settings, new WorkerLimits.Overrides(maxRequestBytes, maxWatches,
+                    maxWatchesPerConnection, maxCallsPerConnection));
+            limits.applyTo(info);
+            WorkerInfoService infoService = info.build();
+            BufferAllocator own = allocator == null ? new RootAllocator() : null;
+            BufferAllocator alloc = allocator != null ? allocator : own;
+            ArrowMemory.checkCanAllocate(alloc, own);
+            int n = SERVERS.incrementAndGet();
+            LoggingFlightProducer flight = new LoggingFlightProducer(
+                    producer != null ? producer : new NoOpFlightProducer(), "rollcall-worker-" + n);
+            ExecutorService executor = Executors.newCachedThreadPool(NamedThreads.daemon("rollcall-worker-" + n));
+            List<ServerServiceDefinition> served = new ArrayList<>();
+            served.add(infoService.bindService());
+            served.add(FlightGrpcUtils.createFlightService(alloc, flight, ServerAuthHandler.NO_OP, executor).bindService());
+            served.addAll(definitions);
+            if (serveReflection) {
+                served.add(ProtoReflectionServiceV1.newInstance().bindService());
+            }
+            CallsInFlight calls = new CallsInFlight();
+            List<ServerInterceptor> around = new ArrayList<>(interceptors);
+            around.add(calls);
+            WorkerServer server;
+            try {
+                server = WorkerServer.start("rollcall-worker-" + n, host, port, tls, limits, executor, served, around);
+            } catch (IOException e) {
+                executor.shutdownNow();
+                if (own != null) {
+                    own.close();
+                }
+                throw e;
+            }
+            int bound = server.port();
+            WorkerEndpoint endpoint = new WorkerEndpoint(advertised, bound, tls != null, Map.of());
+            flight.worker(endpoint.url());
+            log.debug("worker {} version '{}' instance {} started{}", endpoint.url(), infoService.version(),
+                    infoService.instanceId(), tls == null ? "" : " with " + tls);
+            long drainQuietMillis = this.drainQuietMillis != null ? this.drainQuietMillis
+                    : settings.duration("drain-quiet", Duration.ofMillis(500)).toMillis();
+            RollcallWorker worker = new RollcallWorker(server, infoService, endpoint, executor, own,
+                    shutdownGraceMillis, drainQuietMillis, calls);
+            try {
+                WorkerRegistration entry = null;
+                if (registrar != null) {
+                    String type = registrationType;
+                    entry = Objects.requireNonNull(registrar.create(worker.info(),
+                                    cfg.settings().scope("rollcall.discovery." + type + ".")),
+                            () -> "a null registration from " + type);
+                }
+                UnknownKeys.checkWorker(cfg, registrationType);
+                if (entry != null) {
+                    worker.registration.set(entry);
+                    entry.start();
+                    log.info("worker {} registered: {}", endpoint.url(), entry.description());
+                }
+            } catch (RuntimeException e) {
+                worker.close();
+                throw e;
+            }
+            return worker;
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package dev.rollcall.worker;
+
+import dev.rollcall.api.internal.NamedThreads;
+import io.grpc.Server;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.netty.NettyServerBuilder;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A worker's one gRPC server: bound to its address, on event loops of its own
+ * ({@code rollcall-worker-N-io-M}, started on first use), plaintext or TLS, with the limits of
+ * {@link WorkerLimits}. {@link #stop()} returns once the port can be bound again. Not thread-safe:
+ * {@link RollcallWorker} starts and stops it once.
+ */
+final class WorkerServer {
+
+    private static final Logger log = LoggerFactory.getLogger(WorkerServer.class);
+
+    private final Server server;
+    private final EventLoopGroup eventLoops;
+    private final String address;
+
+    private WorkerServer(Server server, EventLoopGroup eventLoops, String address) {
+        this.server = server;
+        this.eventLoops = eventLoops;
+        this.address = address;
+    }
+
+    /**
+     * Binds {@code host:port} and serves {@code services} (the first interceptor innermost, as
+     * {@link NettyServerBuilder#intercept} does), their calls run on {@code executor}.
+     *
+     * @throws IOException when the address cannot be bound; the event loops are released again
+     */
+    static WorkerServer start(String name, String host, int port, WorkerTls tls, WorkerLimits limits, Executor executor,
+                              List<ServerServiceDefinition> services, List<ServerInterceptor> interceptors)
+            throws IOException {
+        // Event loops of its own, so that stop() can wait until the listening socket is really
+        // released: see releasePort.
+        EventLoopGroup eventLoops = new MultiThreadIoEventLoopGroup(0, NamedThreads.daemon(name + "-io"),
+                NioIoHandler.newFactory());
+        InetSocketAddress address = new InetSocketAddress(host, port);
+        NettyServerBuilder sb = (tls == null ? NettyServerBuilder.forAddress(address)
+                : NettyServerBuilder.forAddress(address, tls.credentials()))
+                .channelType(NioServerSocketChannel.class)
+                .bossEventLoopGroup(eventLoops)
+                .workerEventLoopGroup(eventLoops)
+                // Bind beside the TIME-WAIT connections a stopped process on this port left
+                // (already the JDK's default for NIO on Linux; explicit, should the transport change).
+                .withOption(ChannelOption.SO_REUSEADDR, true)
+                .executor(executor);
+        limits.applyTo(sb);
+        services.forEach(sb::addService);
+        interceptors.forEach(sb::intercept);
+        Server server = sb.build();
+        try {
+            server.start();
+        } catch (IOException | RuntimeException e) {
+            releasePort(eventLoops, host + ":" + port);
+            throw new IOException("cannot start worker on " + host + ":" + port + ": " + e.getMessage(), e);
+        }
+        return new WorkerServer(server, eventLoops, host + ":" + port);
+    }
+
+    /** The port bound (useful with port 0). */
+    int port() {
+        return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+    }
+
+    void awaitTermination() throws InterruptedException {
+        server.awaitTermination();
+    }
+
+    /**
+     * Stops taking calls, gives the running ones a second, cancels what is left, and releases the
+     * port. Keeps the thread's interrupt.
+     */
+    void stop() {
+        server.shutdown();
+        try {
+            if (!server.awaitTermination(1, TimeUnit.SECONDS)) {
+                server.shutdownNow();
+                server.awaitTermination(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            server.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+        releasePort(eventLoops, address);
+    }
+
+    /**
+     * Ends the server's own event loops, and with them its listening socket. A closed NIO server
+     * socket keeps its port until its selector runs once more (JDK 11+, netty#8697): with gRPC's
+     * shared event loops, 2 to 10 of 300 restarts in place right after close() failed to bind.
+     */
+    private static void releasePort(EventLoopGroup eventLoops, String address) {
+        if (!eventLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS)) {
+            log.warn("worker {}: its event loops did not end within 10 s; the port may stay taken a while", address);
+        }
+    }
+}
