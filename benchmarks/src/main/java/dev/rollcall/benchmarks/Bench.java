@@ -39,6 +39,7 @@ public final class Bench {
     }
 
     public static void main(String[] args) throws Exception {
+        System.setProperty("java.awt.headless", "true"); // the charts draw without a display
         if (args.length > 0 && args[0].equals("--child")) {
             child(args);
             return;
@@ -138,11 +139,14 @@ public final class Bench {
                 "java --add-opens=java.base/java.nio=ALL-UNNAMED -jar benchmarks/target/benchmarks.jar");
         String command = launcher + (args.length > 0 ? " " + String.join(" ", args) : "");
         String section = header(plan, command, seconds, machine, loadBefore, loadAfter) + "\n" + report.markdown();
+        // The charts go next to the table: into the logs, and with --write-doc beside BENCHMARKS.md.
+        String logCharts = Charts.write(logs.resolve("charts-" + plan.name()), logs);
         System.out.println();
         System.out.println(section);
-        Files.writeString(logs.resolve("results-" + plan.name() + ".md"), section);
+        Files.writeString(logs.resolve("results-" + plan.name() + ".md"), section + logCharts);
         if (writeDoc) {
-            writeDoc(Path.of("BENCHMARKS.md"), plan.name(), section);
+            String docCharts = Charts.write(Path.of("docs", "benchmarks", "charts", plan.name()), Path.of("."));
+            writeDoc(Path.of("BENCHMARKS.md"), plan.name(), section + docCharts);
         }
         System.exit(report.markdown().contains("failed: ") ? 1 : 0);
     }

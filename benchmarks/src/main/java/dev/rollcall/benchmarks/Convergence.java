@@ -311,10 +311,23 @@ final class Convergence {
             KernelCounters.Snapshot kernelBefore = KernelCounters.now();
             long cpuBefore = processCpu();
             long serverBefore = childrenCpu();
+            // The chart's curve: compatible workers at each snapshot the listener is handed (latest wins).
+            List<Long> at = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<Integer> compatible = new java.util.concurrent.CopyOnWriteArrayList<>();
             long start = System.nanoTime();
+            var curve = resolver.addListener(s -> {
+                at.add(System.nanoTime() - start);
+                compatible.add(s.counts().compatible());
+            });
             discovery.push(fleet);
             long snapshots = resolver.await(s -> s.counts().compatible() == n, TIMEOUT).number();
             long nanos = System.nanoTime() - start;
+            curve.close();
+            if (!name.startsWith("warm")) {
+                at.add(nanos);
+                compatible.add(n);
+                chartCurve(n, "Rollcall", Charts.seconds(at), Charts.doubles(compatible));
+            }
             long cpu = processCpu() - cpuBefore;
             long serverCpu = childrenCpu() - serverBefore;
             long[] kernel = KernelCounters.since(kernelBefore);
@@ -359,8 +372,11 @@ final class Convergence {
             long serverBefore = childrenCpu();
             long start = System.nanoTime();
             discovery.push(fleet);
-            passUntil(baseline, n);
+            List<Long> at = new ArrayList<>();
+            List<Integer> seen = new ArrayList<>();
+            passUntil(baseline, n, start, at, seen);
             long nanos = System.nanoTime() - start;
+            chartCurve(n, "baseline (polls every " + PERIOD.toSeconds() + " s)", Charts.seconds(at), Charts.doubles(seen));
             long cpu = processCpu() - cpuBefore;
             long serverCpu = childrenCpu() - serverBefore;
             long[] kernel = KernelCounters.since(kernelBefore);
@@ -378,7 +394,7 @@ final class Convergence {
                 long before = baseline.probesSent();
                 long churnStart = System.nanoTime();
                 discovery.push(next);
-                passUntil(baseline, n);
+                passUntil(baseline, n, churnStart, new ArrayList<>(), new ArrayList<>());
                 churnNanos[c] = System.nanoTime() - churnStart;
                 churnProbes[c] = baseline.probesSent() - before;
             }
@@ -390,9 +406,12 @@ final class Convergence {
     }
 
     /** Passes of the baseline's loop, one per period as its scheduler would run them, until it sees {@code n}. */
-    private static void passUntil(HandRolledResolver baseline, int n) throws InterruptedException {
+    private static void passUntil(HandRolledResolver baseline, int n, long start, List<Long> at, List<Integer> seen)
+            throws InterruptedException {
         long end = System.nanoTime() + TIMEOUT.toNanos();
         baseline.pass();
+        at.add(System.nanoTime() - start);
+        seen.add(baseline.workers().size());
         while (baseline.workers().size() != n) {
             if (System.nanoTime() > end) {
                 throw new IllegalStateException("baseline saw " + baseline.workers().size() + " of " + n
@@ -400,7 +419,18 @@ final class Convergence {
             }
             Thread.sleep(PERIOD.toMillis());
             baseline.pass();
+            at.add(System.nanoTime() - start);
+            seen.add(baseline.workers().size());
         }
+    }
+
+    /** The chart of convergence on {@code n} fresh workers: the last measured run of each side. */
+    static void chartCurve(int n, String series, double[] seconds, double[] workers) {
+        if (n != Plan.SMALL && n != Plan.LARGE) {
+            return;
+        }
+        Charts.curve("convergence-" + n, "Converging on " + Charts.count(n) + " fresh workers (last run of each)",
+                "workers usable", series, seconds, workers);
     }
 
     /** {@link PlainGrpcFloor#converge}, with its detail line in the log and its p99 kept for the report. */
@@ -423,7 +453,19 @@ final class Convergence {
         long serverBefore = childrenCpu();
         long[] atAnswer = new long[6];
         Latencies latencies = new Latencies();
-        long nanos = PlainGrpcFloor.converge(fleet, call, atAnswer, latencies, kernelBefore);
+        long[] answers = new long[fleet.size()];
+        long nanos = PlainGrpcFloor.converge(fleet, call, atAnswer, latencies, kernelBefore, answers);
+        if (call == PlainGrpcFloor.Call.UNARY) {
+            java.util.Arrays.sort(answers);
+            int step = Math.max(1, answers.length / 500);
+            List<Long> at = new ArrayList<>();
+            List<Integer> count = new ArrayList<>();
+            for (int i = step - 1; i < answers.length; i += step) {
+                at.add(answers[i]);
+                count.add(i + 1);
+            }
+            chartCurve(fleet.size(), "plain grpc-java (the floor)", Charts.seconds(at), Charts.doubles(count));
+        }
         long[] kernel = java.util.Arrays.copyOfRange(atAnswer, 2, 6);
         return new Run(nanos, latencies.percentile(50), latencies.percentile(99), fleet.size(), new long[0], new long[0],
                 atAnswer[0] - cpuBefore, ThreadCpu.since(threadsBefore), 0, atAnswer[1] - serverBefore, kernel,

@@ -36,6 +36,8 @@ final class Drain {
              RollcallWorker b = RollcallWorker.builder().version("1.0.0").start()) {
             long[] pushed = pushed(a, b, drains);
             long[] poll = polled(a, polled);
+            Charts.distribution("drain-out", "drain() → out of workers()", "Rollcall (pushed)", pushed);
+            Charts.distribution("drain-out", "drain() → out of workers()", "baseline (polls WorkerInfo every 5 s)", poll);
             long r50 = Latencies.percentile(pushed, 50);
             long r99 = Latencies.percentile(pushed, 99);
             long b50 = Latencies.percentile(poll, 50);

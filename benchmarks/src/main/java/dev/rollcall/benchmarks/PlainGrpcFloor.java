@@ -62,6 +62,13 @@ final class PlainGrpcFloor {
      */
     static long converge(List<WorkerEndpoint> fleet, Call call, long[] atAnswer, Latencies latencies,
                          KernelCounters.Snapshot kernelBefore) throws InterruptedException {
+        return converge(fleet, call, atAnswer, latencies, kernelBefore, null);
+    }
+
+    /** As above; {@code answers}, when given, gets each answer's time since the start, in the order they came. */
+    static long converge(List<WorkerEndpoint> fleet, Call call, long[] atAnswer, Latencies latencies,
+                         KernelCounters.Snapshot kernelBefore, long[] answers) throws InterruptedException {
+        java.util.concurrent.atomic.AtomicInteger answeredSoFar = new java.util.concurrent.atomic.AtomicInteger();
         EventLoopGroup loop = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("plain-grpc", true),
                 NioIoHandler.newFactory());
         List<ManagedChannel> channels = new ArrayList<>(fleet.size());
@@ -105,6 +112,9 @@ final class PlainGrpcFloor {
                         done = true;
                         if (latencies != null) {
                             latencies.add(System.nanoTime() - probeStart);
+                        }
+                        if (answers != null) {
+                            answers[answeredSoFar.getAndIncrement()] = System.nanoTime() - start;
                         }
                         inFlight.release();
                         answered.countDown();

@@ -159,6 +159,10 @@ final class Propagation {
         report.add(row("4. etcd put → snapshot listing the worker, median of " + n, rl, bl, 50, "—", null));
         report.add(row("4. etcd put → snapshot listing the worker, p99 of " + n, rl, bl, 99, "≤ 50 ms", 50e6));
         long[] watch = since(clocks.put, clocks.watched, from);
+        String title = "etcd put → snapshot listing the worker (" + n + " puts)";
+        Charts.distribution("etcd-propagation", title, "Rollcall", rl);
+        Charts.distribution("etcd-propagation", title, "baseline (polls every 5 s)", bl);
+        Charts.distribution("etcd-propagation", title, "bare etcd watch (the floor)", watch);
         long watch50 = Latencies.percentile(watch, 50);
         long watch99 = Latencies.percentile(watch, 99);
         report.add(new Report.Row("4. … listing against a bare etcd watch of the prefix in this run (the floor: median / p99)",

@@ -37,7 +37,7 @@ final class RollingRestart {
     private enum Mode { DRAIN, CLOSE_AT_ONCE, HAND_LOOP }
 
     /** Jobs run and failed. */
-    record Tally(int jobs, int failed) {
+    record Tally(int jobs, int failed, long[] drainToStop) {
     }
 
     private RollingRestart() {
@@ -47,6 +47,18 @@ final class RollingRestart {
         Tally drain = restart(Mode.DRAIN);
         Tally closing = restart(Mode.CLOSE_AT_ONCE);
         Tally hand = restart(Mode.HAND_LOOP);
+        String title = "Rolling restart of " + WORKERS + " workers, a Flight job every 20 ms: failed jobs";
+        Charts.bar("rolling-restart-failed", title, "failed jobs", "failed jobs",
+                "Rollcall, drain() (" + drain.failed() + " of " + drain.jobs() + ")", drain.failed());
+        Charts.bar("rolling-restart-failed", title, "failed jobs", "failed jobs",
+                "Rollcall, closed without drain() (" + closing.failed() + " of " + closing.jobs() + ")", closing.failed());
+        Charts.bar("rolling-restart-failed", title, "failed jobs", "failed jobs",
+                "baseline polling every 1 s, closed at once (" + hand.failed() + " of " + hand.jobs() + ")", hand.failed());
+        for (int i = 0; i < drain.drainToStop().length; i++) {
+            Charts.bar("rolling-restart-drain-to-stop", "Rolling restart: drain() → close() returned, each worker in"
+                    + " restart order (drain-quiet 500 ms)", "seconds", "drain() → stopped", String.valueOf(i + 1),
+                    drain.drainToStop()[i] / 1e9);
+        }
         report.add(new Report.Row("7. rolling restart of " + WORKERS + " workers, a Flight job every 20 ms: failed jobs",
                 drain.failed() + " of " + drain.jobs(), hand.failed() + " of " + hand.jobs(), "—", "0",
                 Report.met(drain.failed() == 0)));
@@ -104,8 +116,10 @@ final class RollingRestart {
                         failed.incrementAndGet();
                     }
                 }, 0, 20, TimeUnit.MILLISECONDS);
+                long[] drainToStop = new long[mode == Mode.DRAIN ? WORKERS : 0];
                 for (int i = 0; i < WORKERS; i++) {
                     RollcallWorker old = fleet.get(0);
+                    long drained = System.nanoTime();
                     RollcallWorker fresh = start(allocator, quiet);
                     fleet.add(fresh);
                     publish.run();
@@ -119,6 +133,9 @@ final class RollingRestart {
                     publish.run();
                     clients.retired.add(old.endpoint().url());
                     old.close();
+                    if (mode == Mode.DRAIN) {
+                        drainToStop[i] = System.nanoTime() - drained;
+                    }
                 }
                 loop.shutdown();
                 if (!loop.awaitTermination(WAIT.toSeconds(), TimeUnit.SECONDS)) {
@@ -127,7 +144,7 @@ final class RollingRestart {
                 if (clients.firstFailure != null) {
                     System.out.println("  " + mode + ": first failed call: " + clients.firstFailure);
                 }
-                return new Tally(jobs.get(), failed.get());
+                return new Tally(jobs.get(), failed.get(), drainToStop);
             } finally {
                 if (resolver != null) {
                     resolver.close();

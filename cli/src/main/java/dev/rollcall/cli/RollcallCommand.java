@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
         description = "Finds the workers of a distributed compute engine and keeps only those whose version"
                 + " can be mixed safely.",
         subcommands = {DemoCommand.class, WorkersCommand.class, ProbeCommand.class, ConformCommand.class,
-            CommandLine.HelpCommand.class})
+            ConsoleCommand.class, CommandLine.HelpCommand.class})
 public final class RollcallCommand implements Callable<Integer> {
 
     @Spec

@@ -203,7 +203,7 @@ public final class WorkersCommand implements Callable<Integer> {
         }
     }
 
-    private static void closePlugins(ClassLoader plugins) {
+    static void closePlugins(ClassLoader plugins) {
         if (plugins instanceof java.net.URLClassLoader own) {
             try {
                 own.close();
@@ -367,22 +367,32 @@ public final class WorkersCommand implements Callable<Integer> {
      * the file's keys still give way to system properties and the environment.
      */
     private RollcallConfig loadConfig() {
-        if (config == null) {
+        return loadConfig(spec.commandLine(), config);
+    }
+
+    /** {@link RollcallConfig#load()}, or with {@code file} (the {@code --config} option) in the place of {@code -Drollcall.config}. */
+    static RollcallConfig loadConfig(picocli.CommandLine commandLine, Path file) {
+        if (file == null) {
             return RollcallConfig.load();
         }
-        if (!Files.isRegularFile(config)) {
-            throw new ParameterException(spec.commandLine(), "Invalid value for option '--config': "
-                    + config + ": no such file (" + config.toAbsolutePath() + ")");
+        if (!Files.isRegularFile(file)) {
+            throw new ParameterException(commandLine, "Invalid value for option '--config': "
+                    + file + ": no such file (" + file.toAbsolutePath() + ")");
         }
-        if (!Files.isReadable(config)) {
-            throw new ParameterException(spec.commandLine(), "Invalid value for option '--config': "
-                    + config + ": not readable");
+        if (!Files.isReadable(file)) {
+            throw new ParameterException(commandLine, "Invalid value for option '--config': "
+                    + file + ": not readable");
         }
-        return RollcallConfig.load(config);
+        return RollcallConfig.load(file);
     }
 
     /** When nothing named a configuration file, a missing key most likely means that: say how to give one. */
     private String hint(ConfigurationException e) {
+        return hint(e, config);
+    }
+
+    /** {@link #hint(ConfigurationException)} for any command with a {@code --config} option. */
+    static String hint(ConfigurationException e, Path config) {
         boolean noFile = config == null && System.getProperty(RollcallConfig.CONFIG_PROPERTY) == null
                 && System.getenv(RollcallConfig.CONFIG_ENV) == null;
         if (noFile && e.getMessage() != null && e.getMessage().contains(" is not set")) {

@@ -29,8 +29,9 @@ public final class UnknownKeys {
         List<String> unknown = new ArrayList<>();
         for (String key : config.values().keySet()) {
             // rollcall.keys.<service>.<method> names the user's own services: any is valid.
+            // rollcall.console.* belongs to the console (rollcall-console), which checks its own keys.
             if (!key.startsWith("rollcall.") || config.wasRead(key) || isWorkerKey(key)
-                    || key.startsWith("rollcall.keys.")) {
+                    || key.startsWith("rollcall.keys.") || key.startsWith("rollcall.console.")) {
                 continue;
             }
             String inactive = inactiveScope(key, "rollcall.discovery.", discoveryType);

@@ -1,0 +1,274 @@
+package dev.rollcall.console;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.Settings;
+import dev.rollcall.api.RollcallConfig;
+import dev.rollcall.core.WorkerResolver;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A live, read-only page of one {@link WorkerResolver}'s fleet, served over HTTP by the JDK's own
+ * server: every candidate with its version, state and reason, the version histogram, the policy's
+ * cohort, discovery's health and a timeline of the last snapshots, pushed to the browser as
+ * Server-Sent Events on every snapshot.
+ *
+ * <pre>{@code
+ * try (RollcallConsole console = RollcallConsole.serve(resolver, new InetSocketAddress("127.0.0.1", 8470))) {
+ *     System.out.println("fleet page: " + console.uri());
+ * }
+ * }</pre>
+ *
+ * <p><b>Paths.</b> {@code /} the page (HTML, one script, one style sheet, nothing from elsewhere);
+ * {@code /api/fleet} the current snapshot as JSON; {@code /api/events} the same JSON as an event
+ * stream, one event per snapshot. Only {@code GET} and {@code HEAD}; anything else is {@code 405}.
+ *
+ * <p><b>Where it listens.</b> Loopback unless told otherwise: binding any other address (the
+ * wildcard included) needs {@link Builder#allowRemote(boolean)} or
+ * {@code rollcall.console.allow-remote=true}, and fails naming that key without it. The page has no
+ * authentication of its own; put it behind what guards your other admin pages.
+ *
+ * <p><b>Threads.</b> The console never blocks the resolver: its listener only hands each snapshot to
+ * the console's sender thread ({@code rollcall-console-<name>-events}, latest wins). Requests run on
+ * {@code rollcall-console-<name>-http-N} (two, with a bounded queue). At most
+ * {@code rollcall.console.max-clients} event streams are open at once (more get {@code 503}), and a
+ * stream whose write does not finish within {@code rollcall.console.write-timeout} is closed, so a
+ * stalled browser cannot hold the others. Unless it is set already, the console sets the JDK's
+ * {@code sun.net.httpserver.nodelay} to {@code true} before its first server starts (without it an
+ * update waits about 40 ms for a delayed ACK); it applies to every JDK HTTP server in the process
+ * that the JDK had not started before. Thread-safe; {@link #close()} stops the server, its threads
+ * and its listener, and leaves the resolver running.
+ */
+public final class RollcallConsole implements AutoCloseable {
+
+    /** Binding a non-loopback address needs this key set to {@code true} (or {@link Builder#allowRemote}). */
+    public static final String ALLOW_REMOTE_KEY = "rollcall.console.allow-remote";
+    /** How many event streams may be open at once; default {@value #DEFAULT_MAX_CLIENTS}. */
+    public static final String MAX_CLIENTS_KEY = "rollcall.console.max-clients";
+    /** How long one write to an event stream may take before the stream is closed; default 10s. */
+    public static final String WRITE_TIMEOUT_KEY = "rollcall.console.write-timeout";
+    /** How many snapshots the timeline keeps; default {@value #DEFAULT_TIMELINE}. */
+    public static final String TIMELINE_KEY = "rollcall.console.timeline";
+
+    static final int DEFAULT_MAX_CLIENTS = 16;
+    static final int DEFAULT_TIMELINE = 50;
+    static final Duration DEFAULT_WRITE_TIMEOUT = Duration.ofSeconds(10);
+    static final Duration KEEPALIVE = Duration.ofSeconds(15);
+    private static final List<String> KEYS = List.of(ALLOW_REMOTE_KEY, MAX_CLIENTS_KEY, WRITE_TIMEOUT_KEY,
+            TIMELINE_KEY);
+    private static final AtomicInteger COUNT = new AtomicInteger();
+
+    static {
+        // The JDK server leaves Nagle's algorithm on: each event's last segment then waits for the
+        // browser's delayed ACK, about 40 ms an update (measured: 54 ms median from publish to
+        // rendered at 200 workers, 7 ms with it off). The server reads this once, when first used.
+        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+            System.setProperty("sun.net.httpserver.nodelay", "true");
+        }
+    }
+    private static final Logger log = LoggerFactory.getLogger(RollcallConsole.class);
+
+    private final HttpServer server;
+    private final ThreadPoolExecutor http;
+    private final EventStream events;
+    private final AutoCloseable listening;
+    private final InetSocketAddress address;
+    private volatile boolean closed;
+
+    private RollcallConsole(Builder b) throws IOException {
+        SnapshotSource source = b.source;
+        String name = source.name() + "-" + COUNT.incrementAndGet();
+        Timeline timeline = new Timeline(b.timeline);
+        FleetJson json = new FleetJson(source.name(), source::discoveryDescription, timeline);
+        boolean loopback = b.address.getAddress().isLoopbackAddress();
+        AtomicInteger threads = new AtomicInteger();
+        http = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(64), r -> {
+            Thread t = new Thread(r, "rollcall-console-" + name + "-http-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        }, new ThreadPoolExecutor.CallerRunsPolicy()); // a full queue slows the server's dispatcher, never drops
+        http.allowCoreThreadTimeOut(true);
+        events = new EventStream(name, json, timeline, source::current, b.maxClients, b.writeTimeout, KEEPALIVE);
+        HttpServer s;
+        try {
+            s = HttpServer.create(b.address, 32);
+        } catch (IOException e) {
+            events.close();
+            http.shutdownNow();
+            throw e;
+        }
+        server = s;
+        server.setExecutor(http);
+        server.createContext("/", new ConsoleHandler(source::current, json, events, loopback));
+        server.start();
+        address = server.getAddress();
+        listening = source.subscribe(events::offer);
+        log.info("Rollcall console for resolver {} at {}", source.name(), uri());
+    }
+
+    /** Serves the page of {@code resolver} on {@code address} (port 0: any free port) with the defaults. */
+    public static RollcallConsole serve(WorkerResolver resolver, InetSocketAddress address) {
+        return builder(resolver).address(address).start();
+    }
+
+    /** A builder for a console of {@code resolver}; it listens on {@code 127.0.0.1}, any free port, by default. */
+    public static Builder builder(WorkerResolver resolver) {
+        return new Builder(SnapshotSource.of(Objects.requireNonNull(resolver, "resolver")));
+    }
+
+    /** A console of snapshots from elsewhere than a resolver (the scale measurement's). */
+    static Builder builder(SnapshotSource source) {
+        return new Builder(source);
+    }
+
+    /** The address it listens on (with the port chosen when 0 was asked for). */
+    public InetSocketAddress address() {
+        return address;
+    }
+
+    /** The page's URL, e.g. {@code http://127.0.0.1:8470/}. */
+    public URI uri() {
+        return URI.create("http://" + ConsoleHandler.authority(address) + "/");
+    }
+
+    /** How many event streams are open now. */
+    public int eventStreams() {
+        return events.clients();
+    }
+
+    /** Stops the listener, the server (closing every connection) and the console's threads. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            listening.close();
+        } catch (Exception e) {
+            log.debug("console: stopping its listener failed: {}", e.toString());
+        }
+        server.stop(0);
+        events.close();
+        http.shutdownNow();
+    }
+
+    @Override
+    public String toString() {
+        return "RollcallConsole[" + uri() + (closed ? ", closed" : "") + "]";
+    }
+
+    /** Collects a console's options; {@link #start()} checks them and serves. Not thread-safe. */
+    public static final class Builder {
+        private final SnapshotSource source;
+        private InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        private boolean allowRemote;
+        private int maxClients = DEFAULT_MAX_CLIENTS;
+        private Duration writeTimeout = DEFAULT_WRITE_TIMEOUT;
+        private int timeline = DEFAULT_TIMELINE;
+
+        private Builder(SnapshotSource source) {
+            this.source = source;
+        }
+
+        /** Where to listen; default {@code 127.0.0.1}, any free port. Must be resolved. */
+        public Builder address(InetSocketAddress where) {
+            this.address = Objects.requireNonNull(where, "address");
+            return this;
+        }
+
+        /** Whether a non-loopback address may be bound ({@value #ALLOW_REMOTE_KEY}); default false. */
+        public Builder allowRemote(boolean allow) {
+            this.allowRemote = allow;
+            return this;
+        }
+
+        /** How many event streams may be open at once, 1 to 1024 ({@value #MAX_CLIENTS_KEY}); default 16. */
+        public Builder maxClients(int max) {
+            if (max < 1 || max > 1024) {
+                throw new IllegalArgumentException("maxClients " + max + " is outside 1..1024 (" + MAX_CLIENTS_KEY + ")");
+            }
+            this.maxClients = max;
+            return this;
+        }
+
+        /** How long one write to an event stream may take ({@value #WRITE_TIMEOUT_KEY}); default 10s. */
+        public Builder writeTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "writeTimeout");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("writeTimeout " + timeout + " is not positive (" + WRITE_TIMEOUT_KEY + ")");
+            }
+            this.writeTimeout = timeout;
+            return this;
+        }
+
+        /** How many snapshots the timeline keeps, 1 to 1000 ({@value #TIMELINE_KEY}); default 50. */
+        public Builder timeline(int snapshots) {
+            if (snapshots < 1 || snapshots > 1000) {
+                throw new IllegalArgumentException("timeline " + snapshots + " is outside 1..1000 (" + TIMELINE_KEY + ")");
+            }
+            this.timeline = snapshots;
+            return this;
+        }
+
+        /**
+         * Reads the {@code rollcall.console.*} keys that are set; an unknown one fails naming the
+         * known ones (the resolver leaves these keys to the console).
+         *
+         * @throws ConfigurationException naming the key, its value and what was expected
+         */
+        public Builder config(RollcallConfig config) {
+            Settings s = config.settings();
+            for (String key : config.values().keySet()) {
+                if (key.startsWith("rollcall.console.") && !KEYS.contains(key)) {
+                    throw new ConfigurationException(key, "unknown Rollcall console key " + key + " ("
+                            + config.origin(key) + "); the console's keys are " + String.join(", ", KEYS));
+                }
+            }
+            allowRemote = s.bool(ALLOW_REMOTE_KEY, allowRemote);
+            maxClients = s.integer(MAX_CLIENTS_KEY, maxClients, 1, 1024);
+            writeTimeout = s.positiveDuration(WRITE_TIMEOUT_KEY, writeTimeout);
+            timeline = s.integer(TIMELINE_KEY, timeline, 1, 1000);
+            return this;
+        }
+
+        /**
+         * Binds and serves.
+         *
+         * @throws ConfigurationException when the address is not loopback and remote binding was not
+         *         allowed (naming {@value #ALLOW_REMOTE_KEY}), or it is unresolved
+         * @throws UncheckedIOException when the address cannot be bound (in use, not local)
+         */
+        public RollcallConsole start() {
+            if (address.isUnresolved()) {
+                throw new ConfigurationException(ALLOW_REMOTE_KEY, "the console's address " + address.getHostString()
+                        + " does not resolve");
+            }
+            if (!address.getAddress().isLoopbackAddress() && !allowRemote) {
+                throw new ConfigurationException(ALLOW_REMOTE_KEY, "the console would listen on "
+                        + ConsoleHandler.authority(address) + ", which is not a loopback address; the page has no"
+                        + " authentication of its own, so set " + ALLOW_REMOTE_KEY + "=true (or"
+                        + " RollcallConsole.Builder.allowRemote(true)) to serve it beyond this host");
+            }
+            try {
+                return new RollcallConsole(this);
+            } catch (IOException e) {
+                throw new UncheckedIOException("the console cannot listen on " + ConsoleHandler.authority(address)
+                        + ": " + e.getMessage(), e);
+            }
+        }
+    }
+}
