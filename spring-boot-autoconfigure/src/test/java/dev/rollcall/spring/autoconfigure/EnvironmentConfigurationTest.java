@@ -12,6 +12,7 @@ import java.util.Objects;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -50,6 +51,11 @@ class EnvironmentConfigurationTest {
         // The same error, naming another source: the file's path instead of Spring's property source.
         assertThat(e.getMessage().replaceAll(" \\(.*\\)", "")).isEqualTo(plain.getMessage().replaceAll(" \\(.*\\)", ""));
         assertThat(e.key()).isEqualTo(plain.key());
+
+        FailureAnalysis report = new RollcallFailureAnalyzer().analyze(spring);
+        assertThat(report).as("Spring Boot's start-up report").isNotNull();
+        assertThat(report.getDescription()).isEqualTo(e.getMessage());
+        assertThat(report.getAction()).contains("rollcall.probe.timout");
     }
 
     @Test
