@@ -12,7 +12,8 @@ import org.springframework.core.env.MapPropertySource;
  * {@code management.endpoint.health.group.readiness.include=readinessState,rollcall} and
  * {@code management.health.readinessstate.enabled=true} (so that {@code readinessState} exists
  * whether or not probes are enabled). An application that sets its own readiness group adds
- * {@code rollcall} to it itself. Nothing is added when {@code rollcall.resolver.enabled=false}.
+ * {@code rollcall} to it itself. Nothing is added when {@code rollcall.resolver.enabled=false} or the
+ * indicator is off ({@code management.health.rollcall.enabled=false}).
  */
 public final class RollcallHealthGroupDefaults implements EnvironmentPostProcessor {
 
@@ -20,7 +21,11 @@ public final class RollcallHealthGroupDefaults implements EnvironmentPostProcess
 
     @Override
     public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
-        if (!"false".equalsIgnoreCase(environment.getProperty(RollcallSwitches.RESOLVER_ENABLED, "true").strip())) {
+        // Only when the indicator will exist: Spring Boot fails start-up on a group naming a missing one.
+        String healthDefault = environment.getProperty("management.health.defaults.enabled", "true");
+        boolean health = !"false".equalsIgnoreCase(
+                environment.getProperty("management.health.rollcall.enabled", healthDefault).strip());
+        if (health && !"false".equalsIgnoreCase(environment.getProperty(RollcallSwitches.RESOLVER_ENABLED, "true").strip())) {
             environment.getPropertySources().addLast(new MapPropertySource(SOURCE, Map.of(
                     "management.endpoint.health.group.readiness.include", "readinessState,rollcall",
                     "management.health.readinessstate.enabled", "true")));

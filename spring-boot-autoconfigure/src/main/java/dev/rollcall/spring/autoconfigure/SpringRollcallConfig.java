@@ -40,8 +40,10 @@ final class SpringRollcallConfig {
                     || StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME.equals(source.getName())) {
                 continue;
             }
+            boolean system = StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(source.getName());
             for (String name : names.getPropertyNames()) {
-                if (!name.startsWith("rollcall.")) {
+                // -Drollcall.config names a file for RollcallConfig.load(): not a key.
+                if (!name.startsWith("rollcall.") || (system && name.equals(RollcallConfig.CONFIG_PROPERTY))) {
                     continue;
                 }
                 Matcher m = INDEXED.matcher(name);

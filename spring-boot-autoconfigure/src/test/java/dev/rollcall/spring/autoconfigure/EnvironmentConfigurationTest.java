@@ -89,6 +89,37 @@ class EnvironmentConfigurationTest {
     }
 
     @Test
+    void rollcallPropertiesAndTheFileOfDashDRollcallConfigStillApplyBelowTheSpringEnvironment() throws Exception {
+        Path file = java.nio.file.Files.createTempFile("rollcall", ".properties");
+        java.nio.file.Files.writeString(file, "rollcall.probe.timeout=7s\nrollcall.probe.concurrency=8\n");
+        System.setProperty(RollcallConfig.CONFIG_PROPERTY, file.toString());
+        try (ConfigurableApplicationContext context = app().profiles("yaml").run()) {
+            RollcallConfig config = context.getBean(RollcallConfig.class);
+            assertThat(config.values()).containsEntry("rollcall.probe.concurrency", "8")
+                    .as("application-yaml.yml wins").containsEntry("rollcall.probe.timeout", "3s");
+            assertThat(config.origin("rollcall.probe.concurrency")).isEqualTo(file.toString());
+        } finally {
+            System.clearProperty(RollcallConfig.CONFIG_PROPERTY);
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
+
+    @Test
+    void withTheHealthIndicatorOffTheReadinessGroupDoesNotNameIt() {
+        try (ConfigurableApplicationContext context = app().profiles("yaml")
+                .run("--management.health.rollcall.enabled=false")) {
+            assertThat(context.getBeansOfType(RollcallHealthIndicator.class)).isEmpty();
+            assertThat(context.getEnvironment().getProperty("management.endpoint.health.group.readiness.include"))
+                    .isNull();
+        }
+        try (ConfigurableApplicationContext context = app().profiles("yaml").run()) {
+            assertThat(context.getBeansOfType(RollcallHealthIndicator.class)).hasSize(1);
+            assertThat(context.getEnvironment().getProperty("management.endpoint.health.group.readiness.include"))
+                    .isEqualTo("readinessState,rollcall");
+        }
+    }
+
+    @Test
     void theStartersSwitchesTurnTheResolverOffAndTheWorkerOnWithCoresChecks() {
         try (ConfigurableApplicationContext context = app("rollcall.resolver.enabled=false",
                 "rollcall.worker.enabled=true", "rollcall.worker.version=1.2.3").run()) {
