@@ -14,7 +14,8 @@ import org.springframework.context.annotation.Conditional;
 
 /**
  * A {@link RollcallWorker} when {@code rollcall.worker.enabled=true}: the application's
- * {@link FlightProducer} bean (if it has one) and Rollcall's {@code WorkerInfo} on one gRPC port,
+ * {@link FlightProducer} bean (if it has one; of several, the {@code @Primary} one, else start-up
+ * fails) and Rollcall's {@code WorkerInfo} on one gRPC port,
  * reporting {@code rollcall.worker.version}, with every other {@code rollcall.worker.*} key read and
  * checked by core as in {@code rollcall.properties}.
  *
@@ -45,7 +46,14 @@ public class RollcallWorkerAutoConfiguration {
         String version = rollcallConfig.settings().string(VERSION, "");
         RollcallWorker.Builder builder = RollcallWorker.builder().config(rollcallConfig).version(version)
                 .startNotServing();
-        producer.ifUnique(builder::flightProducer);
+        FlightProducer flight = producer.getIfUnique();
+        if (flight == null && producer.stream().findAny().isPresent()) {
+            throw new IllegalStateException("several FlightProducer beans and none @Primary: the Rollcall worker"
+                    + " (rollcall.worker.enabled=true) serves one; mark it @Primary or customize the builder");
+        }
+        if (flight != null) {
+            builder.flightProducer(flight);
+        }
         customizers.orderedStream().forEach(c -> c.customize(builder));
         try {
             return builder.start();

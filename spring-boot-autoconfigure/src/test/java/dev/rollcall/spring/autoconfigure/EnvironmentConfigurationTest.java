@@ -119,6 +119,28 @@ class EnvironmentConfigurationTest {
         }
     }
 
+    /** Two Flight services: which one the worker serves must be said, not guessed. */
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    static class TwoProducers {
+        @org.springframework.context.annotation.Bean
+        org.apache.arrow.flight.FlightProducer one() {
+            return new org.apache.arrow.flight.NoOpFlightProducer();
+        }
+
+        @org.springframework.context.annotation.Bean
+        org.apache.arrow.flight.FlightProducer two() {
+            return new org.apache.arrow.flight.NoOpFlightProducer();
+        }
+    }
+
+    @Test
+    void aWorkerWithTwoFlightProducerBeansAndNonePrimaryFailsStartUp() {
+        assertThatThrownBy(() -> new SpringApplicationBuilder(TestApplication.class, TwoProducers.class)
+                .web(WebApplicationType.NONE)
+                .properties("rollcall.resolver.enabled=false", "rollcall.worker.enabled=true").run().close())
+                .satisfies(t -> assertThat(rootCause(t)).hasMessageContaining("several FlightProducer beans"));
+    }
+
     @Test
     void theStartersSwitchesTurnTheResolverOffAndTheWorkerOnWithCoresChecks() {
         try (ConfigurableApplicationContext context = app("rollcall.resolver.enabled=false",
