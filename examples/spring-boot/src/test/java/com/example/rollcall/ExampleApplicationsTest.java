@@ -23,7 +23,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 class ExampleApplicationsTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final Duration WAIT = Duration.ofSeconds(30);
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private static HttpResponse<String> get(ConfigurableApplicationContext app, String path) throws Exception {

@@ -119,6 +119,26 @@ class EnvironmentConfigurationTest {
         }
     }
 
+    /** A backend and a policy of the application's own, through the builder. */
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    static class OwnBackend {
+        @org.springframework.context.annotation.Bean
+        RollcallResolverCustomizer ownDiscoveryAndPolicy() {
+            return b -> b.discovery(new dev.rollcall.testkit.PushDiscovery("own backend"))
+                    .policy(w -> dev.rollcall.api.policy.Verdict.accept());
+        }
+    }
+
+    @Test
+    void aCustomizerBeanShapesTheResolverAndTheKeysStillApply() {
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(TestApplication.class,
+                OwnBackend.class).web(WebApplicationType.NONE).properties("rollcall.readiness.min-workers=4").run()) {
+            WorkerResolver resolver = context.getBean(WorkerResolver.class);
+            assertThat(resolver.discoveryDescription()).as("no rollcall.discovery.type needed").contains("own backend");
+            assertThat(resolver.ready().required()).isEqualTo(4);
+        }
+    }
+
     /** Two Flight services: which one the worker serves must be said, not guessed. */
     @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
     static class TwoProducers {

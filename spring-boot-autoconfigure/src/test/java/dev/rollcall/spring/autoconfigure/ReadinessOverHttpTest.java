@@ -34,7 +34,7 @@ import tools.jackson.databind.json.JsonMapper;
 @SpringBootTest(classes = TestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class ReadinessOverHttpTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final Duration WAIT = Duration.ofSeconds(30);
     private static final WorkerFleet FLEET = WorkerFleet.start("1.0.0", "1.0.0", "2.0.0");
     /** In discovery from the start, but nobody serves there until the test starts a worker on it. */
     private static final WorkerEndpoint LATE = WorkerFleet.freeEndpoint();
