@@ -140,10 +140,18 @@ public final class RollcallConfig {
 
     /** This configuration with {@code key} set to {@code value} (above every other source). */
     public RollcallConfig with(String key, String value) {
+        return with(key, value, "programmatic");
+    }
+
+    /**
+     * This configuration with {@code key} set to {@code value} (above every other source), which
+     * messages about the key name as coming from {@code origin} (e.g. a Spring property source).
+     */
+    public RollcallConfig with(String key, String value, String origin) {
         Map<String, String> v = new LinkedHashMap<>(values);
         Map<String, String> o = new LinkedHashMap<>(origins);
         v.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
-        o.put(key, "programmatic");
+        o.put(key, Objects.requireNonNull(origin, "origin"));
         Map<String, String> e = new LinkedHashMap<>(env);
         e.remove(envName(key));
         return new RollcallConfig(v, o, e);

@@ -110,10 +110,13 @@ public final class WorkerResolver implements AutoCloseable {
     private final int maxCandidates;
     /** The user's calls: rollcall: targets, shared channels, failed calls. */
     private final CallPath calls;
+    /** {@code rollcall.readiness.*}: when {@link #ready()} says yes. */
+    private final ReadinessRule readiness;
 
     private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ProbeSettings probe,
                            SchemaSettings schema, LabelSettings labels, CandidateCache.CacheSettings cached,
-                           int maxCandidates) {
+                           int maxCandidates, ReadinessRule readiness) {
+        this.readiness = readiness;
         this.name = b.name != null ? b.name : String.valueOf(RESOLVERS.incrementAndGet());
         this.discovery = discovery;
         this.policy = policy;
@@ -323,6 +326,17 @@ public final class WorkerResolver implements AutoCloseable {
      */
     public SnapshotListener.Registration addEventListener(FleetEventListener listener) {
         return fanOut.addEventListener(listener);
+    }
+
+    /**
+     * Whether this coordinator has enough compatible workers to take work, by
+     * {@code rollcall.readiness.min-workers} (default 1; 0 = always ready) and
+     * {@code rollcall.readiness.version} (default any): for a readiness probe, which should say
+     * "not ready" until the fleet is there and again when it falls below. Answered from the
+     * current snapshot; lock-free, never blocks, any thread.
+     */
+    public Readiness ready() {
+        return readiness.evaluate(current);
     }
 
     /** How many probes this resolver has sent so far, successful or not. */
@@ -802,6 +816,7 @@ public final class WorkerResolver implements AutoCloseable {
             ProbeSettings probe = ProbeSettings.read(root.scope("rollcall.probe."), this);
             SchemaSettings schema = SchemaSettings.read(cfg, this);
             LabelSettings labels = LabelSettings.read(root, this);
+            ReadinessRule readiness = ReadinessRule.read(root);
             int candidates = DiscoveryFeed.maxCandidates(root, maxCandidates);
             CandidateCache.CacheSettings cached = CandidateCache.CacheSettings.read(root, candidates).orElse(null);
             ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
@@ -822,7 +837,7 @@ public final class WorkerResolver implements AutoCloseable {
                 throw e;
             }
             WorkerResolver resolver = new WorkerResolver(this, chosenDiscovery, chosenPolicy, probe, schema,
-                    labels, cached, candidates);
+                    labels, cached, candidates, readiness);
             try {
                 resolver.start();
             } catch (RuntimeException e) {

@@ -1,0 +1,60 @@
+package dev.rollcall.spring.autoconfigure;
+
+import dev.rollcall.api.Settings;
+import java.util.HashMap;
+import java.util.Map;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+/**
+ * The starter's own on/off keys, {@code rollcall.resolver.enabled} (default true) and
+ * {@code rollcall.worker.enabled} (default false), read with core's rules: a value other than
+ * {@code true} or {@code false} fails start-up naming the key, as every Rollcall key does, instead
+ * of turning the feature off silently as a plain property condition would.
+ */
+final class RollcallSwitches {
+
+    static final String RESOLVER_ENABLED = "rollcall.resolver.enabled";
+    static final String WORKER_ENABLED = "rollcall.worker.enabled";
+
+    private RollcallSwitches() {
+    }
+
+    static boolean resolverEnabled(Environment environment) {
+        return read(environment, RESOLVER_ENABLED, true);
+    }
+
+    static boolean workerEnabled(Environment environment) {
+        return read(environment, WORKER_ENABLED, false);
+    }
+
+    private static boolean read(Environment environment, String key, boolean byDefault) {
+        Map<String, String> one = new HashMap<>();
+        String value = environment.getProperty(key);
+        if (value != null) {
+            one.put(key, value);
+        }
+        return Settings.of(one).bool(key, byDefault);
+    }
+
+    /** Matches when {@code rollcall.resolver.enabled} is true (the default). */
+    static final class ResolverEnabled extends SpringBootCondition {
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            return resolverEnabled(context.getEnvironment()) ? ConditionOutcome.match(RESOLVER_ENABLED + " is true")
+                    : ConditionOutcome.noMatch(RESOLVER_ENABLED + " is false");
+        }
+    }
+
+    /** Matches when {@code rollcall.worker.enabled} is true (default false). */
+    static final class WorkerEnabled extends SpringBootCondition {
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            return workerEnabled(context.getEnvironment()) ? ConditionOutcome.match(WORKER_ENABLED + " is true")
+                    : ConditionOutcome.noMatch(WORKER_ENABLED + " is false");
+        }
+    }
+}

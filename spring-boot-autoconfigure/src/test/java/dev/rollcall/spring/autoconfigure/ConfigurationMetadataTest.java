@@ -1,0 +1,61 @@
+package dev.rollcall.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The configuration metadata IDEs complete {@code application.yml} from lists every key core's
+ * README documents, and the starter's own, with the documented defaults.
+ */
+class ConfigurationMetadataTest {
+
+    private static Map<String, JsonNode> metadata() throws IOException {
+        Map<String, JsonNode> byName = new HashMap<>();
+        for (String file : List.of("META-INF/spring-configuration-metadata.json")) {
+            try (InputStream in = ConfigurationMetadataTest.class.getClassLoader().getResourceAsStream(file)) {
+                assertThat(in).as(file).isNotNull();
+                for (JsonNode p : JsonMapper.builder().build().readTree(in).path("properties")) {
+                    byName.put(p.path("name").asString(), p);
+                }
+            }
+        }
+        return byName;
+    }
+
+    @Test
+    void listsEveryKeyOfCoresReadmeTables() throws IOException {
+        Map<String, JsonNode> metadata = metadata();
+        Matcher row = Pattern.compile("(?m)^\\| `(rollcall\\.[a-z0-9.-]+)` \\|").matcher(
+                Files.readString(Path.of("..", "core", "README.md")));
+        int documented = 0;
+        while (row.find()) {
+            documented++;
+            assertThat(metadata).as("core/README.md documents %s", row.group(1)).containsKey(row.group(1));
+        }
+        assertThat(documented).as("rows found in core/README.md").isGreaterThan(30);
+    }
+
+    @Test
+    void listsTheStartersKeysWithTheirDefaults() throws IOException {
+        Map<String, JsonNode> metadata = metadata();
+        assertThat(metadata.get("rollcall.readiness.min-workers").path("defaultValue").asInt()).isEqualTo(1);
+        assertThat(metadata.get("rollcall.resolver.enabled").path("defaultValue").asBoolean()).isTrue();
+        assertThat(metadata.get("rollcall.worker.enabled").path("defaultValue").asBoolean()).isFalse();
+        assertThat(metadata.get("rollcall.probe.timeout").path("defaultValue").asString()).isEqualTo("2s");
+        assertThat(metadata).containsKeys("rollcall.worker.version", "rollcall.readiness.version",
+                "rollcall.discovery.type", "rollcall.policy.type", "management.endpoint.rollcall.access");
+        assertThat(metadata.get("rollcall.probe.concurrency").path("description").asString()).isNotBlank();
+    }
+}
