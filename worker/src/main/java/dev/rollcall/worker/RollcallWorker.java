@@ -161,11 +161,19 @@ public final class RollcallWorker implements AutoCloseable {
 
     /**
      * Coordinators watching this worker now ({@code WatchWorkerInfo} streams): the ones a
-     * {@link #drain()} reaches at once. {@link #close()} waits for {@code drain-quiet} after the
-     * drain only when there is one.
+     * {@link #drain()} reaches at once.
      */
     public int coordinatorsWatching() {
         return info.watchers();
+    }
+
+    /**
+     * Coordinators that hold this worker now (exact drain): watch streams opened with a
+     * {@code holder_id} that have not ended and, while it drains, have not released it.
+     * {@link #close()} waits for them to reach 0.
+     */
+    public int coordinatorsHolding() {
+        return info.holding();
     }
 
     /** Calls being served now (Arrow Flight and your services; not Rollcall's own). */
@@ -180,18 +188,21 @@ public final class RollcallWorker implements AutoCloseable {
 
     /**
      * Stops gracefully: drains first (coordinators that watch this worker stop planning onto it at
-     * once, while it still serves), waits until the calls in flight are done and neither a call
-     * started nor the drain was announced for {@code drain-quiet} (up to {@code shutdown-grace}), leaves discovery, ends the coordinators' watches, then stops the
+     * once, while it still serves), then waits, at most {@code shutdown-grace}, until the calls in
+     * flight are done and every coordinator that holds it ({@link #coordinatorsHolding()}) has
+     * released it or its stream has ended; when coordinators without a holder id watched it at the
+     * drain (or nobody did), also until neither a call started nor the drain was announced for
+     * {@code drain-quiet}. Then it leaves discovery, ends the coordinators' watches and stops the
      * server, cancelling whatever is still running; releases the Flight executor and Rollcall's own
-     * allocator. When it returns, the port can be bound again (a restart in place).
-     * Idempotent.
+     * allocator. The log says whom it waited for and how long. When it returns, the port can be
+     * bound again (a restart in place). Idempotent.
      */
     @Override
     public void close() {
         if (closed.getAndSet(true)) {
             return;
         }
-        drain.drain(); // after a drain() this changes nothing: its quiet period started then
+        drain.drain(); // after a drain() this changes nothing: its wait started then
         drain.awaitDone();
         WorkerRegistration entry = registration.getAndSet(null);
         if (entry != null) {

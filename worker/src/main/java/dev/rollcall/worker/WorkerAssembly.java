@@ -45,7 +45,7 @@ final class WorkerAssembly {
         WorkerRegistrar registrar = WorkerRegistrar.find(settings, options.classLoader);
         CallsInFlight calls = new CallsInFlight();
         settings.limits().applyTo(options.info);
-        WorkerInfoService infoService = options.info.build();
+        WorkerInfoService infoService = options.info.holdersChanged(calls::wake).build();
         BufferAllocator own = options.allocator == null ? new RootAllocator() : null;
         BufferAllocator alloc = options.allocator != null ? options.allocator : own;
         ArrowMemory.checkCanAllocate(alloc, own);

@@ -1,14 +1,26 @@
 package dev.rollcall.worker;
 
 import dev.rollcall.api.ServingState;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A worker's drain and the wait of its graceful close: {@link #drain()} says
- * {@link ServingState#DRAINING} to every coordinator, {@link #awaitDone()} waits until the work in
- * flight is done and neither a call started nor the drain was announced for {@code drain-quiet}, at
- * most {@code shutdown-grace}. Thread-safe.
+ * A worker's drain and the wait of its graceful close. {@link #drain()} says
+ * {@link ServingState#DRAINING} to every coordinator; {@link #awaitDone()} then waits, at most
+ * {@code shutdown-grace}, until the calls in flight are done and
+ * <ul>
+ * <li>every coordinator that holds the worker ({@code holder_id}, exact drain) has released it or
+ *     its stream has ended, and</li>
+ * <li>when a coordinator without a holder id watched it at the drain (an older one, or one not
+ *     under leases), neither a call started nor the drain was announced for {@code drain-quiet}:
+ *     it may have planned on the worker just before it heard;</li>
+ * <li>when nobody watched it at the drain, no call started for {@code drain-quiet} (a query may
+ *     have planned on it from a snapshot without a watch).</li>
+ * </ul>
+ * When only holders watched it, there is no quiet period: the worker stops as soon as the last one
+ * lets go. Thread-safe.
  */
 final class WorkerDrain {
 
@@ -19,6 +31,8 @@ final class WorkerDrain {
     private final String worker;
     private final long shutdownGraceMillis;
     private final long drainQuietMillis;
+    private boolean exact; // guarded by this: only holders watched at the drain
+    private long drainedNanos; // guarded by this
 
     WorkerDrain(WorkerInfoService info, CallsInFlight calls, String worker, long shutdownGraceMillis,
                 long drainQuietMillis) {
@@ -34,33 +48,55 @@ final class WorkerDrain {
         if (info.state() == ServingState.DRAINING) {
             return false;
         }
-        // The quiet period starts at the drain when coordinators watch this worker: one of them may
-        // have planned on it just before it heard the news, and be connecting still. With nobody
-        // watching there is nobody to wait for (a fleet of test workers closes at once).
-        if (info.watchers() > 0) {
+        int holderStreams = info.holderStreams();
+        int plain = Math.max(0, info.watchers() - holderStreams);
+        exact = plain == 0 && holderStreams > 0;
+        if (plain > 0) {
             calls.drained();
         }
+        drainedNanos = System.nanoTime();
         info.state(ServingState.DRAINING);
         return true;
     }
 
     /** Leaves the drain: the worker takes new work again. */
     synchronized void resume() {
+        exact = false;
         info.state(ServingState.SERVING);
     }
 
     /**
-     * Waits, after {@link #drain()}, until the worker may stop: see the class. Logs when the grace
-     * ran out. Keeps the thread's interrupt.
+     * Waits, after {@link #drain()}, until the worker may stop (see the class), and logs whom it
+     * waited for and how long. Keeps the thread's interrupt.
      */
     void awaitDone() {
+        boolean exactNow;
+        long since;
+        synchronized (this) {
+            exactNow = exact;
+            since = drainedNanos;
+        }
+        long quiet = exactNow ? 0 : Math.min(drainQuietMillis, shutdownGraceMillis);
+        long start = System.nanoTime();
+        boolean done;
         try {
-            if (!calls.awaitQuiet(Math.min(drainQuietMillis, shutdownGraceMillis), shutdownGraceMillis)) {
-                log.warn("worker {}: {} calls still running after the {} ms grace; cancelling them", worker,
-                        calls.count(), shutdownGraceMillis);
-            }
+            done = calls.awaitQuiet(quiet, shutdownGraceMillis, () -> info.holding() == 0);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return;
+        }
+        long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        String ends = info.holdEnds();
+        if (!done) {
+            List<String> holding = info.stillHolding();
+            log.warn("worker {}: after the {} ms grace, {} calls still run and {} coordinators still hold it{}; "
+                            + "stopping anyway{}", worker, shutdownGraceMillis, calls.count(), holding.size(),
+                    holding.isEmpty() ? "" : " (" + String.join("; ", holding) + ")",
+                    ends.isEmpty() ? "" : ". Let go: " + ends);
+        } else if (!ends.isEmpty()) {
+            log.info("worker {}: every coordinator let go {} ms after the drain ({} ms in close); {}{}", worker,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since), waited, ends,
+                    exactNow ? "" : "; then waited out drain-quiet for the watchers without a holder id");
         }
     }
 }
