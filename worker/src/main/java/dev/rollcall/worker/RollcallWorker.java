@@ -16,9 +16,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.flight.FlightProducer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.slf4j.Logger;
@@ -72,24 +71,21 @@ public final class RollcallWorker implements AutoCloseable {
     private final WorkerServer server;
     private final WorkerInfoService info;
     private final WorkerEndpoint endpoint;
-    private final ExecutorService executor;
-    private final BufferAllocator ownAllocator;
     private final CallsInFlight calls;
     private final WorkerDrain drain;
-    private final AtomicReference<WorkerRegistration> registration = new AtomicReference<>();
+    private final WorkerRegistrar registrar;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /** Made by {@link WorkerAssembly}; {@link #close()} releases what it is given. */
-    RollcallWorker(WorkerServer server, WorkerInfoService info, WorkerEndpoint endpoint, ExecutorService executor,
-                   BufferAllocator ownAllocator, CallsInFlight calls, WorkerDrain drain) {
+    RollcallWorker(WorkerServer server, WorkerInfoService info, WorkerEndpoint endpoint, CallsInFlight calls,
+                   WorkerDrain drain, WorkerRegistrar registrar) {
         PushThread.hold(); // released by close()
         this.server = server;
         this.info = info;
         this.endpoint = endpoint;
-        this.executor = executor;
-        this.ownAllocator = ownAllocator;
         this.calls = calls;
         this.drain = drain;
+        this.registrar = registrar;
     }
 
     public static Builder builder() {
@@ -123,7 +119,7 @@ public final class RollcallWorker implements AutoCloseable {
 
     /** The discovery entry this worker keeps, when it registers ({@code rollcall.worker.register=true}). */
     public Optional<WorkerRegistration> registration() {
-        return Optional.ofNullable(registration.get());
+        return registrar.entry();
     }
 
     /**
@@ -132,21 +128,17 @@ public final class RollcallWorker implements AutoCloseable {
      * it, so the query finishes here). Calls keep being served. Reversible with {@link #resume()}.
      */
     public void drain() {
-        if (drain.drain()) {
-            log.info("worker {} draining: takes no new work", endpoint.url());
-        }
+        drain.drain(true);
     }
 
     /** Takes new work again after {@link #drain()}. */
     public void resume() {
-        drain.resume();
-        log.info("worker {} resumed: takes new work", endpoint.url());
+        drain.resume("resumed: takes new work");
     }
 
     /** Ready after a start with {@link Builder#startNotServing()} (caches warm): takes new work from now on. */
     public void serving() {
-        drain.resume();
-        log.info("worker {} serving", endpoint.url());
+        drain.resume("serving");
     }
 
     /** Whether it says it takes new work. */
@@ -202,29 +194,15 @@ public final class RollcallWorker implements AutoCloseable {
         if (closed.getAndSet(true)) {
             return;
         }
-        drain.drain(); // after a drain() this changes nothing: its wait started then
+        drain.drain(false); // after a drain() this changes nothing: its wait started then
         drain.awaitDone();
-        WorkerRegistration entry = registration.getAndSet(null);
-        if (entry != null) {
-            try {
-                entry.close();
-            } catch (RuntimeException e) {
-                log.warn("worker {}: leaving discovery failed: {}", endpoint.url(), e.toString());
-            }
-        }
+        long stopping = System.nanoTime();
+        registrar.leave(endpoint.url());
         info.endWatches();
         server.stop();
-        executor.shutdownNow();
-        if (ownAllocator != null) {
-            ownAllocator.close();
-        }
         PushThread.release();
-        log.debug("worker {} version '{}' stopped", endpoint.url(), info.version());
-    }
-
-    /** The discovery entry {@link WorkerRegistrar} made, set before it starts so that a failed start closes it. */
-    void registered(WorkerRegistration entry) {
-        registration.set(entry);
+        log.debug("worker {} version '{}' stopped, {} ms after its wait ended", endpoint.url(), info.version(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopping));
     }
 
     @Override

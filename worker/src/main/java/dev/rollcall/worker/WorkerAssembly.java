@@ -62,17 +62,8 @@ final class WorkerAssembly {
         }
         List<ServerInterceptor> around = new ArrayList<>(options.interceptors);
         around.add(calls);
-        WorkerServer server;
-        try {
-            server = WorkerServer.start("rollcall-worker-" + n, settings.host(), settings.port(), settings.tls(),
-                    settings.limits(), executor, served, around);
-        } catch (IOException e) {
-            executor.shutdownNow();
-            if (own != null) {
-                own.close();
-            }
-            throw e;
-        }
+        WorkerServer server = WorkerServer.start("rollcall-worker-" + n, settings.host(), settings.port(),
+                settings.tls(), settings.limits(), executor, own, served, around);
         WorkerEndpoint endpoint = new WorkerEndpoint(settings.advertised(), server.port(), settings.tls() != null,
                 Map.of());
         flight.worker(endpoint.url());
@@ -80,7 +71,7 @@ final class WorkerAssembly {
                 infoService.instanceId(), settings.tls() == null ? "" : " with " + settings.tls());
         WorkerDrain drain = new WorkerDrain(infoService, calls, endpoint.url(), settings.shutdownGraceMillis(),
                 settings.drainQuietMillis());
-        RollcallWorker worker = new RollcallWorker(server, infoService, endpoint, executor, own, calls, drain);
+        RollcallWorker worker = new RollcallWorker(server, infoService, endpoint, calls, drain, registrar);
         try {
             registrar.register(worker);
         } catch (RuntimeException e) {

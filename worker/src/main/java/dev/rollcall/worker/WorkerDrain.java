@@ -43,10 +43,10 @@ final class WorkerDrain {
         this.drainQuietMillis = drainQuietMillis;
     }
 
-    /** Says DRAINING (again: idempotent); returns whether this call started the drain. */
-    synchronized boolean drain() {
+    /** Says DRAINING (again: idempotent), logging it when {@code logged} (not when a close drains). */
+    synchronized void drain(boolean logged) {
         if (info.state() == ServingState.DRAINING) {
-            return false;
+            return;
         }
         int holderStreams = info.holderStreams();
         int plain = Math.max(0, info.watchers() - holderStreams);
@@ -56,13 +56,16 @@ final class WorkerDrain {
         }
         drainedNanos = System.nanoTime();
         info.state(ServingState.DRAINING);
-        return true;
+        if (logged) {
+            log.info("worker {} draining: takes no new work{}", worker, exact ? " (exact: every watcher holds it)" : "");
+        }
     }
 
-    /** Leaves the drain: the worker takes new work again. */
-    synchronized void resume() {
+    /** Leaves the drain (or NOT_SERVING): the worker takes new work again; logs {@code what} happened. */
+    synchronized void resume(String what) {
         exact = false;
         info.state(ServingState.SERVING);
+        log.info("worker {} {}", worker, what);
     }
 
     /**

@@ -7,6 +7,8 @@ import dev.rollcall.api.registration.WorkerRegistrationProvider;
 import dev.rollcall.api.internal.ProviderLookup;
 import dev.rollcall.api.internal.UnknownKeys;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * A worker's registration with the discovery backend named by {@code rollcall.discovery.type}
  * ({@code rollcall.worker.register=true}): the provider is found before the server starts (a
  * missing one fails {@link RollcallWorker.Builder#start()} before a port is taken), the entry is
- * made and started once the server is bound. Immutable; used on the starting thread.
+ * made and started once the server is bound, and closed by {@link #leave}. Thread-safe.
  */
 final class WorkerRegistrar {
 
@@ -23,6 +25,7 @@ final class WorkerRegistrar {
     private final RollcallConfig config;
     private final String type; // null: not registering
     private final WorkerRegistrationProvider provider;
+    private final AtomicReference<WorkerRegistration> entry = new AtomicReference<>();
 
     private WorkerRegistrar(RollcallConfig config, String type, WorkerRegistrationProvider provider) {
         this.config = config;
@@ -59,21 +62,38 @@ final class WorkerRegistrar {
 
     /**
      * Checks the keys of the worker (and of the backend it registers with), then registers
-     * {@code worker} and returns once the backend acknowledged it; null when not registering.
+     * {@code worker} and returns once the backend acknowledged it. The entry is kept before it
+     * starts, so that a {@link #leave} after a failed start closes it.
      */
-    WorkerRegistration register(RollcallWorker worker) {
-        WorkerRegistration entry = null;
+    void register(RollcallWorker worker) {
+        WorkerRegistration made = null;
         if (provider != null) {
-            entry = Objects.requireNonNull(provider.create(worker.info(),
+            made = Objects.requireNonNull(provider.create(worker.info(),
                     config.settings().scope("rollcall.discovery." + type + ".")), () -> "a null registration from " + type);
         }
         UnknownKeys.checkWorker(config, type);
-        if (entry != null) {
-            worker.registered(entry);
-            entry.start();
-            log.info("worker {} registered: {}", worker.endpoint().url(), entry.description());
+        if (made != null) {
+            entry.set(made);
+            made.start();
+            log.info("worker {} registered: {}", worker.endpoint().url(), made.description());
         }
-        return entry;
+    }
+
+    /** The entry kept in discovery, until {@link #leave}. */
+    Optional<WorkerRegistration> entry() {
+        return Optional.ofNullable(entry.get());
+    }
+
+    /** Leaves discovery (once); a failure is logged, not thrown: the worker stops anyway. */
+    void leave(String worker) {
+        WorkerRegistration left = entry.getAndSet(null);
+        if (left != null) {
+            try {
+                left.close();
+            } catch (RuntimeException e) {
+                log.warn("worker {}: leaving discovery failed: {}", worker, e.toString());
+            }
+        }
     }
 
     private static boolean isWildcard(String host) {

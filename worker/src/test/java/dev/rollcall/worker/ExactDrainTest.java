@@ -16,6 +16,12 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.arrow.flight.Action;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,6 +74,29 @@ class ExactDrainTest {
             assertThat(holder.awaitEnd().getCode()).isEqualTo(Status.Code.OK);
             assertThat(holder.latest().getHolders()).as("the last answer after the release").isZero();
             assertThat(holder.latest().getRevision()).isGreaterThan(drainingAnswer.getRevision());
+        } finally {
+            worker.close();
+        }
+    }
+
+    @Test
+    void aDrainThatOnlyHoldersWatchedHasNoQuietPeriodAfterTheLastRelease() throws Exception {
+        Duration quiet = Duration.ofSeconds(20); // today's rule would wait this long after the last call started
+        RollcallWorker worker = RollcallWorker.builder().shutdownGrace(GRACE).drainQuiet(quiet).start();
+        try (TestCoordinator holder = TestCoordinator.watch(worker.port(), "coordinator-q");
+             BufferAllocator allocator = new RootAllocator();
+             FlightClient flight = FlightClient.builder(allocator,
+                     Location.forGrpcInsecure("127.0.0.1", worker.port())).build()) {
+            holder.awaitAnswer(a -> true);
+            assertThatThrownBy(() -> flight.doAction(new Action("none")).forEachRemaining(r -> { }))
+                    .as("a call that started just before the drain").isInstanceOf(FlightRuntimeException.class);
+            long start = System.nanoTime();
+            worker.drain();
+            holder.awaitAnswer(ExactDrainTest::draining);
+            holder.release(worker.instanceId());
+            worker.close();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("from drain() to close() returning")
+                    .isLessThan(quiet.dividedBy(2));
         } finally {
             worker.close();
         }

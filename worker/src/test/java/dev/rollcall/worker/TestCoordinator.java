@@ -76,7 +76,7 @@ final class TestCoordinator implements AutoCloseable {
 
     /** Waits for an answer that matches, and returns the first one that does. */
     WorkerInfoResponse awaitAnswer(Predicate<WorkerInfoResponse> match) {
-        await().atMost(TIMEOUT).until(() -> answers.stream().anyMatch(match) || ended.get() != null);
+        await().atMost(TIMEOUT).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).until(() -> answers.stream().anyMatch(match) || ended.get() != null);
         return answers.stream().filter(match).findFirst()
                 .orElseThrow(() -> new AssertionError("the stream ended (" + ended.get() + ") without the answer; got "
                         + answers));
@@ -89,7 +89,7 @@ final class TestCoordinator implements AutoCloseable {
 
     /** How the stream ended, waiting for it to end. */
     Status awaitEnd() {
-        await().atMost(TIMEOUT).until(() -> ended.get() != null);
+        await().atMost(TIMEOUT).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).until(() -> ended.get() != null);
         return ended.get();
     }
 
@@ -109,7 +109,11 @@ final class TestCoordinator implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
-        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    public void close() {
+        try {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
