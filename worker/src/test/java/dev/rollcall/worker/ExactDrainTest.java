@@ -12,6 +12,10 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -120,6 +124,35 @@ class ExactDrainTest {
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cut));
             assertThat(worker.coordinatorsHolding()).isZero();
         } finally {
+            worker.close();
+        }
+    }
+
+    @Test
+    void aCoordinatorKilledInTheMiddleOfADrainCountsAsReleasedWhenTheKernelEndsItsConnection() throws Exception {
+        RollcallWorker worker = worker().start();
+        Process holder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), HolderProcess.class.getName(),
+                String.valueOf(worker.port()), "coordinator-killed")
+                .redirectErrorStream(true).start();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            CompletableFuture<Boolean> holding = CompletableFuture.supplyAsync(() -> out.lines()
+                    .anyMatch("HOLDING"::equals));
+            assertThat(holding.get(30, TimeUnit.SECONDS)).as("the holder process started holding").isTrue();
+            await().atMost(TestCoordinator.TIMEOUT).until(() -> worker.coordinatorsHolding() == 1);
+            CompletableFuture<Void> closed = CompletableFuture.runAsync(worker::close);
+            await().atMost(TestCoordinator.TIMEOUT).until(() -> draining(TestProbeCalls.unary(worker.port())));
+            assertThat(closed).isNotDone();
+
+            long kill = System.nanoTime();
+            holder.destroyForcibly(); // SIGKILL: the kernel closes its sockets
+            closed.get(GRACE.toSeconds() / 2, TimeUnit.SECONDS);
+            log.info("close() returned {} ms after the holder process was killed",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - kill));
+            assertThat(worker.coordinatorsHolding()).isZero();
+        } finally {
+            holder.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             worker.close();
         }
     }
