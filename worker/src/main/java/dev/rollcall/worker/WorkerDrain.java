@@ -32,6 +32,7 @@ final class WorkerDrain {
     private final long shutdownGraceMillis;
     private final long drainQuietMillis;
     private boolean exact; // guarded by this: only holders watched at the drain
+    private boolean plainAtDrain; // guarded by this: a watcher without a holder id watched at the drain
     private long drainedNanos; // guarded by this
 
     WorkerDrain(WorkerInfoService info, CallsInFlight calls, String worker, long shutdownGraceMillis,
@@ -51,6 +52,7 @@ final class WorkerDrain {
         int holderStreams = info.holderStreams();
         int plain = Math.max(0, info.watchers() - holderStreams);
         exact = plain == 0 && holderStreams > 0;
+        plainAtDrain = plain > 0;
         if (plain > 0) {
             calls.drained();
         }
@@ -64,6 +66,7 @@ final class WorkerDrain {
     /** Leaves the drain (or NOT_SERVING): the worker takes new work again; logs {@code what} happened. */
     synchronized void resume(String what) {
         exact = false;
+        plainAtDrain = false;
         info.state(ServingState.SERVING);
         log.info("worker {} {}", worker, what);
     }
@@ -74,9 +77,11 @@ final class WorkerDrain {
      */
     void awaitDone() {
         boolean exactNow;
+        boolean plain;
         long since;
         synchronized (this) {
             exactNow = exact;
+            plain = plainAtDrain;
             since = drainedNanos;
         }
         long quiet = exactNow ? 0 : Math.min(drainQuietMillis, shutdownGraceMillis);
@@ -99,7 +104,8 @@ final class WorkerDrain {
         } else if (!ends.isEmpty()) {
             log.info("worker {}: every coordinator let go {} ms after the drain ({} ms in close); {}{}", worker,
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since), waited, ends,
-                    exactNow ? "" : "; then waited out drain-quiet for the watchers without a holder id");
+                    exactNow ? "" : plain ? "; and drain-quiet passed for the watchers without a holder id"
+                            : "; and drain-quiet passed since the last call started");
         }
     }
 }
