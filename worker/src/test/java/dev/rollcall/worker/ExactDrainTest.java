@@ -9,11 +9,16 @@ import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
 import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ServerCalls;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -315,6 +320,34 @@ class ExactDrainTest {
                         assertThat(e.getStatus().getDescription()).contains("rollcall.worker.max-watches");
                     });
             assertThat(worker.coordinatorsHolding()).isEqualTo(2);
+        }
+    }
+
+    /**
+     * The other pairing, at the wire: a worker from before exact drain (its service has only
+     * WorkerInfo and WatchWorkerInfo, as the older generated code registered it) ignores a holder id
+     * and answers ReleaseWorker UNIMPLEMENTED, which a new coordinator takes as "keep today's rule".
+     */
+    @Test
+    void anOlderWorkerIgnoresTheHolderIdAndAnswersReleaseUnimplemented() throws Exception {
+        WorkerInfoResponse answer = WorkerInfoResponse.newBuilder().setVersion("1.3.0").setInstanceId("old-1").build();
+        ServerServiceDefinition older = ServerServiceDefinition.builder(WorkerServiceGrpc.SERVICE_NAME)
+                .addMethod(WorkerServiceGrpc.getWorkerInfoMethod(), ServerCalls.asyncUnaryCall((request, out) -> {
+                    out.onNext(answer);
+                    out.onCompleted();
+                }))
+                .addMethod(WorkerServiceGrpc.getWatchWorkerInfoMethod(),
+                        ServerCalls.asyncServerStreamingCall((request, out) -> out.onNext(answer)))
+                .build();
+        Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(older)
+                .build().start();
+        try (TestCoordinator coordinator = TestCoordinator.watch(server.getPort(), "coordinator-new")) {
+            assertThat(coordinator.awaitAnswer(a -> true).getInstanceId()).isEqualTo("old-1");
+            assertThatThrownBy(() -> coordinator.release("old-1"))
+                    .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
+                            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED));
+        } finally {
+            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }
     }
 
