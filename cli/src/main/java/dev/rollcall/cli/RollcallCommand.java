@@ -17,6 +17,7 @@ import picocli.CommandLine.Spec;
  * rollcall demo                          # a local fleet, a version policy, a job over Arrow Flight, a rolling upgrade
  * rollcall workers --config rollcall.properties [--watch] [--output json]
  * rollcall probe grpc://w1:7001 grpc://w2:7001 --expect ^1.4
+ * rollcall conform grpc://w1:7001 [--expect-drain] [--expect-restart]
  * rollcall --version
  * }</pre>
  *
@@ -32,7 +33,8 @@ import picocli.CommandLine.Spec;
         versionProvider = RollcallCommand.Version.class,
         description = "Finds the workers of a distributed compute engine and keeps only those whose version"
                 + " can be mixed safely.",
-        subcommands = {DemoCommand.class, WorkersCommand.class, ProbeCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, WorkersCommand.class, ProbeCommand.class, ConformCommand.class,
+            CommandLine.HelpCommand.class})
 public final class RollcallCommand implements Callable<Integer> {
 
     @Spec

@@ -31,7 +31,8 @@ import java.util.concurrent.TimeoutException;
  * }
  * }</pre>
  *
- * <p>The child runs with this JVM's class path and Arrow's {@code --add-opens}; its stderr is appended
+ * <p>The child runs with this JVM's class path and Arrow's {@code --add-opens} (and, on Java 24 and newer,
+ * {@code --sun-misc-unsafe-memory-access=allow}); its stderr is appended
  * to {@code target/worker-process-<pid>.log}. Closing ends it cleanly (its standard input closes,
  * so it shuts down and deregisters) and kills it if it has not stopped within 10 s. Thread-safe.
  */
@@ -56,9 +57,11 @@ public final class WorkerProcess implements AutoCloseable {
     public static WorkerProcess start(Map<String, String> config, Duration wait) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--add-opens=java.base/java.nio=ALL-UNNAMED",   // Arrow, as for every worker
-                "-cp", System.getProperty("java.class.path"),
-                WorkerProcess.class.getName()));
+                "--add-opens=java.base/java.nio=ALL-UNNAMED"));  // Arrow, as for every worker
+        if (Runtime.version().feature() >= 24) {
+            cmd.add("--sun-misc-unsafe-memory-access=allow"); // Arrow on 24+; Java 17 refuses the flag
+        }
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), WorkerProcess.class.getName()));
         config.forEach((k, v) -> cmd.add(k + "=" + v));
         Path log = Path.of("target", "worker-process-" + ProcessHandle.current().pid() + ".log").toAbsolutePath();
         Files.createDirectories(log.getParent());

@@ -38,7 +38,8 @@ final class Architecture {
     static final Map<String, Set<String>> BRIDGES = Map.of(
             "dev.rollcall.api.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc",
                     "dev.rollcall.testkit"),
-            "dev.rollcall.protocol.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc"),
+            "dev.rollcall.protocol.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc",
+                    "dev.rollcall.testkit"),
             "dev.rollcall.core.internal", Set.of("dev.rollcall.grpc"));
 
     private static final List<String> TWO_PART_ROOTS = List.of("dev.rollcall.discovery.", "dev.rollcall.schema.");

@@ -1,0 +1,125 @@
+package dev.rollcall.testkit.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rollcall.worker.RollcallWorker;
+import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.testkit.conformance.HandmadeWorker.Fault;
+import dev.rollcall.testkit.conformance.RuleResult.Outcome;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/** The kit against real workers on loopback: Rollcall's own, and hand-written ones with one fault each. */
+class WorkerConformanceTest {
+
+    /** Generous for a loaded 2-core machine; the rules' own numbers stay as the protocol says. */
+    private static WorkerConformance.Builder kit(int port) {
+        return WorkerConformance.builder().target("127.0.0.1", port).callTimeout(Duration.ofSeconds(5))
+                .watch(Duration.ofMillis(2500)).heartbeat(Duration.ofSeconds(1)).heartbeatSlack(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void aRollcallWorkerKeepsEveryObservableRule() throws Exception {
+        try (RollcallWorker worker = RollcallWorker.builder().version("1.4.0").host("127.0.0.1").port(0).start()) {
+            ConformanceReport report = kit(worker.port()).build().check();
+
+            assertThat(report.failures()).as(String.join("\n", report.lines())).isEmpty();
+            assertThat(report.results()).extracting(RuleResult::rule).containsExactlyElementsOf(Findings.RULES.keySet());
+            assertThat(report.result("W3").orElseThrow().seen()).contains(worker.instanceId());
+            assertThat(report.result("W10").orElseThrow().outcome()).isEqualTo(Outcome.PASSED);
+            assertThat(report.result("W13").orElseThrow().outcome()).isEqualTo(Outcome.NOT_CHECKED);
+        }
+    }
+
+    @Test
+    void aHandmadeWorkerWithoutFaultsPasses() {
+        try (HandmadeWorker worker = HandmadeWorker.start(Fault.NONE)) {
+            ConformanceReport report = kit(worker.port()).build().check();
+
+            assertThat(report.failures()).as(String.join("\n", report.lines())).isEmpty();
+        }
+    }
+
+    @Test
+    void aNewInstanceIdOnEveryCall_failsW3() {
+        try (HandmadeWorker worker = HandmadeWorker.start(Fault.NEW_ID_EVERY_CALL)) {
+            ConformanceReport report = kit(worker.port()).build().check();
+
+            assertThat(report.failures()).extracting(RuleResult::rule).as(String.join("\n", report.lines())).contains("W3");
+            assertThat(report.result("W3").orElseThrow().seen()).contains("where the process said");
+        }
+    }
+
+    @Test
+    void aStreamThatNeverPushesAChange_failsW6() {
+        try (HandmadeWorker worker = HandmadeWorker.start(Fault.NEVER_PUSHES)) {
+            ConformanceReport report = kit(worker.port()).build().check();
+
+            assertThat(report.failures()).extracting(RuleResult::rule).as(String.join("\n", report.lines()))
+                    .containsExactly("W6", "W12");
+            assertThat(report.result("W6").orElseThrow().seen()).contains("state NOT_SERVING, revision 2")
+                    .contains("state SERVING, revision 1");
+        }
+    }
+
+    @Test
+    void aVersionOutOfBounds_failsW14() {
+        try (HandmadeWorker worker = HandmadeWorker.start(Fault.VERSION_TOO_LONG)) {
+            ConformanceReport report = kit(worker.port()).build().check();
+
+            assertThat(report.failures()).extracting(RuleResult::rule).as(String.join("\n", report.lines()))
+                    .containsExactly("W14");
+            assertThat(report.result("W14").orElseThrow().seen()).contains("version is 306 characters long (at most 256)");
+        }
+    }
+
+    @Test
+    void heartbeatsFarMoreOftenThanGranted_failW10() {
+        try (HandmadeWorker worker = HandmadeWorker.start(Fault.REPEATS_EVERY_50_MS)) {
+            ConformanceReport report = kit(worker.port()).build().check();
+
+            assertThat(report.failures()).extracting(RuleResult::rule).as(String.join("\n", report.lines()))
+                    .containsExactly("W10");
+            assertThat(report.result("W10").orElseThrow().seen()).contains("with 1000 ms granted");
+        }
+    }
+
+    @Test
+    void nothingListening_failsW1AndChecksNothingElse() {
+        ConformanceReport report = kit(WorkerFleet.freeEndpoint().port()).build().check();
+
+        assertThat(report.failures()).extracting(RuleResult::rule).containsExactly("W1");
+        assertThat(report.result("W1").orElseThrow().seen()).contains("UNAVAILABLE");
+        assertThat(report.results()).filteredOn(r -> !r.rule().equals("W1"))
+                .allMatch(r -> r.outcome() == Outcome.NOT_CHECKED);
+    }
+
+    @Test
+    void expectDrain_passesWhenTheOperatorStopsTheWorkerWhileItWatches() throws Exception {
+        RollcallWorker worker = RollcallWorker.builder().version("1.4.0").host("127.0.0.1").port(0).start();
+        CompletableFuture<Void> stopped = new CompletableFuture<>();
+        ConformanceReport report = kit(worker.port()).expectDrain(true).waitFor(Duration.ofSeconds(30))
+                .onWaiting(expectation -> new Thread(() -> {   // the operator, while the kit watches
+                    worker.close();
+                    stopped.complete(null);
+                }, "operator").start())
+                .build().check();
+        stopped.get();
+
+        assertThat(report.failures()).as(String.join("\n", report.lines())).isEmpty();
+        assertThat(report.result("W13").orElseThrow().outcome()).isEqualTo(Outcome.PASSED);
+        assertThat(report.result("W13").orElseThrow().seen()).contains("DRAINING pushed").contains("new calls refused");
+        assertThat(report.result("W6").orElseThrow().outcome()).isEqualTo(Outcome.PASSED);
+    }
+
+    @Test
+    void expectDrain_failsW13WhenTheWorkerIsNeverStopped() throws Exception {
+        try (RollcallWorker worker = RollcallWorker.builder().version("1.4.0").host("127.0.0.1").port(0).start()) {
+            ConformanceReport report = kit(worker.port()).expectDrain(true).waitFor(Duration.ofSeconds(2)).build().check();
+
+            assertThat(report.failures()).extracting(RuleResult::rule).containsExactly("W13");
+            assertThat(report.result("W13").orElseThrow().seen()).contains("DRAINING was never pushed");
+        }
+    }
+}
