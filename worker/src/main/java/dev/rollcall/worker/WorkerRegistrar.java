@@ -2,10 +2,10 @@ package dev.rollcall.worker;
 
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
-import dev.rollcall.api.registration.WorkerRegistration;
-import dev.rollcall.api.registration.WorkerRegistrationProvider;
 import dev.rollcall.api.internal.ProviderLookup;
 import dev.rollcall.api.internal.UnknownKeys;
+import dev.rollcall.api.registration.WorkerRegistration;
+import dev.rollcall.api.registration.WorkerRegistrationProvider;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
