@@ -9,6 +9,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 
 /**
  * Counts the calls a worker is serving (Arrow Flight and the user's own services; not Rollcall's
@@ -81,6 +82,13 @@ final class CallsInFlight implements ServerInterceptor {
         }
     }
 
+    /** Something {@link #awaitQuiet}'s condition reads changed elsewhere: it looks again. */
+    void wake() {
+        synchronized (lock) {
+            lock.notifyAll();
+        }
+    }
+
     /** Calls being served now. */
     int count() {
         synchronized (lock) {
@@ -94,6 +102,14 @@ final class CallsInFlight implements ServerInterceptor {
      * lets queries that planned on the worker before it drained still reach it.
      */
     boolean awaitQuiet(long quietMillis, long millis) throws InterruptedException {
+        return awaitQuiet(quietMillis, millis, () -> true);
+    }
+
+    /**
+     * As {@link #awaitQuiet(long, long)}, and until {@code released} says so too; it is read under
+     * this object's lock (so it must not wait for it), again after every {@link #wake()}.
+     */
+    boolean awaitQuiet(long quietMillis, long millis, BooleanSupplier released) throws InterruptedException {
         long now = System.nanoTime();
         long deadline = now + TimeUnit.MILLISECONDS.toNanos(millis);
         long quiet = TimeUnit.MILLISECONDS.toNanos(quietMillis);
@@ -102,14 +118,15 @@ final class CallsInFlight implements ServerInterceptor {
                 now = System.nanoTime();
                 long last = Math.max(lastStart, drainedAt);
                 long sinceStart = last == Long.MIN_VALUE ? Long.MAX_VALUE : now - last;
-                if (inFlight == 0 && sinceStart >= quiet) {
+                boolean quietNow = inFlight == 0 && sinceStart >= quiet;
+                if (quietNow && released.getAsBoolean()) {
                     return true;
                 }
                 long left = deadline - now;
                 if (left <= 0) {
                     return false;
                 }
-                long wait = inFlight > 0 ? left : Math.min(left, quiet - sinceStart);
+                long wait = inFlight > 0 || quietNow ? left : Math.min(left, quiet - sinceStart);
                 TimeUnit.NANOSECONDS.timedWait(lock, Math.max(1, wait));
             }
         }

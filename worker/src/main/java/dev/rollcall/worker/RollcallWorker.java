@@ -1,44 +1,25 @@
 package dev.rollcall.worker;
 
 import dev.rollcall.api.ConfigurationException;
-import dev.rollcall.api.HandlerInfo;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.ServiceInfo;
 import dev.rollcall.api.ServingState;
-import dev.rollcall.api.Settings;
-import dev.rollcall.api.Visibility;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.registration.RegistrationException;
 import dev.rollcall.api.registration.WorkerRegistration;
-import dev.rollcall.api.registration.WorkerRegistrationProvider;
-import dev.rollcall.api.RollcallConfig;
-import dev.rollcall.api.internal.ProviderLookup;
-import dev.rollcall.api.internal.NamedThreads;
-import dev.rollcall.api.internal.UnknownKeys;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
-import io.grpc.ServerServiceDefinition;
-import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import org.apache.arrow.flight.FlightGrpcUtils;
 import org.apache.arrow.flight.FlightProducer;
-import org.apache.arrow.flight.NoOpFlightProducer;
-import org.apache.arrow.flight.auth.ServerAuthHandler;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,31 +67,25 @@ import org.slf4j.LoggerFactory;
 public final class RollcallWorker implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RollcallWorker.class);
-    private static final AtomicInteger SERVERS = new AtomicInteger();
 
     private final WorkerServer server;
     private final WorkerInfoService info;
     private final WorkerEndpoint endpoint;
-    private final ExecutorService executor;
-    private final BufferAllocator ownAllocator;
-    private final long shutdownGraceMillis;
-    private final long drainQuietMillis;
-    private final AtomicReference<WorkerRegistration> registration = new AtomicReference<>();
     private final CallsInFlight calls;
+    private final WorkerDrain drain;
+    private final WorkerRegistrar registrar;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private RollcallWorker(WorkerServer server, WorkerInfoService info, WorkerEndpoint endpoint, ExecutorService executor,
-                           BufferAllocator ownAllocator, long shutdownGraceMillis, long drainQuietMillis,
-                           CallsInFlight calls) {
+    /** Made by {@link WorkerAssembly}; {@link #close()} releases what it is given. */
+    RollcallWorker(WorkerServer server, WorkerInfoService info, WorkerEndpoint endpoint, CallsInFlight calls,
+                   WorkerDrain drain, WorkerRegistrar registrar) {
         PushThread.hold(); // released by close()
-        this.drainQuietMillis = drainQuietMillis;
         this.server = server;
-        this.calls = calls;
         this.info = info;
         this.endpoint = endpoint;
-        this.executor = executor;
-        this.ownAllocator = ownAllocator;
-        this.shutdownGraceMillis = shutdownGraceMillis;
+        this.calls = calls;
+        this.drain = drain;
+        this.registrar = registrar;
     }
 
     public static Builder builder() {
@@ -144,7 +119,7 @@ public final class RollcallWorker implements AutoCloseable {
 
     /** The discovery entry this worker keeps, when it registers ({@code rollcall.worker.register=true}). */
     public Optional<WorkerRegistration> registration() {
-        return Optional.ofNullable(registration.get());
+        return registrar.entry();
     }
 
     /**
@@ -153,32 +128,17 @@ public final class RollcallWorker implements AutoCloseable {
      * it, so the query finishes here). Calls keep being served. Reversible with {@link #resume()}.
      */
     public void drain() {
-        announceDrain();
-        info.state(ServingState.DRAINING);
-        log.info("worker {} draining: takes no new work", endpoint.url());
-    }
-
-    /**
-     * Starts the quiet period at the drain when coordinators watch this worker: one of them may
-     * have planned on it just before it heard the news, and be connecting still. With nobody
-     * watching there is nobody to wait for (a fleet of test workers closes at once).
-     */
-    private void announceDrain() {
-        if (info.state() != ServingState.DRAINING && info.watchers() > 0) {
-            calls.drained();
-        }
+        drain.drain(true);
     }
 
     /** Takes new work again after {@link #drain()}. */
     public void resume() {
-        info.state(ServingState.SERVING);
-        log.info("worker {} resumed: takes new work", endpoint.url());
+        drain.resume("resumed: takes new work");
     }
 
     /** Ready after a start with {@link Builder#startNotServing()} (caches warm): takes new work from now on. */
     public void serving() {
-        info.state(ServingState.SERVING);
-        log.info("worker {} serving", endpoint.url());
+        drain.resume("serving");
     }
 
     /** Whether it says it takes new work. */
@@ -193,11 +153,19 @@ public final class RollcallWorker implements AutoCloseable {
 
     /**
      * Coordinators watching this worker now ({@code WatchWorkerInfo} streams): the ones a
-     * {@link #drain()} reaches at once. {@link #close()} waits for {@code drain-quiet} after the
-     * drain only when there is one.
+     * {@link #drain()} reaches at once.
      */
     public int coordinatorsWatching() {
         return info.watchers();
+    }
+
+    /**
+     * Coordinators that hold this worker now (exact drain): watch streams opened with a
+     * {@code holder_id} that have not ended and, while it drains, have not released it.
+     * {@link #close()} waits for them to reach 0.
+     */
+    public int coordinatorsHolding() {
+        return info.holding();
     }
 
     /** Calls being served now (Arrow Flight and your services; not Rollcall's own). */
@@ -212,43 +180,29 @@ public final class RollcallWorker implements AutoCloseable {
 
     /**
      * Stops gracefully: drains first (coordinators that watch this worker stop planning onto it at
-     * once, while it still serves), waits until the calls in flight are done and neither a call
-     * started nor the drain was announced for {@code drain-quiet} (up to {@code shutdown-grace}), leaves discovery, ends the coordinators' watches, then stops the
+     * once, while it still serves), then waits, at most {@code shutdown-grace}, until the calls in
+     * flight are done and every coordinator that holds it ({@link #coordinatorsHolding()}) has
+     * released it or its stream has ended; when coordinators without a holder id watched it at the
+     * drain (or nobody did), also until neither a call started nor the drain was announced for
+     * {@code drain-quiet}. Then it leaves discovery, ends the coordinators' watches and stops the
      * server, cancelling whatever is still running; releases the Flight executor and Rollcall's own
-     * allocator. When it returns, the port can be bound again (a restart in place).
-     * Idempotent.
+     * allocator. The log says whom it waited for and how long. When it returns, the port can be
+     * bound again (a restart in place). Idempotent.
      */
     @Override
     public void close() {
         if (closed.getAndSet(true)) {
             return;
         }
-        announceDrain(); // after a drain() this changes nothing: its quiet period started then
-        info.state(ServingState.DRAINING);
-        try {
-            if (!calls.awaitQuiet(Math.min(drainQuietMillis, shutdownGraceMillis), shutdownGraceMillis)) {
-                log.warn("worker {}: {} calls still running after the {} ms grace; cancelling them", endpoint.url(),
-                        calls.count(), shutdownGraceMillis);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        WorkerRegistration entry = registration.getAndSet(null);
-        if (entry != null) {
-            try {
-                entry.close();
-            } catch (RuntimeException e) {
-                log.warn("worker {}: leaving discovery failed: {}", endpoint.url(), e.toString());
-            }
-        }
+        drain.drain(false); // after a drain() this changes nothing: its wait started then
+        drain.awaitDone();
+        long stopping = System.nanoTime();
+        registrar.leave(endpoint.url());
         info.endWatches();
         server.stop();
-        executor.shutdownNow();
-        if (ownAllocator != null) {
-            ownAllocator.close();
-        }
         PushThread.release();
-        log.debug("worker {} version '{}' stopped", endpoint.url(), info.version());
+        log.debug("worker {} version '{}' stopped, {} ms after its wait ended", endpoint.url(), info.version(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopping));
     }
 
     @Override
@@ -261,28 +215,7 @@ public final class RollcallWorker implements AutoCloseable {
      * thread-safe; {@link #start()} validates and copies everything.
      */
     public static final class Builder {
-        private final WorkerInfoService.Builder info = WorkerInfoService.builder();
-        private String host;
-        private String advertiseHost;
-        private Integer port;
-        private Boolean register;
-        private Boolean reflection;
-        private final Set<String> advertisedServices = new HashSet<>();
-        private RollcallConfig config;
-        private ClassLoader classLoader;
-        private FlightProducer producer;
-        private BufferAllocator allocator;
-        private final List<BindableService> services = new ArrayList<>();
-        private final List<ServerInterceptor> interceptors = new ArrayList<>();
-        private Long shutdownGraceMillis;
-        private Long drainQuietMillis;
-        private Path tlsCert;
-        private Path tlsKey;
-        private Path tlsClientCa;
-        private Integer maxRequestBytes;
-        private Integer maxWatches;
-        private Integer maxWatchesPerConnection;
-        private Integer maxCallsPerConnection;
+        private final WorkerOptions o = new WorkerOptions();
 
         private Builder() {
         }
@@ -304,19 +237,19 @@ public final class RollcallWorker implements AutoCloseable {
          * key; the coordinator's keys in the same file are left alone.
          */
         public Builder config(RollcallConfig config) {
-            this.config = Objects.requireNonNull(config, "config");
+            o.config = Objects.requireNonNull(config, "config");
             return this;
         }
 
         /** Registers (or not) with the discovery backend; overrides {@code rollcall.worker.register}. */
         public Builder register(boolean register) {
-            this.register = register;
+            o.register = register;
             return this;
         }
 
         /** Where registration providers are looked up; default the thread's context class loader. */
         public Builder classLoader(ClassLoader loader) {
-            this.classLoader = Objects.requireNonNull(loader, "loader");
+            o.classLoader = Objects.requireNonNull(loader, "loader");
             return this;
         }
 
@@ -325,19 +258,19 @@ public final class RollcallWorker implements AutoCloseable {
          * {@code 0.0.0.0}, or behind NAT). Required to register a worker bound to a wildcard address.
          */
         public Builder advertiseHost(String host) {
-            this.advertiseHost = Objects.requireNonNull(host, "host");
+            o.advertiseHost = Objects.requireNonNull(host, "host");
             return this;
         }
 
         /** The version coordinators see; default {@code ""}. */
         public Builder version(String version) {
-            info.version(version);
+            o.info.version(version);
             return this;
         }
 
         /** A fact about this worker reported over {@code WorkerInfo} (zone, engine version). */
         public Builder label(String key, String value) {
-            info.label(key, value);
+            o.info.label(key, value);
             return this;
         }
 
@@ -347,14 +280,14 @@ public final class RollcallWorker implements AutoCloseable {
          * advertised here.
          */
         public Builder advertise(ServiceInfo service) {
-            info.service(service);
-            advertisedServices.add(service.name());
+            o.info.service(service);
+            o.advertisedServices.add(service.name());
             return this;
         }
 
         /** Overrides the random per-start instance id. */
         public Builder instanceId(String instanceId) {
-            info.instanceId(instanceId);
+            o.info.instanceId(instanceId);
             return this;
         }
 
@@ -363,7 +296,7 @@ public final class RollcallWorker implements AutoCloseable {
          * reach this worker at (or {@code 0.0.0.0} to bind every interface).
          */
         public Builder host(String host) {
-            this.host = Objects.requireNonNull(host, "host");
+            o.host = Objects.requireNonNull(host, "host");
             return this;
         }
 
@@ -372,19 +305,19 @@ public final class RollcallWorker implements AutoCloseable {
             if (port < 0 || port > 65535) {
                 throw new IllegalArgumentException("port " + port + " is outside 0..65535");
             }
-            this.port = port;
+            o.port = port;
             return this;
         }
 
         /** What the worker serves over Arrow Flight; default a producer that implements nothing. */
         public Builder flightProducer(FlightProducer producer) {
-            this.producer = Objects.requireNonNull(producer, "producer");
+            o.producer = Objects.requireNonNull(producer, "producer");
             return this;
         }
 
         /** The allocator Flight uses; default a new root allocator that {@link #close()} closes. */
         public Builder allocator(BufferAllocator allocator) {
-            this.allocator = Objects.requireNonNull(allocator, "allocator");
+            o.allocator = Objects.requireNonNull(allocator, "allocator");
             return this;
         }
 
@@ -394,7 +327,7 @@ public final class RollcallWorker implements AutoCloseable {
          * Coordinators fetch each version's schema through it; without it the version's schema is empty.
          */
         public Builder reflection(boolean serve) {
-            this.reflection = serve;
+            o.reflection = serve;
             return this;
         }
 
@@ -405,13 +338,13 @@ public final class RollcallWorker implements AutoCloseable {
          * {@code target(service, method, caller)} and the schema use the same names.
          */
         public Builder service(BindableService service) {
-            services.add(Objects.requireNonNull(service, "service"));
+            o.services.add(Objects.requireNonNull(service, "service"));
             return this;
         }
 
         /** An interceptor around every call this server takes (authentication, metrics, counting). */
         public Builder intercept(ServerInterceptor interceptor) {
-            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            o.interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
             return this;
         }
 
@@ -421,8 +354,8 @@ public final class RollcallWorker implements AutoCloseable {
          * {@code grpcs://}.
          */
         public Builder tls(Path certificateChainPemFile, Path privateKeyPemFile) {
-            this.tlsCert = Objects.requireNonNull(certificateChainPemFile, "certificateChainPemFile");
-            this.tlsKey = Objects.requireNonNull(privateKeyPemFile, "privateKeyPemFile");
+            o.tlsCert = Objects.requireNonNull(certificateChainPemFile, "certificateChainPemFile");
+            o.tlsKey = Objects.requireNonNull(privateKeyPemFile, "privateKeyPemFile");
             return this;
         }
 
@@ -431,7 +364,7 @@ public final class RollcallWorker implements AutoCloseable {
          * mutual TLS. Needs {@link #tls(Path, Path)}; overrides {@code rollcall.worker.tls.client-ca}.
          */
         public Builder clientCa(Path caPemFile) {
-            this.tlsClientCa = Objects.requireNonNull(caPemFile, "caPemFile");
+            o.tlsClientCa = Objects.requireNonNull(caPemFile, "caPemFile");
             return this;
         }
 
@@ -440,7 +373,7 @@ public final class RollcallWorker implements AutoCloseable {
          * {@link RollcallWorker#serving()} (warm caches first).
          */
         public Builder startNotServing() {
-            info.state(ServingState.NOT_SERVING);
+            o.info.state(ServingState.NOT_SERVING);
             return this;
         }
 
@@ -452,10 +385,7 @@ public final class RollcallWorker implements AutoCloseable {
          * whole. Arrow Flight and your services keep no limit of Rollcall's (record batches are big).
          */
         public Builder maxRequestBytes(int max) {
-            if (max < 64) {
-                throw new IllegalArgumentException("maxRequestBytes " + max + " is below 64");
-            }
-            this.maxRequestBytes = max;
+            o.maxRequestBytes = WorkerOptions.atLeast("maxRequestBytes", max, 64);
             return this;
         }
 
@@ -464,10 +394,7 @@ public final class RollcallWorker implements AutoCloseable {
          * {@code rollcall.worker.max-watches} (default 1024). See {@link WorkerInfoService.Builder#maxWatches}.
          */
         public Builder maxWatches(int max) {
-            if (max < 1) {
-                throw new IllegalArgumentException("maxWatches " + max + " is below 1");
-            }
-            this.maxWatches = max;
+            o.maxWatches = WorkerOptions.atLeast("maxWatches", max, 1);
             return this;
         }
 
@@ -476,10 +403,7 @@ public final class RollcallWorker implements AutoCloseable {
          * {@code rollcall.worker.max-watches-per-connection} (default 16).
          */
         public Builder maxWatchesPerConnection(int max) {
-            if (max < 1) {
-                throw new IllegalArgumentException("maxWatchesPerConnection " + max + " is below 1");
-            }
-            this.maxWatchesPerConnection = max;
+            o.maxWatchesPerConnection = WorkerOptions.atLeast("maxWatchesPerConnection", max, 1);
             return this;
         }
 
@@ -490,10 +414,7 @@ public final class RollcallWorker implements AutoCloseable {
          * past it until another ends; a client that ignores the setting has the stream refused.
          */
         public Builder maxCallsPerConnection(int max) {
-            if (max < 1) {
-                throw new IllegalArgumentException("maxCallsPerConnection " + max + " is below 1");
-            }
-            this.maxCallsPerConnection = max;
+            o.maxCallsPerConnection = WorkerOptions.atLeast("maxCallsPerConnection", max, 1);
             return this;
         }
 
@@ -504,25 +425,14 @@ public final class RollcallWorker implements AutoCloseable {
          * it ({@code rollcall.worker.drain-quiet}, default 500 ms).
          */
         public Builder drainQuiet(Duration quiet) {
-            if (quiet.isNegative()) {
-                throw new IllegalArgumentException("drainQuiet " + quiet + " is negative");
-            }
-            this.drainQuietMillis = quiet.toMillis();
+            o.drainQuietMillis = WorkerOptions.millis("drainQuiet", quiet);
             return this;
         }
 
         /** How long {@link RollcallWorker#close()} lets in-flight calls finish; default 5 s. */
         public Builder shutdownGrace(Duration grace) {
-            if (grace.isNegative()) {
-                throw new IllegalArgumentException("shutdownGrace " + grace + " is negative");
-            }
-            this.shutdownGraceMillis = grace.toMillis();
+            o.shutdownGraceMillis = WorkerOptions.millis("shutdownGrace", grace);
             return this;
-        }
-
-        private static boolean isWildcard(String host) {
-            String h = host.replace("[", "").replace("]", "");
-            return h.equals("0.0.0.0") || h.equals("::") || h.equals("0:0:0:0:0:0:0:0");
         }
 
         /**
@@ -533,108 +443,11 @@ public final class RollcallWorker implements AutoCloseable {
          * @throws IllegalStateException when Arrow cannot allocate memory on this JVM; the message
          *         names the JVM flag it needs ({@code --sun-misc-unsafe-memory-access=allow} on Java 24+)
          * @throws ConfigurationException on a bad worker key, or a backend that no module provides
-         * @throws dev.rollcall.api.registration.RegistrationException when registration failed; the
+         * @throws RegistrationException when registration failed; the
          *         server is stopped again
          */
         public RollcallWorker start() throws IOException {
-            RollcallConfig cfg = config != null ? config : RollcallConfig.of(Map.of());
-            Settings settings = cfg.settings().scope("rollcall.worker.");
-            String host = this.host != null ? this.host : settings.string("host", "127.0.0.1");
-            int port = this.port != null ? this.port : settings.integer("port", 0, 0, 65535);
-            String advertised = advertiseHost != null ? advertiseHost : settings.string("advertise-host", host);
-            long shutdownGraceMillis = this.shutdownGraceMillis != null ? this.shutdownGraceMillis
-                    : settings.duration("shutdown-grace", Duration.ofSeconds(5)).toMillis();
-            boolean registering = register != null ? register : settings.bool("register", false);
-            WorkerTls tls = WorkerTls.read(settings, tlsCert, tlsKey, tlsClientCa);
-            boolean serveReflection = reflection != null ? reflection : settings.bool("reflection", true);
-            List<ServerServiceDefinition> definitions = new ArrayList<>();
-            for (BindableService service : services) {
-                ServerServiceDefinition definition = service.bindService();
-                definitions.add(definition);
-                String name = definition.getServiceDescriptor().getName();
-                if (advertisedServices.add(name)) {
-                    info.service(new ServiceInfo(name, Visibility.PUBLIC,
-                            definition.getMethods().stream()
-                                    .map(m -> m.getMethodDescriptor().getBareMethodName())
-                                    .filter(Objects::nonNull).sorted()
-                                    .map(HandlerInfo::of).toList()));
-                }
-            }
-            WorkerRegistrationProvider registrar = null;
-            String registrationType = null;
-            if (registering) {
-                ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
-                registrationType = cfg.settings().raw("rollcall.discovery.type").orElseThrow(() ->
-                        ConfigurationException.missing("rollcall.discovery.type",
-                                "the discovery backend to register with (rollcall.worker.register=true); found: "
-                                        + ProviderLookup.all(WorkerRegistrationProvider.class,
-                                        WorkerRegistrationProvider::type, loader).keySet()));
-                registrar = ProviderLookup.find(WorkerRegistrationProvider.class, WorkerRegistrationProvider::type,
-                        "rollcall.discovery.type", registrationType, "worker registration", loader, log::warn);
-                if (isWildcard(advertised)) {
-                    throw ConfigurationException.invalid("rollcall.worker.advertise-host", advertised,
-                            "the address coordinators reach this worker at; a wildcard cannot be registered");
-                }
-            }
-            WorkerLimits limits = WorkerLimits.read(settings, new WorkerLimits.Overrides(maxRequestBytes, maxWatches,
-                    maxWatchesPerConnection, maxCallsPerConnection));
-            limits.applyTo(info);
-            WorkerInfoService infoService = info.build();
-            BufferAllocator own = allocator == null ? new RootAllocator() : null;
-            BufferAllocator alloc = allocator != null ? allocator : own;
-            ArrowMemory.checkCanAllocate(alloc, own);
-            int n = SERVERS.incrementAndGet();
-            LoggingFlightProducer flight = new LoggingFlightProducer(
-                    producer != null ? producer : new NoOpFlightProducer(), "rollcall-worker-" + n);
-            ExecutorService executor = Executors.newCachedThreadPool(NamedThreads.daemon("rollcall-worker-" + n));
-            List<ServerServiceDefinition> served = new ArrayList<>();
-            served.add(infoService.bindService());
-            served.add(FlightGrpcUtils.createFlightService(alloc, flight, ServerAuthHandler.NO_OP, executor).bindService());
-            served.addAll(definitions);
-            if (serveReflection) {
-                served.add(ProtoReflectionServiceV1.newInstance().bindService());
-            }
-            CallsInFlight calls = new CallsInFlight();
-            List<ServerInterceptor> around = new ArrayList<>(interceptors);
-            around.add(calls);
-            WorkerServer server;
-            try {
-                server = WorkerServer.start("rollcall-worker-" + n, host, port, tls, limits, executor, served, around);
-            } catch (IOException e) {
-                executor.shutdownNow();
-                if (own != null) {
-                    own.close();
-                }
-                throw e;
-            }
-            int bound = server.port();
-            WorkerEndpoint endpoint = new WorkerEndpoint(advertised, bound, tls != null, Map.of());
-            flight.worker(endpoint.url());
-            log.debug("worker {} version '{}' instance {} started{}", endpoint.url(), infoService.version(),
-                    infoService.instanceId(), tls == null ? "" : " with " + tls);
-            long drainQuietMillis = this.drainQuietMillis != null ? this.drainQuietMillis
-                    : settings.duration("drain-quiet", Duration.ofMillis(500)).toMillis();
-            RollcallWorker worker = new RollcallWorker(server, infoService, endpoint, executor, own,
-                    shutdownGraceMillis, drainQuietMillis, calls);
-            try {
-                WorkerRegistration entry = null;
-                if (registrar != null) {
-                    String type = registrationType;
-                    entry = Objects.requireNonNull(registrar.create(worker.info(),
-                                    cfg.settings().scope("rollcall.discovery." + type + ".")),
-                            () -> "a null registration from " + type);
-                }
-                UnknownKeys.checkWorker(cfg, registrationType);
-                if (entry != null) {
-                    worker.registration.set(entry);
-                    entry.start();
-                    log.info("worker {} registered: {}", endpoint.url(), entry.description());
-                }
-            } catch (RuntimeException e) {
-                worker.close();
-                throw e;
-            }
-            return worker;
+            return WorkerAssembly.start(o);
         }
     }
 }

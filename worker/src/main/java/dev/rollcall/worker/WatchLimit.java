@@ -1,6 +1,8 @@
 package dev.rollcall.worker;
 
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
+import io.grpc.Context;
+import io.grpc.Contexts;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Grpc;
 import io.grpc.Metadata;
@@ -22,12 +24,15 @@ import org.slf4j.LoggerFactory;
  * connection is its client's address and port). A stream counts from the moment its call starts,
  * before its request arrives, until it ends however it ends; one over a bound is refused at once
  * with {@code RESOURCE_EXHAUSTED} and a message naming the bound and its key. Refusals are logged
- * at WARN at most once a minute, with how many there were since. Thread-safe.
+ * at WARN at most once a minute, with how many there were since. A stream it lets through runs
+ * with its client's address in {@link #PEER}. Thread-safe.
  */
 final class WatchLimit implements ServerInterceptor {
 
     static final String MAX_WATCHES_KEY = "rollcall.worker.max-watches";
     static final String MAX_WATCHES_PER_CONNECTION_KEY = "rollcall.worker.max-watches-per-connection";
+    /** The client address of the watch stream being served (null when the transport does not say). */
+    static final Context.Key<SocketAddress> PEER = Context.key("rollcall-watch-peer");
     private static final Logger log = LoggerFactory.getLogger(WatchLimit.class);
     private static final long LOG_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
     /** The key of calls whose transport does not say where they come from (tests, in-process). */
@@ -68,7 +73,9 @@ final class WatchLimit implements ServerInterceptor {
             }
         };
         try {
-            return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(next.startCall(call, headers)) {
+            ServerCall.Listener<Q> started = Contexts.interceptCall(Context.current().withValue(PEER, remote), call,
+                    headers, next);
+            return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(started) {
                 @Override
                 public void onCancel() {
                     try {

@@ -1,5 +1,6 @@
 package dev.rollcall.worker;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.ServiceInfo;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
@@ -7,14 +8,18 @@ import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.Scheduler;
 import dev.rollcall.api.Ticker;
 import dev.rollcall.protocol.internal.WireFormat;
+import dev.rollcall.protocol.v1.ReleaseWorkerRequest;
+import dev.rollcall.protocol.v1.ReleaseWorkerResponse;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -59,6 +64,14 @@ import java.util.concurrent.Executor;
  * <p><b>Limits.</b> At most {@link Builder#maxWatches} streams in all and
  * {@link Builder#maxWatchesPerConnection} per connection; a stream past either is refused with
  * {@code RESOURCE_EXHAUSTED} naming the limit and its key.
+ *
+ * <p><b>Holders (exact drain).</b> A {@code WatchWorkerInfo} request with a {@code holder_id}
+ * (1 to 64 printable ASCII characters, else {@code INVALID_ARGUMENT}) opens a stream that holds
+ * the worker: while it is {@link ServingState#DRAINING}, {@link #holding()} counts such streams until
+ * their coordinator sends {@code ReleaseWorker} or the stream ends, and every answer says that
+ * count ({@code holders}; a change of it is a new revision, pushed). A {@code ReleaseWorker} for
+ * another {@code instance_id} is refused with {@code FAILED_PRECONDITION} and changes nothing.
+ * Streams without a holder id watch as before.
  */
 public final class WorkerInfoService implements BindableService {
 
@@ -76,6 +89,8 @@ public final class WorkerInfoService implements BindableService {
     private final ServerServiceDefinition definition;
     private final WatchStreams streams;
     private final WatchLimit limit;
+    private final Runnable holdersChanged;
+    private final Holders holders; // guarded by this
     // Guarded by this: what the answer is made of; the answer itself is published through the volatile,
     // chosen and stamped with its revision under the lock, so that revisions follow the changes' order.
     private Map<String, String> labels;
@@ -89,6 +104,8 @@ public final class WorkerInfoService implements BindableService {
         this.labels = Map.copyOf(b.labels);
         this.services = List.copyOf(b.services);
         this.state = b.state;
+        this.holders = new Holders(b.maxWatches);
+        this.holdersChanged = b.holdersChanged;
         this.answer = answer();
         this.streams = new WatchStreams(() -> answer, b.executor, b.scheduler, b.ticker);
         this.limit = new WatchLimit(b.maxWatches, b.maxWatchesPerConnection);
@@ -101,13 +118,65 @@ public final class WorkerInfoService implements BindableService {
 
             @Override
             public void watchWorkerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> observer) {
+                String holder = request.getHolderId();
+                String bad = holder.isEmpty() ? null : Holders.check("holder_id", holder);
+                if (bad != null) {
+                    observer.onError(Status.INVALID_ARGUMENT.withDescription(bad).asRuntimeException());
+                    return;
+                }
                 ServerCallStreamObserver<WorkerInfoResponse> call =
                         (ServerCallStreamObserver<WorkerInfoResponse>) observer;
                 int heartbeat = grantedHeartbeat(Integer.toUnsignedLong(request.getHeartbeatMillis()));
                 WatchStream w = new WatchStream(call, heartbeat, streams.ticker());
-                call.setOnCancelHandler(() -> streams.remove(w));
+                call.setOnCancelHandler(() -> {
+                    streams.remove(w);
+                    if (!holder.isEmpty()) {
+                        holderEnded(w);
+                    }
+                });
                 call.setOnReadyHandler(w::flush);
+                boolean changed = !holder.isEmpty() && holderOpened(w, holder, WatchLimit.PEER.get());
                 streams.add(w);
+                if (changed) {
+                    streams.push();
+                    holdersChanged.run();
+                }
+            }
+
+            @Override
+            public void releaseWorker(ReleaseWorkerRequest request, StreamObserver<ReleaseWorkerResponse> observer) {
+                String bad = Holders.check("holder_id", request.getHolderId());
+                if (bad != null) {
+                    observer.onError(Status.INVALID_ARGUMENT.withDescription(bad).asRuntimeException());
+                    return;
+                }
+                if (!instanceId.equals(request.getInstanceId())) {
+                    observer.onError(Status.FAILED_PRECONDITION.withDescription("instance_id '"
+                            + PeerText.escape(request.getInstanceId(), 128) + "' is not this worker process's ('"
+                            + instanceId + "'): released nothing").asRuntimeException());
+                    return;
+                }
+                Holders.Release outcome;
+                int left;
+                synchronized (WorkerInfoService.this) {
+                    outcome = holders.release(request.getHolderId(), streams.ticker().read());
+                    if (outcome == Holders.Release.CHANGED) {
+                        answer = answer();
+                    }
+                    left = holding();
+                }
+                if (outcome == Holders.Release.FULL) {
+                    observer.onError(Status.RESOURCE_EXHAUSTED.withDescription("this drain already keeps as many "
+                            + "released holder ids as the worker serves watches (" + WatchLimit.MAX_WATCHES_KEY + ")")
+                            .asRuntimeException());
+                    return;
+                }
+                if (outcome == Holders.Release.CHANGED) {
+                    streams.push();
+                    holdersChanged.run();
+                }
+                observer.onNext(ReleaseWorkerResponse.newBuilder().setHolders(left).build());
+                observer.onCompleted();
             }
         }.bindService();
         this.definition = ServerInterceptors.intercept(own, limit);
@@ -140,17 +209,27 @@ public final class WorkerInfoService implements BindableService {
         return state;
     }
 
-    /** Says from now on whether the worker takes new work, and tells every watching coordinator. */
+    /**
+     * Says from now on whether the worker takes new work, and tells every watching coordinator.
+     * Entering {@link ServingState#DRAINING} starts a drain with every holder holding; leaving it
+     * forgets the releases (a coordinator that publishes the worker again holds it again).
+     */
     public void state(ServingState newState) {
         Objects.requireNonNull(newState, "state");
         synchronized (this) {
             if (state == newState) {
                 return;
             }
+            if (newState == ServingState.DRAINING) {
+                holders.drainStarted(streams.ticker().read());
+            } else if (state == ServingState.DRAINING) {
+                holders.drainEnded();
+            }
             state = newState;
             answer = answer();
         }
         streams.push();
+        holdersChanged.run();
     }
 
     /** Replaces the labels, and tells every watching coordinator. */
@@ -183,6 +262,54 @@ public final class WorkerInfoService implements BindableService {
      */
     public void endWatches() {
         streams.endAll();
+        synchronized (this) {
+            holders.clear();
+        }
+        holdersChanged.run();
+    }
+
+    /**
+     * Streams that hold this worker now (exact drain): opened with a {@code holder_id}, not ended,
+     * and, while it drains, not released by their coordinator.
+     */
+    public synchronized int holding() {
+        return holders.holding();
+    }
+
+    /** Watch streams opened with a holder id, released or not. */
+    synchronized int holderStreams() {
+        return holders.streams();
+    }
+
+    /** Who holds this worker now, each {@code 'holder id' from peer}, escaped. */
+    synchronized List<String> stillHolding() {
+        return holders.stillHolding();
+    }
+
+    /** What ended each hold during this drain and when, for the close's log line. */
+    synchronized String holdEnds() {
+        return holders.ends();
+    }
+
+    /** Returns whether the answer changed (a holder opened while draining). */
+    private synchronized boolean holderOpened(WatchStream w, String holder, SocketAddress peer) {
+        holders.open(w, holder, peer == null ? "an unknown address" : peer.toString(), streams.ticker().read());
+        if (state != ServingState.DRAINING) {
+            return false;
+        }
+        answer = answer();
+        return true;
+    }
+
+    private void holderEnded(WatchStream w) {
+        synchronized (this) {
+            if (!holders.end(w, streams.ticker().read()) || state != ServingState.DRAINING) {
+                return;
+            }
+            answer = answer();
+        }
+        streams.push();
+        holdersChanged.run();
     }
 
     /** Watch streams counted against the limits now: {@link #watchers()} and those whose request is still to come. */
@@ -203,7 +330,8 @@ public final class WorkerInfoService implements BindableService {
     /** Guarded by this. */
     private Answer answer() {
         return Answer.stamp(WireFormat.toResponse(version, instanceId, labels, services).toBuilder()
-                .setState(WireFormat.toWire(state)).build());
+                .setState(WireFormat.toWire(state))
+                .setHolders(state == ServingState.DRAINING ? holders.holding() : 0).build());
     }
 
     /** What a coordinator learns from this service about the worker at {@code endpoint}. */
@@ -228,6 +356,7 @@ public final class WorkerInfoService implements BindableService {
         private Executor executor = PushThread.shared();
         private Scheduler scheduler = Scheduler.forScheduledExecutorService(PushThread.shared());
         private Ticker ticker = Ticker.systemTicker();
+        private Runnable holdersChanged = () -> { };
 
         private Builder() {
         }
@@ -304,6 +433,12 @@ public final class WorkerInfoService implements BindableService {
             this.executor = Objects.requireNonNull(pushes, "pushes");
             this.scheduler = Objects.requireNonNull(timer, "timer");
             this.ticker = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** Run (without the service's lock) after what {@link #holding()} answers may have changed. */
+        Builder holdersChanged(Runnable listener) {
+            this.holdersChanged = Objects.requireNonNull(listener, "listener");
             return this;
         }
 

@@ -13,15 +13,17 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.apache.arrow.memory.BufferAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A worker's one gRPC server: bound to its address, on event loops of its own
  * ({@code rollcall-worker-N-io-M}, started on first use), plaintext or TLS, with the limits of
- * {@link WorkerLimits}. {@link #stop()} returns once the port can be bound again. Not thread-safe:
+ * {@link WorkerLimits}. It owns the executor its calls run on and, when Rollcall made it, Flight's
+ * allocator. {@link #stop()} returns once the port can be bound again. Not thread-safe:
  * {@link RollcallWorker} starts and stops it once.
  */
 final class WorkerServer {
@@ -31,20 +33,28 @@ final class WorkerServer {
     private final Server server;
     private final EventLoopGroup eventLoops;
     private final String address;
+    private final ExecutorService executor;
+    private final BufferAllocator ownAllocator;
 
-    private WorkerServer(Server server, EventLoopGroup eventLoops, String address) {
+    private WorkerServer(Server server, EventLoopGroup eventLoops, String address, ExecutorService executor,
+                         BufferAllocator ownAllocator) {
         this.server = server;
         this.eventLoops = eventLoops;
         this.address = address;
+        this.executor = executor;
+        this.ownAllocator = ownAllocator;
     }
 
     /**
      * Binds {@code host:port} and serves {@code services} (the first interceptor innermost, as
-     * {@link NettyServerBuilder#intercept} does), their calls run on {@code executor}.
+     * {@link NettyServerBuilder#intercept} does), their calls run on {@code executor};
+     * {@code ownAllocator} (or null) is closed by {@link #stop()}.
      *
-     * @throws IOException when the address cannot be bound; the event loops are released again
+     * @throws IOException when the address cannot be bound; the event loops, the executor and the
+     *         allocator are released again
      */
-    static WorkerServer start(String name, String host, int port, WorkerTls tls, WorkerLimits limits, Executor executor,
+    static WorkerServer start(String name, String host, int port, WorkerTls tls, WorkerLimits limits,
+                              ExecutorService executor, BufferAllocator ownAllocator,
                               List<ServerServiceDefinition> services, List<ServerInterceptor> interceptors)
             throws IOException {
         // Event loops of its own, so that stop() can wait until the listening socket is really
@@ -69,9 +79,10 @@ final class WorkerServer {
             server.start();
         } catch (IOException | RuntimeException e) {
             releasePort(eventLoops, host + ":" + port);
+            release(executor, ownAllocator);
             throw new IOException("cannot start worker on " + host + ":" + port + ": " + e.getMessage(), e);
         }
-        return new WorkerServer(server, eventLoops, host + ":" + port);
+        return new WorkerServer(server, eventLoops, host + ":" + port, executor, ownAllocator);
     }
 
     /** The port bound (useful with port 0). */
@@ -84,8 +95,8 @@ final class WorkerServer {
     }
 
     /**
-     * Stops taking calls, gives the running ones a second, cancels what is left, and releases the
-     * port. Keeps the thread's interrupt.
+     * Stops taking calls, gives the running ones a second, cancels what is left, releases the
+     * port, the executor and the allocator it owns. Keeps the thread's interrupt.
      */
     void stop() {
         server.shutdown();
@@ -99,6 +110,14 @@ final class WorkerServer {
             Thread.currentThread().interrupt();
         }
         releasePort(eventLoops, address);
+        release(executor, ownAllocator);
+    }
+
+    private static void release(ExecutorService executor, BufferAllocator ownAllocator) {
+        executor.shutdownNow();
+        if (ownAllocator != null) {
+            ownAllocator.close();
+        }
     }
 
     /**

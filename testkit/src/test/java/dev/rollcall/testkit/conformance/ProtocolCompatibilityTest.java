@@ -114,7 +114,8 @@ class ProtocolCompatibilityTest {
     @Test
     void additions_areAllowed() {
         FileDescriptorProto.Builder b = V1.toBuilder();
-        message(b, "WorkerInfoResponse").addField(FieldDescriptorProto.newBuilder().setName("zone").setNumber(8)
+        // A number no field of v1 will take soon: v1 grows (holders took 8).
+        message(b, "WorkerInfoResponse").addField(FieldDescriptorProto.newBuilder().setName("zone").setNumber(1000)
                 .setType(FieldDescriptorProto.Type.TYPE_STRING).setJsonName("zone"));
         b.getEnumTypeBuilderList().forEach(e -> e.addValue(e.getValue(0).toBuilder().setName(e.getName().toUpperCase() + "_NEW")
                 .setNumber(9)));
