@@ -3,6 +3,7 @@ package dev.rollcall.benchmarks;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.policy.Verdict;
+import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.protocol.ProbeOutcome;
 import dev.rollcall.core.WorkerProbe;
 import dev.rollcall.core.WorkerResolver;
@@ -57,7 +58,7 @@ final class Drain {
     private static long[] pushed(RollcallWorker a, RollcallWorker b, int drains) throws Exception {
         PushDiscovery discovery = new PushDiscovery();
         try (WorkerResolver r = WorkerResolver.builder().name("bench-drain").discovery(discovery)
-                .policy(w -> Verdict.accept()).fetchSchemas(false).build()) {
+                .policy(VersionPolicy.rule(w -> Verdict.accept())).fetchSchemas(false).build()) {
             discovery.push(List.of(a.endpoint(), b.endpoint()));
             r.awaitWorkers(2, WAIT);
             WorkerEndpoint gone = a.endpoint();

@@ -2,6 +2,7 @@ package dev.rollcall.benchmarks;
 
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.policy.Verdict;
+import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.testkit.PushDiscovery;
@@ -89,7 +90,7 @@ final class HostCutOff {
         AtomicLongArray outAt = new AtomicLongArray(TRIALS);
         CountDownLatch allOut = new CountDownLatch(TRIALS);
         try (WorkerResolver resolver = WorkerResolver.builder().name("bench-cut-off").discovery(discovery)
-                .policy(w -> Verdict.accept()).build()) {
+                .policy(VersionPolicy.rule(w -> Verdict.accept())).build()) {
             // The workers join one after the other at random moments too, so that their connections'
             // timers (keepalive pings, the streams' heartbeats) do not all tick in step with each other.
             Random random = new Random(34);

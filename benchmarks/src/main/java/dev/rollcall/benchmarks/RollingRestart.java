@@ -2,6 +2,7 @@ package dev.rollcall.benchmarks;
 
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.policy.Verdict;
+import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.testkit.PushDiscovery;
@@ -96,7 +97,7 @@ final class RollingRestart {
                 used = hand::workers;
             } else {
                 resolver = WorkerResolver.builder().name("bench-restart-" + mode).discovery(discovery)
-                        .policy(w -> Verdict.accept()).fetchSchemas(false).build();
+                        .policy(VersionPolicy.rule(w -> Verdict.accept())).fetchSchemas(false).build();
                 WorkerResolver r = resolver;
                 used = () -> r.pin().compatibleEndpoints().stream().map(WorkerEndpoint::url).toList();
             }

@@ -3,6 +3,7 @@ package dev.rollcall.console;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.api.registry.InternalSnapshots;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.api.registry.WorkerStatus.State;
 import java.time.Duration;
@@ -184,9 +185,10 @@ public final class ConsoleScale {
     }
 
     private static FleetSnapshot snapshot(long number, List<WorkerStatus> statuses, FleetSnapshot previous) {
-        return FleetSnapshot.builder(number).policy("rollout ^1 (min-workers 3)")
+        // As the resolver builds them (statuses of the previous snapshot not read again).
+        return InternalSnapshots.buildAfter(FleetSnapshot.builder(number).policy("rollout ^1 (min-workers 3)")
                 .selection(Optional.of("1.5.0"), "switched to 1.5.0: 60 % of the allowed workers")
-                .statuses(List.copyOf(statuses)).previous(previous).build();
+                .statuses(List.copyOf(statuses)), previous);
     }
 
     private static String medianP95(double[] values) {

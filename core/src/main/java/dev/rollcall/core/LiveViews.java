@@ -82,42 +82,42 @@ final class LiveViews implements WorkerEndpoints, WorkerVersions, WorkerServices
 
     @Override
     public SortedSet<String> protoServices() {
-        return current.get().protoServices();
+        return current.get().symbols().protoServices();
     }
 
     @Override
     public Optional<com.google.protobuf.Descriptors.FileDescriptor> fileContainingSymbol(String symbol) {
-        return current.get().fileContainingSymbol(symbol);
+        return current.get().symbols().fileContainingSymbol(symbol);
     }
 
     @Override
     public Optional<com.google.protobuf.Descriptors.FileDescriptor> file(String name) {
-        return current.get().file(name);
+        return current.get().symbols().file(name);
     }
 
     @Override
     public Optional<com.google.protobuf.Descriptors.MethodDescriptor> method(String service, String method) {
-        return current.get().method(service, method);
+        return current.get().symbols().method(service, method);
     }
 
     @Override
     public Optional<dev.rollcall.api.registry.ProtoSchema> forVersion(String version) {
-        return current.get().forVersion(version);
+        return current.get().symbols().forVersion(version);
     }
 
     @Override
     public Optional<dev.rollcall.api.registry.ProtoSchema> forWorker(WorkerEndpoint worker) {
-        return current.get().forWorker(worker);
+        return current.get().symbols().forWorker(worker);
     }
 
     @Override
     public Optional<String> keyPath(String service, String method) {
-        return current.get().keyPath(service, method);
+        return current.get().keyExtractors().keyPath(service, method);
     }
 
     @Override
     public String extractKey(String service, String method, byte[] request) {
-        return current.get().extractKey(service, method, request);
+        return current.get().keyExtractors().extractKey(service, method, request);
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.rollcall.api.policy.Selection;
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.api.registry.InternalSnapshots;
 import dev.rollcall.api.registry.KeyPaths;
 import dev.rollcall.api.registry.ProtoSchema;
 import dev.rollcall.api.registry.SelectionReport;
@@ -79,7 +80,7 @@ final class SnapshotBuilder {
         this.preference = labels.prefers() ? new LabelPreference(labels) : null;
         this.ticker = ticker;
         this.clock = clock;
-        this.perWorkerPolicy = keepsDefaultSelect(policy);
+        this.perWorkerPolicy = policy.perWorker();
         this.schemas = schemas;
         this.keyPaths = keyPaths;
         this.last = initial;
@@ -87,19 +88,6 @@ final class SnapshotBuilder {
         this.lastCohort = report.cohort();
         this.lastExplanation = report.explanation();
         this.lastPreference = report.preference();
-    }
-
-    /**
-     * Whether {@code policy} keeps {@link VersionPolicy#select}'s default: then it is a rule about one
-     * worker and its verdicts may be remembered per answer (the SPI's documented contract). The SPI
-     * has no other way to say so; this is the one place that asks.
-     */
-    private static boolean keepsDefaultSelect(VersionPolicy policy) {
-        try {
-            return policy.getClass().getMethod("select", List.class).getDeclaringClass() == VersionPolicy.class;
-        } catch (NoSuchMethodException impossible) {
-            return false;
-        }
     }
 
     /** The last snapshot built (or the initial one). */
@@ -346,10 +334,10 @@ final class SnapshotBuilder {
             logVerdictChanges(verdictChanges);
         }
         publishedSchemas = schemasNow;
-        last = FleetSnapshot.builder(last.number() + 1).publishedAt(clock.instant()).staleSince(staleSince)
-                .policy(policy.description()).statuses(statuses).selection(chosen.cohort(), chosen.explanation())
-                .schemas(schemasNow).keyPaths(keyPaths).selector(selector.toString()).preference(preferred)
-                .discoveryProblem(discoveryProblem).previous(last).build();
+        last = InternalSnapshots.buildAfter(FleetSnapshot.builder(last.number() + 1).publishedAt(clock.instant())
+                .staleSince(staleSince).policy(policy.description()).statuses(statuses)
+                .selection(chosen.cohort(), chosen.explanation()).schemas(schemasNow).keyPaths(keyPaths)
+                .selector(selector.toString()).preference(preferred).discoveryProblem(discoveryProblem), last);
         // Once per change of choice at INFO; the explanation's counts move with every probe answer.
         boolean preferenceSwitched = preferred.startsWith("preferring") != lastPreference.startsWith("preferring");
         if (!chosen.cohort().equals(lastCohort) || preferenceSwitched) {

@@ -380,13 +380,13 @@ class FleetTrackerTest extends TrackerHarness {
     void aPerWorkerRuleIsAskedOncePerAnswerAndAgainAfterItThrew() {
         Map<String, Integer> asked = new java.util.HashMap<>();
         boolean[] broken = {true};
-        policy = w -> {
+        policy = VersionPolicy.rule(w -> { // declared per worker: verdicts may be remembered per answer
             asked.merge(w.endpoint().url(), 1, Integer::sum);
             if (w.endpoint().equals(b) && broken[0]) {
                 throw new IllegalStateException("flaky rule");
             }
             return ONE_OH.check(w);
-        };
+        });
         tracker(64);
         candidates(a, b, c);
         answer(a, "1.0.0", "i1");

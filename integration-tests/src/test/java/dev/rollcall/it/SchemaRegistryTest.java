@@ -107,32 +107,32 @@ class SchemaRegistryTest {
 
         assertThat(snap.counts().compatible()).isEqualTo(4);
         for (RollcallWorker v1 : List.of(a1, b1)) {
-            ProtoSchema schema = snap.forWorker(v1.endpoint()).orElseThrow();
+            ProtoSchema schema = snap.symbols().forWorker(v1.endpoint()).orElseThrow();
             assertThat(schema.method(ORDERS, "Amend")).isEmpty();
             assertThat(schema.fileContainingSymbol("demo.v1.Order").orElseThrow()
                     .findMessageTypeByName("Order").findFieldByName("coupon")).isNull();
         }
         for (RollcallWorker v2 : List.of(a2, b2)) {
-            ProtoSchema schema = snap.forWorker(v2.endpoint()).orElseThrow();
+            ProtoSchema schema = snap.symbols().forWorker(v2.endpoint()).orElseThrow();
             assertThat(schema.method(ORDERS, "Amend")).isPresent();
             assertThat(schema.fileContainingSymbol("demo.v1.Order").orElseThrow()
                     .findMessageTypeByName("Order").findFieldByName("coupon")).isNotNull();
         }
-        assertThat(snap.forVersion("1.0.0")).containsSame(snap.forWorker(a1.endpoint()).orElseThrow());
+        assertThat(snap.symbols().forVersion("1.0.0")).containsSame(snap.symbols().forWorker(a1.endpoint()).orElseThrow());
         // Fleet-wide lookups answer from the newest compatible version that has the symbol.
-        assertThat(snap.protoServices()).containsExactly(ORDERS);
-        assertThat(snap.method(ORDERS, "Amend")).isPresent();
-        assertThat(snap.method(ORDERS, "Place").orElseThrow().getInputType().getFullName())
+        assertThat(snap.symbols().protoServices()).containsExactly(ORDERS);
+        assertThat(snap.symbols().method(ORDERS, "Amend")).isPresent();
+        assertThat(snap.symbols().method(ORDERS, "Place").orElseThrow().getInputType().getFullName())
                 .isEqualTo("demo.v1.PlaceOrderRequest");
-        assertThat(snap.fileContainingSymbol("demo.v1.Order.Item").orElseThrow().getName())
+        assertThat(snap.symbols().fileContainingSymbol("demo.v1.Order.Item").orElseThrow().getName())
                 .isEqualTo("demo/v1/orders.proto");
-        assertThat(snap.fileContainingSymbol("demo.v1.Orders.Place")).isPresent();
-        assertThat(snap.file("google/protobuf/timestamp.proto")).isPresent();
-        assertThat(snap.fileContainingSymbol("rollcall.v1.WorkerService")).isEmpty();
+        assertThat(snap.symbols().fileContainingSymbol("demo.v1.Orders.Place")).isPresent();
+        assertThat(snap.symbols().file("google/protobuf/timestamp.proto")).isPresent();
+        assertThat(snap.symbols().fileContainingSymbol("rollcall.v1.WorkerService")).isEmpty();
         // The schema came with the workers: no snapshot showed a compatible worker without it.
         for (FleetSnapshot s : seen) {
             for (WorkerInfo w : s.workers()) {
-                assertThat(s.forWorker(w.endpoint())).as("schema of %s in snapshot %d", w, s.number()).isPresent();
+                assertThat(s.symbols().forWorker(w.endpoint())).as("schema of %s in snapshot %d", w, s.number()).isPresent();
             }
         }
         // The advertised services are the gRPC services, with their methods as handlers.
@@ -158,7 +158,7 @@ class SchemaRegistryTest {
         discovery.push(workers.stream().map(RollcallWorker::endpoint).toList());
         FleetSnapshot snap = resolver.await(s -> settled(s, 8) && s.counts().compatible() == 8, WAIT);
         assertThat(reflectionCalls).hasValue(3);
-        assertThat(snap.forVersion("1.2.0").orElseThrow().method(ORDERS, "Amend")).isPresent();
+        assertThat(snap.symbols().forVersion("1.2.0").orElseThrow().method(ORDERS, "Amend")).isPresent();
     }
 
     @Test
@@ -168,9 +168,9 @@ class SchemaRegistryTest {
         WorkerResolver resolver = resolver(Map.of());
         discovery.push(List.of(plain.endpoint()));
         FleetSnapshot snap = resolver.await(s -> s.counts().compatible() == 1, WAIT);
-        assertThat(snap.forWorker(plain.endpoint()).orElseThrow().isEmpty()).isTrue();
-        assertThat(snap.protoServices()).isEmpty();
-        assertThat(snap.method(ORDERS, "Place")).isEmpty();
+        assertThat(snap.symbols().forWorker(plain.endpoint()).orElseThrow().isEmpty()).isTrue();
+        assertThat(snap.symbols().protoServices()).isEmpty();
+        assertThat(snap.symbols().method(ORDERS, "Place")).isEmpty();
     }
 
     @Test
@@ -196,13 +196,13 @@ class SchemaRegistryTest {
         closing(resolver.addListener(seen::add));
         discovery.push(List.of(w.endpoint()));
 
-        FleetSnapshot snap = resolver.await(s -> s.forWorker(w.endpoint()).isPresent(), WAIT);
-        assertThat(snap.method(ORDERS, "Place")).isPresent();
+        FleetSnapshot snap = resolver.await(s -> s.symbols().forWorker(w.endpoint()).isPresent(), WAIT);
+        assertThat(snap.symbols().method(ORDERS, "Place")).isPresent();
         assertThat(refused).hasValue(2);
         // After the failure the worker was used without a schema rather than held back, until the retry.
         org.awaitility.Awaitility.await().atMost(WAIT).untilAsserted(() -> assertThat(seen).anySatisfy(s -> {
             assertThat(s.counts().compatible()).isEqualTo(1);
-            assertThat(s.forWorker(w.endpoint())).isEmpty();
+            assertThat(s.symbols().forWorker(w.endpoint())).isEmpty();
         }));
     }
 
@@ -212,7 +212,7 @@ class SchemaRegistryTest {
         WorkerResolver resolver = resolver(Map.of("rollcall.schemas.fetch", "false"));
         discovery.push(List.of(w.endpoint()));
         FleetSnapshot snap = resolver.await(s -> s.counts().compatible() == 1, WAIT);
-        assertThat(snap.forWorker(w.endpoint())).isEmpty();
+        assertThat(snap.symbols().forWorker(w.endpoint())).isEmpty();
         assertThat(reflectionCalls).hasValue(0);
     }
 
@@ -265,7 +265,7 @@ class SchemaRegistryTest {
 
         // A field only version 2 has: the fleet-wide mapper knows it, version 1's does not.
         assertThat(json.requestFromJson(ORDERS, "Place", "{\"order\":{\"coupon\":\"SAVE\"}}")).isNotEmpty();
-        JsonMappers v1 = ProtoJsonMappers.over(snap.forVersion("1.0.0").orElseThrow());
+        JsonMappers v1 = ProtoJsonMappers.over(snap.symbols().forVersion("1.0.0").orElseThrow());
         assertThatThrownBy(() -> v1.requestFromJson(ORDERS, "Place", "{\"order\":{\"coupon\":\"SAVE\"}}"))
                 .isInstanceOfSatisfying(JsonMappingException.class, e -> assertThat(e.fieldPath()).isEqualTo("order.coupon"));
     }
@@ -307,30 +307,30 @@ class SchemaRegistryTest {
         FleetSnapshot snap = twoVersions();
         byte[] request = PlaceOrderRequest.newBuilder()
                 .setOrder(Order.newBuilder().setCustomerId("c-42").setPickupStore("s-1")).build().toByteArray();
-        assertThat(snap.keyPath(ORDERS, "Place")).contains("order.customer_id");
-        assertThat(snap.extractKey(ORDERS, "Place", request)).isEqualTo("c-42");
+        assertThat(snap.keyExtractors().keyPath(ORDERS, "Place")).contains("order.customer_id");
+        assertThat(snap.keyExtractors().extractKey(ORDERS, "Place", request)).isEqualTo("c-42");
 
-        assertThatThrownBy(() -> snap.extractKey(ORDERS, "Place", PlaceOrderRequest.getDefaultInstance().toByteArray()))
+        assertThatThrownBy(() -> snap.keyExtractors().extractKey(ORDERS, "Place", PlaceOrderRequest.getDefaultInstance().toByteArray()))
                 .isInstanceOfSatisfying(KeyExtractionException.class, e -> {
                     assertThat(e.reason()).isEqualTo(KeyExtractionException.Reason.KEY_MISSING);
                     assertThat(e.getMessage()).contains("field order is not set", "order.customer_id");
                 });
         byte[] noCustomer = PlaceOrderRequest.newBuilder().setOrder(Order.newBuilder().setPickupStore("s-1"))
                 .build().toByteArray();
-        assertThatThrownBy(() -> snap.extractKey(ORDERS, "Place", noCustomer))
+        assertThatThrownBy(() -> snap.keyExtractors().extractKey(ORDERS, "Place", noCustomer))
                 .isInstanceOfSatisfying(KeyExtractionException.class, e -> {
                     assertThat(e.reason()).isEqualTo(KeyExtractionException.Reason.KEY_MISSING);
                     assertThat(e.getMessage()).contains("order.customer_id");
                 });
-        assertThatThrownBy(() -> snap.extractKey(ORDERS, "Place", new byte[] {(byte) 0xff, 1, 2}))
+        assertThatThrownBy(() -> snap.keyExtractors().extractKey(ORDERS, "Place", new byte[] {(byte) 0xff, 1, 2}))
                 .isInstanceOfSatisfying(KeyExtractionException.class,
                         e -> assertThat(e.reason()).isEqualTo(KeyExtractionException.Reason.UNPARSABLE_REQUEST));
-        assertThatThrownBy(() -> snap.extractKey(ORDERS, "Amend", request))
+        assertThatThrownBy(() -> snap.keyExtractors().extractKey(ORDERS, "Amend", request))
                 .isInstanceOfSatisfying(KeyExtractionException.class, e -> {
                     assertThat(e.reason()).isEqualTo(KeyExtractionException.Reason.NO_KEY_CONFIGURED);
                     assertThat(e.getMessage()).contains("rollcall.keys.demo.v1.Orders.Amend");
                 });
-        assertThatThrownBy(() -> snap.extractKey(ORDERS, "Cancel", new byte[0]))
+        assertThatThrownBy(() -> snap.keyExtractors().extractKey(ORDERS, "Cancel", new byte[0]))
                 .isInstanceOfSatisfying(KeyExtractionException.class, e -> {
                     assertThat(e.reason()).isEqualTo(KeyExtractionException.Reason.INVALID_KEY_PATH);
                     assertThat(e.getMessage()).contains("order_id.nope", "rollcall.keys.demo.v1.Orders.Cancel");

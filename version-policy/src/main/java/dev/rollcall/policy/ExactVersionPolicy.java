@@ -77,6 +77,12 @@ public final class ExactVersionPolicy implements VersionPolicy {
         return Verdict.reject("version " + Printable.quote(version) + " is not " + expectation());
     }
 
+    /** A rule about one worker: its verdicts may be remembered per answer. */
+    @Override
+    public boolean perWorker() {
+        return true;
+    }
+
     @Override
     public String description() {
         return "exact " + expectation();

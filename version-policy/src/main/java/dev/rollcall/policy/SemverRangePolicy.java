@@ -125,6 +125,12 @@ public final class SemverRangePolicy implements VersionPolicy {
         return Verdict.reject(reason);
     }
 
+    /** A rule about one worker: its verdicts may be remembered per answer. */
+    @Override
+    public boolean perWorker() {
+        return true;
+    }
+
     @Override
     public String description() {
         return "semver " + range + (includePrerelease ? " (pre-releases included)" : "");

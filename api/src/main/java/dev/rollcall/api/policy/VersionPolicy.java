@@ -3,6 +3,8 @@ package dev.rollcall.api.policy;
 import dev.rollcall.api.WorkerInfo;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * Decides which probed workers a coordinator may use together.
@@ -15,12 +17,14 @@ import java.util.List;
  * exception thrown by {@code check} rejects that worker with the exception as its reason; one
  * thrown by {@code select} rejects every worker (Rollcall fails closed).
  *
- * <p>A policy that only implements {@code check} is a rule about one worker: {@code check} must
- * answer from the {@link WorkerInfo} alone, the same way each time. The resolver relies on that: it
- * asks once per answer and keeps the verdict until that worker's answer changes (at 10,000 workers,
- * asking again on every snapshot cost more than building it). A policy whose verdicts depend on
- * anything else (the other workers, time, its own state) overrides {@code select}, which is called
- * with every answered worker on each change.
+ * <p>A policy says whether it judges each worker alone ({@link #perWorker()}). One that does keeps
+ * {@code select}'s default, and its {@code check} answers from the {@link WorkerInfo} alone, the same
+ * way each time: the resolver then asks once per answer and keeps the verdict until that worker's
+ * answer changes (at 10,000 workers, asking again on every snapshot cost more than building it).
+ * Any other policy (its verdicts depend on the other workers, time or its own state) leaves
+ * {@code perWorker()} false; its {@code select} is called with every answered worker on each change.
+ * A policy that declares nothing is taken as such: correct whatever it does, only slower if it
+ * could have said {@code true}.
  */
 public interface VersionPolicy {
 
@@ -55,6 +59,41 @@ public interface VersionPolicy {
     }
 
     /** What this policy accepts, for logs and status output, e.g. {@code semver ^1.4.0}. */
+    /**
+     * Whether this policy is a rule about one worker at a time: {@link #select} is the default and
+     * {@link #check} depends on its argument alone. Only then may the resolver remember verdicts
+     * per answer. The default, {@code false}, is always correct; override it to return {@code true}
+     * only when both hold (the stock {@code exact} and {@code semver} policies do).
+     */
+    default boolean perWorker() {
+        return false;
+    }
+
+    /**
+     * A policy that is {@code check} and declares itself {@link #perWorker() per worker}: for a
+     * lambda, which cannot override {@code perWorker()}. {@code check} must answer from the
+     * {@link WorkerInfo} alone, the same way each time.
+     */
+    static VersionPolicy rule(Function<WorkerInfo, Verdict> check) {
+        Objects.requireNonNull(check, "check");
+        return new VersionPolicy() {
+            @Override
+            public Verdict check(WorkerInfo worker) {
+                return check.apply(worker);
+            }
+
+            @Override
+            public boolean perWorker() {
+                return true;
+            }
+
+            @Override
+            public String description() {
+                return "per-worker rule";
+            }
+        };
+    }
+
     default String description() {
         return getClass().getSimpleName();
     }

@@ -2,8 +2,11 @@ package dev.rollcall.api.registry;
 
 import dev.rollcall.api.WorkerInfo;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -17,7 +20,7 @@ import java.util.Optional;
  * one, and a higher number always replaces a lower one. Thread-safe; no method blocks.
  */
 public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerServices, InvocationTargets,
-        ProtoSymbols, KeyExtractors, KeyRouting {
+        KeyRouting {
 
     /** This snapshot's number, increasing by one with each published change. */
     long number();
@@ -53,6 +56,17 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
     SelectionReport selection();
 
     /**
+     * The protobuf view of this snapshot: the services, files and methods of its workers' version
+     * schemas ({@link ProtoSymbols}). Its types are protobuf's, so it needs {@code protobuf-java}
+     * (an optional dependency of this module, which every resolver user has through
+     * {@code rollcall-core}); a snapshot used without it never loads protobuf.
+     */
+    ProtoSymbols symbols();
+
+    /** Routing keys read from requests by the key paths of this snapshot (needs {@code protobuf-java}). */
+    KeyExtractors keyExtractors();
+
+    /**
      * A builder of a snapshot, for users' tests of their planners and for the resolver: everything
      * but the statuses has a default (published now, not stale, policy {@code "fixed"}, no cohort,
      * no schemas, no key paths).
@@ -76,7 +90,7 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
         private Instant publishedAt;
         private Instant staleSince;
         private String policy = "fixed";
-        private final java.util.ArrayList<WorkerStatus> statuses = new java.util.ArrayList<>();
+        private final ArrayList<WorkerStatus> statuses = new ArrayList<>();
         private Optional<String> cohort = Optional.empty();
         private String explanation = "";
         private Map<String, ProtoSchema> schemasByVersion = Map.of();
@@ -84,7 +98,6 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
         private String selector = "";
         private String preference = "";
         private String discoveryProblem;
-        private FleetSnapshot previous;
 
         private Builder(long number) {
             if (number < 0) {
@@ -95,7 +108,7 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
 
         /** When it was published; default the moment {@link #build()} runs. */
         public Builder publishedAt(Instant at) {
-            this.publishedAt = java.util.Objects.requireNonNull(at, "publishedAt");
+            this.publishedAt = Objects.requireNonNull(at, "publishedAt");
             return this;
         }
 
@@ -107,20 +120,20 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
 
         /** The policy's description, e.g. {@code semver ^1.4.0}; default {@code "fixed"}. */
         public Builder policy(String description) {
-            this.policy = java.util.Objects.requireNonNull(description, "policy");
+            this.policy = Objects.requireNonNull(description, "policy");
             return this;
         }
 
         /** Adds one candidate's status. */
         public Builder status(WorkerStatus status) {
-            statuses.add(java.util.Objects.requireNonNull(status, "status"));
+            statuses.add(Objects.requireNonNull(status, "status"));
             return this;
         }
 
         /** Adds candidates' statuses, in any order. */
-        public Builder statuses(java.util.Collection<WorkerStatus> all) {
+        public Builder statuses(Collection<WorkerStatus> all) {
             for (WorkerStatus status : all) {
-                java.util.Objects.requireNonNull(status, "status");
+                Objects.requireNonNull(status, "status");
             }
             statuses.addAll(all); // one array copy: a resolver's 10,000 statuses, for every snapshot
             return this;
@@ -128,8 +141,8 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
 
         /** The cohort a policy chose and its explanation (see {@link dev.rollcall.api.policy.Selection}). */
         public Builder selection(Optional<String> chosenCohort, String why) {
-            this.cohort = java.util.Objects.requireNonNull(chosenCohort, "cohort");
-            this.explanation = java.util.Objects.requireNonNull(why, "explanation");
+            this.cohort = Objects.requireNonNull(chosenCohort, "cohort");
+            this.explanation = Objects.requireNonNull(why, "explanation");
             return this;
         }
 
@@ -138,19 +151,19 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
          * worker reports are dropped). A version without an entry has no known schema.
          */
         public Builder schemas(Map<String, ProtoSchema> byVersion) {
-            this.schemasByVersion = java.util.Objects.requireNonNull(byVersion, "schemasByVersion");
+            this.schemasByVersion = Objects.requireNonNull(byVersion, "schemasByVersion");
             return this;
         }
 
         /** The routing key paths that {@link KeyExtractors} reads. */
         public Builder keyPaths(KeyPaths paths) {
-            this.keys = java.util.Objects.requireNonNull(paths, "keys");
+            this.keys = Objects.requireNonNull(paths, "keys");
             return this;
         }
 
         /** The label selector in use ({@code rollcall.selector}); default {@code ""}, none. */
         public Builder selector(String text) {
-            this.selector = java.util.Objects.requireNonNull(text, "selector");
+            this.selector = Objects.requireNonNull(text, "selector");
             return this;
         }
 
@@ -159,7 +172,7 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
          * {@code ""}, none configured.
          */
         public Builder preference(String applied) {
-            this.preference = java.util.Objects.requireNonNull(applied, "preference");
+            this.preference = Objects.requireNonNull(applied, "preference");
             return this;
         }
 
@@ -169,62 +182,21 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
             return this;
         }
 
-        /**
-         * The snapshot this one follows ({@code null}, the default: none). A hint that changes
-         * nothing in the result: statuses that are {@code before}'s own status objects, in its order,
-         * are not read again. The snapshot's counts, histogram and compatible workers are then made
-         * from {@code before}'s and the statuses that differ, and only those are compared by URL: a
-         * resolver publishing after 100 of 10,000 candidates changed reads 100 statuses, not
-         * 10,000. Statuses out of URL order are still sorted, as without the hint.
-         */
-        public Builder previous(FleetSnapshot before) {
-            this.previous = before;
-            return this;
-        }
-
         /** The snapshot; the builder may be used again. */
         public FleetSnapshot build() {
+            return build(null);
+        }
+
+        /**
+         * The snapshot, made knowing the one it follows ({@code previous}, or {@code null}): statuses
+         * that are {@code previous}'s own objects, in its order, are not read again, so a resolver
+         * publishing after 100 of 10,000 candidates changed reads 100 statuses. The same result as
+         * {@link #build()}. Not API: reached through {@link InternalSnapshots} by the resolver.
+         */
+        FleetSnapshot build(FleetSnapshot previous) {
             return new ImmutableFleetSnapshot(number, publishedAt != null ? publishedAt : Instant.now(), staleSince,
                     policy, statuses, cohort, explanation, schemasByVersion, keys, selector, preference,
                     discoveryProblem, previous);
         }
-    }
-
-    /**
-     * A snapshot of the given statuses (any order; they are sorted by URL).
-     *
-     * @param staleSince since when discovery has been failing, or {@code null} while it is healthy
-     * @deprecated positional and nullable; use {@link #builder(long)}
-     */
-    @Deprecated(since = "0.1.0", forRemoval = true)
-    static FleetSnapshot of(long number, Instant publishedAt, Instant staleSince, String policy,
-                            List<WorkerStatus> statuses) {
-        return builder(number).publishedAt(publishedAt).staleSince(staleSince).policy(policy).statuses(statuses)
-                .build();
-    }
-
-    /**
-     * A snapshot with the cohort a policy chose and its explanation.
-     *
-     * @deprecated positional and nullable; use {@link #builder(long)}
-     */
-    @Deprecated(since = "0.1.0", forRemoval = true)
-    static FleetSnapshot of(long number, Instant publishedAt, Instant staleSince, String policy,
-                            List<WorkerStatus> statuses, Optional<String> cohort, String explanation) {
-        return builder(number).publishedAt(publishedAt).staleSince(staleSince).policy(policy).statuses(statuses)
-                .selection(cohort, explanation).build();
-    }
-
-    /**
-     * A snapshot with the schemas of its workers' versions and the routing key paths.
-     *
-     * @deprecated positional and nullable; use {@link #builder(long)}
-     */
-    @Deprecated(since = "0.1.0", forRemoval = true)
-    static FleetSnapshot of(long number, Instant publishedAt, Instant staleSince, String policy,
-                            List<WorkerStatus> statuses, Optional<String> cohort, String explanation,
-                            Map<String, ProtoSchema> schemasByVersion, KeyPaths keys) {
-        return builder(number).publishedAt(publishedAt).staleSince(staleSince).policy(policy).statuses(statuses)
-                .selection(cohort, explanation).schemas(schemasByVersion).keyPaths(keys).build();
     }
 }

@@ -1,5 +1,7 @@
 package dev.rollcall.api.registry;
 
+import com.google.protobuf.Descriptors.FileDescriptor;
+import com.google.protobuf.Descriptors.MethodDescriptor;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import java.time.Instant;
@@ -47,6 +49,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     private final String selector;
     private final String preference;
     private volatile SchemaIndex schemas;
+    private volatile ProtobufView protobufView;
     private final FleetTally tally;
     private final Map<String, ProtoSchema> schemasByVersion;
     private final KeyPaths keys;
@@ -273,43 +276,66 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     }
 
     @Override
-    public SortedSet<String> protoServices() {
-        return schemas().protoServices();
+    public ProtoSymbols symbols() {
+        return protobufView();
     }
 
     @Override
-    public Optional<com.google.protobuf.Descriptors.FileDescriptor> fileContainingSymbol(String symbol) {
-        return schemas().fileContainingSymbol(symbol);
+    public KeyExtractors keyExtractors() {
+        return protobufView();
     }
 
-    @Override
-    public Optional<com.google.protobuf.Descriptors.FileDescriptor> file(String name) {
-        return schemas().file(name);
+    private ProtobufView protobufView() {
+        ProtobufView view = protobufView;
+        if (view == null) {
+            view = new ProtobufView();
+            protobufView = view;
+        }
+        return view;
     }
 
-    @Override
-    public Optional<com.google.protobuf.Descriptors.MethodDescriptor> method(String service, String method) {
-        return schemas().method(service, method);
-    }
+    /** The protobuf-typed views of this snapshot, made on first use, so a snapshot alone never loads protobuf. */
+    private final class ProtobufView implements ProtoSymbols, KeyExtractors {
 
-    @Override
-    public Optional<ProtoSchema> forVersion(String version) {
-        return schemas().forVersion(version);
-    }
+        @Override
+        public SortedSet<String> protoServices() {
+            return schemas().protoServices();
+        }
 
-    @Override
-    public Optional<ProtoSchema> forWorker(WorkerEndpoint worker) {
-        return schemas().forWorker(Optional.ofNullable(byUrl(worker.url())));
-    }
+        @Override
+        public Optional<FileDescriptor> fileContainingSymbol(String symbol) {
+            return schemas().fileContainingSymbol(symbol);
+        }
 
-    @Override
-    public Optional<String> keyPath(String service, String method) {
-        return schemas().keyPath(service, method);
-    }
+        @Override
+        public Optional<FileDescriptor> file(String name) {
+            return schemas().file(name);
+        }
 
-    @Override
-    public String extractKey(String service, String method, byte[] request) {
-        return schemas().extractKey(service, method, request);
+        @Override
+        public Optional<MethodDescriptor> method(String service, String method) {
+            return schemas().method(service, method);
+        }
+
+        @Override
+        public Optional<ProtoSchema> forVersion(String version) {
+            return schemas().forVersion(version);
+        }
+
+        @Override
+        public Optional<ProtoSchema> forWorker(WorkerEndpoint worker) {
+            return schemas().forWorker(Optional.ofNullable(byUrl(worker.url())));
+        }
+
+        @Override
+        public Optional<String> keyPath(String service, String method) {
+            return schemas().keyPath(service, method);
+        }
+
+        @Override
+        public String extractKey(String service, String method, byte[] request) {
+            return schemas().extractKey(service, method, request);
+        }
     }
 
     @Override

@@ -31,8 +31,8 @@ class FleetEventTest {
     }
 
     private static FleetSnapshot snapshot(long number, Optional<String> cohort, WorkerStatus... statuses) {
-        return FleetSnapshot.of(number, Instant.EPOCH, null, "test", List.of(statuses), cohort,
-                cohort.map(c -> "chose " + c).orElse(""));
+        return FleetSnapshot.builder(number).publishedAt(Instant.EPOCH).policy("test").statuses(List.of(statuses))
+                .selection(cohort, cohort.map(c -> "chose " + c).orElse("")).build();
     }
 
     @Test

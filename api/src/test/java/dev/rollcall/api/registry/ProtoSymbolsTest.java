@@ -87,17 +87,17 @@ class ProtoSymbolsTest {
         FleetSnapshot snap = snapshot(Map.of("1.2.0", old, "1.10.0", newer, "2.0.0", newest, "0.9.0", old), Map.of(),
                 a, b, rejected);
 
-        assertThat(snap.method("k.Keys", "Get").orElseThrow().getInputType()).isSameAs(newer.method("k.Keys", "Get")
-                .orElseThrow().getInputType());
-        assertThat(snap.fileContainingSymbol("k.Inner")).containsSame(newer.file("k.proto").orElseThrow());
-        assertThat(snap.forWorker(a.endpoint())).containsSame(old);
-        assertThat(snap.forWorker(rejected.endpoint())).containsSame(newest);
-        assertThat(snap.forVersion("0.9.0")).as("no worker reports it").isEmpty();
-        assertThat(snap.protoServices()).containsExactly("k.Keys");
-        assertThat(snap.fileContainingSymbol("k.Color")).isPresent();
-        assertThat(snap.fileContainingSymbol("k.Keys.Get")).isPresent();
-        assertThat(snap.fileContainingSymbol("k.Nope")).isEmpty();
-        assertThat(FleetSnapshot.builder(1).status(a).build().forWorker(a.endpoint())).isEmpty();
+        assertThat(snap.symbols().method("k.Keys", "Get").orElseThrow().getInputType())
+                .isSameAs(newer.method("k.Keys", "Get").orElseThrow().getInputType());
+        assertThat(snap.symbols().fileContainingSymbol("k.Inner")).containsSame(newer.file("k.proto").orElseThrow());
+        assertThat(snap.symbols().forWorker(a.endpoint())).containsSame(old);
+        assertThat(snap.symbols().forWorker(rejected.endpoint())).containsSame(newest);
+        assertThat(snap.symbols().forVersion("0.9.0")).as("no worker reports it").isEmpty();
+        assertThat(snap.symbols().protoServices()).containsExactly("k.Keys");
+        assertThat(snap.symbols().fileContainingSymbol("k.Color")).isPresent();
+        assertThat(snap.symbols().fileContainingSymbol("k.Keys.Get")).isPresent();
+        assertThat(snap.symbols().fileContainingSymbol("k.Nope")).isEmpty();
+        assertThat(FleetSnapshot.builder(1).status(a).build().symbols().forWorker(a.endpoint())).isEmpty();
     }
 
     @Test
@@ -119,18 +119,18 @@ class ProtoSymbolsTest {
         expected.forEach((path, key) -> {
             FleetSnapshot s = snapshot(Map.of("1.0.0", schema), Map.of("k.Keys.Get", path),
                     status(1, "1.0.0", WorkerStatus.State.COMPATIBLE));
-            assertThat(s.extractKey("k.Keys", "Get", bytes)).as(path).isEqualTo(key);
+            assertThat(s.keyExtractors().extractKey("k.Keys", "Get", bytes)).as(path).isEqualTo(key);
         });
         for (String bad : List.of("tags", "inner", "nope", "id.x")) {
             FleetSnapshot s = snapshot(Map.of("1.0.0", schema), Map.of("k.Keys.Get", bad),
                     status(1, "1.0.0", WorkerStatus.State.COMPATIBLE));
-            assertThatThrownBy(() -> s.extractKey("k.Keys", "Get", bytes)).as(bad)
+            assertThatThrownBy(() -> s.keyExtractors().extractKey("k.Keys", "Get", bytes)).as(bad)
                     .isInstanceOfSatisfying(KeyExtractionException.class,
                             e -> assertThat(e.reason()).isEqualTo(KeyExtractionException.Reason.INVALID_KEY_PATH));
         }
         assertThat(KeyPaths.of(Map.of("k.Keys.Get", "tags", "other.Svc.Get", "a")).problems(schema))
                 .singleElement().asString().contains("rollcall.keys.k.Keys.Get", "repeated");
-        assertThatThrownBy(() -> snap.extractKey("k.Keys", "Get", bytes))
+        assertThatThrownBy(() -> snap.keyExtractors().extractKey("k.Keys", "Get", bytes))
                 .isInstanceOfSatisfying(KeyExtractionException.class,
                         e -> assertThat(e.reason()).isEqualTo(KeyExtractionException.Reason.NO_KEY_CONFIGURED));
         assertThatThrownBy(() -> KeyPaths.of(Map.of("Get", "a"))).hasMessageContaining("<service>.<method>");

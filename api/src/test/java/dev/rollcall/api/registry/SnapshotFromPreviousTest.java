@@ -71,8 +71,7 @@ class SnapshotFromPreviousTest {
             if (round % 50 == 0) {
                 Collections.shuffle(next, new java.util.Random(round)); // out of order: sorted as without the hint
             }
-            FleetSnapshot fromPrevious = FleetSnapshot.builder(round).publishedAt(Instant.EPOCH).statuses(next)
-                    .previous(previous).build();
+            FleetSnapshot fromPrevious = InternalSnapshots.buildAfter(FleetSnapshot.builder(round).publishedAt(Instant.EPOCH).statuses(next), previous);
             FleetSnapshot fromScratch = FleetSnapshot.builder(round).publishedAt(Instant.EPOCH).statuses(next).build();
             assertSameAnswers(fromPrevious, fromScratch);
             previous = fromPrevious;
@@ -87,10 +86,10 @@ class SnapshotFromPreviousTest {
         WorkerStatus compatible = new WorkerStatus(a, WorkerStatus.State.COMPATIBLE, "",
                 Optional.of(new WorkerInfo(a, "1.0.0", "i1", Map.of(), List.of())));
         FleetSnapshot one = FleetSnapshot.builder(1).statuses(List.of(compatible)).build();
-        FleetSnapshot none = FleetSnapshot.builder(2).statuses(List.of()).previous(one).build();
+        FleetSnapshot none = InternalSnapshots.buildAfter(FleetSnapshot.builder(2).statuses(List.of()), one);
         assertThat(none.counts().candidates()).isZero();
         assertThat(none.versionHistogram()).isEmpty();
-        FleetSnapshot again = FleetSnapshot.builder(3).statuses(List.of(compatible)).previous(none).build();
+        FleetSnapshot again = InternalSnapshots.buildAfter(FleetSnapshot.builder(3).statuses(List.of(compatible)), none);
         assertThat(again.workers()).containsExactly(compatible.info().orElseThrow());
         assertThat(again.versionHistogram()).containsExactly(Map.entry("1.0.0", 1));
     }

@@ -88,25 +88,24 @@ class SnapshotLookupTest {
 
         // the same endpoints where they were before, one of them with a new status
         WorkerStatus bRejected = new WorkerStatus(b.endpoint(), WorkerStatus.State.REJECTED, "old", b.info());
-        FleetSnapshot same = FleetSnapshot.builder(2).statuses(List.of(a, bRejected, c)).previous(before).build();
+        FleetSnapshot same = InternalSnapshots.buildAfter(FleetSnapshot.builder(2).statuses(List.of(a, bRejected, c)), before);
         assertThat(ports(same)).containsExactly(7001, 7002, 7003);
         assertThat(same.status(b.endpoint().url())).contains(bRejected);
 
         // as before up to a point, then out of order
-        FleetSnapshot swapped = FleetSnapshot.builder(3).statuses(List.of(a, c, b)).previous(before).build();
+        FleetSnapshot swapped = InternalSnapshots.buildAfter(FleetSnapshot.builder(3).statuses(List.of(a, c, b)), before);
         assertThat(ports(swapped)).containsExactly(7001, 7002, 7003);
         assertThat(swapped.status(c.endpoint().url())).contains(c);
 
         // a newcomer in front of the rest, and as many candidates as before but not the same
-        FleetSnapshot joined = FleetSnapshot.builder(4).statuses(List.of(d, a, b)).previous(before).build();
+        FleetSnapshot joined = InternalSnapshots.buildAfter(FleetSnapshot.builder(4).statuses(List.of(d, a, b)), before);
         assertThat(ports(joined)).containsExactly(7001, 7002, 7004);
         assertThat(joined.status(d.endpoint().url())).contains(d);
 
         // fewer candidates than before, and a previous snapshot that is not one of the builder's
-        FleetSnapshot fewer = FleetSnapshot.builder(5).statuses(List.of(c, a)).previous(before).build();
+        FleetSnapshot fewer = InternalSnapshots.buildAfter(FleetSnapshot.builder(5).statuses(List.of(c, a)), before);
         assertThat(ports(fewer)).containsExactly(7001, 7003);
-        FleetSnapshot other = FleetSnapshot.builder(6).statuses(List.of(c, b, a))
-                .previous(forwarding(before)).build();
+        FleetSnapshot other = InternalSnapshots.buildAfter(FleetSnapshot.builder(6).statuses(List.of(c, b, a)), forwarding(before));
         assertThat(ports(other)).containsExactly(7001, 7002, 7003);
     }
 

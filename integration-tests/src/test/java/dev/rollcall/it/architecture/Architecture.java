@@ -34,13 +34,17 @@ final class Architecture {
             "dev.rollcall.worker", Set.of("dev.rollcall.worker"),
             "dev.rollcall.grpc", Set.of("dev.rollcall.grpc"));
 
-    /** Internal packages another module may use: package → the modules allowed. */
+    /**
+     * Internal packages another module may use, and grpc-java-style {@code Internal*} classes of
+     * public packages (internal too, whatever their package): name → the modules allowed.
+     */
     static final Map<String, Set<String>> BRIDGES = Map.of(
             "dev.rollcall.api.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc",
                     "dev.rollcall.testkit"),
             "dev.rollcall.protocol.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc",
                     "dev.rollcall.testkit"),
-            "dev.rollcall.core.internal", Set.of("dev.rollcall.grpc"));
+            "dev.rollcall.core.internal", Set.of("dev.rollcall.grpc"),
+            "dev.rollcall.api.registry.InternalSnapshots", Set.of("dev.rollcall.core"));
 
     private static final List<String> TWO_PART_ROOTS = List.of("dev.rollcall.discovery.", "dev.rollcall.schema.");
 
@@ -55,6 +59,11 @@ final class Architecture {
         String[] parts = pkg.split("\\.");
         int depth = TWO_PART_ROOTS.stream().anyMatch(r -> (pkg + ".").startsWith(r)) ? 4 : 3;
         return String.join(".", List.of(parts).subList(0, Math.min(depth, parts.length)));
+    }
+
+    /** An {@code Internal*} class: internal whatever its package. */
+    static boolean isInternalClass(JavaClass target) {
+        return target.getSimpleName().startsWith("Internal");
     }
 
     static boolean isApi(String pkg) {
@@ -79,8 +88,9 @@ final class Architecture {
     /** A backend or a policy needs rollcall-api's public packages, and its own. */
     static ArchRule pluginsDependOnApiOnly() {
         return ArchRuleDefinition.classes().that().resideInAnyPackage("dev.rollcall.discovery..", "dev.rollcall.policy..")
-                .should(onlyReachRollcall((from, to) -> module(to).equals(module(from))
-                        || (module(to).equals("dev.rollcall.api") && isApi(to)), "rollcall-api's public packages"))
+                .should(onlyReachRollcall((from, target) -> module(target.getPackageName()).equals(module(from))
+                        || (module(target.getPackageName()).equals("dev.rollcall.api") && isApi(target.getPackageName())
+                                && !isInternalClass(target)), "rollcall-api's public packages"))
                 .as("a discovery backend or a version policy depends on rollcall-api alone");
     }
 
@@ -102,18 +112,20 @@ final class Architecture {
     /** Another module's internal package only through a bridge that names the user. */
     static ArchRule internalsStayHome() {
         return ArchRuleDefinition.classes().that().resideInAPackage("dev.rollcall..")
-                .should(onlyReachRollcall((from, to) -> module(to).equals(module(from)) || isApi(to)
-                        || BRIDGES.getOrDefault(to, Set.of()).contains(module(from)), "another module's API or a bridge"))
+                .should(onlyReachRollcall((from, target) -> module(target.getPackageName()).equals(module(from))
+                        || (isApi(target.getPackageName()) && !isInternalClass(target))
+                        || BRIDGES.getOrDefault(isInternalClass(target) ? target.getName() : target.getPackageName(),
+                                Set.of()).contains(module(from)), "another module's API or a bridge"))
                 .as("no internal package is used from outside its module, but through a listed bridge");
     }
 
-    private static ArchCondition<JavaClass> onlyReachRollcall(BiPredicate<String, String> allowed, String what) {
+    private static ArchCondition<JavaClass> onlyReachRollcall(BiPredicate<String, JavaClass> allowed, String what) {
         return new ArchCondition<>("only depend, within Rollcall, on " + what) {
             @Override
             public void check(JavaClass item, ConditionEvents events) {
                 for (Dependency d : item.getDirectDependenciesFromSelf()) {
-                    String to = d.getTargetClass().getBaseComponentType().getPackageName();
-                    if (module(to) != null && !allowed.test(item.getPackageName(), to)) {
+                    JavaClass target = d.getTargetClass().getBaseComponentType();
+                    if (module(target.getPackageName()) != null && !allowed.test(item.getPackageName(), target)) {
                         events.add(SimpleConditionEvent.violated(d, d.getDescription()));
                     }
                 }

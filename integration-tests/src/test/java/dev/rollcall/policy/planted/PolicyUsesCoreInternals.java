@@ -1,6 +1,8 @@
 package dev.rollcall.policy.planted;
 
+import dev.rollcall.api.registry.InternalSnapshots;
 import dev.rollcall.core.internal.LiveResolvers;
+import java.util.List;
 
 /** Planted for {@code ArchitectureTest}: a policy that reaches into the resolver's internals. */
 public final class PolicyUsesCoreInternals {
@@ -9,6 +11,6 @@ public final class PolicyUsesCoreInternals {
     }
 
     static Object peek() {
-        return LiveResolvers.class;
+        return List.of(LiveResolvers.class, InternalSnapshots.class);
     }
 }

@@ -11,6 +11,7 @@ import com.google.protobuf.Descriptors.MethodDescriptor;
 import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
+import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.JsonMappers;
 import dev.rollcall.api.registry.JsonMappingException;
 import dev.rollcall.api.registry.JsonMappingException.Reason;
@@ -49,6 +50,11 @@ public final class ProtoJsonMappers implements JsonMappers {
     private ProtoJsonMappers(BiFunction<String, String, Optional<MethodDescriptor>> methods, String source) {
         this.methods = methods;
         this.source = source;
+    }
+
+    /** Mappers over a snapshot's schemas: {@code over(snapshot.symbols())}. */
+    public static ProtoJsonMappers over(FleetSnapshot snapshot) {
+        return over(snapshot.symbols());
     }
 
     /**
