@@ -63,7 +63,7 @@ final class CacheFileCheck {
             return "it is not a regular file (" + (basic.isDirectory() ? "a folder" : "a device, pipe or socket") + ")";
         }
         if (basic.size() > maxBytes) {
-            return "it is " + basic.size() + " bytes, more than " + CandidateCache.MAX_BYTES_KEY + " (" + maxBytes + ")";
+            return "it is " + basic.size() + " bytes, more than " + CacheSettings.MAX_BYTES_KEY + " (" + maxBytes + ")";
         }
         PosixFileAttributeView posix = Files.getFileAttributeView(file, PosixFileAttributeView.class,
                 LinkOption.NOFOLLOW_LINKS);

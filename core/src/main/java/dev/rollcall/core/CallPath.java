@@ -37,7 +37,7 @@ final class CallPath implements LiveResolvers.Handle {
     private final FleetTracker tracker;
     private final Supplier<FleetSnapshot> current;
     private final BooleanSupplier closed;
-    private final Function<Consumer<FleetSnapshot>, SnapshotListener.Registration> listeners;
+    private final Function<Consumer<FleetSnapshot>, Subscription> listeners;
     private final ProbeSettings probe;
     /** Told when the resolver closes: the rollcall: channels, so that their calls fail at once. */
     private final List<Runnable> onClosed = new CopyOnWriteArrayList<>();
@@ -45,7 +45,7 @@ final class CallPath implements LiveResolvers.Handle {
     private UserCallExecutor userCalls; // guarded by this
 
     CallPath(String resolver, int sequence, SerialContext context, FleetTracker tracker, Supplier<FleetSnapshot> current,
-             BooleanSupplier closed, Function<Consumer<FleetSnapshot>, SnapshotListener.Registration> listeners,
+             BooleanSupplier closed, Function<Consumer<FleetSnapshot>, Subscription> listeners,
              ProbeSettings probe) {
         this.id = resolver.replaceAll("[^A-Za-z0-9._~-]", "-") + "-" + sequence;
         this.resolver = resolver;
@@ -161,7 +161,7 @@ final class CallPath implements LiveResolvers.Handle {
 
     @Override
     public AutoCloseable listen(Consumer<FleetSnapshot> listener, Runnable onClose) {
-        SnapshotListener.Registration registration = listeners.apply(listener);
+        Subscription registration = listeners.apply(listener);
         onClosed.add(onClose);
         return () -> {
             onClosed.remove(onClose);
@@ -204,6 +204,6 @@ final class CallPath implements LiveResolvers.Handle {
 
     @Override
     public String whyNone(FleetSnapshot snapshot) {
-        return "no compatible worker: have " + WorkersUnavailableException.describe(snapshot);
+        return "no compatible worker: have " + SnapshotSummary.of(snapshot);
     }
 }

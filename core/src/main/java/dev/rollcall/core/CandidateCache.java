@@ -67,42 +67,6 @@ final class CandidateCache implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(CandidateCache.class);
     static final String MAGIC = "rollcall-candidates 1";
 
-    static final String MAX_BYTES_KEY = "rollcall.discovery.cache.max-bytes";
-    static final String REQUIRE_TLS_KEY = "rollcall.discovery.cache.require-tls";
-
-    /**
-     * {@code rollcall.discovery.cache.*}: where, how long to wait for the backend before using it,
-     * how large the file may be, whether plaintext endpoints from it are refused; and
-     * {@code rollcall.discovery.max-candidates}, which bounds the file as it bounds discovery's sets.
-     */
-    record CacheSettings(Path file, Duration maxWait, int maxBytes, boolean requireTls, int maxCandidates) {
-        static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(3);
-        /** 100,000 endpoints with three labels each (zone, node, instance id) are about 13 MB. */
-        static final int DEFAULT_MAX_BYTES = 64 << 20;
-
-        /** With the defaults but the file: for tests. */
-        CacheSettings(Path file) {
-            this(file, DEFAULT_MAX_WAIT, DEFAULT_MAX_BYTES, false, DiscoveryFeed.DEFAULT_MAX_CANDIDATES);
-        }
-
-        /** The settings, or empty when no cache file is configured. */
-        static Optional<CacheSettings> read(Settings root, int maxCandidates) {
-            Optional<String> file = root.raw("rollcall.discovery.cache.file");
-            Duration maxWait = root.positiveDuration("rollcall.discovery.cache.max-wait", DEFAULT_MAX_WAIT);
-            int maxBytes = root.integer(MAX_BYTES_KEY, DEFAULT_MAX_BYTES, 1024, Integer.MAX_VALUE - 8);
-            boolean requireTls = root.bool(REQUIRE_TLS_KEY, false);
-            if (file.isEmpty() || file.get().isBlank()) {
-                return Optional.empty();
-            }
-            Path path = Path.of(file.get());
-            Path folder = path.toAbsolutePath().getParent();
-            if (folder == null || !Files.isDirectory(folder)) {
-                throw ConfigurationException.invalid("rollcall.discovery.cache.file", file.get(),
-                        "a file in an existing folder (" + folder + " is not one)");
-            }
-            return Optional.of(new CacheSettings(path, maxWait, maxBytes, requireTls, maxCandidates));
-        }
-    }
 
     /** A set read back, and when it was written. */
     record Loaded(Set<WorkerEndpoint> candidates, Instant writtenAt) {
@@ -254,7 +218,7 @@ final class CandidateCache implements AutoCloseable {
         int plaintext = loaded.candidates().size() - tls.size();
         if (plaintext > 0) {
             log.warn("candidate cache {}: {} plaintext (grpc://) endpoint{} left out, as {} is true{}", file, plaintext,
-                    plaintext == 1 ? "" : "s", REQUIRE_TLS_KEY, tls.isEmpty() ? "; starting without candidates" : "");
+                    plaintext == 1 ? "" : "s", CacheSettings.REQUIRE_TLS_KEY, tls.isEmpty() ? "; starting without candidates" : "");
         }
         return tls.isEmpty() ? Optional.empty() : Optional.of(new Loaded(tls, loaded.writtenAt()));
     }
@@ -266,14 +230,14 @@ final class CandidateCache implements AutoCloseable {
             bytes = in.readNBytes(maxBytes + 1);
         }
         if (bytes.length > maxBytes) {
-            throw new IllegalArgumentException("it is more than " + MAX_BYTES_KEY + " (" + maxBytes + ") bytes");
+            throw new IllegalArgumentException("it is more than " + CacheSettings.MAX_BYTES_KEY + " (" + maxBytes + ") bytes");
         }
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
     /** {@link #parse(String, int)} with the default {@code max-candidates}. */
     static Loaded parse(String text) {
-        return parse(text, DiscoveryFeed.DEFAULT_MAX_CANDIDATES);
+        return parse(text, ResolverSettings.DEFAULT_MAX_CANDIDATES);
     }
 
     /** @throws IllegalArgumentException saying what is wrong with {@code text} */
@@ -295,7 +259,7 @@ final class CandidateCache implements AutoCloseable {
         }
         if (Integer.parseInt(end[1]) > maxCandidates) {
             throw new IllegalArgumentException("it holds " + end[1] + " candidates, more than "
-                    + DiscoveryFeed.MAX_CANDIDATES_KEY + " (" + maxCandidates + ")");
+                    + ResolverSettings.MAX_CANDIDATES_KEY + " (" + maxCandidates + ")");
         }
         List<String> lines = List.of(body.split("\n"));
         if (lines.size() < 2 || !lines.get(1).startsWith("written ")) {

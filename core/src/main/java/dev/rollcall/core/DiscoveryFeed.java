@@ -1,6 +1,5 @@
 package dev.rollcall.core;
 
-import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.discovery.CandidateListener;
 import java.util.Set;
@@ -20,27 +19,12 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class DiscoveryFeed implements CandidateListener {
 
-    static final String MAX_CANDIDATES_KEY = "rollcall.discovery.max-candidates";
-    /**
-     * Ten times the largest compute fleets we know of (a Kubernetes cluster supports 5,000 to
-     * 15,000 nodes; engines rarely run more than 10,000 executors), small enough that a set at the
-     * limit is probed within a minute on a 2-core coordinator and its tracked state is tens of
-     * megabytes. Core's README gives the figures.
-     */
-    static final int DEFAULT_MAX_CANDIDATES = 100_000;
-    static final int MOST_MAX_CANDIDATES = 10_000_000;
-
-    /** {@code rollcall.discovery.max-candidates}, or {@code set} when the builder gave one. */
-    static int maxCandidates(Settings root, Integer set) {
-        return set != null ? set : root.integer(MAX_CANDIDATES_KEY, DEFAULT_MAX_CANDIDATES, 1, MOST_MAX_CANDIDATES);
-    }
-
     /** A candidate set over the limit, as the discovery failure the tracker reports (its text is the whole story). */
     static final class TooManyCandidates extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
         TooManyCandidates(int size, int max) {
-            super("discovery listed " + size + " candidates, more than " + MAX_CANDIDATES_KEY + " (" + max
+            super("discovery listed " + size + " candidates, more than " + ResolverSettings.MAX_CANDIDATES_KEY + " (" + max
                     + "): the set is refused whole and the last good set kept");
         }
 

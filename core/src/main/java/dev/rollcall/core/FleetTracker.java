@@ -25,14 +25,14 @@ import org.slf4j.LoggerFactory;
  * <p>Confined to the resolver's serial context: every method runs there, so the state needs no
  * locks (the pattern of grpc-java's {@code SynchronizationContext}).
  */
-final class FleetTracker implements ProbeScheduler.Owner {
+final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
 
     private static final Logger log = LoggerFactory.getLogger(FleetTracker.class);
 
     private final SerialContext context;
     private final ProbeSettings settings;
     private final Clock clock;
-    private final ProbeScheduler probes;
+    private final ProbeScheduler<TrackedWorker> probes;
     private final SnapshotBuilder builder;
     private final PublishPacer pacer;
     private final VersionSchemas schemas;       // null when the resolver fetches none
@@ -40,7 +40,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
     /** By URL, in URL order: snapshots list workers in that order, and sorting 10,000 for each cost more. */
     private final TreeMap<String, TrackedWorker> tracked = new TreeMap<>();
     /** Who joined, left or changed since the last build: what the next build reads. */
-    private final SnapshotBuilder.Changes changes = new SnapshotBuilder.Changes();
+    private final Changes changes = new Changes();
     /**
      * The same by URL, for lookups: every probe answer and every candidate of every set from
      * discovery is looked up, and a tree lookup compares a dozen URLs (at 10,000 workers a set
@@ -56,7 +56,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
     private long leftOpenSince;
     /** Closes what is left open once {@link #CLOSE_LEFT_WITHIN_NANOS} is up, however busy the probes are. */
     private SerialContext.Timer closeLeftLater;
-    /** Counts the candidate sets applied: a worker's {@link TrackedWorker#seenInSet} says which set last listed it. */
+    /** Counts the candidate sets applied: a worker's {@link TrackedWorker#seenInSet()} says which set last listed it. */
     private long sets;
     private Instant staleSince;
     /** Why discovery is failing (this outage's first cause), or null while it is healthy. */
@@ -92,7 +92,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
         this.schemas = schemas;
         this.builder = builder;
         this.publisher = publisher;
-        this.probes = new ProbeScheduler(context, parts.transport(), settings, parts.jitter(), this);
+        this.probes = new ProbeScheduler<>(context, parts.transport(), settings, parts.jitter(), this);
         this.pacer = new PublishPacer(context, parts.cpuNanos(), this::build);
     }
 
@@ -101,7 +101,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
                  java.util.random.RandomGenerator jitter, java.util.function.LongSupplier cpuNanos) {
     }
 
-    ProbeScheduler probes() {
+    ProbeScheduler<TrackedWorker> probes() {
         return probes;
     }
 
@@ -132,18 +132,18 @@ final class FleetTracker implements ProbeScheduler.Owner {
             TrackedWorker t = byUrl.get(e.url());
             if (t == null) {
                 t = new TrackedWorker(e);
-                t.seenInSet = set;
+                t.seenIn(set);
                 add(t);
                 pacer.changed();
                 probes.request(t); // in the set's order
                 continue;
             }
-            if (t.seenInSet == set && !t.endpoint().labels().equals(e.labels())) {
+            if (t.seenInSet() == set && !t.endpoint().labels().equals(e.labels())) {
                 log.warn("discovery reported {} twice with different labels ({} and {}); using the latter",
                         e.url(), PeerText.escape(t.endpoint().labels().toString()),
                         PeerText.escape(e.labels().toString()));
             }
-            t.seenInSet = set;
+            t.seenIn(set);
             boolean wasInUse = t.inUse();
             TrackedWorker.State was = t.state();
             if (t.relabel(e)) {
@@ -159,7 +159,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
         }
         List<TrackedWorker> left = null;
         for (TrackedWorker t : tracked.values()) {
-            if (t.seenInSet != set) {
+            if (t.seenInSet() != set) {
                 if (left == null) {
                     left = new ArrayList<>();
                 }
@@ -169,7 +169,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
         if (left != null) {
             for (TrackedWorker t : left) {
                 untrack(t);
-                log.info("worker {} left discovery", t.url);
+                log.info("worker {} left discovery", t.url());
             }
             if (leftOpen.isEmpty()) {
                 leftOpenSince = context.nanoTime();
@@ -225,12 +225,10 @@ final class FleetTracker implements ProbeScheduler.Owner {
     }
 
     private void add(TrackedWorker t) {
-        tracked.put(t.url, t);
-        byUrl.put(t.url, t);
+        tracked.put(t.url(), t);
+        byUrl.put(t.url(), t);
         ordered = null;
-        t.changes = changes.changed;
-        changes.joined.add(t);
-        t.noteChange();
+        changes.joined(t);
     }
 
     /** The tracked workers in URL order. */
@@ -302,7 +300,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
     /** A schema arrived, failed or is due for a retry. */
     void schemasChanged() {
         if (!closed) {
-            changes.everything = true; // a version's workers may be waiting for its schema no more
+            changes.everything(); // a version's workers may be waiting for its schema no more
             pacer.changed();
             settle();
         }
@@ -332,12 +330,11 @@ final class FleetTracker implements ProbeScheduler.Owner {
         } else {
             pacer.changed();
         }
-        tracked.remove(t.url);
-        byUrl.remove(t.url);
+        tracked.remove(t.url());
+        byUrl.remove(t.url());
         ordered = null;
         ejected.remove(t);
-        t.changes = null;
-        changes.left.add(t);
+        changes.left(t);
     }
 
     /**
@@ -378,9 +375,9 @@ final class FleetTracker implements ProbeScheduler.Owner {
             return;
         }
         long now = context.nanoTime();
-        if (t.ejectedAt != Long.MIN_VALUE && now - t.ejectedAt < EJECT_INTERVAL_NANOS) {
+        if (t.ejectedAt() != Long.MIN_VALUE && now - t.ejectedAt() < EJECT_INTERVAL_NANOS) {
             log.debug("worker {}: a call failed ({}), ejected {} ms ago already", url, why,
-                    (now - t.ejectedAt) / 1_000_000);
+                    (now - t.ejectedAt()) / 1_000_000);
             return;
         }
         long inUse = tracked.values().stream().filter(TrackedWorker::inUse).count();
@@ -390,9 +387,8 @@ final class FleetTracker implements ProbeScheduler.Owner {
                     + " (limit {}%); keeping it", url, why, ejected.size(), EJECT_MAX_PERCENT);
             return;
         }
-        t.ejectedAt = now;
         ejected.add(t);
-        t.ejected(why);
+        t.ejected(why, now);
         pacer.changedUrgently();
         probes.request(t);
         settle();
@@ -414,12 +410,12 @@ final class FleetTracker implements ProbeScheduler.Owner {
             return;
         }
         long now = context.nanoTime();
-        if (t.suspectedAt != Long.MIN_VALUE && now - t.suspectedAt < EJECT_INTERVAL_NANOS) {
+        if (t.suspectedAt() != Long.MIN_VALUE && now - t.suspectedAt() < EJECT_INTERVAL_NANOS) {
             log.debug("worker {}: a call timed out ({}), probed for it {} ms ago already", url, why,
-                    (now - t.suspectedAt) / 1_000_000);
+                    (now - t.suspectedAt()) / 1_000_000);
             return;
         }
-        t.suspectedAt = now;
+        t.suspected(now);
         log.debug("worker {}: a call timed out ({}); probing it at once", url, why);
         probes.requestFresh(t, outcome -> {
             if (!outcome.answered() && tracks(t)) {
@@ -438,7 +434,7 @@ final class FleetTracker implements ProbeScheduler.Owner {
 
     @Override
     public boolean tracks(TrackedWorker worker) {
-        return !closed && byUrl.get(worker.url) == worker;
+        return !closed && byUrl.get(worker.url()) == worker;
     }
 
     @Override
@@ -493,9 +489,9 @@ final class FleetTracker implements ProbeScheduler.Owner {
         if (closed) {
             return;
         }
-        changes.joined.removeIf(t -> !tracks(t)); // joined and left again since the last build
+        changes.forgetJoinedIf(t -> closed || byUrl.get(t.url()) != t); // joined and left again since the last build
         FleetSnapshot next = builder.build(changes, this::ordered, staleSince, discoveryProblem,
-                t -> schemas.ready(t.info().version(), t.endpoint(), () -> probes.channel(t)));
+                t -> schemas.ready(t.info().version(), t.endpoint(), () -> channelOf(t.url())));
         if (next != null) {
             publisher.accept(next);
         }
@@ -506,6 +502,12 @@ final class FleetTracker implements ProbeScheduler.Owner {
                 settle();
             }, later);
         }
+    }
+
+    /** The open channel of the worker at {@code url}, if it is tracked and has one (for schema fetches). */
+    private ManagedChannel channelOf(String url) {
+        TrackedWorker t = byUrl.get(url);
+        return t == null ? null : probes.channel(t);
     }
 
     /** The candidates as tracked now, in URL order: for tests and diagnostics. */

@@ -26,11 +26,11 @@ record LabelSettings(LabelSelector selector, LabelSelector prefer, int minWorker
     }
 
     /**
-     * The settings under {@code root}, where the builder's values, when set, win.
+     * The settings under {@code root}, where the overrides given in code, when set, win.
      *
      * @throws ConfigurationException naming the key, the value, the position and what was expected
      */
-    static LabelSettings read(Settings root, WorkerResolver.Builder b) {
+    static LabelSettings read(Settings root, ResolverOverrides given) {
         LabelSelector selector = selector(root, "rollcall.selector");
         LabelSelector prefer = selector(root, "rollcall.prefer-labels");
         int min = root.integer("rollcall.prefer-labels.min-workers", 1, 1, 1_000_000);
@@ -38,9 +38,9 @@ record LabelSettings(LabelSelector selector, LabelSelector prefer, int minWorker
         if (hold.isNegative()) {
             throw ConfigurationException.invalid("rollcall.prefer-labels.hold", hold.toString(), "zero or more");
         }
-        return new LabelSettings(b.selector != null ? b.selector : selector,
-                b.preferLabels != null ? b.preferLabels : prefer,
-                b.preferLabels != null ? b.preferMinWorkers : min, hold);
+        return new LabelSettings(given.selector() != null ? given.selector() : selector,
+                given.preferLabels() != null ? given.preferLabels() : prefer,
+                given.preferLabels() != null ? given.preferMinWorkers() : min, hold);
     }
 
     private static LabelSelector selector(Settings root, String key) {

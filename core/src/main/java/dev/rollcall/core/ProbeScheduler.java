@@ -1,11 +1,19 @@
 package dev.rollcall.core;
 
-import dev.rollcall.protocol.ProbeOutcome;
 import dev.rollcall.api.Backoff;
+import dev.rollcall.api.PeerText;
 import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.protocol.ProbeOutcome;
+import dev.rollcall.protocol.ProbeOutcome.Failed;
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.Status.Code;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.random.RandomGenerator;
@@ -20,42 +28,21 @@ import java.util.random.RandomGenerator;
  * <p>Confined to the resolver's serial context; probe callbacks hop back to it. Counters and
  * observers may be read and added from any thread.
  */
-final class ProbeScheduler {
-
-    /** The scheduler's part of a worker's state; touched only here, on the serial context. */
-    static final class Slot {
-        private Stage stage = Stage.IDLE;
-        private SerialContext.Timer timer;          // the next retry or refresh
-        private ProbeTransport.Link link;           // kept between probes when keep-channels is on
-        private boolean watched;                    // a connection watch is registered on link
-        private ProbeClient.Watch stream;           // the worker's WatchWorkerInfo stream (also while its probe is in flight)
-        private StreamLiveness.Heard heard;         // when stream last said anything; set with stream
-        private boolean unaryOnly;                  // the worker answered WatchWorkerInfo UNIMPLEMENTED
-        private boolean shared;                     // link's channel was handed to the user: never replaced
-        /** Told of the next probe that starts from now on (see {@link #requestFresh}); null when none waits. */
-        private List<java.util.function.Consumer<ProbeOutcome>> fresh;
-    }
-
-    /** Where a worker is in the probe queue. */
-    private enum Stage {
-        IDLE, QUEUED, IN_FLIGHT,
-        /** In flight, and asked for again meanwhile: probe once more when it finishes. */
-        IN_FLIGHT_AGAIN
-    }
+final class ProbeScheduler<W extends ProbeTarget> {
 
     /** Told of outcomes and lost connections, on the serial context. */
-    interface Owner {
+    interface Owner<W> {
         /** Whether {@code worker} is still a candidate (it may have left while being probed). */
-        boolean tracks(TrackedWorker worker);
+        boolean tracks(W worker);
 
         /** A probe of {@code worker} finished; apply it before the scheduler plans the next one. */
-        void probed(TrackedWorker worker, ProbeOutcome outcome);
+        void probed(W worker, ProbeOutcome outcome);
 
         /**
          * {@code worker}'s kept connection dropped or its stream went silent ({@code why} says which,
          * e.g. "its connection dropped"); a probe over a new connection is requested next.
          */
-        void connectionLost(TrackedWorker worker, String why);
+        void connectionLost(W worker, String why);
 
         /** A probe finished or a timer fired: the time to publish what changed. */
         void settle();
@@ -71,8 +58,8 @@ final class ProbeScheduler {
     private final ProbeSettings settings;
     private final Backoff backoff;
     private final RandomGenerator jitter;
-    private final Owner owner;
-    private final ArrayDeque<TrackedWorker> queue = new ArrayDeque<>();
+    private final Owner<W> owner;
+    private final ArrayDeque<W> queue = new ArrayDeque<>();
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final List<Observer> observers = new CopyOnWriteArrayList<>();
@@ -86,37 +73,37 @@ final class ProbeScheduler {
     private int closing;
     private boolean closed;
     /** Finds the streams that went silent: a worker's host cut off (no FIN, no RST). */
-    private final StreamLiveness liveness;
+    private final StreamLiveness<W> liveness;
 
     ProbeScheduler(SerialContext context, ProbeTransport transport, ProbeSettings settings, RandomGenerator jitter,
-                   Owner owner) {
+                   Owner<W> owner) {
         this.context = context;
         this.transport = transport;
         this.settings = settings;
         this.backoff = Backoff.of(settings.backoffInitial(), settings.backoffMax());
         this.jitter = jitter;
         this.owner = owner;
-        this.liveness = new StreamLiveness(context, settings, new StreamLiveness.Streams() {
+        this.liveness = new StreamLiveness<>(context, settings, new StreamLiveness.Streams<>() {
             @Override
-            public boolean current(TrackedWorker w, ProbeClient.Watch stream) {
-                return !closed && owner.tracks(w) && w.probe.stream == stream;
+            public boolean current(W w, ProbeClient.Watch stream) {
+                return !closed && owner.tracks(w) && w.probeSlot().stream == stream;
             }
 
             @Override
-            public void silent(TrackedWorker w, ProbeClient.Watch stream, long heartbeatMillis) {
+            public void silent(W w, ProbeClient.Watch stream, long heartbeatMillis) {
                 streamSilent(w, heartbeatMillis);
             }
         });
     }
 
     /** Probes {@code w} as soon as the concurrency limit allows; once more if a probe is in flight. */
-    void request(TrackedWorker w) {
-        Slot s = w.probe;
+    void request(W w) {
+        ProbeSlot s = w.probeSlot();
         switch (s.stage) {
-            case IN_FLIGHT -> s.stage = Stage.IN_FLIGHT_AGAIN;
+            case IN_FLIGHT -> s.stage = ProbeSlot.Stage.IN_FLIGHT_AGAIN;
             case IDLE -> {
-                cancelTimer(s);
-                s.stage = Stage.QUEUED;
+                s.cancelTimer();
+                s.stage = ProbeSlot.Stage.QUEUED;
                 queue.add(w);
                 pump();
             }
@@ -130,12 +117,8 @@ final class ProbeScheduler {
      * to {@code then} on the context, after the owner applied it. A worker that leaves first hands
      * {@code then} a failure.
      */
-    void requestFresh(TrackedWorker w, java.util.function.Consumer<ProbeOutcome> then) {
-        Slot s = w.probe;
-        if (s.fresh == null) {
-            s.fresh = new java.util.ArrayList<>(2);
-        }
-        s.fresh.add(then);
+    void requestFresh(W w, Consumer<ProbeOutcome> then) {
+        w.probeSlot().awaitFresh(then);
         request(w);
     }
 
@@ -145,27 +128,16 @@ final class ProbeScheduler {
     }
 
     /** Whether a probe of {@code w} is in flight now, or a caller waits for one ({@link #requestFresh}). */
-    boolean busyWith(TrackedWorker w) {
-        return w.probe.stage == Stage.IN_FLIGHT || w.probe.stage == Stage.IN_FLIGHT_AGAIN || w.probe.fresh != null;
+    boolean busyWith(W w) {
+        return w.probeSlot().busy();
     }
 
     /** {@code w} left: no more probes or timers, and its connection is closed. */
-    void forget(TrackedWorker w) {
-        cancelTimer(w.probe);
-        closeLink(w.probe);
-        tell(takeFresh(w.probe), new ProbeOutcome.Failed(io.grpc.Status.Code.CANCELLED, "left discovery"));
-    }
-
-    private static List<java.util.function.Consumer<ProbeOutcome>> takeFresh(Slot s) {
-        List<java.util.function.Consumer<ProbeOutcome>> waiting = s.fresh;
-        s.fresh = null;
-        return waiting;
-    }
-
-    private static void tell(List<java.util.function.Consumer<ProbeOutcome>> waiting, ProbeOutcome outcome) {
-        if (waiting != null) {
-            waiting.forEach(then -> then.accept(outcome));
-        }
+    void forget(W w) {
+        ProbeSlot s = w.probeSlot();
+        s.cancelTimer();
+        closeLink(s);
+        ProbeSlot.tell(s.takeFresh(), new Failed(Code.CANCELLED, "left discovery"));
     }
 
     /**
@@ -173,8 +145,8 @@ final class ProbeScheduler {
      * none, and from now on kept until the worker leaves or the resolver closes (a failed probe drops
      * the connection, not the channel).
      */
-    ManagedChannel share(TrackedWorker w) {
-        Slot s = w.probe;
+    ManagedChannel share(W w) {
+        ProbeSlot s = w.probeSlot();
         if (s.link == null) {
             s.link = transport.open(w.endpoint());
         }
@@ -183,8 +155,8 @@ final class ProbeScheduler {
     }
 
     /** {@code w}'s open channel, if it has one (for schema fetches over the same connection). */
-    ManagedChannel channel(TrackedWorker w) {
-        ProbeTransport.Link link = w.probe.link;
+    ManagedChannel channel(W w) {
+        ProbeTransport.Link link = w.probeSlot().link;
         return link == null ? null : link.channel();
     }
 
@@ -202,16 +174,16 @@ final class ProbeScheduler {
 
     private void pump() {
         while (inFlight + closing < settings.concurrency() && !queue.isEmpty()) {
-            TrackedWorker w = queue.poll();
-            w.probe.stage = Stage.IDLE;
+            W w = queue.poll();
+            w.probeSlot().stage = ProbeSlot.Stage.IDLE;
             if (owner.tracks(w)) {
                 start(w);
             }
         }
     }
 
-    private void start(TrackedWorker w) {
-        Slot s = w.probe;
+    private void start(W w) {
+        ProbeSlot s = w.probeSlot();
         if (s.link == null) {
             s.link = transport.open(w.endpoint());
         } else {
@@ -219,8 +191,8 @@ final class ProbeScheduler {
             s.link.resetConnectBackoff();
         }
         ProbeTransport.Link link = s.link;
-        List<java.util.function.Consumer<ProbeOutcome>> waiting = takeFresh(s);
-        s.stage = Stage.IN_FLIGHT;
+        List<Consumer<ProbeOutcome>> waiting = s.takeFresh();
+        s.stage = ProbeSlot.Stage.IN_FLIGHT;
         inFlight++;
         sent.incrementAndGet();
         long started = context.nanoTime();
@@ -238,10 +210,10 @@ final class ProbeScheduler {
     }
 
     /** Hands a probe's outcome to the context; a stream that is not served there falls back to the unary call. */
-    private void await(TrackedWorker w, ProbeTransport.Link link, java.util.concurrent.CompletableFuture<ProbeOutcome> probe,
-                       List<java.util.function.Consumer<ProbeOutcome>> waiting, long started, boolean viaStream) {
+    private void await(W w, ProbeTransport.Link link, CompletableFuture<ProbeOutcome> probe,
+                       List<Consumer<ProbeOutcome>> waiting, long started, boolean viaStream) {
         probe.thenAccept(outcome -> {
-            if (viaStream && outcome instanceof ProbeOutcome.Failed f && f.code() == io.grpc.Status.Code.UNIMPLEMENTED) {
+            if (viaStream && outcome instanceof Failed f && f.code() == Code.UNIMPLEMENTED) {
                 context.execute(() -> unaryInstead(w, link, outcome, waiting, started));
                 return;
             }
@@ -254,7 +226,7 @@ final class ProbeScheduler {
             }
             context.execute(() -> {
                 finished(w, link, outcome);
-                tell(waiting, outcome);
+                ProbeSlot.tell(waiting, outcome);
             });
         });
     }
@@ -264,12 +236,12 @@ final class ProbeScheduler {
      * the same probe goes on as the unary call, over the connection just opened, and the worker is
      * watched by its connection from now on.
      */
-    private void unaryInstead(TrackedWorker w, ProbeTransport.Link link, ProbeOutcome unimplemented,
-                              List<java.util.function.Consumer<ProbeOutcome>> waiting, long started) {
-        Slot s = w.probe;
+    private void unaryInstead(W w, ProbeTransport.Link link, ProbeOutcome unimplemented,
+                              List<Consumer<ProbeOutcome>> waiting, long started) {
+        ProbeSlot s = w.probeSlot();
         if (closed || !owner.tracks(w) || s.link != link) {
             finished(w, link, unimplemented);
-            tell(waiting, unimplemented);
+            ProbeSlot.tell(waiting, unimplemented);
             return;
         }
         s.unaryOnly = true;
@@ -283,8 +255,8 @@ final class ProbeScheduler {
      * answers (coalesced) and its end are handed to the context; a heartbeat (the same answer
      * again) only notes in {@code heard} that the stream is alive, on the network thread.
      */
-    private ProbeClient.Watched openStream(TrackedWorker w, ProbeTransport.Link link, StreamLiveness.Heard heard) {
-        java.util.concurrent.atomic.AtomicReference<ProbeOutcome> latest = new java.util.concurrent.atomic.AtomicReference<>();
+    private ProbeClient.Watched openStream(W w, ProbeTransport.Link link, StreamLiveness.Heard heard) {
+        AtomicReference<ProbeOutcome> latest = new AtomicReference<>();
         return link.probeAndWatch(settings.timeout(), settings.keepaliveTime(), new ProbeClient.StreamListener() {
             @Override
             public void answer(ProbeOutcome pushed) {
@@ -300,17 +272,17 @@ final class ProbeScheduler {
             }
 
             @Override
-            public void ended(io.grpc.Status status) {
+            public void ended(Status status) {
                 context.execute(() -> streamEnded(w, link, status));
             }
         });
     }
 
-    private void finished(TrackedWorker w, ProbeTransport.Link link, ProbeOutcome outcome) {
+    private void finished(W w, ProbeTransport.Link link, ProbeOutcome outcome) {
         inFlight--;
-        Slot s = w.probe;
-        boolean again = s.stage == Stage.IN_FLIGHT_AGAIN;
-        s.stage = Stage.IDLE;
+        ProbeSlot s = w.probeSlot();
+        boolean again = s.stage == ProbeSlot.Stage.IN_FLIGHT_AGAIN;
+        s.stage = ProbeSlot.Stage.IDLE;
         if (closed) {
             return;
         }
@@ -349,10 +321,10 @@ final class ProbeScheduler {
      * milliseconds, without polling. Pushes are coalesced: a burst of them while the context is busy
      * is applied once, as the newest.
      */
-    private void pushed(TrackedWorker w, ProbeTransport.Link link,
-                        java.util.concurrent.atomic.AtomicReference<ProbeOutcome> latest) {
+    private void pushed(W w, ProbeTransport.Link link,
+                        AtomicReference<ProbeOutcome> latest) {
         ProbeOutcome outcome = latest.getAndSet(null);
-        Slot s = w.probe;
+        ProbeSlot s = w.probeSlot();
         if (outcome == null || closed || !owner.tracks(w) || s.link != link || s.stream == null) {
             return;
         }
@@ -364,17 +336,17 @@ final class ProbeScheduler {
         owner.settle();
     }
 
-    private void streamEnded(TrackedWorker w, ProbeTransport.Link link, io.grpc.Status status) {
-        Slot s = w.probe;
+    private void streamEnded(W w, ProbeTransport.Link link, Status status) {
+        ProbeSlot s = w.probeSlot();
         if (closed || !owner.tracks(w) || s.link != link || s.stream == null) {
             return; // cancelled by us, or a stream of an older link
         }
         s.stream = null;
         s.heard = null;
-        if (w.state() == TrackedWorker.State.ANSWERED) {
+        if (w.answered()) {
             // The status may carry the worker's own words: escaped (PeerText is idempotent).
             lost(w, "its WatchWorkerInfo stream ended: "
-                    + dev.rollcall.api.PeerText.escape(ProbeClient.describe(status.asRuntimeException(), settings.timeout())));
+                    + PeerText.escape(ProbeClient.describe(status.asRuntimeException(), settings.timeout())));
             owner.settle();
         }
     }
@@ -384,13 +356,13 @@ final class ProbeScheduler {
      * {@code keepalive-timeout}: its host is taken for cut off. The worker is out of use at once and
      * probed again over a new connection; the old one, wedged or not, is dropped.
      */
-    private void streamSilent(TrackedWorker w, long heartbeatMillis) {
-        Slot s = w.probe;
+    private void streamSilent(W w, long heartbeatMillis) {
+        ProbeSlot s = w.probeSlot();
         long limitMillis = Math.max(heartbeatMillis, settings.keepaliveTime().toMillis());
         String why = "its WatchWorkerInfo stream went silent: nothing within its " + limitMillis + " ms heartbeat + "
                 + settings.keepaliveTimeout().toMillis() + " ms (rollcall.probe.keepalive-timeout)";
         dropConnection(s);
-        if (w.state() == TrackedWorker.State.ANSWERED) {
+        if (w.answered()) {
             lost(w, why);
         } else {
             request(w);
@@ -399,8 +371,8 @@ final class ProbeScheduler {
     }
 
     /** A kept link that leaves READY means the worker may have restarted: probe it again. */
-    private void watch(TrackedWorker w, ProbeTransport.Link link) {
-        Slot s = w.probe;
+    private void watch(W w, ProbeTransport.Link link) {
+        ProbeSlot s = w.probeSlot();
         if (s.watched || s.link != link) {
             return;
         }
@@ -425,14 +397,14 @@ final class ProbeScheduler {
         }));
     }
 
-    private void lost(TrackedWorker w, String why) {
+    private void lost(W w, String why) {
         owner.connectionLost(w, why);
         request(w);
     }
 
-    private void schedule(TrackedWorker w, long delayNanos) {
-        Slot s = w.probe;
-        cancelTimer(s);
+    private void schedule(W w, long delayNanos) {
+        ProbeSlot s = w.probeSlot();
+        s.cancelTimer();
         s.timer = context.schedule(() -> {
             s.timer = null;
             if (!closed && owner.tracks(w)) {
@@ -442,64 +414,40 @@ final class ProbeScheduler {
         }, delayNanos);
     }
 
-    private static void cancelTimer(Slot s) {
-        if (s.timer != null) {
-            s.timer.cancel();
-            s.timer = null;
-        }
-    }
-
     /** A new connection for the next probe: the same channel when it was handed out, else a new link. */
-    private void dropConnection(Slot s) {
-        if (!s.shared) {
+    private void dropConnection(ProbeSlot s) {
+        if (!s.reconnectShared()) {
             closeLink(s);
-            return;
         }
-        if (s.stream != null) {
-            ProbeClient.Watch stream = s.stream;
-            s.stream = null;
-            s.heard = null;
-            stream.cancel();
-        }
-        s.link.reconnect();
     }
 
-    private void closeLink(Slot s) {
-        if (s.stream != null) {
-            ProbeClient.Watch stream = s.stream;
-            s.stream = null;
-            s.heard = null;
-            stream.cancel();
-        }
-        if (s.link != null) {
-            // Without kept channels, every probe opens a socket and closes it: count the closing
-            // ones, or the coordinator holds 2 × the limit. With kept channels it holds one per
-            // worker anyway, and a churn's leavers must not hold up its newcomers' probes.
-            java.util.concurrent.CompletableFuture<Void> gone = s.link.close(!settings.keepChannels());
-            s.link = null;
-            s.watched = false;
-            if (!gone.isDone()) {
-                closing++;
-                gone.whenComplete((v, e) -> context.execute(() -> {
-                    closing--;
-                    pump();
-                }));
-            }
+    private void closeLink(ProbeSlot s) {
+        // Without kept channels, every probe opens a socket and closes it: count the closing
+        // ones, or the coordinator holds 2 × the limit. With kept channels it holds one per
+        // worker anyway, and a churn's leavers must not hold up its newcomers' probes.
+        CompletableFuture<Void> gone = s.closeLink(!settings.keepChannels());
+        if (gone != null && !gone.isDone()) {
+            closing++;
+            gone.whenComplete((v, e) -> context.execute(() -> {
+                closing--;
+                pump();
+            }));
         }
     }
 
     /** Stops every timer and closes every link of {@code workers}; returns their channels, shut down. */
-    List<ManagedChannel> close(Iterable<TrackedWorker> workers) {
+    List<ManagedChannel> close(Iterable<? extends W> workers) {
         closed = true;
         liveness.close();
-        List<ManagedChannel> channels = new java.util.ArrayList<>();
-        for (TrackedWorker w : workers) {
-            cancelTimer(w.probe);
-            tell(takeFresh(w.probe), new ProbeOutcome.Failed(io.grpc.Status.Code.CANCELLED, "resolver closed"));
-            if (w.probe.link != null && w.probe.link.channel() != null) {
-                channels.add(w.probe.link.channel());
+        List<ManagedChannel> channels = new ArrayList<>();
+        for (W w : workers) {
+            ProbeSlot s = w.probeSlot();
+            s.cancelTimer();
+            ProbeSlot.tell(s.takeFresh(), new Failed(Code.CANCELLED, "resolver closed"));
+            if (s.link != null && s.link.channel() != null) {
+                channels.add(s.link.channel());
             }
-            closeLink(w.probe);
+            closeLink(s);
         }
         queue.clear();
         return channels;

@@ -4,12 +4,12 @@ import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
 import dev.rollcall.core.internal.ProbeTls;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
  * How workers are probed ({@code rollcall.probe.*}), validated. The defaults are the constants
- * below and the table in core's README; {@link WorkerResolver.Builder} and {@link WorkerProbe}
- * read them from here only.
+ * below and the table in core's README; the resolver and {@code WorkerProbe} read them from here only.
  */
 record ProbeSettings(Duration timeout, int concurrency, Duration backoffInitial, Duration backoffMax,
                      Duration refreshInterval, boolean keepChannels, int maxResponseBytes, ProbeTls tls,
@@ -45,7 +45,7 @@ record ProbeSettings(Duration timeout, int concurrency, Duration backoffInitial,
      * grant and {@code keepalive-time} (a worker may grant more than asked), plus {@code keepalive-timeout}.
      */
     long silenceLimitNanos(long grantedMillis) {
-        return Math.max(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(grantedMillis), keepaliveTime.toNanos())
+        return Math.max(TimeUnit.MILLISECONDS.toNanos(grantedMillis), keepaliveTime.toNanos())
                 + keepaliveTimeout.toNanos();
     }
 
@@ -55,8 +55,8 @@ record ProbeSettings(Duration timeout, int concurrency, Duration backoffInitial,
      */
     long sweepNanos() {
         long third = keepaliveTimeout.toNanos() / 3;
-        return Math.max(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100),
-                Math.min(java.util.concurrent.TimeUnit.SECONDS.toNanos(1), third));
+        return Math.max(TimeUnit.MILLISECONDS.toNanos(100),
+                Math.min(TimeUnit.SECONDS.toNanos(1), third));
     }
 
     /** The HTTP/2 keepalive time of kept probe channels: {@code keepalive-time}, but 10 s at least. */
@@ -65,31 +65,31 @@ record ProbeSettings(Duration timeout, int concurrency, Duration backoffInitial,
     }
 
     /**
-     * The settings under {@code probe} (scoped to {@code rollcall.probe.}), where the builder's
-     * values, when set, win over the configuration's.
+     * The settings under {@code probe} (scoped to {@code rollcall.probe.}), where the overrides
+     * given in code, when set, win over the configuration's.
      *
      * @throws ConfigurationException naming the key, the value and what was expected
      */
-    static ProbeSettings read(Settings probe, WorkerResolver.Builder b) {
-        Duration initial = or(b.backoffInitial, () -> probe.positiveDuration("backoff.initial", DEFAULT_BACKOFF_INITIAL));
-        Duration max = or(b.backoffMax, () -> probe.positiveDuration("backoff.max", DEFAULT_BACKOFF_MAX));
+    static ProbeSettings read(Settings probe, ResolverOverrides given) {
+        Duration initial = or(given.backoffInitial(), () -> probe.positiveDuration("backoff.initial", DEFAULT_BACKOFF_INITIAL));
+        Duration max = or(given.backoffMax(), () -> probe.positiveDuration("backoff.max", DEFAULT_BACKOFF_MAX));
         // The builder checks its own pair at once; only configured values can still disagree here.
         if (max.compareTo(initial) < 0) {
             throw ConfigurationException.invalid(probe.fullKey("backoff.max"), max.toString(),
                     "at least " + probe.fullKey("backoff.initial") + " (" + initial + ")");
         }
         return new ProbeSettings(
-                or(b.probeTimeout, () -> probe.positiveDuration("timeout", DEFAULT_TIMEOUT)),
-                or(b.probeConcurrency, () -> probe.integer("concurrency", DEFAULT_CONCURRENCY, 1, 100_000)),
+                or(given.probeTimeout(), () -> probe.positiveDuration("timeout", DEFAULT_TIMEOUT)),
+                or(given.probeConcurrency(), () -> probe.integer("concurrency", DEFAULT_CONCURRENCY, 1, 100_000)),
                 initial, max,
-                or(b.refreshInterval, () -> probe.positiveDuration("refresh-interval", DEFAULT_REFRESH_INTERVAL)),
-                or(b.keepChannels, () -> probe.bool("keep-channels", DEFAULT_KEEP_CHANNELS)),
-                or(b.maxResponseBytes, () -> probe.integer("max-response-bytes", DEFAULT_MAX_RESPONSE_BYTES,
+                or(given.refreshInterval(), () -> probe.positiveDuration("refresh-interval", DEFAULT_REFRESH_INTERVAL)),
+                or(given.keepChannels(), () -> probe.bool("keep-channels", DEFAULT_KEEP_CHANNELS)),
+                or(given.maxResponseBytes(), () -> probe.integer("max-response-bytes", DEFAULT_MAX_RESPONSE_BYTES,
                         MIN_RESPONSE_BYTES, 64 << 20)),
-                ProbeTls.read(probe, b.tlsCa, b.tlsCert, b.tlsKey, b.tlsAuthority),
-                or(b.keepaliveTime, () -> atLeast(probe, "keepalive-time", DEFAULT_KEEPALIVE_TIME,
+                ProbeTls.read(probe, given.tlsCa(), given.tlsCert(), given.tlsKey(), given.tlsAuthority()),
+                or(given.keepaliveTime(), () -> atLeast(probe, "keepalive-time", DEFAULT_KEEPALIVE_TIME,
                         MIN_KEEPALIVE_TIME, "1s")),
-                or(b.keepaliveTimeout, () -> atLeast(probe, "keepalive-timeout", DEFAULT_KEEPALIVE_TIMEOUT,
+                or(given.keepaliveTimeout(), () -> atLeast(probe, "keepalive-timeout", DEFAULT_KEEPALIVE_TIMEOUT,
                         MIN_KEEPALIVE_TIMEOUT, "100ms")));
     }
 

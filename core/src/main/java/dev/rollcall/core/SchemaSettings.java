@@ -21,16 +21,16 @@ record SchemaSettings(boolean fetch, int maxResponseBytes, KeyPaths keys) {
     }
 
     /**
-     * The settings of {@code config}, where the builder's values, when set, win.
+     * The settings of {@code config}, where the overrides given in code, when set, win.
      *
      * @throws ConfigurationException naming the key, the value and what was expected
      */
-    static SchemaSettings read(RollcallConfig config, WorkerResolver.Builder b) {
+    static SchemaSettings read(RollcallConfig config, ResolverOverrides given) {
         var schemas = config.settings().scope("rollcall.schemas.");
         return new SchemaSettings(
-                b.fetchSchemas != null ? b.fetchSchemas : schemas.bool("fetch", DEFAULT_FETCH),
+                given.fetchSchemas() != null ? given.fetchSchemas() : schemas.bool("fetch", DEFAULT_FETCH),
                 schemas.integer("max-response-bytes", DEFAULT_MAX_RESPONSE_BYTES, 1024, 256 << 20),
-                b.keyPaths != null ? b.keyPaths : keyPaths(config));
+                given.keyPaths() != null ? given.keyPaths() : keyPaths(config));
     }
 
     /** {@code rollcall.keys.<service>.<method>=<path>}, each checked for syntax, naming its key. */

@@ -1,5 +1,7 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.ServingState;
+import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.labels.LabelSelector;
 import dev.rollcall.api.policy.Selection;
@@ -25,6 +27,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,7 +62,7 @@ final class SnapshotBuilder {
     /** The workers as the last build showed them, for builds of what changed; null until a full build (direct mode). */
     private ShownFleet shown;
     /** Workers the policy threw on in the build running: read again by the next (null when none). */
-    private List<TrackedWorker> unverdicted;
+    private List<ShownWorker> unverdicted;
     /** The verdict changes found by the build running, for the log; null when none. */
     private List<WorkerStatus> verdictChanges;
     /** The selector's verdict per answer ("" when it matches), remembered like {@link #checked}. */
@@ -113,21 +116,21 @@ final class SnapshotBuilder {
      * discovery is healthy. {@code schemaReady} says whether an answered worker's version
      * schema is known (see {@link VersionSchemas#ready}).
      */
-    FleetSnapshot build(Collection<TrackedWorker> workers, Instant staleSince, String discoveryProblem,
-                        Predicate<TrackedWorker> schemaReady) {
+    FleetSnapshot build(Collection<? extends ShownWorker> workers, Instant staleSince, String discoveryProblem,
+                        Predicate<ShownWorker> schemaReady) {
         // The common case, a per-worker rule without labels rules: each worker's verdict is remembered
         // on it and read in the statuses loop, with no map by URL (at 10,000 workers the maps were a
         // third of a build).
         boolean direct = direct();
         List<WorkerInfo> answered = direct ? List.of() : new ArrayList<>(workers.size());
-        Set<TrackedWorker> awaitingSchema = null;
+        Set<ShownWorker> awaitingSchema = null;
         VersionRuns runs = new VersionRuns(schemas == null ? null : new HashSet<>(), schemaReady);
         // A per-worker rule needs no pass of its own before the statuses: versions and schemas are
         // looked at in the statuses loop (at 10,000 workers, each pass over them is a pass over
         // 10,000 objects scattered in the heap, for every snapshot built while converging). The
         // others see the answered workers as a whole first.
         if (!direct) {
-            for (TrackedWorker t : workers) {
+            for (ShownWorker t : workers) {
                 runs.saw(t.info());
                 if (t.inUse()) {
                     if (runs.schemaReady(t)) {
@@ -150,7 +153,7 @@ final class SnapshotBuilder {
         String preferred = preference == null ? "" : prefer(answered, chosen.verdicts());
         List<WorkerStatus> statuses = new ArrayList<>(workers.size());
         verdictChanges = null;
-        for (TrackedWorker t : workers) {
+        for (ShownWorker t : workers) {
             boolean awaitsSchema;
             if (direct) {
                 runs.saw(t.info());
@@ -175,10 +178,10 @@ final class SnapshotBuilder {
      * {@link #build(Collection, Instant, String, Predicate)} does. Returns {@code null} when a reader
      * would see no difference.
      */
-    FleetSnapshot build(Changes changes, java.util.function.Supplier<List<TrackedWorker>> all, Instant staleSince,
-                        String discoveryProblem, Predicate<TrackedWorker> schemaReady) {
+    FleetSnapshot build(Changes changes, Supplier<? extends List<? extends ShownWorker>> all, Instant staleSince,
+                        String discoveryProblem, Predicate<ShownWorker> schemaReady) {
         if (!direct() || changes.everything || shown == null) {
-            List<TrackedWorker> workers = all.get();
+            List<? extends ShownWorker> workers = all.get();
             changes.clear();
             FleetSnapshot next = build(workers, staleSince, discoveryProblem, schemaReady);
             if (direct()) {
@@ -200,7 +203,7 @@ final class SnapshotBuilder {
         verdictChanges = null;
         VersionRuns runs = new VersionRuns(new HashSet<>(), schemaReady);
         List<WorkerStatus> statuses = shown.statuses();
-        for (TrackedWorker t : changes.changed) {
+        for (ShownWorker t : changes.changed) {
             int i = shown.indexOf(t);
             if (i < 0) {
                 continue; // left
@@ -221,41 +224,19 @@ final class SnapshotBuilder {
         return publish(shown.statuses(), changed, NO_CHOICE, "", staleSince, discoveryProblem);
     }
 
-    /** What a change-by-change build has: the workers to read. Filled by the tracker, emptied by each build. */
-    static final class Changes {
-        /** Workers that noted a change ({@link TrackedWorker#noteChange}), joined ones too. */
-        final List<TrackedWorker> changed = new ArrayList<>();
-        /** Workers that joined since the last build and are still tracked. */
-        final List<TrackedWorker> joined = new ArrayList<>();
-        /** Workers that left since the last build. */
-        final List<TrackedWorker> left = new ArrayList<>();
-        /** Something that is not one worker's changed (a schema arrived): read every worker. */
-        boolean everything = true;
-
-        void clear() {
-            for (TrackedWorker t : changed) {
-                t.changed = false;
-            }
-            changed.clear();
-            joined.clear();
-            left.clear();
-            everything = false;
-        }
-    }
-
     /**
      * Whether the statuses kept are what a build reading every worker would show (for assertions):
      * a worker that changed without noting it shows a stale status, and this finds it.
      */
-    private boolean showsWhatAFullBuildWould(List<TrackedWorker> all) {
-        List<TrackedWorker> kept = shown.workers();
+    private boolean showsWhatAFullBuildWould(List<? extends ShownWorker> all) {
+        List<ShownWorker> kept = shown.workers();
         List<WorkerStatus> statuses = shown.statuses();
         if (!kept.equals(all)) {
             throw new AssertionError("kept workers " + kept + " are not the tracked ones " + all);
         }
         Set<String> versions = new HashSet<>();
         for (int i = 0; i < all.size(); i++) {
-            TrackedWorker t = all.get(i);
+            ShownWorker t = all.get(i);
             if (t.info() != null) {
                 versions.add(t.info().version());
             }
@@ -274,7 +255,7 @@ final class SnapshotBuilder {
     /** Workers the policy threw on are read again by the next build, as if they had changed. */
     private void askAgain() {
         if (unverdicted != null) {
-            unverdicted.forEach(TrackedWorker::noteChange);
+            unverdicted.forEach(w -> w.shownState().noteChange());
             unverdicted = null;
         }
     }
@@ -289,34 +270,35 @@ final class SnapshotBuilder {
      * changed, else a new one (remembered on it). {@code chosen} is the policy's choice as a whole,
      * {@code null} for a per-worker rule (its verdict remembered on {@code t}).
      */
-    private WorkerStatus statusOf(TrackedWorker t, boolean awaitsSchema, Chosen chosen) {
+    private WorkerStatus statusOf(ShownWorker t, boolean awaitsSchema, Chosen chosen) {
         WorkerInfo info = t.info();
-        State state = t.state().shown;
+        State state = t.shownBeforePolicy();
         String reason = t.reason();
-        boolean serving = t.serving() == dev.rollcall.api.ServingState.SERVING;
-        if (t.state() == TrackedWorker.State.ANSWERED && !serving) {
-            boolean draining = t.serving() == dev.rollcall.api.ServingState.DRAINING;
+        boolean serving = t.serving() == ServingState.SERVING;
+        if (t.answered() && !serving) {
+            boolean draining = t.serving() == ServingState.DRAINING;
             state = draining ? State.DRAINING : State.NOT_SERVING;
             reason = !draining ? "not serving yet: takes no work until it says it is ready"
-                    : dev.rollcall.api.WorkerEndpoint.STATE_DRAINING.equals(
-                            t.endpoint().labels().get(dev.rollcall.api.WorkerEndpoint.STATE_LABEL))
+                    : WorkerEndpoint.STATE_DRAINING.equals(
+                            t.endpoint().labels().get(WorkerEndpoint.STATE_LABEL))
                     ? "draining: discovery says it is on its way out (terminating), takes no new work"
                     : "draining: finishing its work in flight, takes no new work";
         } else if (awaitsSchema) {
             state = State.PENDING;
             reason = "fetching the schema of version '" + t.info().version() + "'";
-        } else if (t.state() == TrackedWorker.State.ANSWERED) {
+        } else if (t.answered()) {
             reason = chosen == null ? verdictOf(t)
-                    : chosen.verdicts().getOrDefault(t.url, "the policy made no decision about it");
+                    : chosen.verdicts().getOrDefault(t.url(), "the policy made no decision about it");
             state = reason.isEmpty() ? State.COMPATIBLE : State.REJECTED;
         }
-        WorkerStatus status = t.shown;
+        ShownState shown = t.shownState();
+        WorkerStatus status = shown.status;
         if (status == null || status.state() != state || !status.reason().equals(reason)
-                || status.endpoint() != t.endpoint() || t.shownInfo != info) {
+                || status.endpoint() != t.endpoint() || shown.statusInfo != info) {
             WorkerStatus was = status;
             status = new WorkerStatus(t.endpoint(), state, reason, Optional.ofNullable(info));
-            t.shown = status;
-            t.shownInfo = info;
+            shown.status = status;
+            shown.statusInfo = info;
             // Verdicts that changed, for the log: found here, where a changed status gets a new
             // object, rather than by walking the whole last snapshot beside the new one.
             if (log.isInfoEnabled() && (state == State.COMPATIBLE || state == State.REJECTED)
@@ -365,7 +347,7 @@ final class SnapshotBuilder {
 
     /**
      * Whether two status lists are equal; unchanged workers keep their status object
-     * ({@code TrackedWorker.shown}), so most elements compare by identity.
+     * ({@link ShownState#status}), so most elements compare by identity.
      */
     private static boolean same(List<WorkerStatus> a, List<WorkerStatus> b) {
         if (a.size() != b.size()) {
@@ -466,12 +448,12 @@ final class SnapshotBuilder {
      */
     private static final class VersionRuns {
         final Set<String> versions;
-        private final Predicate<TrackedWorker> ready;
+        private final Predicate<ShownWorker> ready;
         private String added;
         private String asked;
         private boolean answer = true;
 
-        VersionRuns(Set<String> versions, Predicate<TrackedWorker> ready) {
+        VersionRuns(Set<String> versions, Predicate<ShownWorker> ready) {
             this.versions = versions;
             this.ready = ready;
         }
@@ -485,7 +467,7 @@ final class SnapshotBuilder {
         }
 
         /** Whether the schema of {@code t}'s version (it answered) is known, or none is fetched. */
-        boolean schemaReady(TrackedWorker t) {
+        boolean schemaReady(ShownWorker t) {
             if (versions != null && t.info().version() != asked) {
                 asked = t.info().version();
                 answer = ready.test(t);
@@ -508,15 +490,16 @@ final class SnapshotBuilder {
      * A per-worker rule's verdict on {@code t}'s answer, as {@link #checkEach} gives it ("" when
      * accepted), remembered on the worker until it answers something else.
      */
-    private String verdictOf(TrackedWorker t) {
+    private String verdictOf(ShownWorker t) {
         WorkerInfo info = t.info();
-        String reason = t.checkedInfo == info ? t.verdict : null;
+        ShownState shown = t.shownState();
+        String reason = shown.checkedInfo == info ? shown.verdict : null;
         if (reason == null) {
             try {
                 Verdict v = Objects.requireNonNullElse(policy.check(info), NO_VERDICT);
                 reason = v.accepted() ? "" : v.reason();
-                t.checkedInfo = info;
-                t.verdict = reason;
+                shown.checkedInfo = info;
+                shown.verdict = reason;
             } catch (RuntimeException e) {
                 reason = "policy failed: " + e; // not remembered: tried again next time
                 if (unverdicted == null) {
@@ -585,7 +568,7 @@ final class SnapshotBuilder {
     /**
      * One INFO line per worker whose verdict changed: it became compatible or rejected, or was
      * rejected for another reason. A worker's status object is replaced whenever what it shows
-     * changes ({@code TrackedWorker.shown}), and the old one is what the last snapshot showed.
+     * changes ({@link ShownState#status}), and the old one is what the last snapshot showed.
      */
     private static void logVerdictChanges(List<WorkerStatus> changed) {
         for (WorkerStatus s : changed) {

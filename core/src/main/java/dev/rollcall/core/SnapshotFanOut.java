@@ -13,6 +13,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -134,32 +135,39 @@ final class SnapshotFanOut {
     }
 
     private final class ListenerBox extends Mailbox {
-        private final SnapshotListener listener;
+        private final Consumer<FleetSnapshot> listener;
+        /** The user's listener, for the logs. */
+        private final Object shownAs;
 
-        ListenerBox(ExecutorService executor, boolean ownThread, SnapshotListener listener, FleetSnapshot first) {
+        ListenerBox(ExecutorService executor, boolean ownThread, Consumer<FleetSnapshot> listener, Object shownAs,
+                    FleetSnapshot first) {
             super(executor, ownThread, first, -1);
             this.listener = listener;
+            this.shownAs = shownAs;
         }
 
         @Override
         void deliver(FleetSnapshot snapshot) {
-            listener.onSnapshot(snapshot);
+            listener.accept(snapshot);
         }
 
         @Override
         public String toString() {
-            return "snapshot listener " + listener;
+            return "snapshot listener " + shownAs;
         }
     }
 
     /** Events from the last snapshot it was given to each newer one: a slow one gets the sum of what changed. */
     private final class EventBox extends Mailbox {
-        private final FleetEventListener listener;
+        private final Consumer<FleetEvent> listener;
+        /** The user's listener, for the logs. */
+        private final Object shownAs;
         private FleetSnapshot baseline;
 
-        EventBox(ExecutorService executor, FleetEventListener listener, FleetSnapshot baseline) {
+        EventBox(ExecutorService executor, Consumer<FleetEvent> listener, Object shownAs, FleetSnapshot baseline) {
             super(executor, true, null, baseline.number());
             this.listener = listener;
+            this.shownAs = shownAs;
             this.baseline = baseline;
         }
 
@@ -169,16 +177,16 @@ final class SnapshotFanOut {
             baseline = snapshot;
             for (FleetEvent event : events) {
                 try {
-                    listener.onEvent(event);
+                    listener.accept(event);
                 } catch (RuntimeException e) {
-                    log.warn("event listener {} failed on {}", listener, event, e);
+                    log.warn("event listener {} failed on {}", shownAs, event, e);
                 }
             }
         }
 
         @Override
         public String toString() {
-            return "event listener " + listener;
+            return "event listener " + shownAs;
         }
     }
 
@@ -255,9 +263,9 @@ final class SnapshotFanOut {
      * Calls {@code listener} with the snapshot current now, then with newer ones, on a thread of its
      * own (see the class's comment).
      */
-    SnapshotListener.Registration addListener(SnapshotListener listener) {
+    Subscription addListener(Consumer<FleetSnapshot> listener, Object shownAs) {
         Objects.requireNonNull(listener, "listener");
-        return register(new ListenerBox(listenerThread.get(), true, listener, current));
+        return register(new ListenerBox(listenerThread.get(), true, listener, shownAs, current));
     }
 
     /**
@@ -265,18 +273,18 @@ final class SnapshotFanOut {
      * blocks (a {@code rollcall:} name resolver): on the followers' thread, never behind a user's
      * listener.
      */
-    SnapshotListener.Registration addFollower(java.util.function.Consumer<FleetSnapshot> follower) {
+    Subscription addFollower(Consumer<FleetSnapshot> follower) {
         Objects.requireNonNull(follower, "follower");
-        return register(new ListenerBox(followerThread, false, follower::accept, current));
+        return register(new ListenerBox(followerThread, false, follower, follower, current));
     }
 
     /** Calls {@code listener} with the events of each snapshot newer than the one current now, on a thread of its own. */
-    SnapshotListener.Registration addEventListener(FleetEventListener listener) {
+    Subscription addEventListener(Consumer<FleetEvent> listener, Object shownAs) {
         Objects.requireNonNull(listener, "listener");
-        return register(new EventBox(listenerThread.get(), listener, current));
+        return register(new EventBox(listenerThread.get(), listener, shownAs, current));
     }
 
-    private SnapshotListener.Registration register(Mailbox box) {
+    private Subscription register(Mailbox box) {
         if (closed) {
             box.remove();
             return () -> { };

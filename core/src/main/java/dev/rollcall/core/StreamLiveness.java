@@ -23,15 +23,15 @@ import java.util.Map;
  *
  * <p>Confined to the resolver's serial context, except {@link Heard#now}, which any thread calls.
  */
-final class StreamLiveness {
+final class StreamLiveness<W> {
 
     /** What the sweep asks of and tells the scheduler, on the serial context. */
-    interface Streams {
+    interface Streams<W> {
         /** Whether {@code stream} is still {@code w}'s open stream (entries are dropped lazily otherwise). */
-        boolean current(TrackedWorker w, ProbeClient.Watch stream);
+        boolean current(W w, ProbeClient.Watch stream);
 
         /** {@code w}'s {@code stream}, whose worker repeats its answer every {@code heartbeatMillis}, said nothing past its limit. */
-        void silent(TrackedWorker w, ProbeClient.Watch stream, long heartbeatMillis);
+        void silent(W w, ProbeClient.Watch stream, long heartbeatMillis);
     }
 
     /** When one stream last said anything (a ticker reading); written on network threads. */
@@ -56,12 +56,12 @@ final class StreamLiveness {
     private final SerialContext context;
     private final Ticker ticker;
     private final ProbeSettings settings;
-    private final Streams streams;
-    private final Map<TrackedWorker, Followed> followed = new HashMap<>();
+    private final Streams<W> streams;
+    private final Map<W, Followed> followed = new HashMap<>();
     private SerialContext.Timer sweep;
     private boolean closed;
 
-    StreamLiveness(SerialContext context, ProbeSettings settings, Streams streams) {
+    StreamLiveness(SerialContext context, ProbeSettings settings, Streams<W> streams) {
         this.context = context;
         this.ticker = context::nanoTime;
         this.settings = settings;
@@ -77,7 +77,7 @@ final class StreamLiveness {
      * Follows {@code w}'s {@code stream} from its first answer on, if its worker granted heartbeats;
      * replaces what was followed for {@code w} before.
      */
-    void follow(TrackedWorker w, ProbeClient.Watch stream, Heard heard) {
+    void follow(W w, ProbeClient.Watch stream, Heard heard) {
         if (closed || stream.heartbeatMillis() <= 0) {
             return;
         }
@@ -99,9 +99,9 @@ final class StreamLiveness {
             return;
         }
         long now = context.nanoTime();
-        List<Map.Entry<TrackedWorker, Followed>> silent = null;
-        for (Iterator<Map.Entry<TrackedWorker, Followed>> it = followed.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<TrackedWorker, Followed> e = it.next();
+        List<Map.Entry<W, Followed>> silent = null;
+        for (Iterator<Map.Entry<W, Followed>> it = followed.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<W, Followed> e = it.next();
             Followed f = e.getValue();
             if (!streams.current(e.getKey(), f.stream())) {
                 it.remove(); // cancelled, ended or replaced since: nothing to follow
@@ -117,7 +117,7 @@ final class StreamLiveness {
             }
         }
         if (silent != null) {
-            for (Map.Entry<TrackedWorker, Followed> e : silent) {
+            for (Map.Entry<W, Followed> e : silent) {
                 streams.silent(e.getKey(), e.getValue().stream(), e.getValue().stream().heartbeatMillis());
             }
         }

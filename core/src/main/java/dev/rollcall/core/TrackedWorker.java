@@ -5,6 +5,7 @@ import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.WorkerStatus;
+import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,9 +23,10 @@ import org.slf4j.LoggerFactory;
  * sets its retry backoff, starts over only once it stayed up for a while.
  *
  * <p>Confined to the resolver's serial context. The probe scheduling state ({@link #probe}) belongs
- * to {@link ProbeScheduler}.
+ * to the probe code ({@link ProbeSlot}), what the last snapshot showed of it to the snapshot code
+ * ({@link ShownState}); the tracker's marks are behind accessors.
  */
-final class TrackedWorker {
+final class TrackedWorker implements ProbeTarget, ShownWorker {
 
     private static final Logger log = LoggerFactory.getLogger(TrackedWorker.class);
     private static final long NOT_UP = Long.MIN_VALUE;
@@ -44,8 +46,8 @@ final class TrackedWorker {
         }
     }
 
-    final String url;
-    final ProbeScheduler.Slot probe = new ProbeScheduler.Slot();
+    private final String url;
+    private final ProbeSlot probe = new ProbeSlot();
     private WorkerEndpoint endpoint;
     /** Whether discovery labels it draining ({@link WorkerEndpoint#STATE_LABEL}); read on every build. */
     private boolean labelledDraining;
@@ -61,28 +63,14 @@ final class TrackedWorker {
     private long revision;
     /** How its connection was lost, until it answers again: said in the reasons of the failures that follow. */
     private String lostBecause;
-    /** As the last snapshot showed it; reused while nothing changed (see {@link SnapshotBuilder}). */
-    WorkerStatus shown;
-    /** The answer {@link #shown} was made with: compared without opening the status's {@code Optional}. */
-    WorkerInfo shownInfo;
-    /**
-     * The policy's verdict on {@link #checkedInfo} (an answer of this worker): {@code ""} when it
-     * accepted it, else its reason; the snapshot builder's memo.
-     */
-    String verdict;
-    WorkerInfo checkedInfo;
-    /**
-     * Where it notes that it changed: the tracker's list of workers to show anew in the next
-     * snapshot ({@code null}: nowhere). Every method that changes what a snapshot shows of it notes
-     * it, so that a build reads the workers that changed, not all of them.
-     */
-    java.util.List<TrackedWorker> changes;
-    /** Whether it is in {@link #changes} (until the next build reads it). */
-    boolean changed;
-    /** The version {@link ShownFleet} counts it under ({@code null}: none); the builder's. */
-    String countedVersion;
-    /** Where {@link ShownFleet} last found it (a hint: checked before use); the builder's. */
-    int shownAt;
+    /** What the last snapshot showed of it: the snapshot code's, behind its own accessors. */
+    private final ShownState shown = new ShownState(this);
+    /** Which candidate set from discovery last listed it (the tracker's count). */
+    private long seenInSet;
+    /** When a failed call last took it out of use ({@code Long.MIN_VALUE}: never); the tracker's rate limit. */
+    private long ejectedAt = Long.MIN_VALUE;
+    /** When a call that timed out last had it probed at once ({@code Long.MIN_VALUE}: never); the tracker's rate limit. */
+    private long suspectedAt = Long.MIN_VALUE;
 
     TrackedWorker(WorkerEndpoint endpoint) {
         this.url = endpoint.url();
@@ -90,23 +78,62 @@ final class TrackedWorker {
         this.labelledDraining = labelledDraining(endpoint);
     }
 
-    /** Notes in {@link #changes} that what a snapshot shows of it may have changed. */
-    void noteChange() {
-        if (!changed && changes != null) {
-            changed = true;
-            changes.add(this);
-        }
+    /** Notes that what a snapshot shows of it may have changed, so that the next build reads it. */
+    private void noteChange() {
+        shown.noteChange();
+    }
+
+    @Override
+    public String url() {
+        return url;
+    }
+
+    @Override
+    public ProbeSlot probeSlot() {
+        return probe;
+    }
+
+    @Override
+    public ShownState shownState() {
+        return shown;
+    }
+
+    /** Which candidate set from discovery last listed it. */
+    long seenInSet() {
+        return seenInSet;
+    }
+
+    /** Discovery's set number {@code set} lists it. */
+    void seenIn(long set) {
+        seenInSet = set;
+    }
+
+    /** When a failed call last took it out ({@code Long.MIN_VALUE}: never). */
+    long ejectedAt() {
+        return ejectedAt;
+    }
+
+    /** When a timed-out call last had it probed at once ({@code Long.MIN_VALUE}: never). */
+    long suspectedAt() {
+        return suspectedAt;
+    }
+
+    /** A timed-out call has it probed at {@code now}. */
+    void suspected(long now) {
+        suspectedAt = now;
     }
 
     private static boolean labelledDraining(WorkerEndpoint e) {
         return !e.labels().isEmpty() && WorkerEndpoint.STATE_DRAINING.equals(e.labels().get(WorkerEndpoint.STATE_LABEL));
     }
 
-    WorkerEndpoint endpoint() {
+    @Override
+    public WorkerEndpoint endpoint() {
         return endpoint;
     }
 
-    WorkerInfo info() {
+    @Override
+    public WorkerInfo info() {
         return info;
     }
 
@@ -114,12 +141,14 @@ final class TrackedWorker {
         return state;
     }
 
-    String reason() {
+    @Override
+    public String reason() {
         return reason;
     }
 
     /** Failed probes since it last stayed up: the retry number for the backoff. */
-    int failures() {
+    @Override
+    public int failures() {
         return failures;
     }
 
@@ -127,13 +156,25 @@ final class TrackedWorker {
      * Whether it takes new work (meaningful once it answered): as it said, unless discovery labels it
      * draining ({@link WorkerEndpoint#STATE_LABEL}).
      */
-    ServingState serving() {
+    @Override
+    public ServingState serving() {
         return labelledDraining ? ServingState.DRAINING : serving;
     }
 
     /** Whether readers may be using it: it answered, serves, and nothing has cast doubt on it since. */
-    boolean inUse() {
+    @Override
+    public boolean inUse() {
         return state == State.ANSWERED && serving() == ServingState.SERVING;
+    }
+
+    @Override
+    public boolean answered() {
+        return state == State.ANSWERED;
+    }
+
+    @Override
+    public WorkerStatus.State shownBeforePolicy() {
+        return state.shown;
     }
 
     /**
@@ -197,7 +238,7 @@ final class TrackedWorker {
         boolean wasInUse = inUse();
         boolean changed = info != null && !info.equals(answered) || wasInUse && says != ServingState.SERVING;
         if (says != serving && info != null) {
-            log.info("worker {} is {}", url, says.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '));
+            log.info("worker {} is {}", url, says.name().toLowerCase(Locale.ROOT).replace('_', ' '));
         }
         serving = says;
         if (info != null && !info.instanceId().equals(answered.instanceId())) {
@@ -238,17 +279,9 @@ final class TrackedWorker {
         return wasInUse;
     }
 
-    /** Which candidate set from discovery last listed it (the tracker's count). */
-    long seenInSet;
-
-    /** When a failed call last took it out of use ({@code Long.MIN_VALUE}: never); the tracker's rate limit. */
-    long ejectedAt = Long.MIN_VALUE;
-
-    /** When a call that timed out last had it probed at once ({@code Long.MIN_VALUE}: never); the tracker's rate limit. */
-    long suspectedAt = Long.MIN_VALUE;
-
     /** A user's call to it failed as if it were gone: out until it answers again. */
-    void ejected(String why) {
+    void ejected(String why, long now) {
+        ejectedAt = now;
         noteChange();
         log.info("worker {}: a call to it failed ({}); excluding it until it answers again", url, why);
         state = State.RECONNECTING;

@@ -23,7 +23,9 @@ import io.grpc.ManagedChannel;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -111,9 +113,11 @@ public final class WorkerResolver implements AutoCloseable {
     /** The user's calls: rollcall: targets, shared channels, failed calls. */
     private final CallPath calls;
 
-    private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ProbeSettings probe,
-                           SchemaSettings schema, LabelSettings labels, CandidateCache.CacheSettings cached,
-                           int maxCandidates) {
+    private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ResolverSettings settings) {
+        ProbeSettings probe = settings.probe();
+        SchemaSettings schema = settings.schema();
+        LabelSettings labels = settings.labels();
+        CacheSettings cached = settings.cache();
         this.name = b.name != null ? b.name : String.valueOf(RESOLVERS.incrementAndGet());
         this.discovery = discovery;
         this.policy = policy;
@@ -130,7 +134,7 @@ public final class WorkerResolver implements AutoCloseable {
                 Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-followers-" + name)), ticker);
         this.current = initial;
         this.live = new LiveViews(() -> current);
-        this.maxCandidates = maxCandidates;
+        this.maxCandidates = settings.maxCandidates();
         this.cache = cached == null ? null : new CandidateCache(cached, name);
         this.cacheMaxWait = cached == null ? null : cached.maxWait();
         RandomGenerator jitter = new SplittableRandom(); // used on the serial context only
@@ -311,7 +315,9 @@ public final class WorkerResolver implements AutoCloseable {
      * the returned handle to stop (and its thread).
      */
     public SnapshotListener.Registration addListener(SnapshotListener listener) {
-        return fanOut.addListener(listener);
+        Objects.requireNonNull(listener, "listener");
+        Subscription subscription = fanOut.addListener(listener::onSnapshot, listener);
+        return subscription::close;
     }
 
     /**
@@ -322,7 +328,9 @@ public final class WorkerResolver implements AutoCloseable {
      * not reported). Close the returned handle to stop.
      */
     public SnapshotListener.Registration addEventListener(FleetEventListener listener) {
-        return fanOut.addEventListener(listener);
+        Objects.requireNonNull(listener, "listener");
+        Subscription subscription = fanOut.addEventListener(listener::onEvent, listener);
+        return subscription::close;
     }
 
     /** How many probes this resolver has sent so far, successful or not. */
@@ -518,34 +526,16 @@ public final class WorkerResolver implements AutoCloseable {
      * certificate is unreachable, with the TLS failure as the reason (fail closed).
      */
     public static final class Builder {
-        // Package-private: ProbeSettings and SchemaSettings read the values set here.
-        RollcallConfig config;
-        WorkerDiscovery discovery;
-        VersionPolicy policy;
-        Duration probeTimeout;
-        Integer probeConcurrency;
-        Duration backoffInitial;
-        Duration backoffMax;
-        Duration refreshInterval;
-        Boolean keepChannels;
-        Duration keepaliveTime;
-        Duration keepaliveTimeout;
-        Integer maxResponseBytes;
-        Integer maxCandidates;
-        java.nio.file.Path tlsCa;
-        java.nio.file.Path tlsCert;
-        java.nio.file.Path tlsKey;
-        String tlsAuthority;
-        Boolean fetchSchemas;
-        dev.rollcall.api.registry.KeyPaths keyPaths;
-        Clock clock = Clock.systemUTC();
-        Ticker ticker;
-        Scheduler scheduler;
-        dev.rollcall.api.labels.LabelSelector selector;
-        dev.rollcall.api.labels.LabelSelector preferLabels;
-        int preferMinWorkers;
-        String name;
-        ClassLoader classLoader;
+        /** What is given in code of the settings; the settings readers see only its record. */
+        private final ResolverOverrides.Draft overrides = new ResolverOverrides.Draft();
+        private RollcallConfig config;
+        private WorkerDiscovery discovery;
+        private VersionPolicy policy;
+        private Clock clock = Clock.systemUTC();
+        private Ticker ticker;
+        private Scheduler scheduler;
+        private String name;
+        private ClassLoader classLoader;
 
         private Builder() {
         }
@@ -570,16 +560,13 @@ public final class WorkerResolver implements AutoCloseable {
 
         /** The deadline of each probe ({@code rollcall.probe.timeout}, default 2 s). */
         public Builder probeTimeout(Duration timeout) {
-            this.probeTimeout = positive(timeout, "probeTimeout");
+            overrides.probeTimeout(timeout);
             return this;
         }
 
         /** At most this many probes in flight ({@code rollcall.probe.concurrency}, default 64). */
         public Builder probeConcurrency(int concurrency) {
-            if (concurrency < 1) {
-                throw new IllegalArgumentException("probeConcurrency " + concurrency + " is below 1");
-            }
-            this.probeConcurrency = concurrency;
+            overrides.probeConcurrency(concurrency);
             return this;
         }
 
@@ -593,19 +580,13 @@ public final class WorkerResolver implements AutoCloseable {
          * @throws IllegalArgumentException when either is not positive or {@code max} is below {@code initial}
          */
         public Builder backoff(Duration initial, Duration max) {
-            positive(initial, "backoff initial");
-            positive(max, "backoff max");
-            if (max.compareTo(initial) < 0) {
-                throw new IllegalArgumentException("backoff max " + max + " is below backoff initial " + initial);
-            }
-            this.backoffInitial = initial;
-            this.backoffMax = max;
+            overrides.backoff(initial, max);
             return this;
         }
 
         /** Re-probe a worker that answered after this long even if nothing changed (default 10 min). */
         public Builder refreshInterval(Duration interval) {
-            this.refreshInterval = positive(interval, "refreshInterval");
+            overrides.refreshInterval(interval);
             return this;
         }
 
@@ -615,7 +596,7 @@ public final class WorkerResolver implements AutoCloseable {
          * worker); without them a restart is noticed at the next refresh.
          */
         public Builder keepProbeChannels(boolean keep) {
-            this.keepChannels = keep;
+            overrides.keepChannels(keep);
             return this;
         }
 
@@ -638,26 +619,13 @@ public final class WorkerResolver implements AutoCloseable {
          *                                  {@code timeout} below 100 ms
          */
         public Builder keepalive(Duration time, Duration timeout) {
-            Objects.requireNonNull(time, "keepalive time");
-            Objects.requireNonNull(timeout, "keepalive timeout");
-            if (time.compareTo(ProbeSettings.MIN_KEEPALIVE_TIME) < 0) {
-                throw new IllegalArgumentException("keepalive time " + time + " is below 1 s (workers grant"
-                        + " heartbeats of 1 s at least)");
-            }
-            if (timeout.compareTo(ProbeSettings.MIN_KEEPALIVE_TIMEOUT) < 0) {
-                throw new IllegalArgumentException("keepalive timeout " + timeout + " is below 100 ms");
-            }
-            this.keepaliveTime = time;
-            this.keepaliveTimeout = timeout;
+            overrides.keepalive(time, timeout);
             return this;
         }
 
         /** The largest {@code WorkerInfo} answer accepted (default 1 MiB): a hostile worker cannot exhaust memory. */
         public Builder maxResponseBytes(int bytes) {
-            if (bytes < 1024) {
-                throw new IllegalArgumentException("maxResponseBytes " + bytes + " is below 1024");
-            }
-            this.maxResponseBytes = bytes;
+            overrides.maxResponseBytes(bytes);
             return this;
         }
 
@@ -668,10 +636,7 @@ public final class WorkerResolver implements AutoCloseable {
          * make the resolver track and probe millions of endpoints.
          */
         public Builder maxCandidates(int max) {
-            if (max < 1) {
-                throw new IllegalArgumentException("maxCandidates " + max + " is below 1");
-            }
-            this.maxCandidates = max;
+            overrides.maxCandidates(max);
             return this;
         }
 
@@ -679,8 +644,8 @@ public final class WorkerResolver implements AutoCloseable {
          * The CA certificates (one PEM file) that {@code grpcs://} workers' certificates must chain
          * to, instead of the JDK's trust store ({@code rollcall.probe.tls.ca}).
          */
-        public Builder probeTrust(java.nio.file.Path caPemFile) {
-            this.tlsCa = Objects.requireNonNull(caPemFile, "caPemFile");
+        public Builder probeTrust(Path caPemFile) {
+            overrides.probeTrust(caPemFile);
             return this;
         }
 
@@ -689,10 +654,9 @@ public final class WorkerResolver implements AutoCloseable {
          * {@code grpcs://} workers requiring mutual TLS ({@code rollcall.probe.tls.cert} and
          * {@code rollcall.probe.tls.key}).
          */
-        public Builder probeClientCertificate(java.nio.file.Path certificateChainPemFile,
-                                              java.nio.file.Path privateKeyPemFile) {
-            this.tlsCert = Objects.requireNonNull(certificateChainPemFile, "certificateChainPemFile");
-            this.tlsKey = Objects.requireNonNull(privateKeyPemFile, "privateKeyPemFile");
+        public Builder probeClientCertificate(Path certificateChainPemFile,
+                                              Path privateKeyPemFile) {
+            overrides.probeClientCertificate(certificateChainPemFile, privateKeyPemFile);
             return this;
         }
 
@@ -701,7 +665,7 @@ public final class WorkerResolver implements AutoCloseable {
          * instead of each endpoint's host ({@code rollcall.probe.tls.authority}).
          */
         public Builder probeAuthority(String authority) {
-            this.tlsAuthority = Objects.requireNonNull(authority, "authority");
+            overrides.probeAuthority(authority);
             return this;
         }
 
@@ -711,7 +675,7 @@ public final class WorkerResolver implements AutoCloseable {
          * version's schema is known (or its fetch has failed once; it is retried in the background).
          */
         public Builder fetchSchemas(boolean fetch) {
-            this.fetchSchemas = fetch;
+            overrides.fetchSchemas(fetch);
             return this;
         }
 
@@ -725,7 +689,7 @@ public final class WorkerResolver implements AutoCloseable {
          * @throws IllegalArgumentException naming the position and what was expected there
          */
         public Builder selector(String selector) {
-            this.selector = dev.rollcall.api.labels.LabelSelector.parse(Objects.requireNonNull(selector, "selector"));
+            overrides.selector(selector);
             return this;
         }
 
@@ -739,17 +703,13 @@ public final class WorkerResolver implements AutoCloseable {
          *                                  {@code minWorkers} below 1
          */
         public Builder preferLabels(String selector, int minWorkers) {
-            if (minWorkers < 1) {
-                throw new IllegalArgumentException("preferLabels minWorkers " + minWorkers + " is below 1");
-            }
-            this.preferLabels = dev.rollcall.api.labels.LabelSelector.parse(Objects.requireNonNull(selector, "selector"));
-            this.preferMinWorkers = minWorkers;
+            overrides.preferLabels(selector, minWorkers);
             return this;
         }
 
         /** The routing key paths, instead of {@code rollcall.keys.*}. */
         public Builder keyPaths(dev.rollcall.api.registry.KeyPaths keys) {
-            this.keyPaths = Objects.requireNonNull(keys, "keys");
+            overrides.keyPaths(keys);
             return this;
         }
 
@@ -797,13 +757,9 @@ public final class WorkerResolver implements AutoCloseable {
          *                                module provides (with the ones found)
          */
         public WorkerResolver build() {
-            RollcallConfig cfg = config != null ? config : RollcallConfig.of(java.util.Map.of());
+            RollcallConfig cfg = config != null ? config : RollcallConfig.of(Map.of());
             Settings root = cfg.settings();
-            ProbeSettings probe = ProbeSettings.read(root.scope("rollcall.probe."), this);
-            SchemaSettings schema = SchemaSettings.read(cfg, this);
-            LabelSettings labels = LabelSettings.read(root, this);
-            int candidates = DiscoveryFeed.maxCandidates(root, maxCandidates);
-            CandidateCache.CacheSettings cached = CandidateCache.CacheSettings.read(root, candidates).orElse(null);
+            ResolverSettings settings = ResolverSettings.read(cfg, overrides.done());
             ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
 
             VersionPolicy chosenPolicy = policy != null ? policy : ProviderLookup.create(VersionPolicyProvider.class,
@@ -821,8 +777,7 @@ public final class WorkerResolver implements AutoCloseable {
                 }
                 throw e;
             }
-            WorkerResolver resolver = new WorkerResolver(this, chosenDiscovery, chosenPolicy, probe, schema,
-                    labels, cached, candidates);
+            WorkerResolver resolver = new WorkerResolver(this, chosenDiscovery, chosenPolicy, settings);
             try {
                 resolver.start();
             } catch (RuntimeException e) {
@@ -830,14 +785,6 @@ public final class WorkerResolver implements AutoCloseable {
                 throw e;
             }
             return resolver;
-        }
-
-        private static Duration positive(Duration d, String what) {
-            Objects.requireNonNull(d, what);
-            if (d.isZero() || d.isNegative()) {
-                throw new IllegalArgumentException(what + " " + d + " is not positive");
-            }
-            return d;
         }
     }
 }

@@ -29,7 +29,7 @@ class CandidateCacheStartTest extends TrackerHarness {
     }
 
     private void cache(Path file) {
-        cache = new CandidateCache(new CandidateCache.CacheSettings(file), "test");
+        cache = new CandidateCache(new CacheSettings(file), "test");
         tracker.useCache(cache, Duration.ofSeconds(3));
         time.runUntilIdle();
     }

@@ -30,7 +30,7 @@ class CandidateCacheTest {
 
     /** What a resolver with the default settings reads from {@code file}. */
     static Optional<CandidateCache.Loaded> load(Path file) {
-        try (CandidateCache cache = new CandidateCache(new CandidateCache.CacheSettings(file), "test")) {
+        try (CandidateCache cache = new CandidateCache(new CacheSettings(file), "test")) {
             return cache.load();
         }
     }
@@ -91,9 +91,9 @@ class CandidateCacheTest {
 
     @Test
     void aFolderThatDoesNotExistFailsStartUpNamingTheKey() {
-        assertThatThrownBy(() -> CandidateCache.CacheSettings.read(RollcallConfig.of(Map.of(
+        assertThatThrownBy(() -> CacheSettings.read(RollcallConfig.of(Map.of(
                 "rollcall.discovery.cache.file", dir.resolve("no/such/folder/candidates").toString())).settings(),
-                DiscoveryFeed.DEFAULT_MAX_CANDIDATES))
+                ResolverSettings.DEFAULT_MAX_CANDIDATES))
                 .isInstanceOf(dev.rollcall.api.ConfigurationException.class)
                 .hasMessageContaining("rollcall.discovery.cache.file");
     }

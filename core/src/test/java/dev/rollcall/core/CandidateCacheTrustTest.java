@@ -46,18 +46,18 @@ class CandidateCacheTrustTest {
         CandidateCache.write(file, Set.of(PLAIN, TLS), T);
     }
 
-    private static Optional<CandidateCache.Loaded> load(CandidateCache.CacheSettings settings, UserPrincipal us) {
+    private static Optional<CandidateCache.Loaded> load(CacheSettings settings, UserPrincipal us) {
         try (CandidateCache cache = new CandidateCache(settings, "trust", us)) {
             return cache.load();
         }
     }
 
     private Optional<CandidateCache.Loaded> load() {
-        return load(new CandidateCache.CacheSettings(file), null);
+        return load(new CacheSettings(file), null);
     }
 
     private String problem() throws IOException {
-        return new CacheFileCheck(CandidateCache.CacheSettings.DEFAULT_MAX_BYTES, null).problem(file);
+        return new CacheFileCheck(CacheSettings.DEFAULT_MAX_BYTES, null).problem(file);
     }
 
     private static UserPrincipal user(String name) throws IOException {
@@ -98,8 +98,8 @@ class CandidateCacheTrustTest {
 
     @Test
     void aFileLargerThanMaxBytesIsRefusedBeforeItIsRead() throws IOException {
-        CandidateCache.CacheSettings small = new CandidateCache.CacheSettings(file,
-                CandidateCache.CacheSettings.DEFAULT_MAX_WAIT, 1024, false, 100_000);
+        CacheSettings small = new CacheSettings(file,
+                CacheSettings.DEFAULT_MAX_WAIT, 1024, false, 100_000);
         Set<WorkerEndpoint> many = new java.util.HashSet<>();
         for (int port = 1; port <= 100; port++) {
             many.add(WorkerEndpoint.of("10.0.0.1", port));
@@ -113,8 +113,8 @@ class CandidateCacheTrustTest {
 
     @Test
     void aFileHoldingMoreThanMaxCandidatesIsRefused() {
-        CandidateCache.CacheSettings one = new CandidateCache.CacheSettings(file,
-                CandidateCache.CacheSettings.DEFAULT_MAX_WAIT, CandidateCache.CacheSettings.DEFAULT_MAX_BYTES, false, 1);
+        CacheSettings one = new CacheSettings(file,
+                CacheSettings.DEFAULT_MAX_WAIT, CacheSettings.DEFAULT_MAX_BYTES, false, 1);
         assertThat(load(one, null)).isEmpty();
         assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> CandidateCache.parse(readFile(), 1)))
                 .hasMessage("it holds 2 candidates, more than rollcall.discovery.max-candidates (1)");
@@ -130,10 +130,10 @@ class CandidateCacheTrustTest {
         UserPrincipal nobody = user("nobody");
         UserPrincipal owner = Files.getOwner(file);
 
-        assertThat(new CacheFileCheck(CandidateCache.CacheSettings.DEFAULT_MAX_BYTES, nobody).problem(file))
+        assertThat(new CacheFileCheck(CacheSettings.DEFAULT_MAX_BYTES, nobody).problem(file))
                 .isEqualTo("it is owned by " + owner.getName() + ", not by nobody (the user of this process):"
                         + " another user may have written it");
-        assertThat(load(new CandidateCache.CacheSettings(file), nobody)).isEmpty();
+        assertThat(load(new CacheSettings(file), nobody)).isEmpty();
     }
 
     /** The same with the real identity of this process: the file is given to {@code nobody}, which only root can do. */
@@ -197,8 +197,8 @@ class CandidateCacheTrustTest {
 
     @Test
     void requireTlsLeavesThePlaintextEndpointsOfTheFileOut() throws IOException {
-        CandidateCache.CacheSettings tlsOnly = new CandidateCache.CacheSettings(file,
-                CandidateCache.CacheSettings.DEFAULT_MAX_WAIT, CandidateCache.CacheSettings.DEFAULT_MAX_BYTES, true,
+        CacheSettings tlsOnly = new CacheSettings(file,
+                CacheSettings.DEFAULT_MAX_WAIT, CacheSettings.DEFAULT_MAX_BYTES, true,
                 100_000);
         assertThat(load(tlsOnly, null)).hasValueSatisfying(l -> assertThat(l.candidates()).containsExactly(TLS));
 
@@ -209,13 +209,13 @@ class CandidateCacheTrustTest {
 
     @Test
     void theKeysAreReadWithTheirDefaults() {
-        CandidateCache.CacheSettings defaults = CandidateCache.CacheSettings.read(RollcallConfig.of(java.util.Map.of(
+        CacheSettings defaults = CacheSettings.read(RollcallConfig.of(java.util.Map.of(
                 "rollcall.discovery.cache.file", file.toString())).settings(), 5).orElseThrow();
         assertThat(defaults.maxBytes()).isEqualTo(64 << 20);
         assertThat(defaults.requireTls()).isFalse();
         assertThat(defaults.maxCandidates()).isEqualTo(5);
 
-        CandidateCache.CacheSettings set = CandidateCache.CacheSettings.read(RollcallConfig.of(java.util.Map.of(
+        CacheSettings set = CacheSettings.read(RollcallConfig.of(java.util.Map.of(
                 "rollcall.discovery.cache.file", file.toString(), "rollcall.discovery.cache.max-bytes", "4096",
                 "rollcall.discovery.cache.require-tls", "true")).settings(), 5).orElseThrow();
         assertThat(set.maxBytes()).isEqualTo(4096);

@@ -80,12 +80,12 @@ class CandidateLimitTest extends TrackerHarness {
 
     @Test
     void theLimitIsConfiguredByItsKeyOrTheBuilder() {
-        assertThat(DiscoveryFeed.maxCandidates(RollcallConfig.of(Map.of()).settings(), null)).isEqualTo(100_000);
-        assertThat(DiscoveryFeed.maxCandidates(RollcallConfig.of(Map.of("rollcall.discovery.max-candidates",
+        assertThat(ResolverSettings.maxCandidates(RollcallConfig.of(Map.of()).settings(), null)).isEqualTo(100_000);
+        assertThat(ResolverSettings.maxCandidates(RollcallConfig.of(Map.of("rollcall.discovery.max-candidates",
                 "250000")).settings(), null)).isEqualTo(250_000);
-        assertThat(DiscoveryFeed.maxCandidates(RollcallConfig.of(Map.of("rollcall.discovery.max-candidates",
+        assertThat(ResolverSettings.maxCandidates(RollcallConfig.of(Map.of("rollcall.discovery.max-candidates",
                 "250000")).settings(), 7)).isEqualTo(7);
-        assertThatThrownBy(() -> DiscoveryFeed.maxCandidates(RollcallConfig.of(Map.of(
+        assertThatThrownBy(() -> ResolverSettings.maxCandidates(RollcallConfig.of(Map.of(
                 "rollcall.discovery.max-candidates", "0")).settings(), null))
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("rollcall.discovery.max-candidates='0'");

@@ -18,7 +18,7 @@ class ProbeSettingsTest {
 
     @Test
     void defaultsAreTheDocumentedOnes() {
-        ProbeSettings s = ProbeSettings.read(probe(Map.of()), WorkerResolver.builder());
+        ProbeSettings s = ProbeSettings.read(probe(Map.of()), ResolverOverrides.NONE);
         assertThat(s.timeout()).isEqualTo(Duration.ofSeconds(2));
         assertThat(s.concurrency()).isEqualTo(64);
         assertThat(s.backoffInitial()).isEqualTo(Duration.ofMillis(250));
@@ -31,7 +31,7 @@ class ProbeSettingsTest {
     @Test
     void builderValuesWinOverConfiguredOnes() {
         ProbeSettings s = ProbeSettings.read(probe(Map.of("rollcall.probe.timeout", "9s",
-                "rollcall.probe.concurrency", "3")), WorkerResolver.builder().probeTimeout(Duration.ofMillis(700)));
+                "rollcall.probe.concurrency", "3")), new ResolverOverrides.Draft().probeTimeout(Duration.ofMillis(700)).done());
         assertThat(s.timeout()).isEqualTo(Duration.ofMillis(700));
         assertThat(s.concurrency()).isEqualTo(3);
     }
@@ -46,7 +46,7 @@ class ProbeSettingsTest {
     @Test
     void configuredBackoffWithMaxBelowInitialNamesTheKeys() {
         assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.backoff.initial", "2s",
-                "rollcall.probe.backoff.max", "1s")), WorkerResolver.builder()))
+                "rollcall.probe.backoff.max", "1s")), ResolverOverrides.NONE))
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("rollcall.probe.backoff.max").hasMessageContaining("rollcall.probe.backoff.initial");
     }
@@ -54,14 +54,14 @@ class ProbeSettingsTest {
     @Test
     void backoffSetInCodeIsNotCheckedAgainstConfiguredKeysNobodySet() {
         ProbeSettings s = ProbeSettings.read(probe(Map.of()),
-                WorkerResolver.builder().backoff(Duration.ofMinutes(1), Duration.ofMinutes(2)));
+                new ResolverOverrides.Draft().backoff(Duration.ofMinutes(1), Duration.ofMinutes(2)).done());
         assertThat(s.backoffInitial()).isEqualTo(Duration.ofMinutes(1));
         assertThat(s.backoffMax()).isEqualTo(Duration.ofMinutes(2));
     }
 
     @Test
     void keepaliveDefaultsAreFiveSecondsAndThreeAndHttp2PingsEveryTenAtLeast() {
-        ProbeSettings s = ProbeSettings.read(probe(Map.of()), WorkerResolver.builder());
+        ProbeSettings s = ProbeSettings.read(probe(Map.of()), ResolverOverrides.NONE);
         assertThat(s.keepaliveTime()).isEqualTo(Duration.ofSeconds(5));
         assertThat(s.keepaliveTimeout()).isEqualTo(Duration.ofSeconds(3));
         assertThat(s.http2KeepaliveTime()).as("grpc-java's floor").isEqualTo(Duration.ofSeconds(10));
@@ -73,7 +73,7 @@ class ProbeSettingsTest {
         assertThat(s.sweepNanos()).isEqualTo(Duration.ofSeconds(1).toNanos());
 
         ProbeSettings slow = ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-time", "30s",
-                "rollcall.probe.keepalive-timeout", "150ms")), WorkerResolver.builder());
+                "rollcall.probe.keepalive-timeout", "150ms")), ResolverOverrides.NONE);
         assertThat(slow.http2KeepaliveTime()).isEqualTo(Duration.ofSeconds(30));
         assertThat(slow.keepaliveTimeout()).isEqualTo(Duration.ofMillis(150));
         assertThat(slow.sweepNanos()).as("a third of the timeout, 100 ms at least").isEqualTo(Duration.ofMillis(100).toNanos());
@@ -82,7 +82,7 @@ class ProbeSettingsTest {
     @Test
     void keepaliveSetInCodeWinsAndIsCheckedAtOnce() {
         ProbeSettings s = ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-time", "30s")),
-                WorkerResolver.builder().keepalive(Duration.ofSeconds(2), Duration.ofSeconds(1)));
+                new ResolverOverrides.Draft().keepalive(Duration.ofSeconds(2), Duration.ofSeconds(1)).done());
         assertThat(s.keepaliveTime()).isEqualTo(Duration.ofSeconds(2));
         assertThat(s.keepaliveTimeout()).isEqualTo(Duration.ofSeconds(1));
 
@@ -97,15 +97,15 @@ class ProbeSettingsTest {
     @Test
     void aConfiguredKeepaliveOutOfRangeNamesTheKeyAndTheValue() {
         assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-time", "500ms")),
-                WorkerResolver.builder()))
+                ResolverOverrides.NONE))
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessage("rollcall.probe.keepalive-time='500ms': expected a duration of 1s or more");
         assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-timeout", "0s")),
-                WorkerResolver.builder()))
+                ResolverOverrides.NONE))
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessage("rollcall.probe.keepalive-timeout='0s': expected a duration of 100ms or more");
         assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-time", "soon")),
-                WorkerResolver.builder()))
+                ResolverOverrides.NONE))
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("rollcall.probe.keepalive-time='soon'");
     }

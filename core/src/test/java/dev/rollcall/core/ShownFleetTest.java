@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
-import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.WorkerStatus;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,47 +17,47 @@ import org.junit.jupiter.api.Test;
 /** {@link ShownFleet}: workers joining and leaving keep URL order, and each stayer its status. */
 class ShownFleetTest {
 
-    private static WorkerStatus statusOf(TrackedWorker t) {
-        return new WorkerStatus(t.endpoint(), WorkerStatus.State.PENDING, "shown " + t.url, Optional.empty());
+    private static WorkerStatus statusOf(ShownWorker t) {
+        return new WorkerStatus(t.endpoint(), WorkerStatus.State.PENDING, "shown " + t.url(), Optional.empty());
     }
 
     @Test
     void joinersAndLeaversKeepUrlOrderAndEveryStayerKeepsItsStatus() {
         SplittableRandom r = new SplittableRandom(7);
-        TreeMap<String, TrackedWorker> expected = new TreeMap<>();
-        Map<TrackedWorker, WorkerStatus> shownAs = new java.util.HashMap<>();
+        TreeMap<String, TestWorker> expected = new TreeMap<>();
+        Map<ShownWorker, WorkerStatus> shownAs = new HashMap<>();
         for (int port = 7000; port < 7100; port++) {
-            TrackedWorker t = new TrackedWorker(WorkerEndpoint.of("127.0.0." + (1 + r.nextInt(3)), port));
-            expected.put(t.url, t);
+            TestWorker t = new TestWorker(WorkerEndpoint.of("127.0.0." + (1 + r.nextInt(3)), port));
+            expected.put(t.url(), t);
             shownAs.put(t, statusOf(t));
         }
         ShownFleet fleet = new ShownFleet();
-        List<TrackedWorker> all = new ArrayList<>(expected.values());
-        all.forEach(t -> t.shown = shownAs.get(t));
+        List<TestWorker> all = new ArrayList<>(expected.values());
+        all.forEach(t -> t.shownState().status = shownAs.get(t));
         fleet.reset(all);
         for (int round = 0; round < 200; round++) {
-            List<TrackedWorker> left = new ArrayList<>();
-            List<TrackedWorker> joined = new ArrayList<>();
-            for (TrackedWorker t : List.copyOf(expected.values())) {
+            List<ShownWorker> left = new ArrayList<>();
+            List<ShownWorker> joined = new ArrayList<>();
+            for (TestWorker t : List.copyOf(expected.values())) {
                 if (r.nextInt(15) == 0) {
                     left.add(t);
-                    expected.remove(t.url);
+                    expected.remove(t.url());
                 }
             }
             for (int n = r.nextInt(6); n > 0; n--) {
                 // sometimes the address of one that just left: another worker at the same URL
-                TrackedWorker t = !left.isEmpty() && r.nextBoolean()
-                        ? new TrackedWorker(left.get(r.nextInt(left.size())).endpoint())
-                        : new TrackedWorker(WorkerEndpoint.of("127.0.0." + (1 + r.nextInt(3)), 6990 + r.nextInt(130)));
-                if (!expected.containsKey(t.url)) {
-                    expected.put(t.url, t);
+                TestWorker t = !left.isEmpty() && r.nextBoolean()
+                        ? new TestWorker(left.get(r.nextInt(left.size())).endpoint())
+                        : new TestWorker(WorkerEndpoint.of("127.0.0." + (1 + r.nextInt(3)), 6990 + r.nextInt(130)));
+                if (!expected.containsKey(t.url())) {
+                    expected.put(t.url(), t);
                     joined.add(t);
                 }
             }
             fleet.apply(joined, left);
             assertThat(fleet.workers()).as("round %d", round).containsExactlyElementsOf(expected.values());
             for (int i = 0; i < fleet.workers().size(); i++) {
-                TrackedWorker t = fleet.workers().get(i);
+                ShownWorker t = fleet.workers().get(i);
                 assertThat(fleet.indexOf(t)).isEqualTo(i);
                 if (joined.contains(t)) {
                     assertThat(fleet.statuses().get(i)).as("a joiner is shown once a build sets it").isNull();
@@ -73,21 +73,21 @@ class ShownFleetTest {
 
     @Test
     void countsTheVersionsTheShownWorkersAnsweredWith() {
-        TrackedWorker a = new TrackedWorker(WorkerEndpoint.of("127.0.0.1", 7001));
-        TrackedWorker b = new TrackedWorker(WorkerEndpoint.of("127.0.0.1", 7002));
+        TestWorker a = new TestWorker(WorkerEndpoint.of("127.0.0.1", 7001));
+        TestWorker b = new TestWorker(WorkerEndpoint.of("127.0.0.1", 7002));
         ShownFleet fleet = new ShownFleet();
-        a.shown = statusOf(a);
-        b.shown = statusOf(b);
+        a.shownState().status = statusOf(a);
+        b.shownState().status = statusOf(b);
         fleet.reset(List.of(a, b));
         assertThat(fleet.versions()).isEmpty();
 
-        a.answered(new WorkerInfo(a.endpoint(), "1.0.0", "ia", Map.of(), List.of()), ServingState.SERVING, 1);
-        b.answered(new WorkerInfo(b.endpoint(), "1.0.0", "ib", Map.of(), List.of()), ServingState.SERVING, 1);
+        a.answer("1.0.0", "ia", ServingState.SERVING);
+        b.answer("1.0.0", "ib", ServingState.SERVING);
         fleet.show(0, a, statusOf(a));
         fleet.show(1, b, statusOf(b));
         assertThat(fleet.versions()).containsExactly("1.0.0");
 
-        a.answered(new WorkerInfo(a.endpoint(), "2.0.0", "ia2", Map.of(), List.of()), ServingState.SERVING, 2);
+        a.answer("2.0.0", "ia2", ServingState.SERVING);
         fleet.show(0, a, statusOf(a));
         assertThat(fleet.versions()).containsExactlyInAnyOrder("1.0.0", "2.0.0");
 

@@ -39,37 +39,35 @@ class SnapshotBuilderTest {
             new LabelSettings(LabelSelector.everything(), LabelSelector.everything(), 1, Duration.ZERO),
             time::read, FleetSnapshot.builder(0).publishedAt(Instant.EPOCH).build());
 
-    private static TrackedWorker answered(int port, String version, ServingState serving) {
-        TrackedWorker t = new TrackedWorker(WorkerEndpoint.of("127.0.0.1", port));
-        t.answered(new WorkerInfo(t.endpoint(), version, "i" + port, Map.of(), List.of()), serving, 1);
-        return t;
+    private static TestWorker answered(int port, String version, ServingState serving) {
+        return new TestWorker(WorkerEndpoint.of("127.0.0.1", port)).answer(version, "i" + port, serving);
     }
 
-    private FleetSnapshot build(List<TrackedWorker> workers) {
+    private FleetSnapshot build(List<TestWorker> workers) {
         return builder.build(workers, null, null, t -> {
             asked.add(t.info().version());
             return schemaKnown.contains(t.info().version());
         });
     }
 
-    private static State state(FleetSnapshot s, TrackedWorker t) {
-        return s.status(t.url).map(WorkerStatus::state).orElseThrow();
+    private static State state(FleetSnapshot s, TestWorker t) {
+        return s.status(t.url()).map(WorkerStatus::state).orElseThrow();
     }
 
     @Test
     void workersWaitForTheirVersionsSchemaAndTheVersionIsAskedOncePerRun() {
-        TrackedWorker a = answered(7001, "1.0.0", ServingState.SERVING);
-        TrackedWorker b = answered(7002, "1.0.0", ServingState.SERVING);
-        TrackedWorker c = answered(7003, "1.1.0", ServingState.SERVING);
-        TrackedWorker draining = answered(7004, "1.1.0", ServingState.DRAINING);
-        TrackedWorker rejected = answered(7005, "2.0.0", ServingState.SERVING);
-        TrackedWorker pending = new TrackedWorker(WorkerEndpoint.of("127.0.0.1", 7006));
-        List<TrackedWorker> all = List.of(a, b, c, draining, rejected, pending);
+        TestWorker a = answered(7001, "1.0.0", ServingState.SERVING);
+        TestWorker b = answered(7002, "1.0.0", ServingState.SERVING);
+        TestWorker c = answered(7003, "1.1.0", ServingState.SERVING);
+        TestWorker draining = answered(7004, "1.1.0", ServingState.DRAINING);
+        TestWorker rejected = answered(7005, "2.0.0", ServingState.SERVING);
+        TestWorker pending = new TestWorker(WorkerEndpoint.of("127.0.0.1", 7006));
+        List<TestWorker> all = List.of(a, b, c, draining, rejected, pending);
         schemaKnown.add("1.1.0");
 
         FleetSnapshot first = build(all);
         assertThat(state(first, a)).isEqualTo(State.PENDING);
-        assertThat(first.status(a.url).orElseThrow().reason()).isEqualTo("fetching the schema of version '1.0.0'");
+        assertThat(first.status(a.url()).orElseThrow().reason()).isEqualTo("fetching the schema of version '1.0.0'");
         assertThat(state(first, b)).isEqualTo(State.PENDING);
         assertThat(state(first, c)).isEqualTo(State.COMPATIBLE);
         assertThat(state(first, draining)).as("not asked about: it takes no work").isEqualTo(State.DRAINING);
@@ -85,8 +83,8 @@ class SnapshotBuilderTest {
         assertThat(second.workers()).extracting(WorkerInfo::endpoint)
                 .containsExactly(a.endpoint(), b.endpoint(), c.endpoint());
         assertThat(state(second, rejected)).isEqualTo(State.REJECTED);
-        assertThat(second.status(c.url)).as("an unchanged worker keeps its status object")
-                .containsSame(first.status(c.url).orElseThrow());
+        assertThat(second.status(c.url())).as("an unchanged worker keeps its status object")
+                .containsSame(first.status(c.url()).orElseThrow());
         assertThat(build(all)).as("nothing changed: no snapshot").isNull();
     }
 }

@@ -44,8 +44,8 @@ class SnapshotFanOutTest {
                     blocked.countDown();
                     await(release, 30); // a replan that takes 30 s; released at the end of the test
                 }
-            });
-            fanOut.addListener(s -> other.add(s.number()));
+            }, "test");
+            fanOut.addListener(s -> other.add(s.number()), "test");
             fanOut.addFollower(s -> follower.add(s.number())); // a rollcall: name resolver
             fanOut.publish(snapshot(1));
             assertThat(blocked.await(10, TimeUnit.SECONDS)).isTrue();
@@ -81,8 +81,8 @@ class SnapshotFanOutTest {
         CountDownLatch release = new CountDownLatch(1);
         List<Long> follower = new java.util.concurrent.CopyOnWriteArrayList<>();
         try {
-            fanOut.addListener(s -> await(release, 30)); // blocks from its very first snapshot on
-            fanOut.addEventListener(e -> await(release, 30));
+            fanOut.addListener(s -> await(release, 30), "test"); // blocks from its very first snapshot on
+            fanOut.addEventListener(e -> await(release, 30), "test");
             fanOut.addFollower(s -> follower.add(s.number()));
             fanOut.publish(snapshot(1));
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> follower.contains(1L));
@@ -99,10 +99,10 @@ class SnapshotFanOutTest {
         List<Long> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<Thread> thread = new java.util.concurrent.CopyOnWriteArrayList<>();
         try {
-            SnapshotListener.Registration registration = fanOut.addListener(s -> {
+            Subscription registration = fanOut.addListener(s -> {
                 seen.add(s.number());
                 thread.add(Thread.currentThread());
-            });
+            }, "test");
             fanOut.publish(snapshot(1));
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> seen.contains(1L));
             registration.close();
@@ -177,7 +177,7 @@ class SnapshotFanOutTest {
         SnapshotFanOut fanOut = new SnapshotFanOut("test", snapshot(0), () -> listenerThread, listenerThread,
                 Ticker.systemTicker());
         java.util.List<Long> seen = new java.util.ArrayList<>();
-        fanOut.addListener(s -> seen.add(s.number()));
+        fanOut.addListener(s -> seen.add(s.number()), "test");
         fanOut.publish(snapshot(1)); // before the listener thread got to the registration
 
         while (!queued.isEmpty()) {
