@@ -2,6 +2,7 @@ package dev.rollcall.core;
 
 import dev.rollcall.api.registry.FleetCounts;
 import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.core.internal.snapshot.SnapshotSummary;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 

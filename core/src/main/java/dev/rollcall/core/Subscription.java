@@ -1,9 +1,0 @@
-package dev.rollcall.core;
-
-/** Stops the deliveries to one listener of a {@link SnapshotFanOut}. */
-@FunctionalInterface
-interface Subscription {
-
-    /** Stops later deliveries (and the listener's thread); one already under way may still complete. Idempotent. */
-    void close();
-}
