@@ -41,8 +41,8 @@ import org.slf4j.LoggerFactory;
  * <p>With a per-worker rule and no label rules (the default) a build reads only the workers that
  * joined, left or changed since the last one ({@link Changes}, kept in {@link ShownFleet}), and
  * the snapshot is made from the last: a churn of 100 of 10,000 workers reads 100, not 10,000. A
- * change that is not one worker's (a schema arrived) and every other policy read them all. With
- * assertions on (tests) every such build is checked against what reading them all would show.
+ * change that is not one worker's (a schema arrived) and every other policy read them all. In tests
+ * every such build is checked against what reading them all would show ({@link #CHECK_BUILDS}).
  *
  * <p>Confined to the resolver's serial context.
  */
@@ -50,6 +50,17 @@ public final class SnapshotBuilder {
 
     private static final Logger log = LoggerFactory.getLogger(SnapshotBuilder.class);
     private static final Verdict NO_VERDICT = Verdict.reject("policy returned no verdict");
+
+    /** The system property that turns {@link #CHECK_BUILDS} on; the build's surefire configuration sets it. */
+    static final String CHECK_BUILDS_PROPERTY = "rollcall.internal.check-builds";
+    /**
+     * Whether every build of what changed is checked against what a build reading every worker
+     * would show: in every test run (the build sets {@link #CHECK_BUILDS_PROPERTY}, and {@code -ea}
+     * turns it on too), off in production, where it would make each build read the whole fleet. A
+     * constant, so that the JIT drops the check when it is off.
+     */
+    static final boolean CHECK_BUILDS = Boolean.getBoolean(CHECK_BUILDS_PROPERTY)
+            || SnapshotBuilder.class.desiredAssertionStatus();
 
     private final VersionPolicy policy;
     private final Clock clock;
@@ -221,16 +232,19 @@ public final class SnapshotBuilder {
         if (schemas != null) {
             schemas.retain(shown.versions());
         }
-        assert showsWhatAFullBuildWould(all.get());
+        if (CHECK_BUILDS) {
+            checkAgainstFullBuild(all.get());
+        }
         askAgain();
         return publish(shown.statuses(), changed, NO_CHOICE, "", staleSince, discoveryProblem);
     }
 
     /**
-     * Whether the statuses kept are what a build reading every worker would show (for assertions):
-     * a worker that changed without noting it shows a stale status, and this finds it.
+     * Throws {@link AssertionError} unless the statuses kept are what a build reading every worker
+     * would show: a worker that changed without noting it shows a stale status, and this finds it.
+     * Reads every worker, so only with {@link #CHECK_BUILDS}.
      */
-    private boolean showsWhatAFullBuildWould(List<? extends ShownWorker> all) {
+    private void checkAgainstFullBuild(List<? extends ShownWorker> all) {
         List<ShownWorker> kept = shown.workers();
         List<WorkerStatus> statuses = shown.statuses();
         if (!kept.equals(all)) {
@@ -251,7 +265,6 @@ public final class SnapshotBuilder {
         if (!versions.equals(shown.versions())) {
             throw new AssertionError("versions counted " + shown.versions() + ", not the workers' " + versions);
         }
-        return true;
     }
 
     /** Workers the policy threw on are read again by the next build, as if they had changed. */

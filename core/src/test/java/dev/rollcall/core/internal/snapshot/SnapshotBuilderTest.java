@@ -1,6 +1,7 @@
 package dev.rollcall.core.internal.snapshot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rollcall.api.Backoff;
 import dev.rollcall.api.ServingState;
@@ -91,5 +92,31 @@ class SnapshotBuilderTest {
         assertThat(second.status(c.url())).as("an unchanged worker keeps its status object")
                 .containsSame(first.status(c.url()).orElseThrow());
         assertThat(build(all)).as("nothing changed: no snapshot").isNull();
+    }
+
+    @Test
+    void everyTestRunChecksEachBuildOfWhatChangedAgainstAFullOneAndFindsAWorkerThatChangedWithoutNotingIt() {
+        assertThat(System.getProperty(SnapshotBuilder.CHECK_BUILDS_PROPERTY))
+                .as("set by the build for every test run, assertions on or off").isEqualTo("true");
+        assertThat(SnapshotBuilder.CHECK_BUILDS).isTrue();
+        SnapshotBuilder direct = new SnapshotBuilder(w -> Verdict.accept(), Clock.fixed(Instant.EPOCH, ZoneOffset.UTC),
+                null, KeyPaths.none(),
+                new LabelSettings(LabelSelector.everything(), LabelSelector.everything(), 1, Duration.ZERO),
+                time::read, FleetSnapshot.builder(0).publishedAt(Instant.EPOCH).build());
+        Changes changes = new Changes();
+        TestWorker a = new TestWorker(WorkerEndpoint.of("127.0.0.1", 7101));
+        TestWorker b = new TestWorker(WorkerEndpoint.of("127.0.0.1", 7102));
+        List<ShownWorker> all = List.of(a, b);
+        changes.joined(a);
+        changes.joined(b);
+        assertThat(direct.build(changes, () -> all, null, null, t -> true)).as("the first build reads every worker")
+                .isNotNull();
+        a.answer("1.0.0", "ia", ServingState.SERVING);
+        FleetSnapshot noted = direct.build(changes, () -> all, null, null, t -> true);
+        assertThat(noted.workers()).extracting(WorkerInfo::endpoint).containsExactly(a.endpoint());
+
+        b.answerWithoutNoting("1.0.0", "ib", ServingState.SERVING);
+        assertThatThrownBy(() -> direct.build(changes, () -> all, null, null, t -> true))
+                .isInstanceOf(AssertionError.class).hasMessageContaining(b.url());
     }
 }

@@ -27,6 +27,13 @@ final class TestWorker implements ShownWorker {
         return this;
     }
 
+    /** As {@link #answer}, without noting the change: the bug the builds' check is there to find. */
+    TestWorker answerWithoutNoting(String version, String instance, ServingState serving) {
+        this.info = new WorkerInfo(endpoint, version, instance, Map.of(), List.of());
+        this.serving = serving;
+        return this;
+    }
+
     @Override
     public String url() {
         return endpoint.url();
