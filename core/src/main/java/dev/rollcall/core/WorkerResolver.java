@@ -5,55 +5,40 @@ import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Scheduler;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.Ticker;
+import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.discovery.WorkerDiscovery;
 import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
-import dev.rollcall.api.internal.NamedThreads;
 import dev.rollcall.api.internal.ProviderLookup;
 import dev.rollcall.api.internal.UnknownKeys;
 import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.policy.VersionPolicyProvider;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.InvocationTargets;
+import dev.rollcall.api.registry.KeyExtractors;
+import dev.rollcall.api.registry.KeyPaths;
+import dev.rollcall.api.registry.KeyRouting;
+import dev.rollcall.api.registry.ProtoSymbols;
 import dev.rollcall.api.registry.WorkerEndpoints;
 import dev.rollcall.api.registry.WorkerServices;
 import dev.rollcall.api.registry.WorkerVersions;
-import dev.rollcall.core.internal.ProbeClient;
-import dev.rollcall.core.internal.calls.CallPath;
-import dev.rollcall.core.internal.fleet.CandidateCache;
-import dev.rollcall.core.internal.fleet.DiscoveryFeed;
-import dev.rollcall.core.internal.fleet.FleetTracker;
+import dev.rollcall.core.internal.lifecycle.ResolverLifecycle;
 import dev.rollcall.core.internal.probe.ProbeScheduler;
-import dev.rollcall.core.internal.probe.ProbeTransport;
-import dev.rollcall.core.internal.schema.VersionSchemas;
-import dev.rollcall.core.internal.serial.SerialContext;
-import dev.rollcall.core.internal.settings.CacheSettings;
-import dev.rollcall.core.internal.settings.LabelSettings;
-import dev.rollcall.core.internal.settings.ProbeSettings;
 import dev.rollcall.core.internal.settings.ResolverOverrides;
 import dev.rollcall.core.internal.settings.ResolverSettings;
-import dev.rollcall.core.internal.settings.SchemaSettings;
-import dev.rollcall.core.internal.snapshot.LiveViews;
-import dev.rollcall.core.internal.snapshot.SnapshotBuilder;
-import dev.rollcall.core.internal.snapshot.SnapshotFanOut;
 import dev.rollcall.core.internal.snapshot.Subscription;
+import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
-import java.lang.management.ManagementFactory;
+import io.grpc.Status;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.SplittableRandom;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
-import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -108,69 +93,21 @@ public final class WorkerResolver implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WorkerResolver.class);
     private static final AtomicInteger RESOLVERS = new AtomicInteger();
 
-    // Close in this order: discovery (no more news), the tracker on its context (no more probes or
-    // timers), the context's thread, the channels, their event loop, last the listeners.
     private final String name;
     private final WorkerDiscovery discovery;
     private final VersionPolicy policy;
-    private final ProbeClient probes;
-    private final ScheduledThreadPoolExecutor serialThread;
-    private final SerialContext context;
-    private final SnapshotFanOut fanOut;
-    private final FleetTracker tracker;
-    private final LiveViews live;
-    private volatile boolean closed;
+    /** The rooms behind the facade, built, started and closed in order. */
+    private final ResolverLifecycle rooms;
     /** The current snapshot, for the read path: one volatile read of this object's own field. */
     private volatile FleetSnapshot current;
-    /** Set on the serial context once candidates are known, before the snapshot of them is published. */
-    private volatile boolean candidatesKnown;
-    private final CandidateCache cache;         // null when none is configured
-    private final java.time.Duration cacheMaxWait;
-    /** {@code rollcall.discovery.max-candidates}: larger sets from discovery are refused. */
-    private final int maxCandidates;
-    /** The user's calls: rollcall: targets, shared channels, failed calls. */
-    private final CallPath calls;
 
     private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ResolverSettings settings) {
-        ProbeSettings probe = settings.probe();
-        SchemaSettings schema = settings.schema();
-        LabelSettings labels = settings.labels();
-        CacheSettings cached = settings.cache();
         this.name = b.name != null ? b.name : String.valueOf(RESOLVERS.incrementAndGet());
         this.discovery = discovery;
         this.policy = policy;
-        this.probes = new ProbeClient("rollcall-probe-" + name, probe.maxResponseBytes(), probe.tls());
-        this.serialThread = new ScheduledThreadPoolExecutor(1, NamedThreads.daemon("rollcall-resolver-" + name));
-        this.serialThread.setRemoveOnCancelPolicy(true);
-        Ticker ticker = b.ticker != null ? b.ticker : Ticker.systemTicker();
-        Scheduler scheduler = b.scheduler != null ? b.scheduler : Scheduler.forScheduledExecutorService(serialThread);
-        this.context = new SerialContext(serialThread, scheduler, ticker);
-        FleetSnapshot initial = FleetSnapshot.builder(0).publishedAt(b.clock.instant()).policy(policy.description())
-                .build();
-        java.util.concurrent.ThreadFactory listenerThreads = NamedThreads.daemon("rollcall-listeners-" + name);
-        this.fanOut = new SnapshotFanOut(name, initial, () -> Executors.newSingleThreadExecutor(listenerThreads),
-                Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-followers-" + name)), ticker);
-        this.current = initial;
-        this.live = new LiveViews(() -> current);
-        this.maxCandidates = settings.maxCandidates();
-        this.cache = cached == null ? null : new CandidateCache(cached, name);
-        this.cacheMaxWait = cached == null ? null : cached.maxWait();
-        RandomGenerator jitter = new SplittableRandom(); // used on the serial context only
-        VersionSchemas schemas = !schema.used() ? null : new VersionSchemas(schema, context, jitter, probes,
-                probe.timeout(), dev.rollcall.api.Backoff.of(probe.backoffInitial(), probe.backoffMax()),
-                this::schemasChanged);
-        // On every channel of a link: kept ones, and those handed out by channel(endpoint). A channel
-        // that lives for one probe closes long before its first ping.
-        ProbeClient.Http2Keepalive keepalive = new ProbeClient.Http2Keepalive(probe.http2KeepaliveTime(),
-                probe.keepaliveTimeout());
-        FleetTracker.Parts parts = new FleetTracker.Parts(context, ProbeTransport.grpc(probes, keepalive), b.clock, jitter,
-                ManagementFactory.getThreadMXBean()::getCurrentThreadCpuTime);
-        this.tracker = new FleetTracker(parts, probe, schemas,
-                new SnapshotBuilder(policy, b.clock, schemas, schema.keys(), labels, context::nanoTime, initial),
-                this::publish);
-        // rollcall: name resolvers follow on a path of their own: never behind a user's listener.
-        this.calls = new CallPath(name, RESOLVERS.incrementAndGet(), context, tracker, () -> current, () -> closed,
-                fanOut::addFollower, probe);
+        this.rooms = new ResolverLifecycle(new ResolverLifecycle.Given(name, RESOLVERS.incrementAndGet(), discovery,
+                policy, settings, b.clock, b.ticker, b.scheduler), () -> current, snapshot -> current = snapshot);
+        this.current = rooms.fanOut().current();
     }
 
     /** Builds a resolver from {@link RollcallConfig#load()}: the properties files, system properties and environment. */
@@ -206,22 +143,22 @@ public final class WorkerResolver implements AutoCloseable {
      * agree with each other, {@link #pin()} one snapshot instead.
      */
     public WorkerEndpoints endpoints() {
-        return live;
+        return rooms.live();
     }
 
     /** The versions view, live (see {@link #endpoints()}). */
     public WorkerVersions versions() {
-        return live;
+        return rooms.live();
     }
 
     /** The services view, live (see {@link #endpoints()}). */
     public WorkerServices services() {
-        return live;
+        return rooms.live();
     }
 
     /** The invocation-targets view, live (see {@link #endpoints()}). */
     public InvocationTargets targets() {
-        return live;
+        return rooms.live();
     }
 
     /**
@@ -229,21 +166,21 @@ public final class WorkerResolver implements AutoCloseable {
      * For JSON mapping wrap it, or better a pinned snapshot, in {@code rollcall-schema-json}'s
      * {@code ProtoJsonMappers}.
      */
-    public dev.rollcall.api.registry.ProtoSymbols symbols() {
-        return live;
+    public ProtoSymbols symbols() {
+        return rooms.live();
     }
 
     /** The key-extractors view, live (see {@link #endpoints()}). */
-    public dev.rollcall.api.registry.KeyExtractors keyExtractors() {
-        return live;
+    public KeyExtractors keyExtractors() {
+        return rooms.live();
     }
 
     /**
      * The key-routing view, live (see {@link #endpoints()}). To extract a key and route it with
      * the same schema and workers, {@link #pin()} one snapshot and use it for both.
      */
-    public dev.rollcall.api.registry.KeyRouting keyRouting() {
-        return live;
+    public KeyRouting keyRouting() {
+        return rooms.live();
     }
 
     /**
@@ -256,9 +193,9 @@ public final class WorkerResolver implements AutoCloseable {
         if (min < 0) {
             throw new IllegalArgumentException("min " + min + " is negative");
         }
-        FleetSnapshot s = fanOut.awaitSatisfying(timeout, snap -> snap.counts().compatible() >= min);
+        FleetSnapshot s = rooms.fanOut().awaitSatisfying(timeout, snap -> snap.counts().compatible() >= min);
         if (s == null) {
-            throw new WorkersUnavailableException(min, timeout, fanOut.current());
+            throw new WorkersUnavailableException(min, timeout, rooms.fanOut().current());
         }
         return s;
     }
@@ -275,15 +212,15 @@ public final class WorkerResolver implements AutoCloseable {
      */
     public FleetSnapshot awaitSettled(Duration timeout) throws TimeoutException, InterruptedException {
         Predicate<FleetSnapshot> settled = snap -> snap.number() > 0 && snap.counts().pending() == 0
-                && candidatesKnown;
-        FleetSnapshot s = fanOut.awaitSatisfying(timeout, settled);
+                && rooms.candidatesKnown();
+        FleetSnapshot s = rooms.fanOut().awaitSatisfying(timeout, settled);
         if (s == null) {
-            s = fanOut.current();
-            String why = !candidatesKnown
+            s = rooms.fanOut().current();
+            String why = !rooms.candidatesKnown()
                     ? s.discoveryProblem().orElse("discovery has not reported any candidates yet")
                     : s.counts().pending() + " of " + s.counts().candidates() + " candidates still have no verdict";
             throw new TimeoutException("the fleet did not settle within " + timeout
-                    + (fanOut.closed() ? " (the resolver is closed)" : "") + ": " + why + "; the current one is " + s);
+                    + (rooms.fanOut().closed() ? " (the resolver is closed)" : "") + ": " + why + "; the current one is " + s);
         }
         return s;
     }
@@ -297,10 +234,10 @@ public final class WorkerResolver implements AutoCloseable {
      *                          published in time (or the resolver is closed)
      */
     public FleetSnapshot awaitVersion(long number, Duration timeout) throws TimeoutException, InterruptedException {
-        FleetSnapshot s = fanOut.awaitSatisfying(timeout, snap -> snap.number() >= number);
+        FleetSnapshot s = rooms.fanOut().awaitSatisfying(timeout, snap -> snap.number() >= number);
         if (s == null) {
             throw new TimeoutException("snapshot " + number + " was not published within " + timeout
-                    + (fanOut.closed() ? " (the resolver is closed)" : "") + "; the current one is " + fanOut.current());
+                    + (rooms.fanOut().closed() ? " (the resolver is closed)" : "") + "; the current one is " + rooms.fanOut().current());
         }
         return s;
     }
@@ -316,10 +253,10 @@ public final class WorkerResolver implements AutoCloseable {
      */
     public FleetSnapshot await(Predicate<? super FleetSnapshot> condition, Duration timeout)
             throws TimeoutException, InterruptedException {
-        FleetSnapshot s = fanOut.awaitSatisfying(timeout, condition);
+        FleetSnapshot s = rooms.fanOut().awaitSatisfying(timeout, condition);
         if (s == null) { // the condition is not tested again: it may be slow
             throw new TimeoutException("no snapshot satisfied the condition within " + timeout
-                    + (fanOut.closed() ? " (the resolver is closed)" : "") + "; last: " + fanOut.current());
+                    + (rooms.fanOut().closed() ? " (the resolver is closed)" : "") + "; last: " + rooms.fanOut().current());
         }
         return s;
     }
@@ -334,7 +271,7 @@ public final class WorkerResolver implements AutoCloseable {
      */
     public SnapshotListener.Registration addListener(SnapshotListener listener) {
         Objects.requireNonNull(listener, "listener");
-        Subscription subscription = fanOut.addListener(listener::onSnapshot, listener);
+        Subscription subscription = rooms.fanOut().addListener(listener::onSnapshot, listener);
         return subscription::close;
     }
 
@@ -347,23 +284,23 @@ public final class WorkerResolver implements AutoCloseable {
      */
     public SnapshotListener.Registration addEventListener(FleetEventListener listener) {
         Objects.requireNonNull(listener, "listener");
-        Subscription subscription = fanOut.addEventListener(listener::onEvent, listener);
+        Subscription subscription = rooms.fanOut().addEventListener(listener::onEvent, listener);
         return subscription::close;
     }
 
     /** How many probes this resolver has sent so far, successful or not. */
     public long probesSent() {
-        return tracker.probes().sent();
+        return rooms.probes().sent();
     }
 
     /** How many probes failed (refused, timed out, bad answer) so far. */
     public long probesFailed() {
-        return tracker.probes().failed();
+        return rooms.probes().failed();
     }
 
     /** Package-private hook for {@link RollcallMetrics}: probe latencies as they happen. */
     void addProbeObserver(ProbeScheduler.Observer observer) {
-        tracker.probes().addObserver(observer);
+        rooms.probes().addObserver(observer);
     }
 
     /** This resolver's name, used in its thread names and metric tags. */
@@ -393,7 +330,7 @@ public final class WorkerResolver implements AutoCloseable {
      * @throws IllegalStateException if {@code rollcall-grpc} is not on the class path
      */
     public String grpcTarget() {
-        return calls.grpcTarget();
+        return rooms.calls().grpcTarget();
     }
 
     /**
@@ -403,7 +340,7 @@ public final class WorkerResolver implements AutoCloseable {
      * @throws IllegalArgumentException if {@code service} is blank or not a service name
      */
     public String grpcTarget(String service) {
-        return calls.grpcTarget(service);
+        return rooms.calls().grpcTarget(service);
     }
 
     /**
@@ -417,8 +354,8 @@ public final class WorkerResolver implements AutoCloseable {
      * in use out at once. For calls made outside gRPC; gRPC calls can use {@link #callObserver()}.
      * Never blocks; any thread.
      */
-    public void reportFailure(dev.rollcall.api.WorkerEndpoint endpoint, io.grpc.Status status) {
-        calls.reportFailure(endpoint, status);
+    public void reportFailure(WorkerEndpoint endpoint, Status status) {
+        rooms.calls().reportFailure(endpoint, status);
     }
 
     /**
@@ -428,8 +365,8 @@ public final class WorkerResolver implements AutoCloseable {
      * clients you call workers with: a worker whose calls fail is out of new snapshots within
      * milliseconds instead of at its next probe. Thread-safe; one may serve every channel.
      */
-    public io.grpc.ClientInterceptor callObserver() {
-        return calls.callObserver();
+    public ClientInterceptor callObserver() {
+        return rooms.calls().callObserver();
     }
 
     /**
@@ -448,29 +385,8 @@ public final class WorkerResolver implements AutoCloseable {
      * @throws IllegalArgumentException if {@code endpoint} is not a candidate now
      * @throws IllegalStateException    if the resolver is closed
      */
-    public ManagedChannel channel(dev.rollcall.api.WorkerEndpoint endpoint) {
-        return calls.channel(endpoint);
-    }
-
-    /** On the serial context: each new snapshot, to the readers. */
-    private void publish(FleetSnapshot snapshot) {
-        candidatesKnown = tracker.candidatesKnown();
-        current = snapshot;
-        fanOut.publish(snapshot);
-    }
-
-    /** A schema arrived, failed or is due for a retry; on the serial context, after construction. */
-    private void schemasChanged() {
-        tracker.schemasChanged();
-    }
-
-    private void start() {
-        if (cache != null) {
-            context.execute(() -> tracker.useCache(cache, cacheMaxWait));
-        }
-        discovery.start(new DiscoveryFeed(context, tracker, maxCandidates));
-        dev.rollcall.core.internal.LiveResolvers.add(calls);
-        log.info("resolver {} started: discovery {}, policy {}", name, discovery.description(), policy.description());
+    public ManagedChannel channel(WorkerEndpoint endpoint) {
+        return rooms.calls().channel(endpoint);
     }
 
     /**
@@ -480,54 +396,12 @@ public final class WorkerResolver implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        dev.rollcall.core.internal.LiveResolvers.remove(calls);
-        try {
-            discovery.close();
-        } catch (RuntimeException e) {
-            log.warn("discovery {} failed to close", discovery.description(), e);
-        }
-        List<ManagedChannel> channels = List.of();
-        CompletableFuture<List<ManagedChannel>> stopped = new CompletableFuture<>();
-        context.execute(() -> stopped.complete(tracker.close()));
-        try {
-            channels = stopped.get(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            log.warn("resolver {} did not stop its probes cleanly", name, e);
-        }
-        serialThread.shutdownNow();
-        // The event loop must outlive its channels: a late frame on a channel whose loop is gone makes
-        // Netty log a "Panic!" about a terminated executor.
-        // Real time whatever the injected ticker: threads and sockets stop in real time.
-        Ticker realTime = Ticker.systemTicker();
-        long deadline = realTime.read() + TimeUnit.SECONDS.toNanos(5);
-        try {
-            for (ManagedChannel channel : channels) {
-                long left = deadline - realTime.read();
-                if (left <= 0 || !channel.awaitTermination(left, TimeUnit.NANOSECONDS)) {
-                    log.debug("resolver {}: probe channels still closing after 5 s", name);
-                    break;
-                }
-            }
-            serialThread.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        probes.close();
-        if (cache != null) {
-            cache.close();
-        }
-        fanOut.close();
-        calls.resolverClosed();
-        log.info("resolver {} closed", name);
+        rooms.close();
     }
 
     @Override
     public String toString() {
-        return "WorkerResolver[" + name + ", " + fanOut.current() + "]";
+        return "WorkerResolver[" + name + ", " + rooms.fanOut().current() + "]";
     }
 
     /**
@@ -726,7 +600,7 @@ public final class WorkerResolver implements AutoCloseable {
         }
 
         /** The routing key paths, instead of {@code rollcall.keys.*}. */
-        public Builder keyPaths(dev.rollcall.api.registry.KeyPaths keys) {
+        public Builder keyPaths(KeyPaths keys) {
             overrides.keyPaths(keys);
             return this;
         }
@@ -797,7 +671,7 @@ public final class WorkerResolver implements AutoCloseable {
             }
             WorkerResolver resolver = new WorkerResolver(this, chosenDiscovery, chosenPolicy, settings);
             try {
-                resolver.start();
+                resolver.rooms.start();
             } catch (RuntimeException e) {
                 resolver.close();
                 throw e;

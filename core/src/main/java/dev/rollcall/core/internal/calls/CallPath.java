@@ -9,9 +9,11 @@ import dev.rollcall.core.internal.serial.SerialContext;
 import dev.rollcall.core.internal.settings.ProbeSettings;
 import dev.rollcall.core.internal.snapshot.SnapshotSummary;
 import dev.rollcall.core.internal.snapshot.Subscription;
+import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
 import io.grpc.NameResolverRegistry;
 import io.grpc.Status;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -103,7 +105,7 @@ public final class CallPath implements LiveResolvers.Handle {
         return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
     }
 
-    public io.grpc.ClientInterceptor callObserver() {
+    public ClientInterceptor callObserver() {
         return new FailedCallObserver(current, this::reportFailure);
     }
 
@@ -191,7 +193,7 @@ public final class CallPath implements LiveResolvers.Handle {
     }
 
     @Override
-    public java.time.Duration probeTimeout() {
+    public Duration probeTimeout() {
         return probe.timeout();
     }
 

@@ -1,7 +1,5 @@
 package dev.rollcall.core.internal.fleet;
 
-import dev.rollcall.api.ConfigurationException;
-import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.internal.NamedThreads;
 import dev.rollcall.core.internal.settings.CacheSettings;
@@ -21,7 +19,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.UserPrincipal;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -34,6 +31,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
@@ -107,7 +105,7 @@ public final class CandidateCache implements AutoCloseable {
         if (pending.getAndSet(latest) == null) {
             try {
                 writer.execute(this::writeLatest);
-            } catch (java.util.concurrent.RejectedExecutionException closed) {
+            } catch (RejectedExecutionException closed) {
                 log.debug("candidate cache {} closed; not written", file);
             }
         }

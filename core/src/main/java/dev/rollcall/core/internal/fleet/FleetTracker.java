@@ -1,8 +1,11 @@
 package dev.rollcall.core.internal.fleet;
 
 import dev.rollcall.api.PeerText;
+import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.core.internal.probe.ProbeScheduler;
 import dev.rollcall.core.internal.probe.ProbeTransport;
 import dev.rollcall.core.internal.schema.VersionSchemas;
@@ -14,13 +17,21 @@ import dev.rollcall.core.internal.snapshot.SnapshotBuilder;
 import dev.rollcall.protocol.ProbeOutcome;
 import io.grpc.ManagedChannel;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,16 +65,11 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
      * discovery is looked up, and a tree lookup compares a dozen URLs (at 10,000 workers a set
      * took milliseconds of lookups alone).
      */
-    private final Map<String, TrackedWorker> byUrl = new java.util.HashMap<>();
+    private final Map<String, TrackedWorker> byUrl = new HashMap<>();
     /** {@link #tracked}'s workers in URL order, for builds; null after the set of workers changed. */
     private List<TrackedWorker> ordered;
-    /** Workers that left discovery whose connections are still open: {@link #closeLeaving} closes them. */
-    private final List<TrackedWorker> leftOpen = new ArrayList<>();
-    private boolean closeQueued;
-    /** When the oldest of {@link #leftOpen} left (context ticker). */
-    private long leftOpenSince;
-    /** Closes what is left open once {@link #CLOSE_LEFT_WITHIN_NANOS} is up, however busy the probes are. */
-    private SerialContext.Timer closeLeftLater;
+    /** Workers that left discovery whose connections are still open. */
+    private final Leavers leavers;
     /** Counts the candidate sets applied: a worker's {@link TrackedWorker#seenInSet()} says which set last listed it. */
     private long sets;
     private Instant staleSince;
@@ -74,18 +80,8 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     private CandidateCache cache;               // null when none is configured
     private SerialContext.Timer recheck;        // a build the label preference asked for later
     private boolean closed;
-    /** Workers out of use since a user's call to them failed, until their next probe finishes. */
-    private final java.util.Set<TrackedWorker> ejected = new java.util.HashSet<>();
-
-    /** A worker is ejected at most once per this long, however many of its calls fail. */
-    static final long EJECT_INTERVAL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
-    /** At most this share of the workers in use is out after failed calls at once (at least one worker). */
-    static final int EJECT_MAX_PERCENT = 10;
-    /**
-     * A worker that left discovery has its kept connection closed once no probe is in flight or
-     * queued, and at the latest this long after it left.
-     */
-    static final long CLOSE_LEFT_WITHIN_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+    /** What the user's failed calls do to their workers. */
+    private final FailedCalls failedCalls;
 
     /**
      * @param schemas   schema fetching, or {@code null} for none; its changes must reach
@@ -102,11 +98,14 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         this.publisher = publisher;
         this.probes = new ProbeScheduler<>(context, parts.transport(), settings, parts.jitter(), this);
         this.pacer = new PublishPacer(context, parts.cpuNanos(), this::build);
+        this.leavers = new Leavers(context, probes);
+        this.failedCalls = new FailedCalls(context, probes, pacer,
+                () -> tracked.values().stream().filter(TrackedWorker::inUse).count(), this::tracks);
     }
 
     /** The injected machinery a tracker runs on: real in production, virtual in unit tests. */
     public record Parts(SerialContext context, ProbeTransport transport, Clock clock,
-                 java.util.random.RandomGenerator jitter, java.util.function.LongSupplier cpuNanos) {
+                 RandomGenerator jitter, LongSupplier cpuNanos) {
     }
 
     public ProbeScheduler<TrackedWorker> probes() {
@@ -179,57 +178,16 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
                 untrack(t);
                 log.info("worker {} left discovery", t.url());
             }
-            if (leftOpen.isEmpty()) {
-                leftOpenSince = context.nanoTime();
-            }
-            leftOpen.addAll(left);
+            leavers.left(left);
         }
         if (builder.last().number() == 0) {
             pacer.changed();
         }
     }
 
-    /**
-     * Closes the connections of the workers that left discovery, in a task queued after the build
-     * their leaving asked for ({@link #settle} queues it): readers learn that they are gone, and the
-     * new workers' probes are on their way, before this thread spends time closing (100 kept
-     * connections took it milliseconds that the churn's newcomers waited for).
-     *
-     * <p>While probes are in flight or queued, only the leavers whose own probe is in flight (that
-     * frees its place among the probes in flight) or awaited ({@link #verify}: the caller learns
-     * that the worker left) are closed at once; the others' kept connections stay
-     * open, unused, until the probes are done or {@link #CLOSE_LEFT_WITHIN_NANOS} is up. Closing a
-     * connection costs the worker at its other end, on the machine the newcomers' probes need: a
-     * churn of 100 of 10,000 waited for 100 closes (measured in BENCHMARKS.md, "A fifth round").
-     */
+    /** Closes the connections of the workers that left, once that costs the newcomers nothing (see {@link Leavers}). */
     private void closeLeaving() {
-        if (leftOpen.isEmpty() || closeQueued) {
-            return;
-        }
-        closeQueued = true;
-        context.execute(() -> {
-            closeQueued = false;
-            closeLeft();
-        });
-    }
-
-    private void closeLeft() {
-        if (closed || leftOpen.isEmpty()) {
-            return;
-        }
-        long waited = context.nanoTime() - leftOpenSince;
-        boolean all = !probes.busy() || waited >= CLOSE_LEFT_WITHIN_NANOS;
-        List<TrackedWorker> now = new ArrayList<>();
-        leftOpen.removeIf(t -> (all || probes.busyWith(t)) && now.add(t));
-        now.forEach(probes::forget);
-        if (leftOpen.isEmpty()) {
-            if (closeLeftLater != null) {
-                closeLeftLater.cancel();
-                closeLeftLater = null;
-            }
-        } else if (closeLeftLater == null || !closeLeftLater.pending()) {
-            closeLeftLater = context.schedule(this::closeLeft, CLOSE_LEFT_WITHIN_NANOS - waited);
-        }
+        leavers.closeSoon();
     }
 
     private void add(TrackedWorker t) {
@@ -252,7 +210,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
      * {@code maxWait}, starts from the set in it: every snapshot is then stale since the file was
      * written, and the file is never used again once discovery has answered.
      */
-    public void useCache(CandidateCache cache, java.time.Duration maxWait) {
+    public void useCache(CandidateCache cache, Duration maxWait) {
         this.cache = cache;
         context.schedule(() -> {
             if (closed || discoveryAnswered) {
@@ -320,7 +278,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
      */
     static String describe(Throwable cause) {
         StringBuilder sb = new StringBuilder(String.valueOf(cause));
-        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         seen.add(cause);
         for (Throwable c = cause.getCause(); c != null && seen.add(c); c = c.getCause()) {
             String text = String.valueOf(c);
@@ -341,7 +299,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         tracked.remove(t.url());
         byUrl.remove(t.url());
         ordered = null;
-        ejected.remove(t);
+        failedCalls.settled(t);
         changes.left(t);
     }
 
@@ -351,7 +309,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
      * a connection made before now reached is then a verified worker (the gRPC name resolver's
      * gate). Any doubt (unknown URL, failure, another instance, not yet published) is {@code false}.
      */
-    public void verify(String url, java.util.concurrent.CompletableFuture<Boolean> result) {
+    public void verify(String url, CompletableFuture<Boolean> result) {
         TrackedWorker t = closed ? null : byUrl.get(url);
         if (t == null) {
             result.complete(false);
@@ -361,8 +319,8 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
             boolean ok = false;
             if (outcome instanceof ProbeOutcome.Answered a && tracks(t) && t.inUse()) {
                 ok = builder.last().status(url)
-                        .filter(st -> st.state() == dev.rollcall.api.registry.WorkerStatus.State.COMPATIBLE)
-                        .flatMap(dev.rollcall.api.registry.WorkerStatus::info)
+                        .filter(st -> st.state() == WorkerStatus.State.COMPATIBLE)
+                        .flatMap(WorkerStatus::info)
                         .map(i -> i.instanceId().equals(a.info().instanceId()))
                         .orElse(false);
             }
@@ -370,68 +328,21 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         });
     }
 
-    /**
-     * A user's call to the worker at {@code url} failed as if it were gone: out of use at once and
-     * probed again now, back in when it answers. Rate-limited: once per worker per
-     * {@link #EJECT_INTERVAL_NANOS}, and never more than {@link #EJECT_MAX_PERCENT} of the workers
-     * in use out at once, so that a burst of failures (the caller's own network) cannot empty the fleet.
-     */
+    /** A user's call to the worker at {@code url} failed as if it were gone (see {@link FailedCalls#failed}). */
     public void callFailed(String url, String unescaped) {
         String why = PeerText.escape(unescaped); // a failed call's status message is the worker's text
         TrackedWorker t = closed ? null : byUrl.get(url);
-        if (t == null || !t.inUse()) {
-            return;
+        if (t != null && t.inUse() && failedCalls.failed(t, why)) {
+            settle();
         }
-        long now = context.nanoTime();
-        if (t.ejectedAt() != Long.MIN_VALUE && now - t.ejectedAt() < EJECT_INTERVAL_NANOS) {
-            log.debug("worker {}: a call failed ({}), ejected {} ms ago already", url, why,
-                    (now - t.ejectedAt()) / 1_000_000);
-            return;
-        }
-        long inUse = tracked.values().stream().filter(TrackedWorker::inUse).count();
-        long limit = Math.max(1, (inUse + ejected.size()) * EJECT_MAX_PERCENT / 100);
-        if (ejected.size() >= limit) {
-            log.warn("worker {}: a call failed ({}), but {} of the fleet are out after failed calls already"
-                    + " (limit {}%); keeping it", url, why, ejected.size(), EJECT_MAX_PERCENT);
-            return;
-        }
-        ejected.add(t);
-        t.ejected(why, now);
-        pacer.changedUrgently();
-        probes.request(t);
-        settle();
     }
 
-    /**
-     * A user's call to the worker at {@code url} ran out of its deadline. That alone is no evidence
-     * against the worker (a slow query's deadline is the query's business), so the worker is only
-     * suspected: kept in use, and probed at once with a probe that starts now (the probe deadline,
-     * {@code probe.timeout}). If that probe answers, the worker showed a sign of life and nothing
-     * changes (no snapshot); if it fails too, the worker is out as after any failed probe, with its
-     * reason, and back when a retry answers. Rate-limited like ejection: one suspicion per worker per
-     * {@link #EJECT_INTERVAL_NANOS}. No cap is needed: what takes a worker out is the resolver's own
-     * probe, never the caller's word.
-     */
+    /** A user's call to the worker at {@code url} ran out of its deadline (see {@link FailedCalls#timedOut}). */
     public void callTimedOut(String url, String why) {
         TrackedWorker t = closed ? null : byUrl.get(url);
-        if (t == null || !t.inUse()) {
-            return;
+        if (t != null && t.inUse() && failedCalls.timedOut(t, why)) {
+            settle();
         }
-        long now = context.nanoTime();
-        if (t.suspectedAt() != Long.MIN_VALUE && now - t.suspectedAt() < EJECT_INTERVAL_NANOS) {
-            log.debug("worker {}: a call timed out ({}), probed for it {} ms ago already", url, why,
-                    (now - t.suspectedAt()) / 1_000_000);
-            return;
-        }
-        t.suspected(now);
-        log.debug("worker {}: a call timed out ({}); probing it at once", url, why);
-        probes.requestFresh(t, outcome -> {
-            if (!outcome.answered() && tracks(t)) {
-                log.info("worker {}: a call to it timed out ({}) and the probe sent at once failed too: {}",
-                        url, why, ((ProbeOutcome.Failed) outcome).reason());
-            }
-        });
-        settle();
     }
 
     /** The channel of the candidate at {@code url} for the user's calls (see {@link ProbeScheduler#share}); null if none. */
@@ -447,14 +358,14 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
 
     @Override
     public void probed(TrackedWorker t, ProbeOutcome outcome) {
-        ejected.remove(t);
+        failedCalls.settled(t);
         boolean urgent;
         if (outcome instanceof ProbeOutcome.Answered a) {
             TrackedWorker.State was = t.state();
-            dev.rollcall.api.ServingState serving = t.serving();
-            dev.rollcall.api.WorkerInfo info = t.info();
+            ServingState serving = t.serving();
+            WorkerInfo info = t.info();
             urgent = t.answered(a.info(), a.state(), a.revision(), context.nanoTime());
-            if (!urgent && was == t.state() && serving == t.serving() && java.util.Objects.equals(info, t.info())) {
+            if (!urgent && was == t.state() && serving == t.serving() && Objects.equals(info, t.info())) {
                 // The same answer again (a refresh, a stream's first push): nothing for a reader to see,
                 // and no build. Right after converging on 10,000 workers each stream's first answer
                 // used to cost a full (no-change) build on this thread.
@@ -530,12 +441,8 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         if (recheck != null) {
             recheck.cancel();
         }
-        if (closeLeftLater != null) {
-            closeLeftLater.cancel();
-        }
         List<TrackedWorker> all = new ArrayList<>(tracked.values());
-        all.addAll(leftOpen); // left, and their connections not closed yet
-        leftOpen.clear();
+        all.addAll(leavers.close()); // left, and their connections not closed yet
         List<ManagedChannel> channels = probes.close(all);
         tracked.clear();
         byUrl.clear();

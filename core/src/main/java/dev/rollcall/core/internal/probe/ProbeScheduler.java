@@ -3,6 +3,7 @@ package dev.rollcall.core.internal.probe;
 import dev.rollcall.api.Backoff;
 import dev.rollcall.api.PeerText;
 import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.ProbeFailures;
 import dev.rollcall.core.internal.serial.SerialContext;
 import dev.rollcall.core.internal.settings.ProbeSettings;
 import dev.rollcall.protocol.ProbeOutcome.Failed;
@@ -348,7 +349,7 @@ public final class ProbeScheduler<W extends ProbeTarget> {
         if (w.answered()) {
             // The status may carry the worker's own words: escaped (PeerText is idempotent).
             lost(w, "its WatchWorkerInfo stream ended: "
-                    + PeerText.escape(ProbeClient.describe(status.asRuntimeException(), settings.timeout())));
+                    + PeerText.escape(ProbeFailures.describe(status.asRuntimeException(), settings.timeout())));
             owner.settle();
         }
     }

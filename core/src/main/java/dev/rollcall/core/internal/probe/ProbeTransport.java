@@ -1,12 +1,18 @@
 package dev.rollcall.core.internal.probe;
 
-import dev.rollcall.protocol.ProbeOutcome;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.protocol.ProbeOutcome;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 /**
  * How {@link ProbeScheduler} reaches workers: one {@link Link} (a gRPC channel) per worker, over
@@ -73,9 +79,9 @@ public interface ProbeTransport {
     static ProbeTransport grpc(ProbeClient client, ProbeClient.Http2Keepalive keepalive) {
         return endpoint -> new Link() {
             /** Where the channel is built and calls start (see {@link ProbeClient#starter()}). */
-            private final java.util.concurrent.Executor starter = client.starter();
+            private final Executor starter = client.starter();
             /** The event loop thread of the channel's network I/O, its deadlines and its close ({@link ProbeClient#lane()}). */
-            private final java.util.concurrent.Executor lane = client.lane();
+            private final Executor lane = client.lane();
             private ManagedChannel channel; // guarded by this
             private boolean closed;         // guarded by this
 
@@ -92,26 +98,26 @@ public interface ProbeTransport {
              * {@code outcome} with its result; a closed link or client completes it as {@code CANCELLED}.
              */
             private void onStarter(CompletableFuture<ProbeOutcome> outcome,
-                                   java.util.function.Function<ManagedChannel, CompletableFuture<ProbeOutcome>> call) {
+                                   Function<ManagedChannel, CompletableFuture<ProbeOutcome>> call) {
                 try {
                     starter.execute(() -> {
                         ManagedChannel c = built();
                         if (c == null) {
-                            outcome.complete(new ProbeOutcome.Failed(io.grpc.Status.Code.CANCELLED, "link closed"));
+                            outcome.complete(new ProbeOutcome.Failed(Status.Code.CANCELLED, "link closed"));
                             return;
                         }
                         CompletableFuture<ProbeOutcome> result;
                         try {
                             result = call.apply(c);
-                        } catch (java.util.concurrent.RejectedExecutionException e) {
-                            outcome.complete(new ProbeOutcome.Failed(io.grpc.Status.Code.CANCELLED, "probe client closed"));
+                        } catch (RejectedExecutionException e) {
+                            outcome.complete(new ProbeOutcome.Failed(Status.Code.CANCELLED, "probe client closed"));
                             return;
                         }
                         result.whenComplete((o, failure) -> outcome.complete(o != null ? o
-                                : new ProbeOutcome.Failed(io.grpc.Status.Code.INTERNAL, String.valueOf(failure))));
+                                : new ProbeOutcome.Failed(Status.Code.INTERNAL, String.valueOf(failure))));
                     });
-                } catch (java.util.concurrent.RejectedExecutionException e) {
-                    outcome.complete(new ProbeOutcome.Failed(io.grpc.Status.Code.CANCELLED, "probe client closed"));
+                } catch (RejectedExecutionException e) {
+                    outcome.complete(new ProbeOutcome.Failed(Status.Code.CANCELLED, "probe client closed"));
                 }
             }
 
@@ -126,9 +132,9 @@ public interface ProbeTransport {
             public ProbeClient.Watched probeAndWatch(Duration timeout, Duration heartbeat,
                                                      ProbeClient.StreamListener listener) {
                 CompletableFuture<ProbeOutcome> first = new CompletableFuture<>();
-                java.util.concurrent.atomic.AtomicReference<ProbeClient.Watch> started =
-                        new java.util.concurrent.atomic.AtomicReference<>();
-                java.util.concurrent.atomic.AtomicBoolean cancelled = new java.util.concurrent.atomic.AtomicBoolean();
+                AtomicReference<ProbeClient.Watch> started =
+                        new AtomicReference<>();
+                AtomicBoolean cancelled = new AtomicBoolean();
                 ProbeClient.Watch handle = new ProbeClient.Watch() {
                     @Override
                     public void cancel() {
@@ -213,7 +219,7 @@ public interface ProbeTransport {
                             client.whenTerminated(c, gone);
                         }
                     });
-                } catch (java.util.concurrent.RejectedExecutionException stopped) {
+                } catch (RejectedExecutionException stopped) {
                     c.shutdownNow();
                     gone.complete(null);
                 }

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -67,7 +68,7 @@ final class SchemaFetcher {
     /** Whether a fetch failed because the server serves no reflection. */
     static boolean isUnimplemented(Throwable failure) {
         Throwable t = failure;
-        while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
+        while (t instanceof CompletionException && t.getCause() != null) {
             t = t.getCause();
         }
         return Status.fromThrowable(t).getCode() == Status.Code.UNIMPLEMENTED;

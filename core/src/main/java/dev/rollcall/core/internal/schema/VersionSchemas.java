@@ -2,8 +2,10 @@ package dev.rollcall.core.internal.schema;
 
 import dev.rollcall.api.Backoff;
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.registry.KeyPaths;
 import dev.rollcall.api.registry.ProtoSchema;
 import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.ProbeFailures;
 import dev.rollcall.core.internal.serial.SerialContext;
 import dev.rollcall.core.internal.settings.SchemaSettings;
 import io.grpc.ManagedChannel;
@@ -14,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +46,7 @@ public final class VersionSchemas {
     private final int maxBytes;
     private final Backoff backoff;
     private final Runnable changed;
-    private final dev.rollcall.api.registry.KeyPaths keys;
+    private final KeyPaths keys;
     private final Map<String, Entry> byVersion = new HashMap<>();
     private final AtomicLong fetches = new AtomicLong();
     private Map<String, ProtoSchema> known = Map.of();
@@ -82,7 +85,7 @@ public final class VersionSchemas {
      * failed at least once, or fetching is off. Starts a fetch from {@code worker} (over
      * {@code channel} when it is open, else over a channel of its own) when one is needed.
      */
-    public boolean ready(String version, WorkerEndpoint worker, java.util.function.Supplier<ManagedChannel> channel) {
+    public boolean ready(String version, WorkerEndpoint worker, Supplier<ManagedChannel> channel) {
         if (!enabled || closed) {
             return true;
         }
@@ -147,7 +150,7 @@ public final class VersionSchemas {
                     worker.url());
         } else {
             e.failures++;
-            String reason = ProbeClient.describe(failure, timeout);
+            String reason = ProbeFailures.describe(failure, timeout);
             if (e.failures == 1) {
                 log.warn("schema of version '{}' could not be fetched from {}: {}; publishing its workers without "
                         + "a schema and retrying with backoff", e.version, worker.url(), reason);

@@ -3,10 +3,13 @@ package dev.rollcall.core.internal.serial;
 import dev.rollcall.api.Scheduler;
 import dev.rollcall.api.Ticker;
 import dev.rollcall.api.internal.BrokenInvariants;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,8 +30,8 @@ public final class SerialContext {
     private final Executor executor;
     private final Scheduler scheduler;
     private final Ticker ticker;
-    private final java.util.concurrent.ConcurrentLinkedQueue<Runnable> tasks = new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private final java.util.concurrent.atomic.AtomicBoolean drainQueued = new java.util.concurrent.atomic.AtomicBoolean();
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean drainQueued = new AtomicBoolean();
     /** The thread running a task of this context right now, if any. */
     private volatile Thread running;
 
@@ -46,7 +49,7 @@ public final class SerialContext {
      * and often a wake-up of the resolver thread).
      */
     public void execute(Runnable task) {
-        if (executor instanceof java.util.concurrent.ExecutorService service && service.isShutdown()) {
+        if (executor instanceof ExecutorService service && service.isShutdown()) {
             log.trace("serial context stopped; dropping a late task");
             return; // a drain queued before the stop may never run: nothing must pile up behind it
         }

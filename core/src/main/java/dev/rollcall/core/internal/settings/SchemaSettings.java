@@ -1,7 +1,7 @@
 package dev.rollcall.core.internal.settings;
 
-import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.registry.KeyPaths;
 import java.util.Map;
 import java.util.TreeMap;

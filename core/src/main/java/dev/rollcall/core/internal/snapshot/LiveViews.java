@@ -1,15 +1,20 @@
 package dev.rollcall.core.internal.snapshot;
 
+import com.google.protobuf.Descriptors;
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.Caller;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.InvocationTarget;
 import dev.rollcall.api.registry.InvocationTargets;
+import dev.rollcall.api.registry.KeyExtractors;
+import dev.rollcall.api.registry.KeyRouting;
+import dev.rollcall.api.registry.ProtoSchema;
+import dev.rollcall.api.registry.ProtoSymbols;
 import dev.rollcall.api.registry.WorkerEndpoints;
 import dev.rollcall.api.registry.WorkerServices;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.api.registry.WorkerVersions;
-import dev.rollcall.api.WorkerInfo;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -21,8 +26,8 @@ import java.util.function.Supplier;
  * answers from it. Read-only by construction: it holds nothing but the supplier.
  */
 public final class LiveViews implements WorkerEndpoints, WorkerVersions, WorkerServices, InvocationTargets,
-        dev.rollcall.api.registry.ProtoSymbols, dev.rollcall.api.registry.KeyExtractors,
-        dev.rollcall.api.registry.KeyRouting {
+        ProtoSymbols, KeyExtractors,
+        KeyRouting {
 
     private final Supplier<FleetSnapshot> current;
 
@@ -86,27 +91,27 @@ public final class LiveViews implements WorkerEndpoints, WorkerVersions, WorkerS
     }
 
     @Override
-    public Optional<com.google.protobuf.Descriptors.FileDescriptor> fileContainingSymbol(String symbol) {
+    public Optional<Descriptors.FileDescriptor> fileContainingSymbol(String symbol) {
         return current.get().fileContainingSymbol(symbol);
     }
 
     @Override
-    public Optional<com.google.protobuf.Descriptors.FileDescriptor> file(String name) {
+    public Optional<Descriptors.FileDescriptor> file(String name) {
         return current.get().file(name);
     }
 
     @Override
-    public Optional<com.google.protobuf.Descriptors.MethodDescriptor> method(String service, String method) {
+    public Optional<Descriptors.MethodDescriptor> method(String service, String method) {
         return current.get().method(service, method);
     }
 
     @Override
-    public Optional<dev.rollcall.api.registry.ProtoSchema> forVersion(String version) {
+    public Optional<ProtoSchema> forVersion(String version) {
         return current.get().forVersion(version);
     }
 
     @Override
-    public Optional<dev.rollcall.api.registry.ProtoSchema> forWorker(WorkerEndpoint worker) {
+    public Optional<ProtoSchema> forWorker(WorkerEndpoint worker) {
         return current.get().forWorker(worker);
     }
 

@@ -3,8 +3,6 @@ package dev.rollcall.core.internal.snapshot;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
-import dev.rollcall.api.labels.LabelSelector;
-import dev.rollcall.api.policy.Selection;
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.registry.FleetSnapshot;
@@ -19,9 +17,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -64,23 +60,16 @@ public final class SnapshotBuilder {
 
     private final VersionPolicy policy;
     private final Clock clock;
-    /** Whether the policy is a per-worker rule (keeps {@link VersionPolicy}'s own select): see {@link #checkEach}. */
-    private final boolean perWorkerPolicy;
     private final VersionSchemas schemas;       // null when the resolver fetches none
     private final KeyPaths keyPaths;
-    private final LabelSelector selector;
-    private final LabelPreference preference;  // null when none is configured
-    private final LongSupplier ticker;
-    private Map<WorkerInfo, Verdict> checked = new IdentityHashMap<>();
+    /** The selector's, the policy's and the preference's say on the answered workers as a whole. */
+    private final PolicyChoice choice;
     /** The workers as the last build showed them, for builds of what changed; null until a full build (direct mode). */
     private ShownFleet shown;
     /** Workers the policy threw on in the build running: read again by the next (null when none). */
     private List<ShownWorker> unverdicted;
     /** The verdict changes found by the build running, for the log; null when none. */
     private List<WorkerStatus> verdictChanges;
-    /** The selector's verdict per answer ("" when it matches), remembered like {@link #checked}. */
-    private Map<WorkerInfo, String> selected = new IdentityHashMap<>();
-    private long recheckInNanos;
     private Map<String, ProtoSchema> publishedSchemas = Map.of();
     private FleetSnapshot last;
     /** What {@link #last}'s selection report says (read once, so that no build makes the report itself). */
@@ -91,11 +80,8 @@ public final class SnapshotBuilder {
     public SnapshotBuilder(VersionPolicy policy, Clock clock, VersionSchemas schemas, KeyPaths keyPaths, LabelSettings labels,
                     LongSupplier ticker, FleetSnapshot initial) {
         this.policy = policy;
-        this.selector = labels.selector();
-        this.preference = labels.prefers() ? new LabelPreference(labels) : null;
-        this.ticker = ticker;
+        this.choice = new PolicyChoice(policy, labels, ticker);
         this.clock = clock;
-        this.perWorkerPolicy = keepsDefaultSelect(policy);
         this.schemas = schemas;
         this.keyPaths = keyPaths;
         this.last = initial;
@@ -103,19 +89,6 @@ public final class SnapshotBuilder {
         this.lastCohort = report.cohort();
         this.lastExplanation = report.explanation();
         this.lastPreference = report.preference();
-    }
-
-    /**
-     * Whether {@code policy} keeps {@link VersionPolicy#select}'s default: then it is a rule about one
-     * worker and its verdicts may be remembered per answer (the SPI's documented contract). The SPI
-     * has no other way to say so; this is the one place that asks.
-     */
-    private static boolean keepsDefaultSelect(VersionPolicy policy) {
-        try {
-            return policy.getClass().getMethod("select", List.class).getDeclaringClass() == VersionPolicy.class;
-        } catch (NoSuchMethodException impossible) {
-            return false;
-        }
     }
 
     /** The last snapshot built (or the initial one). */
@@ -157,13 +130,11 @@ public final class SnapshotBuilder {
                 }
             }
         }
-        Chosen chosen = NO_CHOICE;
+        PolicyChoice.Chosen chosen = PolicyChoice.NO_CHOICE;
         if (!direct) {
-            Map<String, String> rejectedBySelector = new HashMap<>();
-            chosen = select(selector.isEmpty() ? answered : selectByLabels(answered, rejectedBySelector));
-            chosen.verdicts().putAll(rejectedBySelector);
+            chosen = choice.choose(answered);
         }
-        String preferred = preference == null ? "" : prefer(answered, chosen.verdicts());
+        String preferred = choice.prefer(answered, chosen.verdicts());
         List<WorkerStatus> statuses = new ArrayList<>(workers.size());
         verdictChanges = null;
         for (ShownWorker t : workers) {
@@ -236,7 +207,7 @@ public final class SnapshotBuilder {
             checkAgainstFullBuild(all.get());
         }
         askAgain();
-        return publish(shown.statuses(), changed, NO_CHOICE, "", staleSince, discoveryProblem);
+        return publish(shown.statuses(), changed, PolicyChoice.NO_CHOICE, "", staleSince, discoveryProblem);
     }
 
     /**
@@ -277,7 +248,15 @@ public final class SnapshotBuilder {
 
     /** The common case: a per-worker rule, no label rules; verdicts are remembered per answer. */
     private boolean direct() {
-        return perWorkerPolicy && selector.isEmpty() && preference == null;
+        return choice.direct();
+    }
+
+    /**
+     * After a build that left the label preference waiting out its hold: how long until it should
+     * be looked at again (0 when nothing waits). The caller asks for a build then.
+     */
+    public long recheckInNanos() {
+        return choice.recheckInNanos();
     }
 
     /**
@@ -285,7 +264,7 @@ public final class SnapshotBuilder {
      * changed, else a new one (remembered on it). {@code chosen} is the policy's choice as a whole,
      * {@code null} for a per-worker rule (its verdict remembered on {@code t}).
      */
-    private WorkerStatus statusOf(ShownWorker t, boolean awaitsSchema, Chosen chosen) {
+    private WorkerStatus statusOf(ShownWorker t, boolean awaitsSchema, PolicyChoice.Chosen chosen) {
         WorkerInfo info = t.info();
         State state = t.shownBeforePolicy();
         String reason = t.reason();
@@ -328,7 +307,8 @@ public final class SnapshotBuilder {
     }
 
     /** The snapshot of {@code statuses}, or {@code null} when a reader would see no difference from the last. */
-    private FleetSnapshot publish(List<WorkerStatus> statuses, boolean statusesChanged, Chosen chosen, String preferred,
+    private FleetSnapshot publish(List<WorkerStatus> statuses, boolean statusesChanged, PolicyChoice.Chosen chosen,
+                                  String preferred,
                                   Instant staleSince, String discoveryProblem) {
         Map<String, ProtoSchema> schemasNow = schemas == null ? Map.of() : schemas.known();
         // Snapshot 0 means "nothing known yet": the first set from discovery is news even when empty.
@@ -345,7 +325,7 @@ public final class SnapshotBuilder {
         publishedSchemas = schemasNow;
         last = FleetSnapshot.builder(last.number() + 1).publishedAt(clock.instant()).staleSince(staleSince)
                 .policy(policy.description()).statuses(statuses).selection(chosen.cohort(), chosen.explanation())
-                .schemas(schemasNow).keyPaths(keyPaths).selector(selector.toString()).preference(preferred)
+                .schemas(schemasNow).keyPaths(keyPaths).selector(choice.selector().toString()).preference(preferred)
                 .discoveryProblem(discoveryProblem).previous(last).build();
         // Once per change of choice at INFO; the explanation's counts move with every probe answer.
         boolean preferenceSwitched = preferred.startsWith("preferring") != lastPreference.startsWith("preferring");
@@ -379,130 +359,7 @@ public final class SnapshotBuilder {
     }
 
     /**
-     * After a build that left the label preference waiting out its hold: how long until it should
-     * be looked at again (0 when nothing waits). The caller asks for a build then.
-     */
-    public long recheckInNanos() {
-        return recheckInNanos;
-    }
-
-    /**
-     * The workers whose labels match the selector; every other one is rejected with the requirement
-     * it fails, before the policy sees it (so a custom policy never has to know about labels).
-     * Verdicts are remembered per answer, as {@link #checkEach} does; the rejected go into
-     * {@code rejected} (URL to reason).
-     */
-    private List<WorkerInfo> selectByLabels(List<WorkerInfo> answered, Map<String, String> rejected) {
-        Map<WorkerInfo, String> known = new IdentityHashMap<>(answered.size() * 2);
-        List<WorkerInfo> eligible = new ArrayList<>(answered.size());
-        for (WorkerInfo w : answered) {
-            String why = selected.get(w);
-            if (why == null) {
-                why = selector.mismatch(labels(w)).orElse("");
-            }
-            known.put(w, why);
-            if (why.isEmpty()) {
-                eligible.add(w);
-            } else {
-                rejected.put(w.endpoint().url(), why + " (rollcall.selector)");
-            }
-        }
-        selected = known;
-        return eligible;
-    }
-
-    /**
-     * A worker's labels: those discovery reported, overridden by those the worker itself reported.
-     * The worker's answer wins on a conflict because it is what was verified (discovery's labels
-     * can be stale or written by someone else).
-     */
-    static Map<String, String> labels(WorkerInfo w) {
-        Map<String, String> fromDiscovery = w.endpoint().labels();
-        if (fromDiscovery.isEmpty()) {
-            return w.labels();
-        }
-        if (w.labels().isEmpty()) {
-            return fromDiscovery;
-        }
-        Map<String, String> merged = new HashMap<>(fromDiscovery);
-        merged.putAll(w.labels());
-        return merged;
-    }
-
-    /**
-     * Applies the label preference to the policy's verdicts: while it applies, compatible workers
-     * that do not match it are held back. Returns what applied, for the snapshot's report.
-     */
-    private String prefer(List<WorkerInfo> answered, Map<String, String> verdicts) {
-        int compatible = 0;
-        List<String> notPreferred = new ArrayList<>(); // compatible ones that do not match, by URL
-        for (WorkerInfo w : answered) {
-            String url = w.endpoint().url();
-            if ("".equals(verdicts.get(url))) {
-                compatible++;
-                if (!preference.selector().matches(labels(w))) {
-                    notPreferred.add(url);
-                }
-            }
-        }
-        LabelPreference.Decision d = preference.decide(compatible - notPreferred.size(), compatible,
-                ticker.getAsLong());
-        recheckInNanos = d.recheckInNanos();
-        if (d.preferring()) {
-            String why = "held back: " + d.explanation() + " (rollcall.prefer-labels)";
-            notPreferred.forEach(url -> verdicts.put(url, why));
-        }
-        return d.explanation();
-    }
-
-    /**
-     * One build's look at the workers' versions, which come in runs (workers of one version one after
-     * another): each run adds its version to {@link #versions} and asks whether its schema is ready
-     * once, not once per worker (that cannot change within a build). Without schemas ({@code versions}
-     * null) every schema counts as ready.
-     */
-    private static final class VersionRuns {
-        final Set<String> versions;
-        private final Predicate<ShownWorker> ready;
-        private String added;
-        private String asked;
-        private boolean answer = true;
-
-        VersionRuns(Set<String> versions, Predicate<ShownWorker> ready) {
-            this.versions = versions;
-            this.ready = ready;
-        }
-
-        /** A worker's answer ({@code null} before its first). */
-        void saw(WorkerInfo info) {
-            if (versions != null && info != null && info.version() != added) {
-                added = info.version();
-                versions.add(added);
-            }
-        }
-
-        /** Whether the schema of {@code t}'s version (it answered) is known, or none is fetched. */
-        boolean schemaReady(ShownWorker t) {
-            if (versions != null && t.info().version() != asked) {
-                asked = t.info().version();
-                answer = ready.test(t);
-            }
-            return answer;
-        }
-    }
-
-    /**
-     * What the policy chose: URL to "" for accepted workers or to the reason they were rejected,
-     * and the cohort and explanation it gave.
-     */
-    private record Chosen(Map<String, String> verdicts, Optional<String> cohort, String explanation) {
-    }
-
-    /** What a per-worker rule "chose" as a whole: no cohort, no explanation (verdicts are per worker). */
-    private static final Chosen NO_CHOICE = new Chosen(Map.of(), Optional.empty(), "");
-
-    /**
-     * A per-worker rule's verdict on {@code t}'s answer, as {@link #checkEach} gives it ("" when
+     * A per-worker rule's verdict on {@code t}'s answer, as {@code PolicyChoice.checkEach} gives it ("" when
      * accepted), remembered on the worker until it answers something else.
      */
     private String verdictOf(ShownWorker t) {
@@ -524,60 +381,6 @@ public final class SnapshotBuilder {
             }
         }
         return reason;
-    }
-
-    private Chosen select(List<WorkerInfo> answered) {
-        Map<String, String> verdicts = new HashMap<>(answered.size() * 4 / 3 + 16);
-        if (answered.isEmpty()) {
-            checked = new IdentityHashMap<>();
-            return new Chosen(verdicts, Optional.empty(), "");
-        }
-        if (perWorkerPolicy) {
-            return checkEach(answered, verdicts);
-        }
-        Selection selection;
-        try {
-            selection = Objects.requireNonNull(policy.select(List.copyOf(answered)), "the policy returned no selection");
-        } catch (RuntimeException e) {
-            log.error("policy {} failed; rejecting every worker until it succeeds", policy.description(), e);
-            answered.forEach(w -> verdicts.put(w.endpoint().url(), "policy failed: " + e));
-            return new Chosen(verdicts, Optional.empty(), "policy failed: " + e);
-        }
-        for (Selection.Rejection r : selection.rejected()) {
-            verdicts.put(r.worker().endpoint().url(), r.reason().isEmpty() ? "rejected by the policy" : r.reason());
-        }
-        for (WorkerInfo w : selection.accepted()) {
-            // A worker in both lists is rejected: fail closed on an inconsistent policy.
-            verdicts.putIfAbsent(w.endpoint().url(), "");
-        }
-        return new Chosen(verdicts, selection.cohort(), selection.explanation());
-    }
-
-    /**
-     * A per-worker rule's choice, as {@link VersionPolicy#select}'s default makes it, but checking
-     * each answer once rather than every worker for every snapshot: {@code check} decides by what the
-     * worker reported, and an answer is a new {@link WorkerInfo} object whenever that changes. At
-     * 10,000 workers re-checking was 60 % of building a snapshot (a semver parse per worker). A
-     * check that throws is not remembered: it is tried again with the next snapshot.
-     */
-    private Chosen checkEach(List<WorkerInfo> answered, Map<String, String> byUrl) {
-        Map<WorkerInfo, Verdict> known = new IdentityHashMap<>(answered.size() * 2);
-        for (WorkerInfo w : answered) {
-            Verdict v = checked.get(w);
-            if (v == null) {
-                try {
-                    v = Objects.requireNonNullElse(policy.check(w), NO_VERDICT);
-                    known.put(w, v);
-                } catch (RuntimeException e) {
-                    v = Verdict.reject("policy failed: " + e);
-                }
-            } else {
-                known.put(w, v);
-            }
-            byUrl.put(w.endpoint().url(), v.accepted() ? "" : v.reason());
-        }
-        checked = known;
-        return new Chosen(byUrl, Optional.empty(), "");
     }
 
     /**

@@ -1,9 +1,9 @@
 package dev.rollcall.core.internal.fleet;
 
-import dev.rollcall.core.internal.probe.FakeTransport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rollcall.api.registry.WorkerStatus.State;
+import dev.rollcall.core.internal.probe.FakeTransport;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;

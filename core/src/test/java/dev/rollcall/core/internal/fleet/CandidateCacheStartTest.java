@@ -6,6 +6,7 @@ import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.core.internal.settings.CacheSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;
@@ -93,7 +94,7 @@ class CandidateCacheStartTest extends TrackerHarness {
     void aCacheFileOthersMayWriteIsNotStartedFrom() throws Exception {
         Path file = dir.resolve("candidates");
         CandidateCache.write(file, Set.of(a, b), WRITTEN);
-        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-rw-"));
         tracker(64);
         cache(file);
         tracker.discoveryFailed(new IllegalStateException("etcd down"));

@@ -1,23 +1,26 @@
 package dev.rollcall.core.internal.fleet;
 
-import dev.rollcall.core.internal.settings.ResolverSettings;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.core.internal.settings.CacheSettings;
+import dev.rollcall.core.internal.settings.ResolverSettings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 
 class CandidateCacheTest {
@@ -96,13 +99,13 @@ class CandidateCacheTest {
         assertThatThrownBy(() -> CacheSettings.read(RollcallConfig.of(Map.of(
                 "rollcall.discovery.cache.file", dir.resolve("no/such/folder/candidates").toString())).settings(),
                 ResolverSettings.DEFAULT_MAX_CANDIDATES))
-                .isInstanceOf(dev.rollcall.api.ConfigurationException.class)
+                .isInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("rollcall.discovery.cache.file");
     }
 
     /** A set large enough that its file takes many writes: half of it is well inside the body. */
     private static Set<WorkerEndpoint> big(int port0) {
-        Set<WorkerEndpoint> set = new java.util.HashSet<>();
+        Set<WorkerEndpoint> set = new HashSet<>();
         for (int i = 0; i < 5_000; i++) {
             set.add(WorkerEndpoint.parse("grpc://10.0." + (i / 250) + "." + (i % 250) + ":" + (port0 + i % 7)));
         }

@@ -1,5 +1,8 @@
 package dev.rollcall.core.internal.fleet;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.core.internal.settings.CacheSettings;
@@ -10,13 +13,14 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.time.Instant;
+import java.util.HashSet;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 
 /**
@@ -101,7 +105,7 @@ class CandidateCacheTrustTest {
     void aFileLargerThanMaxBytesIsRefusedBeforeItIsRead() throws IOException {
         CacheSettings small = new CacheSettings(file,
                 CacheSettings.DEFAULT_MAX_WAIT, 1024, false, 100_000);
-        Set<WorkerEndpoint> many = new java.util.HashSet<>();
+        Set<WorkerEndpoint> many = new HashSet<>();
         for (int port = 1; port <= 100; port++) {
             many.add(WorkerEndpoint.of("10.0.0.1", port));
         }
@@ -117,7 +121,7 @@ class CandidateCacheTrustTest {
         CacheSettings one = new CacheSettings(file,
                 CacheSettings.DEFAULT_MAX_WAIT, CacheSettings.DEFAULT_MAX_BYTES, false, 1);
         assertThat(load(one, null)).isEmpty();
-        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> CandidateCache.parse(readFile(), 1)))
+        assertThat(Assertions.catchThrowable(() -> CandidateCache.parse(readFile(), 1)))
                 .hasMessage("it holds 2 candidates, more than rollcall.discovery.max-candidates (1)");
     }
 
@@ -210,13 +214,13 @@ class CandidateCacheTrustTest {
 
     @Test
     void theKeysAreReadWithTheirDefaults() {
-        CacheSettings defaults = CacheSettings.read(RollcallConfig.of(java.util.Map.of(
+        CacheSettings defaults = CacheSettings.read(RollcallConfig.of(Map.of(
                 "rollcall.discovery.cache.file", file.toString())).settings(), 5).orElseThrow();
         assertThat(defaults.maxBytes()).isEqualTo(64 << 20);
         assertThat(defaults.requireTls()).isFalse();
         assertThat(defaults.maxCandidates()).isEqualTo(5);
 
-        CacheSettings set = CacheSettings.read(RollcallConfig.of(java.util.Map.of(
+        CacheSettings set = CacheSettings.read(RollcallConfig.of(Map.of(
                 "rollcall.discovery.cache.file", file.toString(), "rollcall.discovery.cache.max-bytes", "4096",
                 "rollcall.discovery.cache.require-tls", "true")).settings(), 5).orElseThrow();
         assertThat(set.maxBytes()).isEqualTo(4096);

@@ -1,5 +1,8 @@
 package dev.rollcall.core.internal.fleet;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.WorkerEndpoint;
@@ -11,8 +14,6 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 
 /**

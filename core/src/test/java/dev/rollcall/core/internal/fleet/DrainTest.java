@@ -3,9 +3,11 @@ package dev.rollcall.core.internal.fleet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rollcall.api.ServingState;
+import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.core.internal.probe.FakeTransport;
 import dev.rollcall.protocol.ProbeOutcome;
+import io.grpc.Status;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -13,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /** A worker's pushed lifecycle (drain, resume, not serving) as the tracker applies it, in virtual time. */
 class DrainTest extends TrackerHarness {
 
-    private FakeTransport.FakeLink linkOf(dev.rollcall.api.WorkerEndpoint e) {
+    private FakeTransport.FakeLink linkOf(WorkerEndpoint e) {
         FakeTransport.FakeLink found = null;
         for (FakeTransport.FakeLink l : net.links) {
             if (l.endpoint.equals(e) && !l.closed) {
@@ -120,7 +122,7 @@ class DrainTest extends TrackerHarness {
         tracker(64);
         candidates(a);
         answer(a, "1.0.0", "i1");
-        linkOf(a).stream.listener.answer(new ProbeOutcome.Failed(io.grpc.Status.Code.INTERNAL, "malformed answer: too many labels"));
+        linkOf(a).stream.listener.answer(new ProbeOutcome.Failed(Status.Code.INTERNAL, "malformed answer: too many labels"));
         time.runUntilIdle();
         assertThat(state(a)).isEqualTo(State.UNREACHABLE);
         assertThat(last().status(a.url()).orElseThrow().reason()).isEqualTo("malformed answer: too many labels");
@@ -150,7 +152,7 @@ class DrainTest extends TrackerHarness {
         tracker(64);
         candidates(a);
         net.pending(a.url()).result().complete(
-                new ProbeOutcome.Failed(io.grpc.Status.Code.DEADLINE_EXCEEDED, "DEADLINE_EXCEEDED: no answer within 5000 ms"));
+                new ProbeOutcome.Failed(Status.Code.DEADLINE_EXCEEDED, "DEADLINE_EXCEEDED: no answer within 5000 ms"));
         time.runUntilIdle();
         assertThat(state(a)).isEqualTo(State.UNREACHABLE);
         assertThat(linkOf(a)).as("the link of a failed probe is dropped").isNull();

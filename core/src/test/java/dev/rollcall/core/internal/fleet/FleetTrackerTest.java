@@ -2,24 +2,22 @@ package dev.rollcall.core.internal.fleet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.rollcall.api.WorkerEndpoint;
-import dev.rollcall.api.labels.LabelSelector;
-import dev.rollcall.api.policy.Verdict;
-import dev.rollcall.api.policy.VersionPolicy;
-import dev.rollcall.api.registry.FleetSnapshot;
-import dev.rollcall.api.registry.KeyPaths;
+import dev.rollcall.api.ServingState;
 import dev.rollcall.api.registry.WorkerStatus.State;
-import dev.rollcall.core.internal.ProbeTls;
 import dev.rollcall.core.internal.probe.FakeTransport;
-import java.time.Clock;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.random.RandomGenerator;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -202,7 +200,7 @@ class FleetTrackerTest extends TrackerHarness {
         FakeTransport.FakeLink linkOfB = aAndBAnswered();
         int before = published.size();
 
-        tracker.applyCandidates(new java.util.LinkedHashSet<>(List.of(a, c)));
+        tracker.applyCandidates(new LinkedHashSet<>(List.of(a, c)));
         assertThat(linkOfB.closed).as("not on the way of the news and of c's probe").isFalse();
         time.runUntilIdle();
         assertThat(published.size()).isGreaterThan(before);
@@ -213,7 +211,7 @@ class FleetTrackerTest extends TrackerHarness {
         assertThat(linkOfB.closed).isTrue();
 
         // Closed with the tracker, when the tracker closes before it got to it.
-        tracker.applyCandidates(new java.util.LinkedHashSet<>(List.of(c)));
+        tracker.applyCandidates(new LinkedHashSet<>(List.of(c)));
         FakeTransport.FakeLink linkOfA = net.firstLinkTo(a.url());
         tracker.close();
         assertThat(linkOfA.closed).isTrue();
@@ -224,7 +222,7 @@ class FleetTrackerTest extends TrackerHarness {
         FakeTransport.FakeLink linkOfB = aAndBAnswered();
 
         candidates(a, c); // c never answers
-        time.advance(Duration.ofNanos(FleetTracker.CLOSE_LEFT_WITHIN_NANOS - 1_000_000));
+        time.advance(Duration.ofNanos(Leavers.CLOSE_LEFT_WITHIN_NANOS - 1_000_000));
         assertThat(linkOfB.closed).isFalse();
         time.advance(Duration.ofMillis(1));
         assertThat(linkOfB.closed).isTrue();
@@ -237,7 +235,7 @@ class FleetTrackerTest extends TrackerHarness {
         candidates(a);
         answer(a, "1.0.0", "i1");
         candidates(a, c); // c's probe takes the only place
-        java.util.concurrent.CompletableFuture<Boolean> verified = new java.util.concurrent.CompletableFuture<>();
+        CompletableFuture<Boolean> verified = new CompletableFuture<>();
         tracker.verify(a.url(), verified);
         time.runUntilIdle();
         assertThat(verified).as("a's fresh probe waits for c's").isNotDone();
@@ -268,15 +266,15 @@ class FleetTrackerTest extends TrackerHarness {
 
     /** What slf4j-simple (core's test binding) logs to {@code System.err} while {@code steps} run. */
     private static String logDuring(Runnable steps) {
-        java.io.PrintStream err = System.err;
-        java.io.ByteArrayOutputStream copy = new java.io.ByteArrayOutputStream();
-        System.setErr(new java.io.PrintStream(copy, true, java.nio.charset.StandardCharsets.UTF_8));
+        PrintStream err = System.err;
+        ByteArrayOutputStream copy = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(copy, true, StandardCharsets.UTF_8));
         try {
             steps.run();
         } finally {
             System.setErr(err);
         }
-        return copy.toString(java.nio.charset.StandardCharsets.UTF_8);
+        return copy.toString(StandardCharsets.UTF_8);
     }
 
     /** A tracker with a and b answered (version 1.0.0); b's link, whose closing the tests watch. */
@@ -302,8 +300,8 @@ class FleetTrackerTest extends TrackerHarness {
     @Test
     void discoveryThatNeverAnsweredSaysSoWithItsCause() {
         tracker(64);
-        tracker.discoveryFailed(new java.io.UncheckedIOException("cannot read the workers file",
-                new java.nio.file.NoSuchFileException("/etc/rollcall/workers.txt")));
+        tracker.discoveryFailed(new UncheckedIOException("cannot read the workers file",
+                new NoSuchFileException("/etc/rollcall/workers.txt")));
         time.runUntilIdle();
         assertThat(last().discoveryProblem()).contains("discovery has not answered since start-up: "
                 + "java.io.UncheckedIOException: cannot read the workers file "
@@ -370,7 +368,7 @@ class FleetTrackerTest extends TrackerHarness {
         // three probes per cycle (about 40).
         assertThat(probes).as("probes while flapping").isBetween(6L, 16L);
         assertThat(probesAt[flaps] - probesAt[flaps / 2])
-                .as("probes in the second half vs. the first (%s)", java.util.Arrays.toString(probesAt))
+                .as("probes in the second half vs. the first (%s)", Arrays.toString(probesAt))
                 .isLessThan(probesAt[flaps / 2]);
         assertThat(published.size() - snapshotsBefore).as("snapshots while flapping")
                 .isLessThanOrEqualTo((int) (2 * probes)).isLessThan(flaps);
@@ -379,7 +377,7 @@ class FleetTrackerTest extends TrackerHarness {
 
     @Test
     void aPerWorkerRuleIsAskedOncePerAnswerAndAgainAfterItThrew() {
-        Map<String, Integer> asked = new java.util.HashMap<>();
+        Map<String, Integer> asked = new HashMap<>();
         boolean[] broken = {true};
         policy = w -> {
             asked.merge(w.endpoint().url(), 1, Integer::sum);
@@ -405,7 +403,7 @@ class FleetTrackerTest extends TrackerHarness {
 
         FakeTransport.FakeLink link = net.links.stream().filter(l -> l.endpoint.equals(a) && !l.closed).findFirst()
                 .orElseThrow();
-        link.push("1.0.0", "i1", Map.of("zone", "z"), dev.rollcall.api.ServingState.SERVING);
+        link.push("1.0.0", "i1", Map.of("zone", "z"), ServingState.SERVING);
         time.runUntilIdle();
         assertThat(asked.get(a.url())).as("a new answer is asked about again").isEqualTo(2);
     }

@@ -1,14 +1,22 @@
 package dev.rollcall.core.internal.fleet;
 
-import dev.rollcall.core.internal.probe.FakeTransport;
-import dev.rollcall.core.internal.settings.LabelSettings;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.labels.LabelSelector;
+import dev.rollcall.api.policy.Selection;
+import dev.rollcall.api.policy.Verdict;
+import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.registry.WorkerStatus.State;
+import dev.rollcall.core.internal.probe.FakeTransport;
+import dev.rollcall.core.internal.settings.LabelSettings;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /** The hard selector in front of the policy and the soft preference after it, in virtual time. */
@@ -151,29 +159,29 @@ class LabelRulesTest extends TrackerHarness {
      * A whole-fleet policy, as {@code rollout} is: the newest version that has a quorum of two
      * workers among those it is given.
      */
-    private static final class NewestWithQuorum implements dev.rollcall.api.policy.VersionPolicy {
+    private static final class NewestWithQuorum implements VersionPolicy {
         @Override
-        public dev.rollcall.api.policy.Verdict check(dev.rollcall.api.WorkerInfo worker) {
-            return dev.rollcall.api.policy.Verdict.accept();
+        public Verdict check(WorkerInfo worker) {
+            return Verdict.accept();
         }
 
         @Override
-        public dev.rollcall.api.policy.Selection select(java.util.List<dev.rollcall.api.WorkerInfo> probed) {
-            java.util.TreeMap<String, Integer> counts = new java.util.TreeMap<>();
+        public Selection select(List<WorkerInfo> probed) {
+            TreeMap<String, Integer> counts = new TreeMap<>();
             probed.forEach(w -> counts.merge(w.version(), 1, Integer::sum));
             String cohort = counts.descendingMap().entrySet().stream().filter(e -> e.getValue() >= 2)
-                    .map(java.util.Map.Entry::getKey).findFirst().orElse(null);
-            java.util.List<dev.rollcall.api.WorkerInfo> accepted = new java.util.ArrayList<>();
-            java.util.List<dev.rollcall.api.policy.Selection.Rejection> rejected = new java.util.ArrayList<>();
-            for (dev.rollcall.api.WorkerInfo w : probed) {
+                    .map(Map.Entry::getKey).findFirst().orElse(null);
+            List<WorkerInfo> accepted = new ArrayList<>();
+            List<Selection.Rejection> rejected = new ArrayList<>();
+            for (WorkerInfo w : probed) {
                 if (w.version().equals(cohort)) {
                     accepted.add(w);
                 } else {
-                    rejected.add(new dev.rollcall.api.policy.Selection.Rejection(w,
+                    rejected.add(new Selection.Rejection(w,
                             "version '" + w.version() + "' is not the cohort " + cohort + " (quorum 2)"));
                 }
             }
-            return new dev.rollcall.api.policy.Selection(accepted, rejected, java.util.Optional.ofNullable(cohort),
+            return new Selection(accepted, rejected, Optional.ofNullable(cohort),
                     cohort + " is the newest version with 2 workers");
         }
     }

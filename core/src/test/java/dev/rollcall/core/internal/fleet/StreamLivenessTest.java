@@ -8,6 +8,7 @@ import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.core.internal.probe.FakeTransport;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -145,7 +146,7 @@ class StreamLivenessTest extends TrackerHarness {
         candidates(a);
         answer(a, "1.0.0", "i1");
         assertThat(time.pendingTimers()).as("its refresh, and the sweep").isEqualTo(2);
-        tracker.applyCandidates(java.util.Set.of()); // a leaves: its stream is closed
+        tracker.applyCandidates(Set.of()); // a leaves: its stream is closed
         time.advance(Duration.ofSeconds(3));
         assertThat(time.pendingTimers()).as("no sweep left running").isZero();
     }

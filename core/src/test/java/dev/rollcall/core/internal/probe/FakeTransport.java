@@ -1,13 +1,16 @@
 package dev.rollcall.core.internal.probe;
 
-import dev.rollcall.protocol.ProbeOutcome;
+import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.protocol.ProbeOutcome;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /** Links whose probes the test answers by hand, and whose connections it drops. Single-threaded. */
@@ -18,28 +21,28 @@ public final class FakeTransport implements ProbeTransport {
      * ({@code listener} set) leaves the stream open once answered.
      */
     public record Probe(FakeLink link, CompletableFuture<ProbeOutcome> result,
-                 dev.rollcall.core.internal.ProbeClient.StreamListener listener, FakeStream stream) {
+                 ProbeClient.StreamListener listener, FakeStream stream) {
 
         Probe(FakeLink link, CompletableFuture<ProbeOutcome> result) {
             this(link, result, null, null);
         }
 
         public void answer(String version, String instanceId) {
-            answer(version, instanceId, java.util.Map.of());
+            answer(version, instanceId, Map.of());
         }
 
-        public void answer(String version, String instanceId, java.util.Map<String, String> labels) {
-            answer(version, instanceId, labels, dev.rollcall.api.ServingState.SERVING);
+        public void answer(String version, String instanceId, Map<String, String> labels) {
+            answer(version, instanceId, labels, ServingState.SERVING);
         }
 
-        public void answer(String version, String instanceId, java.util.Map<String, String> labels,
-                    dev.rollcall.api.ServingState state) {
+        public void answer(String version, String instanceId, Map<String, String> labels,
+                    ServingState state) {
             answer(version, instanceId, labels, state, 0);
         }
 
         /** Answers with a revision; a stream's worker grants {@link FakeTransport#heartbeatMillis}. */
-        public void answer(String version, String instanceId, java.util.Map<String, String> labels,
-                    dev.rollcall.api.ServingState state, long revision) {
+        public void answer(String version, String instanceId, Map<String, String> labels,
+                    ServingState state, long revision) {
             WorkerEndpoint e = link.endpoint;
             link.ready = true;
             link.lastAnswer = new ProbeOutcome.Answered(new WorkerInfo(e, version, instanceId, labels, List.of()), state,
@@ -88,29 +91,29 @@ public final class FakeTransport implements ProbeTransport {
         }
 
         @Override
-        public dev.rollcall.core.internal.ProbeClient.Watched probeAndWatch(
-                Duration timeout, Duration heartbeat, dev.rollcall.core.internal.ProbeClient.StreamListener listener) {
+        public ProbeClient.Watched probeAndWatch(
+                Duration timeout, Duration heartbeat, ProbeClient.StreamListener listener) {
             watches++;
             askedHeartbeat = heartbeat;
             CompletableFuture<ProbeOutcome> f = new CompletableFuture<>();
             if (unaryOnly) {
                 f.complete(new ProbeOutcome.Failed(Status.Code.UNIMPLEMENTED, "UNIMPLEMENTED"));
-                return new dev.rollcall.core.internal.ProbeClient.Watched(f, () -> { });
+                return new ProbeClient.Watched(f, () -> { });
             }
             FakeStream stream = new FakeStream(this, listener, f);
             sent.add(new Probe(this, f, listener, stream));
-            return new dev.rollcall.core.internal.ProbeClient.Watched(f, stream);
+            return new ProbeClient.Watched(f, stream);
         }
 
         /** The worker pushes a new answer over its WatchWorkerInfo stream. */
-        public void push(String version, String instanceId, java.util.Map<String, String> labels,
-                  dev.rollcall.api.ServingState state) {
+        public void push(String version, String instanceId, Map<String, String> labels,
+                  ServingState state) {
             push(version, instanceId, labels, state, 0);
         }
 
         /** The worker pushes a new answer of {@code revision} over its WatchWorkerInfo stream. */
-        public void push(String version, String instanceId, java.util.Map<String, String> labels,
-                  dev.rollcall.api.ServingState state, long revision) {
+        public void push(String version, String instanceId, Map<String, String> labels,
+                  ServingState state, long revision) {
             lastAnswer = new ProbeOutcome.Answered(new WorkerInfo(endpoint, version, instanceId, labels, List.of()),
                     state, revision);
             stream.listener.answer(lastAnswer);
@@ -178,14 +181,14 @@ public final class FakeTransport implements ProbeTransport {
     }
 
     /** One WatchWorkerInfo stream: the probe's until its first answer, then the link's. */
-    public static final class FakeStream implements dev.rollcall.core.internal.ProbeClient.Watch {
+    public static final class FakeStream implements ProbeClient.Watch {
         final FakeLink link;
-        public final dev.rollcall.core.internal.ProbeClient.StreamListener listener;
+        public final ProbeClient.StreamListener listener;
         final CompletableFuture<ProbeOutcome> first;
         public long heartbeatMillis;
         boolean cancelled;
 
-        FakeStream(FakeLink link, dev.rollcall.core.internal.ProbeClient.StreamListener listener,
+        FakeStream(FakeLink link, ProbeClient.StreamListener listener,
                    CompletableFuture<ProbeOutcome> first) {
             this.link = link;
             this.listener = listener;

@@ -1,13 +1,14 @@
 package dev.rollcall.core.internal.serial;
 
-import dev.rollcall.api.Scheduler;
-import dev.rollcall.api.Ticker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.rollcall.api.Scheduler;
+import dev.rollcall.api.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.Test;
@@ -63,7 +64,7 @@ class SerialContextTest {
         // A scheduler that hands the task over at once: it waits on the context, not yet run.
         SerialContext handedOver = new SerialContext(time.executor(), (executor, task, delay, unit) -> {
             executor.execute(task);
-            return java.util.concurrent.CompletableFuture.completedFuture(null);
+            return CompletableFuture.completedFuture(null);
         }, time);
         SerialContext.Timer timer = handedOver.schedule(() -> ran.add("timer"), 0);
         timer.cancel();

@@ -1,5 +1,8 @@
 package dev.rollcall.core.internal.settings;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Settings;
@@ -7,8 +10,6 @@ import dev.rollcall.core.WorkerResolver;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 
 class ProbeSettingsTest {

@@ -1,17 +1,25 @@
 package dev.rollcall.core.internal.snapshot;
 
-import dev.rollcall.api.Ticker;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rollcall.api.Ticker;
+import dev.rollcall.api.internal.NamedThreads;
 import dev.rollcall.api.registry.FleetSnapshot;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /** How readers wait for snapshots ({@code WorkerResolver.await*}) and how publishing wakes them. */
@@ -23,9 +31,9 @@ class SnapshotFanOutTest {
 
     /** A fan-out on real threads, as the resolver builds it. */
     private static SnapshotFanOut fanOut() {
-        java.util.concurrent.ThreadFactory threads = dev.rollcall.api.internal.NamedThreads.daemon("test-listeners");
+        ThreadFactory threads = NamedThreads.daemon("test-listeners");
         return new SnapshotFanOut("test", snapshot(0), () -> Executors.newSingleThreadExecutor(threads),
-                Executors.newSingleThreadExecutor(dev.rollcall.api.internal.NamedThreads.daemon("test-followers")),
+                Executors.newSingleThreadExecutor(NamedThreads.daemon("test-followers")),
                 Ticker.systemTicker());
     }
 
@@ -34,9 +42,9 @@ class SnapshotFanOutTest {
         SnapshotFanOut fanOut = fanOut();
         CountDownLatch blocked = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        List<Long> slow = new java.util.concurrent.CopyOnWriteArrayList<>();
-        List<Long> other = new java.util.concurrent.CopyOnWriteArrayList<>();
-        List<Long> follower = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Long> slow = new CopyOnWriteArrayList<>();
+        List<Long> other = new CopyOnWriteArrayList<>();
+        List<Long> follower = new CopyOnWriteArrayList<>();
         try {
             fanOut.addListener(s -> {
                 slow.add(s.number());
@@ -51,22 +59,22 @@ class SnapshotFanOutTest {
             assertThat(blocked.await(10, TimeUnit.SECONDS)).isTrue();
             // Taken before the next one comes: a listener busy with the previous one would find only
             // the newer one waiting (latest wins), and "every snapshot" would not hold.
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+            Awaitility.await().atMost(Duration.ofSeconds(5))
                     .until(() -> other.contains(1L) && follower.contains(1L));
 
             for (long n = 2; n <= 50; n++) {
                 fanOut.publish(snapshot(n));
                 long expected = n;
                 // Each one arrives while the slow listener is still blocked on snapshot 1.
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+                Awaitility.await().atMost(Duration.ofSeconds(5))
                         .until(() -> other.contains(expected) && follower.contains(expected));
             }
-            assertThat(other).containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(0, 50).boxed().toList());
-            assertThat(follower).containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(0, 50).boxed().toList());
+            assertThat(other).containsExactlyElementsOf(LongStream.rangeClosed(0, 50).boxed().toList());
+            assertThat(follower).containsExactlyElementsOf(LongStream.rangeClosed(0, 50).boxed().toList());
             assertThat(slow).containsExactly(0L, 1L);
 
             release.countDown();
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> slow.contains(50L));
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> slow.contains(50L));
             assertThat(slow).as("49 snapshots came while it was blocked: only the newest waited for it")
                     .containsExactly(0L, 1L, 50L);
         } finally {
@@ -79,13 +87,13 @@ class SnapshotFanOutTest {
     void aFollowerNeverWaitsBehindAUserListener() throws Exception {
         SnapshotFanOut fanOut = fanOut();
         CountDownLatch release = new CountDownLatch(1);
-        List<Long> follower = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Long> follower = new CopyOnWriteArrayList<>();
         try {
             fanOut.addListener(s -> await(release, 30), "test"); // blocks from its very first snapshot on
             fanOut.addEventListener(e -> await(release, 30), "test");
             fanOut.addFollower(s -> follower.add(s.number()));
             fanOut.publish(snapshot(1));
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> follower.contains(1L));
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> follower.contains(1L));
             assertThat(follower).containsExactly(0L, 1L);
         } finally {
             release.countDown();
@@ -96,15 +104,15 @@ class SnapshotFanOutTest {
     @Test
     void aRemovedListenerGetsNothingMoreAndItsThreadEnds() throws Exception {
         SnapshotFanOut fanOut = fanOut();
-        List<Long> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
-        List<Thread> thread = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Long> seen = new CopyOnWriteArrayList<>();
+        List<Thread> thread = new CopyOnWriteArrayList<>();
         try {
             Subscription registration = fanOut.addListener(s -> {
                 seen.add(s.number());
                 thread.add(Thread.currentThread());
             }, "test");
             fanOut.publish(snapshot(1));
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> seen.contains(1L));
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> seen.contains(1L));
             registration.close();
             fanOut.publish(snapshot(2));
             thread.get(0).join(5_000);
@@ -165,18 +173,18 @@ class SnapshotFanOutTest {
 
     @Test
     void aListenerGetsTheSnapshotCurrentAtItsRegistrationFirstAndLosesNoneAfter() {
-        java.util.ArrayDeque<Runnable> queued = new java.util.ArrayDeque<>();
-        ExecutorService listenerThread = new java.util.concurrent.AbstractExecutorService() {
+        ArrayDeque<Runnable> queued = new ArrayDeque<>();
+        ExecutorService listenerThread = new AbstractExecutorService() {
             @Override public void execute(Runnable task) { queued.add(task); }
             @Override public void shutdown() { }
-            @Override public java.util.List<Runnable> shutdownNow() { return java.util.List.of(); }
+            @Override public List<Runnable> shutdownNow() { return List.of(); }
             @Override public boolean isShutdown() { return false; }
             @Override public boolean isTerminated() { return false; }
             @Override public boolean awaitTermination(long timeout, TimeUnit unit) { return true; }
         };
         SnapshotFanOut fanOut = new SnapshotFanOut("test", snapshot(0), () -> listenerThread, listenerThread,
                 Ticker.systemTicker());
-        java.util.List<Long> seen = new java.util.ArrayList<>();
+        List<Long> seen = new ArrayList<>();
         fanOut.addListener(s -> seen.add(s.number()), "test");
         fanOut.publish(snapshot(1)); // before the listener thread got to the registration
 
