@@ -1,13 +1,15 @@
 package dev.rollcall.core;
 
-import dev.rollcall.protocol.ProbeOutcome;
-import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.ProbeFailures;
 import dev.rollcall.core.internal.ProbeTls;
+import dev.rollcall.core.internal.settings.ProbeSettings;
+import dev.rollcall.protocol.ProbeOutcome;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import java.nio.file.Path;
@@ -63,7 +65,7 @@ public final class WorkerProbe {
         try {
             channel = client.open(endpoint);
         } catch (RuntimeException cannotOpen) {
-            return CompletableFuture.completedFuture(ProbeClient.failed(cannotOpen, timeout));
+            return CompletableFuture.completedFuture(ProbeFailures.failed(cannotOpen, timeout));
         }
         return client.probe(channel, endpoint, timeout).whenComplete((outcome, impossible) -> channel.shutdownNow());
     }

@@ -1,39 +1,44 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Scheduler;
-import dev.rollcall.api.Ticker;
-import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
+import dev.rollcall.api.Ticker;
+import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.discovery.WorkerDiscovery;
 import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
+import dev.rollcall.api.internal.ProviderLookup;
+import dev.rollcall.api.internal.UnknownKeys;
 import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.policy.VersionPolicyProvider;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.InvocationTargets;
+import dev.rollcall.api.registry.KeyExtractors;
+import dev.rollcall.api.registry.KeyPaths;
+import dev.rollcall.api.registry.KeyRouting;
+import dev.rollcall.api.registry.ProtoSymbols;
 import dev.rollcall.api.registry.WorkerEndpoints;
 import dev.rollcall.api.registry.WorkerServices;
 import dev.rollcall.api.registry.WorkerVersions;
-import dev.rollcall.api.internal.NamedThreads;
-import dev.rollcall.core.internal.ProbeClient;
-import dev.rollcall.api.internal.ProviderLookup;
-import dev.rollcall.api.internal.UnknownKeys;
+import dev.rollcall.core.internal.lifecycle.ResolverLifecycle;
+import dev.rollcall.core.internal.probe.ProbeScheduler;
+import dev.rollcall.core.internal.settings.ResolverOverrides;
+import dev.rollcall.core.internal.settings.ResolverSettings;
+import dev.rollcall.core.internal.snapshot.Subscription;
+import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
-import java.lang.management.ManagementFactory;
+import io.grpc.Status;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.SplittableRandom;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
-import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,70 +93,25 @@ public final class WorkerResolver implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WorkerResolver.class);
     private static final AtomicInteger RESOLVERS = new AtomicInteger();
 
-    // Close in this order: discovery (no more news), the tracker on its context (no more probes or
-    // timers), the context's thread, the channels, their event loop, last the listeners.
     private final String name;
     private final WorkerDiscovery discovery;
     private final VersionPolicy policy;
-    private final ProbeClient probes;
-    private final ScheduledThreadPoolExecutor serialThread;
-    private final SerialContext context;
-    private final SnapshotFanOut fanOut;
-    private final FleetTracker tracker;
-    private final LiveViews live;
-    private volatile boolean closed;
+    /** The rooms behind the facade, built, started and closed in order. */
+    private final ResolverLifecycle rooms;
     /** The current snapshot, for the read path: one volatile read of this object's own field. */
     private volatile FleetSnapshot current;
-    /** Set on the serial context once candidates are known, before the snapshot of them is published. */
-    private volatile boolean candidatesKnown;
-    private final CandidateCache cache;         // null when none is configured
-    private final java.time.Duration cacheMaxWait;
-    /** {@code rollcall.discovery.max-candidates}: larger sets from discovery are refused. */
-    private final int maxCandidates;
-    /** The user's calls: rollcall: targets, shared channels, failed calls. */
-    private final CallPath calls;
     /** {@code rollcall.readiness.*}: when {@link #ready()} says yes. */
     private final ReadinessRule readiness;
 
-    private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ProbeSettings probe,
-                           SchemaSettings schema, LabelSettings labels, CandidateCache.CacheSettings cached,
-                           int maxCandidates, ReadinessRule readiness) {
+    private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ResolverSettings settings,
+                           ReadinessRule readiness) {
         this.readiness = readiness;
         this.name = b.name != null ? b.name : String.valueOf(RESOLVERS.incrementAndGet());
         this.discovery = discovery;
         this.policy = policy;
-        this.probes = new ProbeClient("rollcall-probe-" + name, probe.maxResponseBytes(), probe.tls());
-        this.serialThread = new ScheduledThreadPoolExecutor(1, NamedThreads.daemon("rollcall-resolver-" + name));
-        this.serialThread.setRemoveOnCancelPolicy(true);
-        Ticker ticker = b.ticker != null ? b.ticker : Ticker.systemTicker();
-        Scheduler scheduler = b.scheduler != null ? b.scheduler : Scheduler.forScheduledExecutorService(serialThread);
-        this.context = new SerialContext(serialThread, scheduler, ticker);
-        FleetSnapshot initial = FleetSnapshot.builder(0).publishedAt(b.clock.instant()).policy(policy.description())
-                .build();
-        java.util.concurrent.ThreadFactory listenerThreads = NamedThreads.daemon("rollcall-listeners-" + name);
-        this.fanOut = new SnapshotFanOut(name, initial, () -> Executors.newSingleThreadExecutor(listenerThreads),
-                Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-followers-" + name)), ticker);
-        this.current = initial;
-        this.live = new LiveViews(() -> current);
-        this.maxCandidates = maxCandidates;
-        this.cache = cached == null ? null : new CandidateCache(cached, name);
-        this.cacheMaxWait = cached == null ? null : cached.maxWait();
-        RandomGenerator jitter = new SplittableRandom(); // used on the serial context only
-        VersionSchemas schemas = !schema.used() ? null : new VersionSchemas(schema, context, jitter, probes,
-                probe.timeout(), dev.rollcall.api.Backoff.of(probe.backoffInitial(), probe.backoffMax()),
-                this::schemasChanged);
-        // On every channel of a link: kept ones, and those handed out by channel(endpoint). A channel
-        // that lives for one probe closes long before its first ping.
-        ProbeClient.Http2Keepalive keepalive = new ProbeClient.Http2Keepalive(probe.http2KeepaliveTime(),
-                probe.keepaliveTimeout());
-        FleetTracker.Parts parts = new FleetTracker.Parts(context, ProbeTransport.grpc(probes, keepalive), b.clock, jitter,
-                ManagementFactory.getThreadMXBean()::getCurrentThreadCpuTime);
-        this.tracker = new FleetTracker(parts, probe, schemas,
-                new SnapshotBuilder(policy, b.clock, schemas, schema.keys(), labels, context::nanoTime, initial),
-                this::publish);
-        // rollcall: name resolvers follow on a path of their own: never behind a user's listener.
-        this.calls = new CallPath(name, RESOLVERS.incrementAndGet(), context, tracker, () -> current, () -> closed,
-                fanOut::addFollower, probe);
+        this.rooms = new ResolverLifecycle(new ResolverLifecycle.Given(name, RESOLVERS.incrementAndGet(), discovery,
+                policy, settings, b.clock, b.ticker, b.scheduler), () -> current, snapshot -> current = snapshot);
+        this.current = rooms.fanOut().current();
     }
 
     /** Builds a resolver from {@link RollcallConfig#load()}: the properties files, system properties and environment. */
@@ -187,22 +147,22 @@ public final class WorkerResolver implements AutoCloseable {
      * agree with each other, {@link #pin()} one snapshot instead.
      */
     public WorkerEndpoints endpoints() {
-        return live;
+        return rooms.live();
     }
 
     /** The versions view, live (see {@link #endpoints()}). */
     public WorkerVersions versions() {
-        return live;
+        return rooms.live();
     }
 
     /** The services view, live (see {@link #endpoints()}). */
     public WorkerServices services() {
-        return live;
+        return rooms.live();
     }
 
     /** The invocation-targets view, live (see {@link #endpoints()}). */
     public InvocationTargets targets() {
-        return live;
+        return rooms.live();
     }
 
     /**
@@ -210,21 +170,21 @@ public final class WorkerResolver implements AutoCloseable {
      * For JSON mapping wrap it, or better a pinned snapshot, in {@code rollcall-schema-json}'s
      * {@code ProtoJsonMappers}.
      */
-    public dev.rollcall.api.registry.ProtoSymbols symbols() {
-        return live;
+    public ProtoSymbols symbols() {
+        return rooms.live();
     }
 
     /** The key-extractors view, live (see {@link #endpoints()}). */
-    public dev.rollcall.api.registry.KeyExtractors keyExtractors() {
-        return live;
+    public KeyExtractors keyExtractors() {
+        return rooms.live();
     }
 
     /**
      * The key-routing view, live (see {@link #endpoints()}). To extract a key and route it with
      * the same schema and workers, {@link #pin()} one snapshot and use it for both.
      */
-    public dev.rollcall.api.registry.KeyRouting keyRouting() {
-        return live;
+    public KeyRouting keyRouting() {
+        return rooms.live();
     }
 
     /**
@@ -237,9 +197,9 @@ public final class WorkerResolver implements AutoCloseable {
         if (min < 0) {
             throw new IllegalArgumentException("min " + min + " is negative");
         }
-        FleetSnapshot s = fanOut.awaitSatisfying(timeout, snap -> snap.counts().compatible() >= min);
+        FleetSnapshot s = rooms.fanOut().awaitSatisfying(timeout, snap -> snap.counts().compatible() >= min);
         if (s == null) {
-            throw new WorkersUnavailableException(min, timeout, fanOut.current());
+            throw new WorkersUnavailableException(min, timeout, rooms.fanOut().current());
         }
         return s;
     }
@@ -256,15 +216,15 @@ public final class WorkerResolver implements AutoCloseable {
      */
     public FleetSnapshot awaitSettled(Duration timeout) throws TimeoutException, InterruptedException {
         Predicate<FleetSnapshot> settled = snap -> snap.number() > 0 && snap.counts().pending() == 0
-                && candidatesKnown;
-        FleetSnapshot s = fanOut.awaitSatisfying(timeout, settled);
+                && rooms.candidatesKnown();
+        FleetSnapshot s = rooms.fanOut().awaitSatisfying(timeout, settled);
         if (s == null) {
-            s = fanOut.current();
-            String why = !candidatesKnown
+            s = rooms.fanOut().current();
+            String why = !rooms.candidatesKnown()
                     ? s.discoveryProblem().orElse("discovery has not reported any candidates yet")
                     : s.counts().pending() + " of " + s.counts().candidates() + " candidates still have no verdict";
             throw new TimeoutException("the fleet did not settle within " + timeout
-                    + (fanOut.closed() ? " (the resolver is closed)" : "") + ": " + why + "; the current one is " + s);
+                    + (rooms.fanOut().closed() ? " (the resolver is closed)" : "") + ": " + why + "; the current one is " + s);
         }
         return s;
     }
@@ -278,10 +238,10 @@ public final class WorkerResolver implements AutoCloseable {
      *                          published in time (or the resolver is closed)
      */
     public FleetSnapshot awaitVersion(long number, Duration timeout) throws TimeoutException, InterruptedException {
-        FleetSnapshot s = fanOut.awaitSatisfying(timeout, snap -> snap.number() >= number);
+        FleetSnapshot s = rooms.fanOut().awaitSatisfying(timeout, snap -> snap.number() >= number);
         if (s == null) {
             throw new TimeoutException("snapshot " + number + " was not published within " + timeout
-                    + (fanOut.closed() ? " (the resolver is closed)" : "") + "; the current one is " + fanOut.current());
+                    + (rooms.fanOut().closed() ? " (the resolver is closed)" : "") + "; the current one is " + rooms.fanOut().current());
         }
         return s;
     }
@@ -297,10 +257,10 @@ public final class WorkerResolver implements AutoCloseable {
      */
     public FleetSnapshot await(Predicate<? super FleetSnapshot> condition, Duration timeout)
             throws TimeoutException, InterruptedException {
-        FleetSnapshot s = fanOut.awaitSatisfying(timeout, condition);
+        FleetSnapshot s = rooms.fanOut().awaitSatisfying(timeout, condition);
         if (s == null) { // the condition is not tested again: it may be slow
             throw new TimeoutException("no snapshot satisfied the condition within " + timeout
-                    + (fanOut.closed() ? " (the resolver is closed)" : "") + "; last: " + fanOut.current());
+                    + (rooms.fanOut().closed() ? " (the resolver is closed)" : "") + "; last: " + rooms.fanOut().current());
         }
         return s;
     }
@@ -314,7 +274,9 @@ public final class WorkerResolver implements AutoCloseable {
      * the returned handle to stop (and its thread).
      */
     public SnapshotListener.Registration addListener(SnapshotListener listener) {
-        return fanOut.addListener(listener);
+        Objects.requireNonNull(listener, "listener");
+        Subscription subscription = rooms.fanOut().addListener(listener::onSnapshot, listener);
+        return subscription::close;
     }
 
     /**
@@ -325,7 +287,9 @@ public final class WorkerResolver implements AutoCloseable {
      * not reported). Close the returned handle to stop.
      */
     public SnapshotListener.Registration addEventListener(FleetEventListener listener) {
-        return fanOut.addEventListener(listener);
+        Objects.requireNonNull(listener, "listener");
+        Subscription subscription = rooms.fanOut().addEventListener(listener::onEvent, listener);
+        return subscription::close;
     }
 
     /**
@@ -341,17 +305,17 @@ public final class WorkerResolver implements AutoCloseable {
 
     /** How many probes this resolver has sent so far, successful or not. */
     public long probesSent() {
-        return tracker.probes().sent();
+        return rooms.probes().sent();
     }
 
     /** How many probes failed (refused, timed out, bad answer) so far. */
     public long probesFailed() {
-        return tracker.probes().failed();
+        return rooms.probes().failed();
     }
 
     /** Package-private hook for {@link RollcallMetrics}: probe latencies as they happen. */
     void addProbeObserver(ProbeScheduler.Observer observer) {
-        tracker.probes().addObserver(observer);
+        rooms.probes().addObserver(observer);
     }
 
     /** This resolver's name, used in its thread names and metric tags. */
@@ -381,7 +345,7 @@ public final class WorkerResolver implements AutoCloseable {
      * @throws IllegalStateException if {@code rollcall-grpc} is not on the class path
      */
     public String grpcTarget() {
-        return calls.grpcTarget();
+        return rooms.calls().grpcTarget();
     }
 
     /**
@@ -391,7 +355,7 @@ public final class WorkerResolver implements AutoCloseable {
      * @throws IllegalArgumentException if {@code service} is blank or not a service name
      */
     public String grpcTarget(String service) {
-        return calls.grpcTarget(service);
+        return rooms.calls().grpcTarget(service);
     }
 
     /**
@@ -405,8 +369,8 @@ public final class WorkerResolver implements AutoCloseable {
      * in use out at once. For calls made outside gRPC; gRPC calls can use {@link #callObserver()}.
      * Never blocks; any thread.
      */
-    public void reportFailure(dev.rollcall.api.WorkerEndpoint endpoint, io.grpc.Status status) {
-        calls.reportFailure(endpoint, status);
+    public void reportFailure(WorkerEndpoint endpoint, Status status) {
+        rooms.calls().reportFailure(endpoint, status);
     }
 
     /**
@@ -416,8 +380,8 @@ public final class WorkerResolver implements AutoCloseable {
      * clients you call workers with: a worker whose calls fail is out of new snapshots within
      * milliseconds instead of at its next probe. Thread-safe; one may serve every channel.
      */
-    public io.grpc.ClientInterceptor callObserver() {
-        return calls.callObserver();
+    public ClientInterceptor callObserver() {
+        return rooms.calls().callObserver();
     }
 
     /**
@@ -436,29 +400,8 @@ public final class WorkerResolver implements AutoCloseable {
      * @throws IllegalArgumentException if {@code endpoint} is not a candidate now
      * @throws IllegalStateException    if the resolver is closed
      */
-    public ManagedChannel channel(dev.rollcall.api.WorkerEndpoint endpoint) {
-        return calls.channel(endpoint);
-    }
-
-    /** On the serial context: each new snapshot, to the readers. */
-    private void publish(FleetSnapshot snapshot) {
-        candidatesKnown = tracker.candidatesKnown();
-        current = snapshot;
-        fanOut.publish(snapshot);
-    }
-
-    /** A schema arrived, failed or is due for a retry; on the serial context, after construction. */
-    private void schemasChanged() {
-        tracker.schemasChanged();
-    }
-
-    private void start() {
-        if (cache != null) {
-            context.execute(() -> tracker.useCache(cache, cacheMaxWait));
-        }
-        discovery.start(new DiscoveryFeed(context, tracker, maxCandidates));
-        dev.rollcall.core.internal.LiveResolvers.add(calls);
-        log.info("resolver {} started: discovery {}, policy {}", name, discovery.description(), policy.description());
+    public ManagedChannel channel(WorkerEndpoint endpoint) {
+        return rooms.calls().channel(endpoint);
     }
 
     /**
@@ -468,54 +411,12 @@ public final class WorkerResolver implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        dev.rollcall.core.internal.LiveResolvers.remove(calls);
-        try {
-            discovery.close();
-        } catch (RuntimeException e) {
-            log.warn("discovery {} failed to close", discovery.description(), e);
-        }
-        List<ManagedChannel> channels = List.of();
-        CompletableFuture<List<ManagedChannel>> stopped = new CompletableFuture<>();
-        context.execute(() -> stopped.complete(tracker.close()));
-        try {
-            channels = stopped.get(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            log.warn("resolver {} did not stop its probes cleanly", name, e);
-        }
-        serialThread.shutdownNow();
-        // The event loop must outlive its channels: a late frame on a channel whose loop is gone makes
-        // Netty log a "Panic!" about a terminated executor.
-        // Real time whatever the injected ticker: threads and sockets stop in real time.
-        Ticker realTime = Ticker.systemTicker();
-        long deadline = realTime.read() + TimeUnit.SECONDS.toNanos(5);
-        try {
-            for (ManagedChannel channel : channels) {
-                long left = deadline - realTime.read();
-                if (left <= 0 || !channel.awaitTermination(left, TimeUnit.NANOSECONDS)) {
-                    log.debug("resolver {}: probe channels still closing after 5 s", name);
-                    break;
-                }
-            }
-            serialThread.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        probes.close();
-        if (cache != null) {
-            cache.close();
-        }
-        fanOut.close();
-        calls.resolverClosed();
-        log.info("resolver {} closed", name);
+        rooms.close();
     }
 
     @Override
     public String toString() {
-        return "WorkerResolver[" + name + ", " + fanOut.current() + "]";
+        return "WorkerResolver[" + name + ", " + rooms.fanOut().current() + "]";
     }
 
     /**
@@ -532,34 +433,16 @@ public final class WorkerResolver implements AutoCloseable {
      * certificate is unreachable, with the TLS failure as the reason (fail closed).
      */
     public static final class Builder {
-        // Package-private: ProbeSettings and SchemaSettings read the values set here.
-        RollcallConfig config;
-        WorkerDiscovery discovery;
-        VersionPolicy policy;
-        Duration probeTimeout;
-        Integer probeConcurrency;
-        Duration backoffInitial;
-        Duration backoffMax;
-        Duration refreshInterval;
-        Boolean keepChannels;
-        Duration keepaliveTime;
-        Duration keepaliveTimeout;
-        Integer maxResponseBytes;
-        Integer maxCandidates;
-        java.nio.file.Path tlsCa;
-        java.nio.file.Path tlsCert;
-        java.nio.file.Path tlsKey;
-        String tlsAuthority;
-        Boolean fetchSchemas;
-        dev.rollcall.api.registry.KeyPaths keyPaths;
-        Clock clock = Clock.systemUTC();
-        Ticker ticker;
-        Scheduler scheduler;
-        dev.rollcall.api.labels.LabelSelector selector;
-        dev.rollcall.api.labels.LabelSelector preferLabels;
-        int preferMinWorkers;
-        String name;
-        ClassLoader classLoader;
+        /** What is given in code of the settings; the settings readers see only its record. */
+        private final ResolverOverrides.Draft overrides = new ResolverOverrides.Draft();
+        private RollcallConfig config;
+        private WorkerDiscovery discovery;
+        private VersionPolicy policy;
+        private Clock clock = Clock.systemUTC();
+        private Ticker ticker;
+        private Scheduler scheduler;
+        private String name;
+        private ClassLoader classLoader;
 
         private Builder() {
         }
@@ -584,16 +467,13 @@ public final class WorkerResolver implements AutoCloseable {
 
         /** The deadline of each probe ({@code rollcall.probe.timeout}, default 2 s). */
         public Builder probeTimeout(Duration timeout) {
-            this.probeTimeout = positive(timeout, "probeTimeout");
+            overrides.probeTimeout(timeout);
             return this;
         }
 
         /** At most this many probes in flight ({@code rollcall.probe.concurrency}, default 64). */
         public Builder probeConcurrency(int concurrency) {
-            if (concurrency < 1) {
-                throw new IllegalArgumentException("probeConcurrency " + concurrency + " is below 1");
-            }
-            this.probeConcurrency = concurrency;
+            overrides.probeConcurrency(concurrency);
             return this;
         }
 
@@ -607,19 +487,13 @@ public final class WorkerResolver implements AutoCloseable {
          * @throws IllegalArgumentException when either is not positive or {@code max} is below {@code initial}
          */
         public Builder backoff(Duration initial, Duration max) {
-            positive(initial, "backoff initial");
-            positive(max, "backoff max");
-            if (max.compareTo(initial) < 0) {
-                throw new IllegalArgumentException("backoff max " + max + " is below backoff initial " + initial);
-            }
-            this.backoffInitial = initial;
-            this.backoffMax = max;
+            overrides.backoff(initial, max);
             return this;
         }
 
         /** Re-probe a worker that answered after this long even if nothing changed (default 10 min). */
         public Builder refreshInterval(Duration interval) {
-            this.refreshInterval = positive(interval, "refreshInterval");
+            overrides.refreshInterval(interval);
             return this;
         }
 
@@ -629,7 +503,7 @@ public final class WorkerResolver implements AutoCloseable {
          * worker); without them a restart is noticed at the next refresh.
          */
         public Builder keepProbeChannels(boolean keep) {
-            this.keepChannels = keep;
+            overrides.keepChannels(keep);
             return this;
         }
 
@@ -652,26 +526,13 @@ public final class WorkerResolver implements AutoCloseable {
          *                                  {@code timeout} below 100 ms
          */
         public Builder keepalive(Duration time, Duration timeout) {
-            Objects.requireNonNull(time, "keepalive time");
-            Objects.requireNonNull(timeout, "keepalive timeout");
-            if (time.compareTo(ProbeSettings.MIN_KEEPALIVE_TIME) < 0) {
-                throw new IllegalArgumentException("keepalive time " + time + " is below 1 s (workers grant"
-                        + " heartbeats of 1 s at least)");
-            }
-            if (timeout.compareTo(ProbeSettings.MIN_KEEPALIVE_TIMEOUT) < 0) {
-                throw new IllegalArgumentException("keepalive timeout " + timeout + " is below 100 ms");
-            }
-            this.keepaliveTime = time;
-            this.keepaliveTimeout = timeout;
+            overrides.keepalive(time, timeout);
             return this;
         }
 
         /** The largest {@code WorkerInfo} answer accepted (default 1 MiB): a hostile worker cannot exhaust memory. */
         public Builder maxResponseBytes(int bytes) {
-            if (bytes < 1024) {
-                throw new IllegalArgumentException("maxResponseBytes " + bytes + " is below 1024");
-            }
-            this.maxResponseBytes = bytes;
+            overrides.maxResponseBytes(bytes);
             return this;
         }
 
@@ -682,10 +543,7 @@ public final class WorkerResolver implements AutoCloseable {
          * make the resolver track and probe millions of endpoints.
          */
         public Builder maxCandidates(int max) {
-            if (max < 1) {
-                throw new IllegalArgumentException("maxCandidates " + max + " is below 1");
-            }
-            this.maxCandidates = max;
+            overrides.maxCandidates(max);
             return this;
         }
 
@@ -693,8 +551,8 @@ public final class WorkerResolver implements AutoCloseable {
          * The CA certificates (one PEM file) that {@code grpcs://} workers' certificates must chain
          * to, instead of the JDK's trust store ({@code rollcall.probe.tls.ca}).
          */
-        public Builder probeTrust(java.nio.file.Path caPemFile) {
-            this.tlsCa = Objects.requireNonNull(caPemFile, "caPemFile");
+        public Builder probeTrust(Path caPemFile) {
+            overrides.probeTrust(caPemFile);
             return this;
         }
 
@@ -703,10 +561,9 @@ public final class WorkerResolver implements AutoCloseable {
          * {@code grpcs://} workers requiring mutual TLS ({@code rollcall.probe.tls.cert} and
          * {@code rollcall.probe.tls.key}).
          */
-        public Builder probeClientCertificate(java.nio.file.Path certificateChainPemFile,
-                                              java.nio.file.Path privateKeyPemFile) {
-            this.tlsCert = Objects.requireNonNull(certificateChainPemFile, "certificateChainPemFile");
-            this.tlsKey = Objects.requireNonNull(privateKeyPemFile, "privateKeyPemFile");
+        public Builder probeClientCertificate(Path certificateChainPemFile,
+                                              Path privateKeyPemFile) {
+            overrides.probeClientCertificate(certificateChainPemFile, privateKeyPemFile);
             return this;
         }
 
@@ -715,7 +572,7 @@ public final class WorkerResolver implements AutoCloseable {
          * instead of each endpoint's host ({@code rollcall.probe.tls.authority}).
          */
         public Builder probeAuthority(String authority) {
-            this.tlsAuthority = Objects.requireNonNull(authority, "authority");
+            overrides.probeAuthority(authority);
             return this;
         }
 
@@ -725,7 +582,7 @@ public final class WorkerResolver implements AutoCloseable {
          * version's schema is known (or its fetch has failed once; it is retried in the background).
          */
         public Builder fetchSchemas(boolean fetch) {
-            this.fetchSchemas = fetch;
+            overrides.fetchSchemas(fetch);
             return this;
         }
 
@@ -739,7 +596,7 @@ public final class WorkerResolver implements AutoCloseable {
          * @throws IllegalArgumentException naming the position and what was expected there
          */
         public Builder selector(String selector) {
-            this.selector = dev.rollcall.api.labels.LabelSelector.parse(Objects.requireNonNull(selector, "selector"));
+            overrides.selector(selector);
             return this;
         }
 
@@ -753,17 +610,13 @@ public final class WorkerResolver implements AutoCloseable {
          *                                  {@code minWorkers} below 1
          */
         public Builder preferLabels(String selector, int minWorkers) {
-            if (minWorkers < 1) {
-                throw new IllegalArgumentException("preferLabels minWorkers " + minWorkers + " is below 1");
-            }
-            this.preferLabels = dev.rollcall.api.labels.LabelSelector.parse(Objects.requireNonNull(selector, "selector"));
-            this.preferMinWorkers = minWorkers;
+            overrides.preferLabels(selector, minWorkers);
             return this;
         }
 
         /** The routing key paths, instead of {@code rollcall.keys.*}. */
-        public Builder keyPaths(dev.rollcall.api.registry.KeyPaths keys) {
-            this.keyPaths = Objects.requireNonNull(keys, "keys");
+        public Builder keyPaths(KeyPaths keys) {
+            overrides.keyPaths(keys);
             return this;
         }
 
@@ -811,14 +664,10 @@ public final class WorkerResolver implements AutoCloseable {
          *                                module provides (with the ones found)
          */
         public WorkerResolver build() {
-            RollcallConfig cfg = config != null ? config : RollcallConfig.of(java.util.Map.of());
+            RollcallConfig cfg = config != null ? config : RollcallConfig.of(Map.of());
             Settings root = cfg.settings();
-            ProbeSettings probe = ProbeSettings.read(root.scope("rollcall.probe."), this);
-            SchemaSettings schema = SchemaSettings.read(cfg, this);
-            LabelSettings labels = LabelSettings.read(root, this);
+            ResolverSettings settings = ResolverSettings.read(cfg, overrides.done());
             ReadinessRule readiness = ReadinessRule.read(root);
-            int candidates = DiscoveryFeed.maxCandidates(root, maxCandidates);
-            CandidateCache.CacheSettings cached = CandidateCache.CacheSettings.read(root, candidates).orElse(null);
             ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
 
             VersionPolicy chosenPolicy = policy != null ? policy : ProviderLookup.create(VersionPolicyProvider.class,
@@ -836,23 +685,14 @@ public final class WorkerResolver implements AutoCloseable {
                 }
                 throw e;
             }
-            WorkerResolver resolver = new WorkerResolver(this, chosenDiscovery, chosenPolicy, probe, schema,
-                    labels, cached, candidates, readiness);
+            WorkerResolver resolver = new WorkerResolver(this, chosenDiscovery, chosenPolicy, settings, readiness);
             try {
-                resolver.start();
+                resolver.rooms.start();
             } catch (RuntimeException e) {
                 resolver.close();
                 throw e;
             }
             return resolver;
-        }
-
-        private static Duration positive(Duration d, String what) {
-            Objects.requireNonNull(d, what);
-            if (d.isZero() || d.isNegative()) {
-                throw new IllegalArgumentException(what + " " + d + " is not positive");
-            }
-            return d;
         }
     }
 }

@@ -2,10 +2,9 @@ package dev.rollcall.core;
 
 import dev.rollcall.api.registry.FleetCounts;
 import dev.rollcall.api.registry.FleetSnapshot;
-import dev.rollcall.api.registry.WorkerStatus;
+import dev.rollcall.core.internal.snapshot.SnapshotSummary;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Collectors;
 
 /**
  * Not enough compatible workers turned up in time. The message and {@link #counts()} say how the
@@ -16,7 +15,6 @@ import java.util.stream.Collectors;
 public final class WorkersUnavailableException extends TimeoutException {
 
     private static final long serialVersionUID = 1L;
-    private static final int LISTED = 10;
 
     private final transient FleetSnapshot snapshot;
 
@@ -36,33 +34,6 @@ public final class WorkersUnavailableException extends TimeoutException {
     }
 
     private static String message(int wanted, Duration timeout, FleetSnapshot s) {
-        return "wanted at least " + wanted + " compatible workers within " + timeout + ", have " + describe(s);
-    }
-
-    /**
-     * What {@code s} has: compatible count, counts, policy, snapshot number, discovery's problem and
-     * the first excluded workers with their reasons.
-     */
-    static String describe(FleetSnapshot s) {
-        StringBuilder sb = new StringBuilder(s.counts().compatible() + " (" + s.counts() + "; policy " + s.policy()
-                + "; snapshot " + s.number() + ")");
-        if (s.discoveryProblem().isPresent()) {
-            sb.append("; ").append(s.discoveryProblem().get());
-        } else {
-            s.staleSince().ifPresent(t -> sb.append("; discovery failing since ").append(t));
-        }
-        String excluded = s.statuses().stream()
-                .filter(st -> st.state() != WorkerStatus.State.COMPATIBLE)
-                .limit(LISTED)
-                .map(WorkerStatus::toString)
-                .collect(Collectors.joining("; "));
-        if (!excluded.isEmpty()) {
-            sb.append(". Excluded: ").append(excluded);
-            long more = s.counts().candidates() - s.counts().compatible() - LISTED;
-            if (more > 0) {
-                sb.append("; and ").append(more).append(" more");
-            }
-        }
-        return sb.toString();
+        return "wanted at least " + wanted + " compatible workers within " + timeout + ", have " + SnapshotSummary.of(s);
     }
 }

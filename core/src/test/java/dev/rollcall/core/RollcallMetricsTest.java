@@ -12,10 +12,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.ServerSocket;
 import java.time.Duration;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 class RollcallMetricsTest {
@@ -87,7 +87,7 @@ class RollcallMetricsTest {
 
             discovery.get().onError(new IllegalStateException("backend down"));
             resolver.await(s -> s.staleSince().isPresent(), WAIT);
-            org.awaitility.Awaitility.await().atMost(WAIT)
+            Awaitility.await().atMost(WAIT)
                     .until(() -> gauge(registry, "rollcall.discovery.staleness", null) > 0);
             assertThat(gauge(registry, "rollcall.workers", "compatible")).as("the last set is kept").isEqualTo(2);
         }

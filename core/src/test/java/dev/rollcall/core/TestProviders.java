@@ -7,6 +7,8 @@ import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.policy.VersionPolicyProvider;
+import java.time.Duration;
+import java.util.Set;
 
 /** Providers registered in this module's test service files, to exercise provider lookup. */
 final class TestProviders {
@@ -23,11 +25,11 @@ final class TestProviders {
 
         @Override
         public WorkerDiscovery create(Settings settings) {
-            settings.duration("delay", java.time.Duration.ZERO);
+            settings.duration("delay", Duration.ZERO);
             return new WorkerDiscovery() {
                 @Override
                 public void start(CandidateListener listener) {
-                    listener.onCandidates(java.util.Set.of());
+                    listener.onCandidates(Set.of());
                 }
 
                 @Override

@@ -1,15 +1,15 @@
 package dev.rollcall.core;
 
-import dev.rollcall.protocol.ProbeOutcome;
-import dev.rollcall.api.RollcallConfig;
-import io.grpc.StatusRuntimeException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.protocol.ProbeOutcome;
 import dev.rollcall.worker.RollcallWorker;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -55,7 +55,7 @@ class WorkerProbeTest {
         }
         assertThatThrownBy(() -> WorkerProbe.info(WorkerEndpoint.parse("grpc://127.0.0.1:" + port), TIMEOUT)
                 .get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                .hasRootCauseInstanceOf(io.grpc.StatusRuntimeException.class)
+                .hasRootCauseInstanceOf(StatusRuntimeException.class)
                 .hasMessageContaining("UNAVAILABLE");
     }
 

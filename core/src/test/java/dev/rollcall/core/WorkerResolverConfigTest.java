@@ -1,10 +1,13 @@
 package dev.rollcall.core;
 
-import dev.rollcall.api.RollcallConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.RollcallConfig;
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -26,7 +29,7 @@ class WorkerResolverConfigTest {
     void buildsFromTypesFoundOnTheClasspath() throws Exception {
         try (WorkerResolver resolver = build(base())) {
             // The first set from discovery is published even when it is empty: "no candidates" is news.
-            assertThat(resolver.awaitVersion(1, java.time.Duration.ofSeconds(5)).number()).isEqualTo(1);
+            assertThat(resolver.awaitVersion(1, Duration.ofSeconds(5)).number()).isEqualTo(1);
             assertThat(resolver.workers()).isEmpty();
         }
     }
@@ -133,9 +136,9 @@ class WorkerResolverConfigTest {
         try (WorkerResolver resolver = build(m)) {
             // Built, and running the selected types: the nothing backend's empty first set arrives,
             // and the any policy accepts a version that semver's ^1.4 would reject.
-            assertThat(resolver.awaitVersion(1, java.time.Duration.ofSeconds(5)).counts().candidates()).isZero();
-            assertThat(resolver.policy().check(dev.rollcall.api.WorkerInfo.of(
-                    dev.rollcall.api.WorkerEndpoint.of("127.0.0.1", 7001), "0.1.0")).accepted()).isTrue();
+            assertThat(resolver.awaitVersion(1, Duration.ofSeconds(5)).counts().candidates()).isZero();
+            assertThat(resolver.policy().check(WorkerInfo.of(
+                    WorkerEndpoint.of("127.0.0.1", 7001), "0.1.0")).accepted()).isTrue();
         }
     }
 
@@ -156,7 +159,7 @@ class WorkerResolverConfigTest {
         m.put("rollcall.discovery.nothing.registration.ttl", "5s");
         try (WorkerResolver resolver = build(m)) {
             // Built (none of the worker's keys is unknown to it), and running: its first set arrives.
-            assertThat(resolver.awaitVersion(1, java.time.Duration.ofSeconds(5)).counts().candidates()).isZero();
+            assertThat(resolver.awaitVersion(1, Duration.ofSeconds(5)).counts().candidates()).isZero();
         }
     }
 }

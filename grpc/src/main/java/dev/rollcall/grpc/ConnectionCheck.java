@@ -4,8 +4,8 @@ import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
+import dev.rollcall.core.internal.ProbeFailures;
 import dev.rollcall.protocol.internal.AnswerCheck;
-import dev.rollcall.core.internal.ProbeClient;
 import dev.rollcall.protocol.v1.ServingState;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
@@ -68,7 +68,7 @@ final class ConnectionCheck {
 
             @Override
             public void onError(Throwable t) {
-                done.accept(new Failed(ProbeClient.describe(t, timeout)));
+                done.accept(new Failed(ProbeFailures.describe(t, timeout)));
             }
 
             @Override

@@ -1,11 +1,10 @@
 package dev.rollcall.core.internal;
 
-import dev.rollcall.protocol.internal.WireFormat;
-import dev.rollcall.protocol.internal.AnswerCheck;
 import com.google.common.net.InetAddresses;
-import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.protocol.ProbeOutcome;
+import dev.rollcall.protocol.internal.AnswerCheck;
+import dev.rollcall.protocol.internal.WireFormat;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
@@ -17,15 +16,24 @@ import io.grpc.netty.InternalNettyChannelBuilder;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Opens probe channels and sends {@code WorkerInfo} calls. Internal: not part of Rollcall's public
@@ -41,7 +49,7 @@ public final class ProbeClient implements AutoCloseable {
 
     private final EventLoopGroup eventLoop;
     /** Builds channels and starts calls ({@link #starter()}); null on the shared event loop. */
-    private final java.util.concurrent.ExecutorService starts;
+    private final ExecutorService starts;
     private final int maxResponseBytes;
     private final ProbeTls tls;
 
@@ -55,17 +63,17 @@ public final class ProbeClient implements AutoCloseable {
         int threads = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
         this.eventLoop = new MultiThreadIoEventLoopGroup(threads,
                 new DefaultThreadFactory(threadName, true), NioIoHandler.newFactory());
-        this.starts = java.util.concurrent.Executors.newSingleThreadExecutor(
+        this.starts = Executors.newSingleThreadExecutor(
                 new DefaultThreadFactory(threadName + "-start", true));
         this.maxResponseBytes = maxResponseBytes;
-        this.tls = java.util.Objects.requireNonNull(tls, "tls");
+        this.tls = Objects.requireNonNull(tls, "tls");
     }
 
     private ProbeClient(int maxResponseBytes, ProbeTls tls) {
         this.eventLoop = null;
         this.starts = null;
         this.maxResponseBytes = maxResponseBytes;
-        this.tls = java.util.Objects.requireNonNull(tls, "tls");
+        this.tls = Objects.requireNonNull(tls, "tls");
     }
 
     /**
@@ -89,18 +97,18 @@ public final class ProbeClient implements AutoCloseable {
      * other end woke for one event at a time, and both sides spent a third more CPU per probe (as
      * plain grpc-java does it: one thread builds and starts, the event loop only does I/O).
      */
-    public java.util.concurrent.Executor starter() {
-        java.util.concurrent.ExecutorService s = starts;
+    public Executor starter() {
+        ExecutorService s = starts;
         return s == null ? Runnable::run : s;
     }
 
     /**
      * One of this client's event loop threads (round robin), or the caller itself on the shared
-     * event loop: a channel opened with {@link #open(WorkerEndpoint, java.util.concurrent.Executor)}
+     * event loop: a channel opened with {@link #open(WorkerEndpoint, Executor)}
      * on a lane does its network I/O there, and {@link #watchFirst}'s deadline for it is kept there,
      * so that the answer and its deadline take no hop between event loops.
      */
-    public java.util.concurrent.Executor lane() {
+    public Executor lane() {
         EventLoopGroup loop = eventLoop;
         return loop == null ? Runnable::run : loop.next();
     }
@@ -117,7 +125,7 @@ public final class ProbeClient implements AutoCloseable {
      * As {@link #open(WorkerEndpoint)}, doing its network I/O on {@code lane} (from {@link #lane()}),
      * or on any of this client's event loop threads when {@code lane} is null or not one of them.
      */
-    public ManagedChannel open(WorkerEndpoint endpoint, java.util.concurrent.Executor lane) {
+    public ManagedChannel open(WorkerEndpoint endpoint, Executor lane) {
         return open(endpoint, lane, null);
     }
 
@@ -130,13 +138,13 @@ public final class ProbeClient implements AutoCloseable {
      */
     public record Http2Keepalive(Duration time, Duration timeout) {
         public Http2Keepalive {
-            java.util.Objects.requireNonNull(time, "time");
-            java.util.Objects.requireNonNull(timeout, "timeout");
+            Objects.requireNonNull(time, "time");
+            Objects.requireNonNull(timeout, "timeout");
         }
     }
 
-    /** As {@link #open(WorkerEndpoint, java.util.concurrent.Executor)}, with {@code keepalive} (null: none). */
-    public ManagedChannel open(WorkerEndpoint endpoint, java.util.concurrent.Executor lane, Http2Keepalive keepalive) {
+    /** As {@link #open(WorkerEndpoint, Executor)}, with {@code keepalive} (null: none). */
+    public ManagedChannel open(WorkerEndpoint endpoint, Executor lane, Http2Keepalive keepalive) {
         NettyChannelBuilder builder;
         if (endpoint.tls()) {
             builder = InetAddresses.isInetAddress(endpoint.host())
@@ -151,7 +159,7 @@ public final class ProbeClient implements AutoCloseable {
             builder.usePlaintext();
         }
         if (eventLoop != null) {
-            io.netty.channel.EventLoop own = ours(lane);
+            EventLoop own = ours(lane);
             builder.eventLoopGroup(own != null ? own : eventLoop).channelType(NioSocketChannel.class, InetSocketAddress.class);
         }
         // Census stats and tracing are on by default: every build then looks io.grpc.census up with
@@ -184,7 +192,7 @@ public final class ProbeClient implements AutoCloseable {
     /**
      * Sends one {@code WorkerInfo} call with a deadline. The future completes on a network thread,
      * never exceptionally: with the worker's answer, or with the failure as a value whose reason is
-     * {@link #describe}'s.
+     * {@link ProbeFailures#describe}'s.
      */
     public CompletableFuture<ProbeOutcome> probe(ManagedChannel channel, WorkerEndpoint endpoint, Duration timeout) {
         CompletableFuture<ProbeOutcome> result = new CompletableFuture<>();
@@ -194,7 +202,7 @@ public final class ProbeClient implements AutoCloseable {
                     .withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
                     .withMaxInboundMessageSize(maxResponseBytes));
         } catch (RuntimeException shutDown) {
-            result.complete(failed(shutDown, timeout));
+            result.complete(ProbeFailures.failed(shutDown, timeout));
             return result;
         }
         ClientCalls.asyncUnaryCall(call, WorkerInfoRequest.getDefaultInstance(), new StreamObserver<>() {
@@ -208,7 +216,7 @@ public final class ProbeClient implements AutoCloseable {
 
             @Override
             public void onError(Throwable t) {
-                result.complete(failed(t, timeout));
+                result.complete(ProbeFailures.failed(t, timeout));
             }
 
             @Override
@@ -228,8 +236,8 @@ public final class ProbeClient implements AutoCloseable {
     }
 
     /** {@code lane} as one of this client's event loops; null when it is not one. */
-    private io.netty.channel.EventLoop ours(java.util.concurrent.Executor lane) {
-        return lane instanceof io.netty.channel.EventLoop loop && loop.parent() == eventLoop ? loop : null;
+    private EventLoop ours(Executor lane) {
+        return lane instanceof EventLoop loop && loop.parent() == eventLoop ? loop : null;
     }
 
     /** A stream of a worker's answers over {@code channel}; {@link #cancel()} ends it. */
@@ -361,18 +369,18 @@ public final class ProbeClient implements AutoCloseable {
      * Needs this client's own event loop (for the deadline, kept on {@code lane}, the channel's own:
      * see {@link #lane()}; on any of the client's event loops when {@code lane} is not one of them).
      */
-    public Watched watchFirst(ManagedChannel channel, java.util.concurrent.Executor lane, WorkerEndpoint endpoint,
+    public Watched watchFirst(ManagedChannel channel, Executor lane, WorkerEndpoint endpoint,
                               Duration timeout, Duration heartbeat, StreamListener listener) {
         if (eventLoop == null) {
             throw new IllegalStateException("watchFirst needs a ProbeClient with its own event loop");
         }
         CompletableFuture<ProbeOutcome> first = new CompletableFuture<>();
         // 0: waiting for the first answer; 1: answered, the stream is live; 2: over before an answer.
-        java.util.concurrent.atomic.AtomicInteger phase = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicReference<Runnable> onTimeout = new java.util.concurrent.atomic.AtomicReference<>();
-        io.netty.channel.EventLoop own = ours(lane);
-        io.netty.channel.EventLoop timer = own != null ? own : eventLoop.next();
-        io.netty.util.concurrent.ScheduledFuture<?> deadline = timer.schedule(() -> {
+        AtomicInteger phase = new AtomicInteger();
+        AtomicReference<Runnable> onTimeout = new AtomicReference<>();
+        EventLoop own = ours(lane);
+        EventLoop timer = own != null ? own : eventLoop.next();
+        ScheduledFuture<?> deadline = timer.schedule(() -> {
             if (phase.compareAndSet(0, 2)) {
                 first.complete(new ProbeOutcome.Failed(Status.Code.DEADLINE_EXCEEDED,
                         "DEADLINE_EXCEEDED: no answer within " + timeout.toMillis() + " ms"));
@@ -404,7 +412,7 @@ public final class ProbeClient implements AutoCloseable {
             public void ended(Status status) {
                 if (phase.compareAndSet(0, 2)) {
                     deadline.cancel(false);
-                    first.complete(failed(status.asRuntimeException(), timeout));
+                    first.complete(ProbeFailures.failed(status.asRuntimeException(), timeout));
                 } else if (phase.get() == 1) {
                     listener.ended(status);
                 }
@@ -431,7 +439,7 @@ public final class ProbeClient implements AutoCloseable {
             return;
         }
         long giveUp = System.nanoTime() + TERMINATION_WAIT_NANOS;
-        io.netty.channel.EventLoop loop = eventLoop.next();
+        EventLoop loop = eventLoop.next();
         Runnable[] check = new Runnable[1];
         check[0] = () -> {
             if (channel.isTerminated() || System.nanoTime() - giveUp > 0) {
@@ -442,90 +450,9 @@ public final class ProbeClient implements AutoCloseable {
         };
         try {
             loop.schedule(check[0], 1, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+        } catch (RejectedExecutionException stopped) {
             gone.complete(null);
         }
-    }
-
-    /** {@code failure} as an outcome: its gRPC code and {@link #describe}'s reason. */
-    public static ProbeOutcome.Failed failed(Throwable failure, Duration timeout) {
-        return new ProbeOutcome.Failed(Status.fromThrowable(failure).getCode(), describe(failure, timeout));
-    }
-
-    /** The longest reason {@link #describe} gives, of the failure's own text (a worker's status message is a peer's). */
-    static final int MAX_REASON_CHARS = 512;
-
-    /**
-     * A short, human reason for a failed probe, stable across retries of the same failure:
-     * {@code UNAVAILABLE: io exception: Connection refused: /10.0.0.7:7001}. Escaped and bounded
-     * ({@link PeerText}, {@value #MAX_REASON_CHARS} characters): a worker's status message, a TLS
-     * peer's certificate names and an exception's text are the peer's words, and the reason goes
-     * into logs, statuses, exceptions and terminals as it is.
-     */
-    public static String describe(Throwable failure, Duration timeout) {
-        return PeerText.escape(reason(failure, timeout), MAX_REASON_CHARS);
-    }
-
-    private static String reason(Throwable failure, Duration timeout) {
-        Throwable t = failure;
-        while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        Status status = Status.fromThrowable(t);
-        if (status.getCode() == Status.Code.RESOURCE_EXHAUSTED) {
-            // The message limit (rollcall.probe.max-response-bytes) or the 64 KiB metadata limit.
-            return "RESOURCE_EXHAUSTED: answer too large (limit rollcall.probe.max-response-bytes): "
-                    + status.getDescription();
-        }
-        if (status.getCode() == Status.Code.DEADLINE_EXCEEDED) {
-            // gRPC's own text carries timings that differ on every retry; a stable reason keeps
-            // repeated failures from looking like changes.
-            return "DEADLINE_EXCEEDED: no answer within " + timeout.toMillis() + " ms";
-        }
-        if (status.getCode() == Status.Code.UNKNOWN && status.getDescription() == null) {
-            return String.valueOf(t);
-        }
-        String tls = tlsFailure(status.getCause());
-        if (tls != null) {
-            return status.getCode() + ": TLS handshake failed: " + tls;
-        }
-        String description = status.getDescription();
-        Throwable cause = status.getCause();
-        if (cause != null && cause.getMessage() != null) {
-            // gRPC says "io exception"; the cause says what happened ("Connection refused: /10.0.0.7:7001").
-            description = description == null ? cause.getMessage() : description + ": " + cause.getMessage();
-        }
-        if (status.getCode() == Status.Code.UNIMPLEMENTED) {
-            description = "the server does not serve rollcall.v1.WorkerService (not a Rollcall worker?)";
-        }
-        return status.getCode() + (description == null ? "" : ": " + description);
-    }
-
-    /**
-     * What went wrong in a TLS handshake, from the innermost cause of the first {@link javax.net.ssl.SSLException}
-     * in {@code cause}'s chain ("PKIX path building failed: ...", "No subject alternative names
-     * matching IP address 10.0.0.7 found", "Received fatal alert: certificate_required"); null when
-     * the failure is not TLS. gRPC's own text ("io exception", the channel pipeline) says nothing.
-     */
-    private static String tlsFailure(Throwable cause) {
-        Throwable ssl = null;
-        for (Throwable t = cause; t != null && t.getCause() != t; t = t.getCause()) {
-            if (t instanceof javax.net.ssl.SSLException) {
-                ssl = t;
-                break;
-            }
-        }
-        if (ssl == null) {
-            return null;
-        }
-        String best = null;
-        for (Throwable t = ssl; t != null && t.getCause() != t; t = t.getCause()) {
-            if (t.getMessage() != null && !t.getMessage().isBlank()
-                    && !t.getMessage().startsWith("General OpenSslEngine problem")) {
-                best = t.getMessage();
-            }
-        }
-        return (best == null ? ssl.getClass().getSimpleName() : best).replaceAll("\\s+", " ").strip();
     }
 
     /** Stops the starter thread and shuts down the event loop, waiting briefly for both. Channels must be shut down first. */

@@ -2,8 +2,8 @@ package dev.rollcall.core.internal;
 
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
-import dev.rollcall.api.internal.PemFiles;
 import dev.rollcall.api.internal.PemFiles.Kind;
+import dev.rollcall.api.internal.PemFiles;
 import io.grpc.ChannelCredentials;
 import io.grpc.TlsChannelCredentials;
 import io.grpc.netty.NettyChannelBuilder;

@@ -2,16 +2,31 @@ package dev.rollcall.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.protocol.ProbeOutcome;
+import dev.rollcall.protocol.v1.ServingState;
+import dev.rollcall.protocol.v1.WorkerInfoRequest;
+import dev.rollcall.protocol.v1.WorkerInfoResponse;
+import dev.rollcall.protocol.v1.WorkerServiceGrpc;
 import dev.rollcall.worker.RollcallWorker;
 import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.StreamObserver;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /** Where the probe client's work runs, over a real worker on loopback. */
@@ -24,7 +39,7 @@ class ProbeClientTest {
         }
 
         @Override
-        public void ended(io.grpc.Status status) {
+        public void ended(Status status) {
         }
     };
 
@@ -79,17 +94,17 @@ class ProbeClientTest {
 
     @Test
     void aStreamAsksForHeartbeatsAndPassesRepeatsOnUndecodedWithTheGrant() throws Exception {
-        java.util.concurrent.BlockingQueue<Integer> asked = new java.util.concurrent.LinkedBlockingQueue<>();
-        dev.rollcall.protocol.v1.WorkerInfoResponse first = dev.rollcall.protocol.v1.WorkerInfoResponse.newBuilder()
+        BlockingQueue<Integer> asked = new LinkedBlockingQueue<>();
+        WorkerInfoResponse first = WorkerInfoResponse.newBuilder()
                 .setVersion("1.0.0").setInstanceId("i1").setRevision(1).setHeartbeatMillis(5_000).build();
-        dev.rollcall.protocol.v1.WorkerInfoResponse changed = first.toBuilder().setRevision(2)
-                .setState(dev.rollcall.protocol.v1.ServingState.DRAINING).build();
-        io.grpc.Server server = io.grpc.netty.NettyServerBuilder.forAddress(
-                        new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0))
-                .addService(new dev.rollcall.protocol.v1.WorkerServiceGrpc.WorkerServiceImplBase() {
+        WorkerInfoResponse changed = first.toBuilder().setRevision(2)
+                .setState(ServingState.DRAINING).build();
+        Server server = NettyServerBuilder.forAddress(
+                        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                .addService(new WorkerServiceGrpc.WorkerServiceImplBase() {
                     @Override
-                    public void watchWorkerInfo(dev.rollcall.protocol.v1.WorkerInfoRequest request,
-                                                io.grpc.stub.StreamObserver<dev.rollcall.protocol.v1.WorkerInfoResponse> out) {
+                    public void watchWorkerInfo(WorkerInfoRequest request,
+                                                StreamObserver<WorkerInfoResponse> out) {
                         asked.add(request.getHeartbeatMillis());
                         out.onNext(first);
                         out.onNext(first);       // a heartbeat: the same revision again
@@ -98,10 +113,10 @@ class ProbeClientTest {
                         out.onNext(changed);     // and its heartbeat
                     }
                 }).build().start();
-        java.util.List<String> heard = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<String> heard = Collections.synchronizedList(new ArrayList<>());
         CountDownLatch done = new CountDownLatch(1);
         try (ProbeClient client = new ProbeClient("probe-heartbeat-test", 1 << 20)) {
-            dev.rollcall.api.WorkerEndpoint endpoint = dev.rollcall.api.WorkerEndpoint.of("127.0.0.1", server.getPort());
+            WorkerEndpoint endpoint = WorkerEndpoint.of("127.0.0.1", server.getPort());
             ManagedChannel channel = client.open(endpoint);
             try {
                 ProbeClient.Watched watched = client.watchFirst(channel, client.lane(), endpoint, TIMEOUT,
@@ -119,14 +134,14 @@ class ProbeClientTest {
                             }
 
                             @Override
-                            public void ended(io.grpc.Status status) {
+                            public void ended(Status status) {
                                 heard.add("ended " + status.getCode());
                             }
                         });
                 ProbeOutcome firstAnswer = watched.first().get(10, TimeUnit.SECONDS);
                 assertThat(((ProbeOutcome.Answered) firstAnswer).revision()).isEqualTo(1);
                 assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> heard.size() == 4);
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> heard.size() == 4);
                 assertThat(heard).containsExactly("repeated", "repeated", "answer 2 DRAINING", "repeated");
                 assertThat(asked.poll(10, TimeUnit.SECONDS)).as("heartbeat_millis asked for").isEqualTo(5_000);
                 assertThat(watched.stream().heartbeatMillis()).as("what the worker granted").isEqualTo(5_000);

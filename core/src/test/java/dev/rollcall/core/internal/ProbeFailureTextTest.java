@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.rollcall.api.PeerText;
 import dev.rollcall.protocol.ProbeOutcome;
 import io.grpc.Status;
+import java.net.ConnectException;
 import java.time.Duration;
 import javax.net.ssl.SSLHandshakeException;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,7 @@ class ProbeFailureTextTest {
 
     @Test
     void aWorkersStatusMessageCannotForgeALogLine() {
-        ProbeOutcome.Failed failed = ProbeClient.failed(Status.UNAVAILABLE.withDescription(FORGED).asRuntimeException(),
+        ProbeOutcome.Failed failed = ProbeFailures.failed(Status.UNAVAILABLE.withDescription(FORGED).asRuntimeException(),
                 TIMEOUT);
 
         assertThat(failed.code()).isEqualTo(Status.Code.UNAVAILABLE);
@@ -29,10 +30,10 @@ class ProbeFailureTextTest {
 
     @Test
     void aHugeStatusMessageIsBounded() {
-        String reason = ProbeClient.describe(Status.INTERNAL.withDescription("x".repeat(60_000)).asRuntimeException(),
+        String reason = ProbeFailures.describe(Status.INTERNAL.withDescription("x".repeat(60_000)).asRuntimeException(),
                 TIMEOUT);
 
-        assertThat(reason).startsWith("INTERNAL: xxx").endsWith("more)").hasSizeLessThan(ProbeClient.MAX_REASON_CHARS + 20);
+        assertThat(reason).startsWith("INTERNAL: xxx").endsWith("more)").hasSizeLessThan(ProbeFailures.MAX_REASON_CHARS + 20);
     }
 
     /** The text of a failed handshake may name the peer's certificate: the peer chose it. */
@@ -41,17 +42,17 @@ class ProbeFailureTextTest {
         Throwable handshake = Status.UNAVAILABLE.withCause(new SSLHandshakeException(
                 "No subject alternative DNS name matching evil\u001b[2Jhost found")).asRuntimeException();
 
-        String reason = ProbeClient.describe(handshake, TIMEOUT);
+        String reason = ProbeFailures.describe(handshake, TIMEOUT);
         assertThat(reason).startsWith("UNAVAILABLE: TLS handshake failed: ");
         assertThat(PeerText.isClean(reason)).as(reason).isTrue();
     }
 
     @Test
     void ordinaryReasonsAreUnchanged() {
-        assertThat(ProbeClient.describe(Status.DEADLINE_EXCEEDED.asRuntimeException(), TIMEOUT))
+        assertThat(ProbeFailures.describe(Status.DEADLINE_EXCEEDED.asRuntimeException(), TIMEOUT))
                 .isEqualTo("DEADLINE_EXCEEDED: no answer within 2000 ms");
-        assertThat(ProbeClient.describe(Status.UNAVAILABLE.withDescription("io exception")
-                .withCause(new java.net.ConnectException("Connection refused: /10.0.0.7:7001")).asRuntimeException(),
+        assertThat(ProbeFailures.describe(Status.UNAVAILABLE.withDescription("io exception")
+                .withCause(new ConnectException("Connection refused: /10.0.0.7:7001")).asRuntimeException(),
                 TIMEOUT)).isEqualTo("UNAVAILABLE: io exception: Connection refused: /10.0.0.7:7001");
     }
 }

@@ -1,0 +1,455 @@
+package dev.rollcall.core.internal.fleet;
+
+import dev.rollcall.api.PeerText;
+import dev.rollcall.api.ServingState;
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.api.registry.WorkerStatus;
+import dev.rollcall.core.internal.probe.ProbeScheduler;
+import dev.rollcall.core.internal.probe.ProbeTransport;
+import dev.rollcall.core.internal.schema.VersionSchemas;
+import dev.rollcall.core.internal.serial.SerialContext;
+import dev.rollcall.core.internal.settings.ProbeSettings;
+import dev.rollcall.core.internal.snapshot.Changes;
+import dev.rollcall.core.internal.snapshot.PublishPacer;
+import dev.rollcall.core.internal.snapshot.SnapshotBuilder;
+import dev.rollcall.protocol.ProbeOutcome;
+import io.grpc.ManagedChannel;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything the resolver knows about the fleet, and the only code that changes it: applies
+ * discovery's candidate sets and failures and the probes' outcomes to the {@link TrackedWorker}s,
+ * and says what changed to the {@link PublishPacer}. Probing is {@link ProbeScheduler}'s job,
+ * building snapshots {@link SnapshotBuilder}'s.
+ *
+ * <p>Confined to the resolver's serial context: every method runs there, so the state needs no
+ * locks (the pattern of grpc-java's {@code SynchronizationContext}).
+ */
+public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
+
+    private static final Logger log = LoggerFactory.getLogger(FleetTracker.class);
+
+    private final SerialContext context;
+    private final ProbeSettings settings;
+    private final Clock clock;
+    private final ProbeScheduler<TrackedWorker> probes;
+    private final SnapshotBuilder builder;
+    private final PublishPacer pacer;
+    private final VersionSchemas schemas;       // null when the resolver fetches none
+    private final Consumer<FleetSnapshot> publisher;
+    /** By URL, in URL order: snapshots list workers in that order, and sorting 10,000 for each cost more. */
+    private final TreeMap<String, TrackedWorker> tracked = new TreeMap<>();
+    /** Who joined, left or changed since the last build: what the next build reads. */
+    private final Changes changes = new Changes();
+    /**
+     * The same by URL, for lookups: every probe answer and every candidate of every set from
+     * discovery is looked up, and a tree lookup compares a dozen URLs (at 10,000 workers a set
+     * took milliseconds of lookups alone).
+     */
+    private final Map<String, TrackedWorker> byUrl = new HashMap<>();
+    /** {@link #tracked}'s workers in URL order, for builds; null after the set of workers changed. */
+    private List<TrackedWorker> ordered;
+    /** Workers that left discovery whose connections are still open. */
+    private final Leavers leavers;
+    /** Counts the candidate sets applied: a worker's {@link TrackedWorker#seenInSet()} says which set last listed it. */
+    private long sets;
+    private Instant staleSince;
+    /** Why discovery is failing (this outage's first cause), or null while it is healthy. */
+    private String discoveryProblem;
+    private boolean discoveryAnswered;
+    private boolean candidatesKnown;            // from discovery, or from the cache file
+    private CandidateCache cache;               // null when none is configured
+    private SerialContext.Timer recheck;        // a build the label preference asked for later
+    private boolean closed;
+    /** What the user's failed calls do to their workers. */
+    private final FailedCalls failedCalls;
+
+    /**
+     * @param schemas   schema fetching, or {@code null} for none; its changes must reach
+     *                  {@link #schemasChanged()}
+     * @param publisher told of each new snapshot, on the serial context
+     */
+    public FleetTracker(Parts parts, ProbeSettings settings, VersionSchemas schemas, SnapshotBuilder builder,
+                 Consumer<FleetSnapshot> publisher) {
+        this.context = parts.context();
+        this.settings = settings;
+        this.clock = parts.clock();
+        this.schemas = schemas;
+        this.builder = builder;
+        this.publisher = publisher;
+        this.probes = new ProbeScheduler<>(context, parts.transport(), settings, parts.jitter(), this);
+        this.pacer = new PublishPacer(context, parts.cpuNanos(), this::build);
+        this.leavers = new Leavers(context, probes);
+        this.failedCalls = new FailedCalls(context, probes, pacer,
+                () -> tracked.values().stream().filter(TrackedWorker::inUse).count(), this::tracks);
+    }
+
+    /** The injected machinery a tracker runs on: real in production, virtual in unit tests. */
+    public record Parts(SerialContext context, ProbeTransport transport, Clock clock,
+                 RandomGenerator jitter, LongSupplier cpuNanos) {
+    }
+
+    public ProbeScheduler<TrackedWorker> probes() {
+        return probes;
+    }
+
+    /** Applies the latest full candidate set from discovery: forgets what left, probes what is new. */
+    void applyCandidates(Set<WorkerEndpoint> latest) {
+        if (closed) {
+            return;
+        }
+        applySet(latest);
+        if (staleSince != null) {
+            log.info("discovery recovered; candidates are current again");
+            staleSince = null;
+            discoveryProblem = null;
+            pacer.changed();
+        }
+        discoveryAnswered = true;
+        candidatesKnown = true;
+        if (cache != null) {
+            cache.offer(latest);
+        }
+        settle();
+        closeLeaving();
+    }
+
+    private void applySet(Set<WorkerEndpoint> latest) {
+        long set = ++sets;
+        for (WorkerEndpoint e : latest) {
+            TrackedWorker t = byUrl.get(e.url());
+            if (t == null) {
+                t = new TrackedWorker(e);
+                t.seenIn(set);
+                add(t);
+                pacer.changed();
+                probes.request(t); // in the set's order
+                continue;
+            }
+            if (t.seenInSet() == set && !t.endpoint().labels().equals(e.labels())) {
+                log.warn("discovery reported {} twice with different labels ({} and {}); using the latter",
+                        e.url(), PeerText.escape(t.endpoint().labels().toString()),
+                        PeerText.escape(e.labels().toString()));
+            }
+            t.seenIn(set);
+            boolean wasInUse = t.inUse();
+            TrackedWorker.State was = t.state();
+            if (t.relabel(e)) {
+                if (wasInUse && !t.inUse()) {
+                    pacer.changedUrgently(); // a new instance, or labelled draining by discovery
+                } else {
+                    pacer.changed();
+                }
+                if (was == TrackedWorker.State.ANSWERED && t.state() == TrackedWorker.State.RECONNECTING) {
+                    probes.request(t); // a new instance id: probe the new process now
+                }
+            }
+        }
+        List<TrackedWorker> left = null;
+        for (TrackedWorker t : tracked.values()) {
+            if (t.seenInSet() != set) {
+                if (left == null) {
+                    left = new ArrayList<>();
+                }
+                left.add(t);
+            }
+        }
+        if (left != null) {
+            for (TrackedWorker t : left) {
+                untrack(t);
+                log.info("worker {} left discovery", t.url());
+            }
+            leavers.left(left);
+        }
+        if (builder.last().number() == 0) {
+            pacer.changed();
+        }
+    }
+
+    /** Closes the connections of the workers that left, once that costs the newcomers nothing (see {@link Leavers}). */
+    private void closeLeaving() {
+        leavers.closeSoon();
+    }
+
+    private void add(TrackedWorker t) {
+        tracked.put(t.url(), t);
+        byUrl.put(t.url(), t);
+        ordered = null;
+        changes.joined(t);
+    }
+
+    /** The tracked workers in URL order. */
+    private List<TrackedWorker> ordered() {
+        if (ordered == null) {
+            ordered = List.copyOf(tracked.values());
+        }
+        return ordered;
+    }
+
+    /**
+     * Keeps {@code cache} up to date with discovery's sets and, if discovery has not answered within
+     * {@code maxWait}, starts from the set in it: every snapshot is then stale since the file was
+     * written, and the file is never used again once discovery has answered.
+     */
+    public void useCache(CandidateCache cache, Duration maxWait) {
+        this.cache = cache;
+        context.schedule(() -> {
+            if (closed || discoveryAnswered) {
+                return;
+            }
+            cache.load().ifPresent(loaded -> {
+                log.warn("discovery has not answered within {}; starting from the {} last-known-good candidates in {}, "
+                        + "written {}", maxWait, loaded.candidates().size(), cache.file(), loaded.writtenAt());
+                applySet(loaded.candidates());
+                staleSince = loaded.writtenAt();
+                discoveryProblem = "discovery has not answered since start-up; serving the last-known-good candidates"
+                        + " of " + cache.file() + ", written " + loaded.writtenAt();
+                candidatesKnown = true;
+                pacer.changed();
+                settle();
+                closeLeaving();
+            });
+        }, maxWait.toNanos());
+    }
+
+    /** Whether candidates are known, from discovery or from the cache file. */
+    public boolean candidatesKnown() {
+        return candidatesKnown;
+    }
+
+    /** Whether discovery has delivered a candidate set since start-up. */
+    boolean discoveryAnswered() {
+        return discoveryAnswered;
+    }
+
+    /** Discovery failed: keep the last good set and mark it stale. */
+    void discoveryFailed(Throwable cause) {
+        if (closed) {
+            return;
+        }
+        if (staleSince == null) {
+            staleSince = clock.instant();
+            String why = describe(cause);
+            if (discoveryAnswered) {
+                discoveryProblem = "discovery failing since " + staleSince + ": " + why;
+                log.warn("discovery failed; keeping the last {} candidates until it recovers: {}", tracked.size(), why);
+            } else {
+                discoveryProblem = "discovery has not answered since start-up: " + why;
+                log.warn("discovery has not answered since start-up: {}", why);
+            }
+            pacer.changed();
+        } else {
+            log.debug("discovery still failing", cause);
+        }
+        settle();
+    }
+
+    /** A schema arrived, failed or is due for a retry. */
+    public void schemasChanged() {
+        if (!closed) {
+            changes.everything(); // a version's workers may be waiting for its schema no more
+            pacer.changed();
+            settle();
+        }
+    }
+
+    /**
+     * The failure and its causes, each once, escaped and shortened ({@link PeerText}: a backend's
+     * text is in them): what a user without a logging binding still sees.
+     */
+    static String describe(Throwable cause) {
+        StringBuilder sb = new StringBuilder(String.valueOf(cause));
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        seen.add(cause);
+        for (Throwable c = cause.getCause(); c != null && seen.add(c); c = c.getCause()) {
+            String text = String.valueOf(c);
+            if (sb.indexOf(text) < 0) {
+                sb.append(" (caused by ").append(text).append(')');
+            }
+        }
+        return PeerText.escape(sb, 500);
+    }
+
+    /** {@code t} is no candidate any more; its probes and connection are left to {@link #closeLeaving}. */
+    private void untrack(TrackedWorker t) {
+        if (t.inUse()) {
+            pacer.changedUrgently();
+        } else {
+            pacer.changed();
+        }
+        tracked.remove(t.url());
+        byUrl.remove(t.url());
+        ordered = null;
+        failedCalls.settled(t);
+        changes.left(t);
+    }
+
+    /**
+     * Probes the worker at {@code url} with a probe that starts now and completes {@code result}
+     * with whether that probe's answer is the instance the last snapshot lists as compatible: what
+     * a connection made before now reached is then a verified worker (the gRPC name resolver's
+     * gate). Any doubt (unknown URL, failure, another instance, not yet published) is {@code false}.
+     */
+    public void verify(String url, CompletableFuture<Boolean> result) {
+        TrackedWorker t = closed ? null : byUrl.get(url);
+        if (t == null) {
+            result.complete(false);
+            return;
+        }
+        probes.requestFresh(t, outcome -> {
+            boolean ok = false;
+            if (outcome instanceof ProbeOutcome.Answered a && tracks(t) && t.inUse()) {
+                ok = builder.last().status(url)
+                        .filter(st -> st.state() == WorkerStatus.State.COMPATIBLE)
+                        .flatMap(WorkerStatus::info)
+                        .map(i -> i.instanceId().equals(a.info().instanceId()))
+                        .orElse(false);
+            }
+            result.complete(ok);
+        });
+    }
+
+    /** A user's call to the worker at {@code url} failed as if it were gone (see {@link FailedCalls#failed}). */
+    public void callFailed(String url, String unescaped) {
+        String why = PeerText.escape(unescaped); // a failed call's status message is the worker's text
+        TrackedWorker t = closed ? null : byUrl.get(url);
+        if (t != null && t.inUse() && failedCalls.failed(t, why)) {
+            settle();
+        }
+    }
+
+    /** A user's call to the worker at {@code url} ran out of its deadline (see {@link FailedCalls#timedOut}). */
+    public void callTimedOut(String url, String why) {
+        TrackedWorker t = closed ? null : byUrl.get(url);
+        if (t != null && t.inUse() && failedCalls.timedOut(t, why)) {
+            settle();
+        }
+    }
+
+    /** The channel of the candidate at {@code url} for the user's calls (see {@link ProbeScheduler#share}); null if none. */
+    public ManagedChannel share(String url) {
+        TrackedWorker t = closed ? null : byUrl.get(url);
+        return t == null ? null : probes.share(t);
+    }
+
+    @Override
+    public boolean tracks(TrackedWorker worker) {
+        return !closed && byUrl.get(worker.url()) == worker;
+    }
+
+    @Override
+    public void probed(TrackedWorker t, ProbeOutcome outcome) {
+        failedCalls.settled(t);
+        boolean urgent;
+        if (outcome instanceof ProbeOutcome.Answered a) {
+            TrackedWorker.State was = t.state();
+            ServingState serving = t.serving();
+            WorkerInfo info = t.info();
+            urgent = t.answered(a.info(), a.state(), a.revision(), context.nanoTime());
+            if (!urgent && was == t.state() && serving == t.serving() && Objects.equals(info, t.info())) {
+                // The same answer again (a refresh, a stream's first push): nothing for a reader to see,
+                // and no build. Right after converging on 10,000 workers each stream's first answer
+                // used to cost a full (no-change) build on this thread.
+                return;
+            }
+        } else {
+            urgent = t.failed(((ProbeOutcome.Failed) outcome).reason(), context.nanoTime(), stableNanos());
+        }
+        if (urgent) {
+            pacer.changedUrgently();
+        } else {
+            pacer.changed();
+        }
+    }
+
+    @Override
+    public void connectionLost(TrackedWorker t, String why) {
+        t.connectionLost(why);
+        pacer.changedUrgently();
+    }
+
+    @Override
+    public void settle() {
+        boolean busy = probes.busy();
+        pacer.requestBuild(busy);
+        if (!busy) {
+            closeLeaving(); // no-op unless workers that left wait for the probes to be done
+        }
+    }
+
+    /**
+     * How long a worker must keep answering to count as up again, so that its next failure starts the
+     * backoff over: ten initial retry delays (2.5 s by default), or backoff.max if that is shorter.
+     */
+    private long stableNanos() {
+        return Math.min(settings.backoffMax().toNanos(), settings.backoffInitial().toNanos() * 10);
+    }
+
+    private void build() {
+        if (closed) {
+            return;
+        }
+        changes.forgetJoinedIf(t -> closed || byUrl.get(t.url()) != t); // joined and left again since the last build
+        FleetSnapshot next = builder.build(changes, this::ordered, staleSince, discoveryProblem,
+                t -> schemas.ready(t.info().version(), t.endpoint(), () -> channelOf(t.url())));
+        if (next != null) {
+            publisher.accept(next);
+        }
+        long later = builder.recheckInNanos();
+        if (later > 0 && (recheck == null || !recheck.pending())) {
+            recheck = context.schedule(() -> {
+                pacer.changed();
+                settle();
+            }, later);
+        }
+    }
+
+    /** The open channel of the worker at {@code url}, if it is tracked and has one (for schema fetches). */
+    private ManagedChannel channelOf(String url) {
+        TrackedWorker t = byUrl.get(url);
+        return t == null ? null : probes.channel(t);
+    }
+
+    /** The candidates as tracked now, in URL order: for tests and diagnostics. */
+    List<TrackedWorker> workers() {
+        return ordered();
+    }
+
+    /** Stops everything; returns the channels it shut down, so that the caller can wait for them. */
+    public List<ManagedChannel> close() {
+        closed = true;
+        pacer.close();
+        if (recheck != null) {
+            recheck.cancel();
+        }
+        List<TrackedWorker> all = new ArrayList<>(tracked.values());
+        all.addAll(leavers.close()); // left, and their connections not closed yet
+        List<ManagedChannel> channels = probes.close(all);
+        tracked.clear();
+        byUrl.clear();
+        ordered = null;
+        if (schemas != null) {
+            channels.addAll(schemas.close());
+        }
+        return channels;
+    }
+}

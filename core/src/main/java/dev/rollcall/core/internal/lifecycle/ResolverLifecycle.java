@@ -1,0 +1,228 @@
+package dev.rollcall.core.internal.lifecycle;
+
+import dev.rollcall.api.Backoff;
+import dev.rollcall.api.Scheduler;
+import dev.rollcall.api.Ticker;
+import dev.rollcall.api.discovery.WorkerDiscovery;
+import dev.rollcall.api.internal.NamedThreads;
+import dev.rollcall.api.policy.VersionPolicy;
+import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.core.internal.LiveResolvers;
+import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.calls.CallPath;
+import dev.rollcall.core.internal.fleet.CandidateCache;
+import dev.rollcall.core.internal.fleet.DiscoveryFeed;
+import dev.rollcall.core.internal.fleet.FleetTracker;
+import dev.rollcall.core.internal.probe.ProbeScheduler;
+import dev.rollcall.core.internal.probe.ProbeTransport;
+import dev.rollcall.core.internal.schema.VersionSchemas;
+import dev.rollcall.core.internal.serial.SerialContext;
+import dev.rollcall.core.internal.settings.CacheSettings;
+import dev.rollcall.core.internal.settings.ProbeSettings;
+import dev.rollcall.core.internal.settings.ResolverSettings;
+import dev.rollcall.core.internal.settings.SchemaSettings;
+import dev.rollcall.core.internal.snapshot.LiveViews;
+import dev.rollcall.core.internal.snapshot.SnapshotBuilder;
+import dev.rollcall.core.internal.snapshot.SnapshotFanOut;
+import io.grpc.ManagedChannel;
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The rooms of one resolver behind its facade: builds them in order (the probe client, the serial
+ * context and its thread, the fan-out, schemas, the tracker with its probe scheduler and snapshot
+ * builder, the call path), starts them (the cache file's timer, discovery, the {@code rollcall:}
+ * bridge), and closes them in the one order that stops cleanly: discovery (no more news), the
+ * tracker on its context (no more probes or timers), the context's thread, the channels, their event
+ * loop, last the listeners.
+ *
+ * <p>{@link #start()} and {@link #close()} on the facade's caller's thread; the parts' own threads
+ * as each says. {@link #close()} is idempotent.
+ */
+public final class ResolverLifecycle {
+
+    /** Logs as the facade does: users set the level of {@code dev.rollcall.core.WorkerResolver}. */
+    private static final Logger log = LoggerFactory.getLogger("dev.rollcall.core.WorkerResolver");
+
+    /**
+     * What the facade's builder chose: the resolver's name and the sequence number of its
+     * {@code rollcall:} target id, its backend and policy, its settings, and its time ({@code ticker}
+     * and {@code scheduler} null for real time).
+     */
+    public record Given(String name, int sequence, WorkerDiscovery discovery, VersionPolicy policy,
+                        ResolverSettings settings, Clock clock, Ticker ticker, Scheduler scheduler) {
+    }
+
+    private final String name;
+    private final WorkerDiscovery discovery;
+    private final VersionPolicy policy;
+    private final ProbeClient probes;
+    private final ScheduledThreadPoolExecutor serialThread;
+    private final SerialContext context;
+    private final SnapshotFanOut fanOut;
+    private final FleetTracker tracker;
+    private final LiveViews live;
+    private final CandidateCache cache;         // null when none is configured
+    private final Duration cacheMaxWait;
+    /** {@code rollcall.discovery.max-candidates}: larger sets from discovery are refused. */
+    private final int maxCandidates;
+    /** The user's calls: rollcall: targets, shared channels, failed calls. */
+    private final CallPath calls;
+    /** Told of each new snapshot, on the serial context, before the fan-out: the facade's read path. */
+    private final Consumer<FleetSnapshot> published;
+    private volatile boolean closed;
+    /** Set on the serial context once candidates are known, before the snapshot of them is published. */
+    private volatile boolean candidatesKnown;
+
+    /**
+     * @param current   the facade's current snapshot (its read path)
+     * @param published told of each new snapshot, on the serial context, before anyone else
+     */
+    public ResolverLifecycle(Given given, Supplier<FleetSnapshot> current, Consumer<FleetSnapshot> published) {
+        ResolverSettings settings = given.settings();
+        ProbeSettings probe = settings.probe();
+        SchemaSettings schema = settings.schema();
+        CacheSettings cached = settings.cache();
+        this.name = given.name();
+        this.discovery = given.discovery();
+        this.policy = given.policy();
+        this.published = published;
+        this.probes = new ProbeClient("rollcall-probe-" + name, probe.maxResponseBytes(), probe.tls());
+        this.serialThread = new ScheduledThreadPoolExecutor(1, NamedThreads.daemon("rollcall-resolver-" + name));
+        this.serialThread.setRemoveOnCancelPolicy(true);
+        Ticker ticker = given.ticker() != null ? given.ticker() : Ticker.systemTicker();
+        Scheduler scheduler = given.scheduler() != null ? given.scheduler()
+                : Scheduler.forScheduledExecutorService(serialThread);
+        this.context = new SerialContext(serialThread, scheduler, ticker);
+        FleetSnapshot initial = FleetSnapshot.builder(0).publishedAt(given.clock().instant())
+                .policy(policy.description()).build();
+        ThreadFactory listenerThreads = NamedThreads.daemon("rollcall-listeners-" + name);
+        this.fanOut = new SnapshotFanOut(name, initial, () -> Executors.newSingleThreadExecutor(listenerThreads),
+                Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-followers-" + name)), ticker);
+        this.live = new LiveViews(current);
+        this.maxCandidates = settings.maxCandidates();
+        this.cache = cached == null ? null : new CandidateCache(cached, name);
+        this.cacheMaxWait = cached == null ? null : cached.maxWait();
+        RandomGenerator jitter = new SplittableRandom(); // used on the serial context only
+        VersionSchemas schemas = !schema.used() ? null : new VersionSchemas(schema, context, jitter, probes,
+                probe.timeout(), Backoff.of(probe.backoffInitial(), probe.backoffMax()), this::schemasChanged);
+        // On every channel of a link: kept ones, and those handed out by channel(endpoint). A channel
+        // that lives for one probe closes long before its first ping.
+        ProbeClient.Http2Keepalive keepalive = new ProbeClient.Http2Keepalive(probe.http2KeepaliveTime(),
+                probe.keepaliveTimeout());
+        FleetTracker.Parts parts = new FleetTracker.Parts(context, ProbeTransport.grpc(probes, keepalive),
+                given.clock(), jitter, ManagementFactory.getThreadMXBean()::getCurrentThreadCpuTime);
+        this.tracker = new FleetTracker(parts, probe, schemas, new SnapshotBuilder(policy, given.clock(), schemas,
+                schema.keys(), settings.labels(), context::nanoTime, initial), this::publish);
+        // rollcall: name resolvers follow on a path of their own: never behind a user's listener.
+        this.calls = new CallPath(name, given.sequence(), context, tracker, current, () -> closed,
+                fanOut::addFollower, probe);
+    }
+
+    /** The current snapshot, awaiters and listeners. */
+    public SnapshotFanOut fanOut() {
+        return fanOut;
+    }
+
+    /** The read views, answering from the facade's current snapshot. */
+    public LiveViews live() {
+        return live;
+    }
+
+    /** The user's calls. */
+    public CallPath calls() {
+        return calls;
+    }
+
+    /** The probe scheduler, for its counters and observers (any thread). */
+    public ProbeScheduler<?> probes() {
+        return tracker.probes();
+    }
+
+    /** Whether candidates are known (from discovery or the cache file) as of the last snapshot published. */
+    public boolean candidatesKnown() {
+        return candidatesKnown;
+    }
+
+    /** On the serial context: each new snapshot, to the readers. */
+    private void publish(FleetSnapshot snapshot) {
+        candidatesKnown = tracker.candidatesKnown();
+        published.accept(snapshot);
+        fanOut.publish(snapshot);
+    }
+
+    /** A schema arrived, failed or is due for a retry; on the serial context, after construction. */
+    private void schemasChanged() {
+        tracker.schemasChanged();
+    }
+
+    /** Starts the cache file's timer, discovery and the {@code rollcall:} bridge. */
+    public void start() {
+        if (cache != null) {
+            context.execute(() -> tracker.useCache(cache, cacheMaxWait));
+        }
+        discovery.start(new DiscoveryFeed(context, tracker, maxCandidates));
+        LiveResolvers.add(calls);
+        log.info("resolver {} started: discovery {}, policy {}", name, discovery.description(), policy.description());
+    }
+
+    /** Stops everything in order (see the class's comment). Idempotent. */
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        LiveResolvers.remove(calls);
+        try {
+            discovery.close();
+        } catch (RuntimeException e) {
+            log.warn("discovery {} failed to close", discovery.description(), e);
+        }
+        List<ManagedChannel> channels = List.of();
+        CompletableFuture<List<ManagedChannel>> stopped = new CompletableFuture<>();
+        context.execute(() -> stopped.complete(tracker.close()));
+        try {
+            channels = stopped.get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            log.warn("resolver {} did not stop its probes cleanly", name, e);
+        }
+        serialThread.shutdownNow();
+        // The event loop must outlive its channels: a late frame on a channel whose loop is gone makes
+        // Netty log a "Panic!" about a terminated executor.
+        // Real time whatever the injected ticker: threads and sockets stop in real time.
+        Ticker realTime = Ticker.systemTicker();
+        long deadline = realTime.read() + TimeUnit.SECONDS.toNanos(5);
+        try {
+            for (ManagedChannel channel : channels) {
+                long left = deadline - realTime.read();
+                if (left <= 0 || !channel.awaitTermination(left, TimeUnit.NANOSECONDS)) {
+                    log.debug("resolver {}: probe channels still closing after 5 s", name);
+                    break;
+                }
+            }
+            serialThread.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        probes.close();
+        if (cache != null) {
+            cache.close();
+        }
+        fanOut.close();
+        calls.resolverClosed();
+        log.info("resolver {} closed", name);
+    }
+}

@@ -1,0 +1,458 @@
+package dev.rollcall.core.internal.probe;
+
+import dev.rollcall.api.Backoff;
+import dev.rollcall.api.PeerText;
+import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.ProbeFailures;
+import dev.rollcall.core.internal.serial.SerialContext;
+import dev.rollcall.core.internal.settings.ProbeSettings;
+import dev.rollcall.protocol.ProbeOutcome.Failed;
+import dev.rollcall.protocol.ProbeOutcome;
+import io.grpc.ManagedChannel;
+import io.grpc.Status.Code;
+import io.grpc.Status;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.random.RandomGenerator;
+
+/**
+ * When and how workers are probed: a queue with a concurrency limit, at most one probe in flight
+ * per worker, retries with backoff after failures, refreshes after answers, one kept connection per
+ * worker (optional) and the watch on it that notices a restart in place, or a host gone silent
+ * ({@link StreamLiveness}: the stream's heartbeats; HTTP/2 keepalive on the link). What an outcome
+ * means for the worker is the {@link Owner}'s business.
+ *
+ * <p>Confined to the resolver's serial context; probe callbacks hop back to it. Counters and
+ * observers may be read and added from any thread.
+ */
+public final class ProbeScheduler<W extends ProbeTarget> {
+
+    /** Told of outcomes and lost connections, on the serial context. */
+    public interface Owner<W> {
+        /** Whether {@code worker} is still a candidate (it may have left while being probed). */
+        boolean tracks(W worker);
+
+        /** A probe of {@code worker} finished; apply it before the scheduler plans the next one. */
+        void probed(W worker, ProbeOutcome outcome);
+
+        /**
+         * {@code worker}'s kept connection dropped or its stream went silent ({@code why} says which,
+         * e.g. "its connection dropped"); a probe over a new connection is requested next.
+         */
+        void connectionLost(W worker, String why);
+
+        /** A probe finished or a timer fired: the time to publish what changed. */
+        void settle();
+    }
+
+    /** Told of every finished probe, on the network thread that finished it: must be fast and thread-safe. */
+    public interface Observer {
+        void probed(long latencyNanos, boolean answered);
+    }
+
+    private final SerialContext context;
+    private final ProbeTransport transport;
+    private final ProbeSettings settings;
+    private final Backoff backoff;
+    private final RandomGenerator jitter;
+    private final Owner<W> owner;
+    private final ArrayDeque<W> queue = new ArrayDeque<>();
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private final List<Observer> observers = new CopyOnWriteArrayList<>();
+    private int inFlight;
+    /**
+     * With {@code keep-channels=false}, links closed whose sockets are not gone yet: they count
+     * against {@code probe.concurrency} too, so that the coordinator holds at most that many probe
+     * sockets (the next probe used to connect while the last one's socket was still closing: 2 × the
+     * limit).
+     */
+    private int closing;
+    private boolean closed;
+    /** Finds the streams that went silent: a worker's host cut off (no FIN, no RST). */
+    private final StreamLiveness<W> liveness;
+
+    public ProbeScheduler(SerialContext context, ProbeTransport transport, ProbeSettings settings, RandomGenerator jitter,
+                   Owner<W> owner) {
+        this.context = context;
+        this.transport = transport;
+        this.settings = settings;
+        this.backoff = Backoff.of(settings.backoffInitial(), settings.backoffMax());
+        this.jitter = jitter;
+        this.owner = owner;
+        this.liveness = new StreamLiveness<>(context, settings, new StreamLiveness.Streams<>() {
+            @Override
+            public boolean current(W w, ProbeClient.Watch stream) {
+                return !closed && owner.tracks(w) && w.probeSlot().stream == stream;
+            }
+
+            @Override
+            public void silent(W w, ProbeClient.Watch stream, long heartbeatMillis) {
+                streamSilent(w, heartbeatMillis);
+            }
+        });
+    }
+
+    /** Probes {@code w} as soon as the concurrency limit allows; once more if a probe is in flight. */
+    public void request(W w) {
+        ProbeSlot s = w.probeSlot();
+        switch (s.stage) {
+            case IN_FLIGHT -> s.stage = ProbeSlot.Stage.IN_FLIGHT_AGAIN;
+            case IDLE -> {
+                s.cancelTimer();
+                s.stage = ProbeSlot.Stage.QUEUED;
+                queue.add(w);
+                pump();
+            }
+            default -> { } // already queued or asked for again
+        }
+    }
+
+    /**
+     * Probes {@code w} once more with a probe that starts from now on (a probe in flight does not
+     * count: it may have been answered by the process that was there before) and hands its outcome
+     * to {@code then} on the context, after the owner applied it. A worker that leaves first hands
+     * {@code then} a failure.
+     */
+    public void requestFresh(W w, Consumer<ProbeOutcome> then) {
+        w.probeSlot().awaitFresh(then);
+        request(w);
+    }
+
+    /** Whether probes are in flight or waiting: answers keep coming. */
+    public boolean busy() {
+        return inFlight > 0 || !queue.isEmpty();
+    }
+
+    /** Whether a probe of {@code w} is in flight now, or a caller waits for one ({@link #requestFresh}). */
+    public boolean busyWith(W w) {
+        return w.probeSlot().busy();
+    }
+
+    /** {@code w} left: no more probes or timers, and its connection is closed. */
+    public void forget(W w) {
+        ProbeSlot s = w.probeSlot();
+        s.cancelTimer();
+        closeLink(s);
+        ProbeSlot.tell(s.takeFresh(), new Failed(Code.CANCELLED, "left discovery"));
+    }
+
+    /**
+     * {@code w}'s channel for the user's own calls: the one it is probed over, opened now if it has
+     * none, and from now on kept until the worker leaves or the resolver closes (a failed probe drops
+     * the connection, not the channel).
+     */
+    public ManagedChannel share(W w) {
+        ProbeSlot s = w.probeSlot();
+        if (s.link == null) {
+            s.link = transport.open(w.endpoint());
+        }
+        s.shared = true;
+        return s.link.channel();
+    }
+
+    /** {@code w}'s open channel, if it has one (for schema fetches over the same connection). */
+    public ManagedChannel channel(W w) {
+        ProbeTransport.Link link = w.probeSlot().link;
+        return link == null ? null : link.channel();
+    }
+
+    public long sent() {
+        return sent.get();
+    }
+
+    public long failed() {
+        return failed.get();
+    }
+
+    public void addObserver(Observer observer) {
+        observers.add(observer);
+    }
+
+    private void pump() {
+        while (inFlight + closing < settings.concurrency() && !queue.isEmpty()) {
+            W w = queue.poll();
+            w.probeSlot().stage = ProbeSlot.Stage.IDLE;
+            if (owner.tracks(w)) {
+                start(w);
+            }
+        }
+    }
+
+    private void start(W w) {
+        ProbeSlot s = w.probeSlot();
+        if (s.link == null) {
+            s.link = transport.open(w.endpoint());
+        } else {
+            // Our backoff decides when to retry; gRPC's own reconnect backoff (1 s and up) must not add to it.
+            s.link.resetConnectBackoff();
+        }
+        ProbeTransport.Link link = s.link;
+        List<Consumer<ProbeOutcome>> waiting = s.takeFresh();
+        s.stage = ProbeSlot.Stage.IN_FLIGHT;
+        inFlight++;
+        sent.incrementAndGet();
+        long started = context.nanoTime();
+        if (settings.keepChannels() && !s.unaryOnly && s.stream == null) {
+            // The probe is the worker's WatchWorkerInfo stream: its first answer is the probe's, and
+            // it stays open to push every change. One call per worker: a probe and then a stream
+            // cost converging on 10,000 workers a second call each, on both sides.
+            s.heard = liveness.heard();
+            ProbeClient.Watched watched = openStream(w, link, s.heard);
+            s.stream = watched.stream();
+            await(w, link, watched.first(), waiting, started, true);
+        } else {
+            await(w, link, link.probe(settings.timeout()), waiting, started, false);
+        }
+    }
+
+    /** Hands a probe's outcome to the context; a stream that is not served there falls back to the unary call. */
+    private void await(W w, ProbeTransport.Link link, CompletableFuture<ProbeOutcome> probe,
+                       List<Consumer<ProbeOutcome>> waiting, long started, boolean viaStream) {
+        probe.thenAccept(outcome -> {
+            if (viaStream && outcome instanceof Failed f && f.code() == Code.UNIMPLEMENTED) {
+                context.execute(() -> unaryInstead(w, link, outcome, waiting, started));
+                return;
+            }
+            if (!outcome.answered()) {
+                failed.incrementAndGet();
+            }
+            if (!observers.isEmpty()) {
+                long nanos = context.nanoTime() - started;
+                observers.forEach(o -> o.probed(nanos, outcome.answered()));
+            }
+            context.execute(() -> {
+                finished(w, link, outcome);
+                ProbeSlot.tell(waiting, outcome);
+            });
+        });
+    }
+
+    /**
+     * {@code w} does not serve {@code WatchWorkerInfo} (an older Rollcall, a hand-written server):
+     * the same probe goes on as the unary call, over the connection just opened, and the worker is
+     * watched by its connection from now on.
+     */
+    private void unaryInstead(W w, ProbeTransport.Link link, ProbeOutcome unimplemented,
+                              List<Consumer<ProbeOutcome>> waiting, long started) {
+        ProbeSlot s = w.probeSlot();
+        if (closed || !owner.tracks(w) || s.link != link) {
+            finished(w, link, unimplemented);
+            ProbeSlot.tell(waiting, unimplemented);
+            return;
+        }
+        s.unaryOnly = true;
+        s.stream = null;
+        s.heard = null;
+        await(w, link, link.probe(settings.timeout()), waiting, started, false);
+    }
+
+    /**
+     * The stream a probe opens, asking for heartbeats every {@code keepalive-time}: its later
+     * answers (coalesced) and its end are handed to the context; a heartbeat (the same answer
+     * again) only notes in {@code heard} that the stream is alive, on the network thread.
+     */
+    private ProbeClient.Watched openStream(W w, ProbeTransport.Link link, StreamLiveness.Heard heard) {
+        AtomicReference<ProbeOutcome> latest = new AtomicReference<>();
+        return link.probeAndWatch(settings.timeout(), settings.keepaliveTime(), new ProbeClient.StreamListener() {
+            @Override
+            public void answer(ProbeOutcome pushed) {
+                heard.now();
+                if (latest.getAndSet(pushed) == null) {
+                    context.execute(() -> pushed(w, link, latest));
+                }
+            }
+
+            @Override
+            public void repeated() {
+                heard.now();
+            }
+
+            @Override
+            public void ended(Status status) {
+                context.execute(() -> streamEnded(w, link, status));
+            }
+        });
+    }
+
+    private void finished(W w, ProbeTransport.Link link, ProbeOutcome outcome) {
+        inFlight--;
+        ProbeSlot s = w.probeSlot();
+        boolean again = s.stage == ProbeSlot.Stage.IN_FLIGHT_AGAIN;
+        s.stage = ProbeSlot.Stage.IDLE;
+        if (closed) {
+            return;
+        }
+        if (!owner.tracks(w)) {
+            pump();
+            return; // left while we were probing; its link is already closed
+        }
+        owner.probed(w, outcome);
+        if (outcome.answered()) {
+            if (settings.keepChannels()) {
+                watch(w, link); // the stream, when the worker serves it, is already open: it was the probe
+                if (s.stream != null && s.link == link) {
+                    liveness.follow(w, s.stream, s.heard);
+                }
+            } else if (!s.shared) {
+                closeLink(s);
+            }
+            long refresh = settings.refreshInterval().toNanos();
+            schedule(w, refresh - (long) (refresh * 0.1 * jitter.nextDouble()));
+        } else {
+            // A failed probe's connection is never reused, kept channels or not: a connection that
+            // timed out can stay wedged (accepted by the kernel but never by the server), and every
+            // retry over it would time out too, long after the worker answers a new one.
+            dropConnection(s);
+            schedule(w, backoff.delayNanos(w.failures(), jitter));
+        }
+        if (again) {
+            request(w);
+        }
+        pump();
+        owner.settle();
+    }
+
+    /**
+     * A change the worker pushed over its stream (draining, resumed, new labels): it arrives within
+     * milliseconds, without polling. Pushes are coalesced: a burst of them while the context is busy
+     * is applied once, as the newest.
+     */
+    private void pushed(W w, ProbeTransport.Link link,
+                        AtomicReference<ProbeOutcome> latest) {
+        ProbeOutcome outcome = latest.getAndSet(null);
+        ProbeSlot s = w.probeSlot();
+        if (outcome == null || closed || !owner.tracks(w) || s.link != link || s.stream == null) {
+            return;
+        }
+        owner.probed(w, outcome);
+        if (!outcome.answered()) { // a malformed push: as a failed probe
+            dropConnection(s);
+            schedule(w, backoff.delayNanos(w.failures(), jitter));
+        }
+        owner.settle();
+    }
+
+    private void streamEnded(W w, ProbeTransport.Link link, Status status) {
+        ProbeSlot s = w.probeSlot();
+        if (closed || !owner.tracks(w) || s.link != link || s.stream == null) {
+            return; // cancelled by us, or a stream of an older link
+        }
+        s.stream = null;
+        s.heard = null;
+        if (w.answered()) {
+            // The status may carry the worker's own words: escaped (PeerText is idempotent).
+            lost(w, "its WatchWorkerInfo stream ended: "
+                    + PeerText.escape(ProbeFailures.describe(status.asRuntimeException(), settings.timeout())));
+            owner.settle();
+        }
+    }
+
+    /**
+     * {@code w}'s stream said nothing for longer than the heartbeat its worker granted plus
+     * {@code keepalive-timeout}: its host is taken for cut off. The worker is out of use at once and
+     * probed again over a new connection; the old one, wedged or not, is dropped.
+     */
+    private void streamSilent(W w, long heartbeatMillis) {
+        ProbeSlot s = w.probeSlot();
+        long limitMillis = Math.max(heartbeatMillis, settings.keepaliveTime().toMillis());
+        String why = "its WatchWorkerInfo stream went silent: nothing within its " + limitMillis + " ms heartbeat + "
+                + settings.keepaliveTimeout().toMillis() + " ms (rollcall.probe.keepalive-timeout)";
+        dropConnection(s);
+        if (w.answered()) {
+            lost(w, why);
+        } else {
+            request(w);
+        }
+        owner.settle();
+    }
+
+    /** A kept link that leaves READY means the worker may have restarted: probe it again. */
+    private void watch(W w, ProbeTransport.Link link) {
+        ProbeSlot s = w.probeSlot();
+        if (s.watched || s.link != link) {
+            return;
+        }
+        if (!link.ready()) {
+            lost(w, "its connection dropped"); // between the answer and now
+            return;
+        }
+        s.watched = true;
+        link.whenNotReady(() -> context.execute(() -> {
+            if (s.link == link) {
+                s.watched = false;
+            }
+            if (closed || !owner.tracks(w) || s.link != link || !w.inUse()) {
+                return; // gone, closed, or already being probed again (a successful probe watches anew)
+            }
+            if (link.ready()) {
+                watch(w, link);
+            } else {
+                lost(w, "its connection dropped");
+                owner.settle();
+            }
+        }));
+    }
+
+    private void lost(W w, String why) {
+        owner.connectionLost(w, why);
+        request(w);
+    }
+
+    private void schedule(W w, long delayNanos) {
+        ProbeSlot s = w.probeSlot();
+        s.cancelTimer();
+        s.timer = context.schedule(() -> {
+            s.timer = null;
+            if (!closed && owner.tracks(w)) {
+                request(w);
+                owner.settle();
+            }
+        }, delayNanos);
+    }
+
+    /** A new connection for the next probe: the same channel when it was handed out, else a new link. */
+    private void dropConnection(ProbeSlot s) {
+        if (!s.reconnectShared()) {
+            closeLink(s);
+        }
+    }
+
+    private void closeLink(ProbeSlot s) {
+        // Without kept channels, every probe opens a socket and closes it: count the closing
+        // ones, or the coordinator holds 2 × the limit. With kept channels it holds one per
+        // worker anyway, and a churn's leavers must not hold up its newcomers' probes.
+        CompletableFuture<Void> gone = s.closeLink(!settings.keepChannels());
+        if (gone != null && !gone.isDone()) {
+            closing++;
+            gone.whenComplete((v, e) -> context.execute(() -> {
+                closing--;
+                pump();
+            }));
+        }
+    }
+
+    /** Stops every timer and closes every link of {@code workers}; returns their channels, shut down. */
+    public List<ManagedChannel> close(Iterable<? extends W> workers) {
+        closed = true;
+        liveness.close();
+        List<ManagedChannel> channels = new ArrayList<>();
+        for (W w : workers) {
+            ProbeSlot s = w.probeSlot();
+            s.cancelTimer();
+            ProbeSlot.tell(s.takeFresh(), new Failed(Code.CANCELLED, "resolver closed"));
+            if (s.link != null && s.link.channel() != null) {
+                channels.add(s.link.channel());
+            }
+            closeLink(s);
+        }
+        queue.clear();
+        return channels;
+    }
+}

@@ -1,0 +1,230 @@
+package dev.rollcall.core.internal.probe;
+
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.protocol.ProbeOutcome;
+import io.grpc.ConnectivityState;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+
+/**
+ * How {@link ProbeScheduler} reaches workers: one {@link Link} (a gRPC channel) per worker, over
+ * which it probes and whose connection it watches. {@link #grpc} is the real thing; unit tests of
+ * the scheduler hand in a fake. Thread-safe.
+ */
+public interface ProbeTransport {
+
+    /** A link to {@code endpoint}; it connects lazily, on the first probe. */
+    Link open(WorkerEndpoint endpoint);
+
+    /** A connection to one worker. Thread-safe; callbacks come on network threads. */
+    interface Link {
+
+        /** One {@code WorkerInfo} call with a deadline; never completes exceptionally. */
+        CompletableFuture<ProbeOutcome> probe(Duration timeout);
+
+        /**
+         * Probes by opening the worker's {@code WatchWorkerInfo} stream, asking for a repeat of its
+         * answer after {@code heartbeat} without news (see {@link ProbeClient#watchFirst}):
+         * {@code first} completes with the first answer or the failure (never exceptionally); the
+         * stream, which the returned handle cancels at any time and which says what the worker
+         * granted ({@link ProbeClient.Watch#heartbeatMillis()}), then goes on with {@code listener}
+         * on network threads.
+         */
+        ProbeClient.Watched probeAndWatch(Duration timeout, Duration heartbeat, ProbeClient.StreamListener listener);
+
+        /** Whether the connection is up now. */
+        boolean ready();
+
+        /** Calls {@code then} once, when the connection leaves READY (at once when it is not READY now). */
+        void whenNotReady(Runnable then);
+
+        /** Lets a new connection attempt start at once instead of after gRPC's own reconnect backoff. */
+        void resetConnectBackoff();
+
+        /** The channel, for other calls to the same worker (schema fetches). */
+        ManagedChannel channel();
+
+        /**
+         * Drops the connection; the next call opens a new one over the same channel, which stays
+         * usable (a channel handed to the user must not be closed under them).
+         */
+        void reconnect();
+
+        /**
+         * Closes the connection (at once, or right after on a network thread); calls in flight fail.
+         * With {@code untilGone} the future completes once its socket is gone (at once when it never
+         * connected), so that the caller can count a closing connection against the probe
+         * concurrency; without, at once (nobody waits, and watching for the end costs a look every
+         * millisecond). Never exceptionally.
+         */
+        CompletableFuture<Void> close(boolean untilGone);
+    }
+
+    /**
+     * Links over {@code client}'s channels. Building a channel and starting a call cost tens of
+     * microseconds each; both run on the client's starter thread ({@link ProbeClient#starter()}),
+     * neither on the caller's thread (the resolver's serial context, which a profile of converging
+     * on 10,000 workers found spending a third of its time there) nor on the event loop that does
+     * the channel's network I/O ({@link ProbeClient#lane()}, where its deadline and its close run).
+     * A link's channel is built on first use and at most once, with {@code keepalive} (null: none).
+     */
+    static ProbeTransport grpc(ProbeClient client, ProbeClient.Http2Keepalive keepalive) {
+        return endpoint -> new Link() {
+            /** Where the channel is built and calls start (see {@link ProbeClient#starter()}). */
+            private final Executor starter = client.starter();
+            /** The event loop thread of the channel's network I/O, its deadlines and its close ({@link ProbeClient#lane()}). */
+            private final Executor lane = client.lane();
+            private ManagedChannel channel; // guarded by this
+            private boolean closed;         // guarded by this
+
+            /** The channel, built now if it is not yet; null once closed. */
+            private synchronized ManagedChannel built() {
+                if (channel == null && !closed) {
+                    channel = client.open(endpoint, lane, keepalive);
+                }
+                return channel;
+            }
+
+            /**
+             * Runs {@code call} on the link's channel on the client's starter thread and completes
+             * {@code outcome} with its result; a closed link or client completes it as {@code CANCELLED}.
+             */
+            private void onStarter(CompletableFuture<ProbeOutcome> outcome,
+                                   Function<ManagedChannel, CompletableFuture<ProbeOutcome>> call) {
+                try {
+                    starter.execute(() -> {
+                        ManagedChannel c = built();
+                        if (c == null) {
+                            outcome.complete(new ProbeOutcome.Failed(Status.Code.CANCELLED, "link closed"));
+                            return;
+                        }
+                        CompletableFuture<ProbeOutcome> result;
+                        try {
+                            result = call.apply(c);
+                        } catch (RejectedExecutionException e) {
+                            outcome.complete(new ProbeOutcome.Failed(Status.Code.CANCELLED, "probe client closed"));
+                            return;
+                        }
+                        result.whenComplete((o, failure) -> outcome.complete(o != null ? o
+                                : new ProbeOutcome.Failed(Status.Code.INTERNAL, String.valueOf(failure))));
+                    });
+                } catch (RejectedExecutionException e) {
+                    outcome.complete(new ProbeOutcome.Failed(Status.Code.CANCELLED, "probe client closed"));
+                }
+            }
+
+            @Override
+            public CompletableFuture<ProbeOutcome> probe(Duration timeout) {
+                CompletableFuture<ProbeOutcome> outcome = new CompletableFuture<>();
+                onStarter(outcome, c -> client.probe(c, endpoint, timeout));
+                return outcome;
+            }
+
+            @Override
+            public ProbeClient.Watched probeAndWatch(Duration timeout, Duration heartbeat,
+                                                     ProbeClient.StreamListener listener) {
+                CompletableFuture<ProbeOutcome> first = new CompletableFuture<>();
+                AtomicReference<ProbeClient.Watch> started =
+                        new AtomicReference<>();
+                AtomicBoolean cancelled = new AtomicBoolean();
+                ProbeClient.Watch handle = new ProbeClient.Watch() {
+                    @Override
+                    public void cancel() {
+                        cancelled.set(true);
+                        ProbeClient.Watch w = started.get();
+                        if (w != null) {
+                            w.cancel();
+                        }
+                    }
+
+                    @Override
+                    public long heartbeatMillis() {
+                        ProbeClient.Watch w = started.get();
+                        return w == null ? 0 : w.heartbeatMillis();
+                    }
+                };
+                onStarter(first, c -> {
+                    ProbeClient.Watched w = client.watchFirst(c, lane, endpoint, timeout, heartbeat, listener);
+                    started.set(w.stream());
+                    if (cancelled.get()) {
+                        w.stream().cancel(); // cancelled before the call had started
+                    }
+                    return w.first();
+                });
+                return new ProbeClient.Watched(first, handle);
+            }
+
+            @Override
+            public boolean ready() {
+                ManagedChannel c = built();
+                return c != null && c.getState(false) == ConnectivityState.READY;
+            }
+
+            @Override
+            public void whenNotReady(Runnable then) {
+                ManagedChannel c = built();
+                if (c == null) {
+                    then.run();
+                } else {
+                    c.notifyWhenStateChanged(ConnectivityState.READY, then);
+                }
+            }
+
+            @Override
+            public void resetConnectBackoff() {
+                ManagedChannel c = built();
+                if (c != null) {
+                    c.resetConnectBackoff();
+                }
+            }
+
+            @Override
+            public ManagedChannel channel() {
+                return built();
+            }
+
+            @Override
+            public void reconnect() {
+                ManagedChannel c = built();
+                if (c != null) {
+                    c.enterIdle();
+                }
+            }
+
+            @Override
+            public CompletableFuture<Void> close(boolean untilGone) {
+                ManagedChannel c;
+                synchronized (this) {
+                    closed = true;
+                    c = channel;
+                }
+                if (c == null) {
+                    return CompletableFuture.completedFuture(null);
+                }
+                CompletableFuture<Void> gone = untilGone ? new CompletableFuture<>() : CompletableFuture.completedFuture(null);
+                // On the event loop too: a shutdown costs tens of microseconds, and a churn closes
+                // a channel per worker that left, on the caller's thread (the serial context).
+                try {
+                    lane.execute(() -> {
+                        c.shutdownNow();
+                        if (untilGone) {
+                            client.whenTerminated(c, gone);
+                        }
+                    });
+                } catch (RejectedExecutionException stopped) {
+                    c.shutdownNow();
+                    gone.complete(null);
+                }
+                return gone;
+            }
+        };
+    }
+}

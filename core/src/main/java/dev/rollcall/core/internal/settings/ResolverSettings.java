@@ -1,0 +1,46 @@
+package dev.rollcall.core.internal.settings;
+
+import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.RollcallConfig;
+import dev.rollcall.api.Settings;
+
+/**
+ * Everything a resolver reads from its configuration and the overrides given in code, validated:
+ * probing, schemas and keys, label rules, the candidate limit and the cache file. Overrides win;
+ * the defaults are in each part's constants and in core's README.
+ *
+ * @param cache the cache file's settings, or {@code null} when none is configured
+ */
+public record ResolverSettings(ProbeSettings probe, SchemaSettings schema, LabelSettings labels, int maxCandidates,
+                        CacheSettings cache) {
+
+    public static final String MAX_CANDIDATES_KEY = "rollcall.discovery.max-candidates";
+    /**
+     * Ten times the largest compute fleets we know of (a Kubernetes cluster supports 5,000 to
+     * 15,000 nodes; engines rarely run more than 10,000 executors), small enough that a set at the
+     * limit is probed within a minute on a 2-core coordinator and its tracked state is tens of
+     * megabytes. Core's README gives the figures.
+     */
+    public static final int DEFAULT_MAX_CANDIDATES = 100_000;
+    static final int MOST_MAX_CANDIDATES = 10_000_000;
+
+    /**
+     * The settings of {@code config}, where {@code overrides}, when set, win.
+     *
+     * @throws ConfigurationException naming the key, the value and what was expected
+     */
+    public static ResolverSettings read(RollcallConfig config, ResolverOverrides overrides) {
+        Settings root = config.settings();
+        ProbeSettings probe = ProbeSettings.read(root.scope("rollcall.probe."), overrides);
+        SchemaSettings schema = SchemaSettings.read(config, overrides);
+        LabelSettings labels = LabelSettings.read(root, overrides);
+        int candidates = maxCandidates(root, overrides.maxCandidates());
+        CacheSettings cache = CacheSettings.read(root, candidates).orElse(null);
+        return new ResolverSettings(probe, schema, labels, candidates, cache);
+    }
+
+    /** {@code rollcall.discovery.max-candidates}, or {@code set} when the builder gave one. */
+    public static int maxCandidates(Settings root, Integer set) {
+        return set != null ? set : root.integer(MAX_CANDIDATES_KEY, DEFAULT_MAX_CANDIDATES, 1, MOST_MAX_CANDIDATES);
+    }
+}

@@ -1,0 +1,38 @@
+package dev.rollcall.core.internal.snapshot;
+
+import dev.rollcall.api.ServingState;
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.registry.WorkerStatus;
+
+/**
+ * What the snapshot code reads of a tracked worker to show it, and the {@link ShownState} it keeps
+ * on it. Implemented by the tracker's per-worker state; on the serial context.
+ */
+public interface ShownWorker {
+
+    String url();
+
+    WorkerEndpoint endpoint();
+
+    /** The last answer; null until the first and after a failure. */
+    WorkerInfo info();
+
+    /** Whether it answered its last probe and nothing has cast doubt on it since. */
+    boolean answered();
+
+    /** Whether readers may be using it: it answered and serves. */
+    boolean inUse();
+
+    /** Whether it takes new work (meaningful once it answered). */
+    ServingState serving();
+
+    /** Why it is out ({@code ""} once it answered). */
+    String reason();
+
+    /** What a snapshot shows of it before the policy has its say. */
+    WorkerStatus.State shownBeforePolicy();
+
+    /** The snapshot code's state on it. */
+    ShownState shownState();
+}

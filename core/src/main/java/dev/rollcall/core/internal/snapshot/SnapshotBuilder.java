@@ -1,0 +1,402 @@
+package dev.rollcall.core.internal.snapshot;
+
+import dev.rollcall.api.ServingState;
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.policy.Verdict;
+import dev.rollcall.api.policy.VersionPolicy;
+import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.api.registry.InternalSnapshots;
+import dev.rollcall.api.registry.KeyPaths;
+import dev.rollcall.api.registry.ProtoSchema;
+import dev.rollcall.api.registry.SelectionReport;
+import dev.rollcall.api.registry.WorkerStatus.State;
+import dev.rollcall.api.registry.WorkerStatus;
+import dev.rollcall.core.internal.schema.VersionSchemas;
+import dev.rollcall.core.internal.settings.LabelSettings;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns the tracked workers into the next snapshot: asks the policy, holds back workers whose
+ * version's schema is still being fetched, reuses unchanged statuses, and says whether anything a
+ * reader sees changed. No network and no timers: {@link PublishPacer} decides when it runs.
+ *
+ * <p>With a per-worker rule and no label rules (the default) a build reads only the workers that
+ * joined, left or changed since the last one ({@link Changes}, kept in {@link ShownFleet}), and
+ * the snapshot is made from the last: a churn of 100 of 10,000 workers reads 100, not 10,000. A
+ * change that is not one worker's (a schema arrived) and every other policy read them all. In tests
+ * every such build is checked against what reading them all would show ({@link #CHECK_BUILDS}).
+ *
+ * <p>Confined to the resolver's serial context.
+ */
+public final class SnapshotBuilder {
+
+    private static final Logger log = LoggerFactory.getLogger(SnapshotBuilder.class);
+    private static final Verdict NO_VERDICT = Verdict.reject("policy returned no verdict");
+
+    /** The system property that turns {@link #CHECK_BUILDS} on; the build's surefire configuration sets it. */
+    static final String CHECK_BUILDS_PROPERTY = "rollcall.internal.check-builds";
+    /**
+     * Whether every build of what changed is checked against what a build reading every worker
+     * would show: in every test run (the build sets {@link #CHECK_BUILDS_PROPERTY}, and {@code -ea}
+     * turns it on too), off in production, where it would make each build read the whole fleet. A
+     * constant, so that the JIT drops the check when it is off.
+     */
+    static final boolean CHECK_BUILDS = Boolean.getBoolean(CHECK_BUILDS_PROPERTY)
+            || SnapshotBuilder.class.desiredAssertionStatus();
+
+    private final VersionPolicy policy;
+    private final Clock clock;
+    private final VersionSchemas schemas;       // null when the resolver fetches none
+    private final KeyPaths keyPaths;
+    /** The selector's, the policy's and the preference's say on the answered workers as a whole. */
+    private final PolicyChoice choice;
+    /** The workers as the last build showed them, for builds of what changed; null until a full build (direct mode). */
+    private ShownFleet shown;
+    /** Workers the policy threw on in the build running: read again by the next (null when none). */
+    private List<ShownWorker> unverdicted;
+    /** The verdict changes found by the build running, for the log; null when none. */
+    private List<WorkerStatus> verdictChanges;
+    private Map<String, ProtoSchema> publishedSchemas = Map.of();
+    private FleetSnapshot last;
+    /** What {@link #last}'s selection report says (read once, so that no build makes the report itself). */
+    private Optional<String> lastCohort;
+    private String lastExplanation;
+    private String lastPreference;
+
+    public SnapshotBuilder(VersionPolicy policy, Clock clock, VersionSchemas schemas, KeyPaths keyPaths, LabelSettings labels,
+                    LongSupplier ticker, FleetSnapshot initial) {
+        this.policy = policy;
+        this.choice = new PolicyChoice(policy, labels, ticker);
+        this.clock = clock;
+        this.schemas = schemas;
+        this.keyPaths = keyPaths;
+        this.last = initial;
+        SelectionReport report = initial.selection();
+        this.lastCohort = report.cohort();
+        this.lastExplanation = report.explanation();
+        this.lastPreference = report.preference();
+    }
+
+    /** The last snapshot built (or the initial one). */
+    public FleetSnapshot last() {
+        return last;
+    }
+
+    /**
+     * The snapshot of {@code workers} (in URL order) or {@code null} when a reader would see no
+     * difference from the last one. {@code staleSince} and {@code discoveryProblem} are null while
+     * discovery is healthy. {@code schemaReady} says whether an answered worker's version
+     * schema is known (see {@link VersionSchemas#ready}).
+     */
+    public FleetSnapshot build(Collection<? extends ShownWorker> workers, Instant staleSince, String discoveryProblem,
+                        Predicate<ShownWorker> schemaReady) {
+        // The common case, a per-worker rule without labels rules: each worker's verdict is remembered
+        // on it and read in the statuses loop, with no map by URL (at 10,000 workers the maps were a
+        // third of a build).
+        boolean direct = direct();
+        List<WorkerInfo> answered = direct ? List.of() : new ArrayList<>(workers.size());
+        Set<ShownWorker> awaitingSchema = null;
+        VersionRuns runs = new VersionRuns(schemas == null ? null : new HashSet<>(), schemaReady);
+        // A per-worker rule needs no pass of its own before the statuses: versions and schemas are
+        // looked at in the statuses loop (at 10,000 workers, each pass over them is a pass over
+        // 10,000 objects scattered in the heap, for every snapshot built while converging). The
+        // others see the answered workers as a whole first.
+        if (!direct) {
+            for (ShownWorker t : workers) {
+                runs.saw(t.info());
+                if (t.inUse()) {
+                    if (runs.schemaReady(t)) {
+                        answered.add(t.info());
+                    } else {
+                        if (awaitingSchema == null) {
+                            awaitingSchema = new HashSet<>();
+                        }
+                        awaitingSchema.add(t);
+                    }
+                }
+            }
+        }
+        PolicyChoice.Chosen chosen = PolicyChoice.NO_CHOICE;
+        if (!direct) {
+            chosen = choice.choose(answered);
+        }
+        String preferred = choice.prefer(answered, chosen.verdicts());
+        List<WorkerStatus> statuses = new ArrayList<>(workers.size());
+        verdictChanges = null;
+        for (ShownWorker t : workers) {
+            boolean awaitsSchema;
+            if (direct) {
+                runs.saw(t.info());
+                awaitsSchema = t.inUse() && !runs.schemaReady(t);
+            } else {
+                awaitsSchema = awaitingSchema != null && awaitingSchema.contains(t);
+            }
+            statuses.add(statusOf(t, awaitsSchema, direct ? null : chosen));
+        }
+        if (schemas != null) {
+            schemas.retain(runs.versions);
+        }
+        return publish(statuses, !same(statuses, last.statuses()), chosen, preferred, staleSince, discoveryProblem);
+    }
+
+    /**
+     * The next snapshot from what changed since the last build ({@code changes}, which it empties):
+     * only the workers that joined, left or noted a change are read, and the snapshot is made from
+     * the last one (see {@link FleetSnapshot.Builder#previous}). With a per-worker rule and no label
+     * rules, the default; otherwise, for the first build, and after a change that is not one
+     * worker's ({@link Changes#everything}), every worker in {@code all} (URL order) is read, as
+     * {@link #build(Collection, Instant, String, Predicate)} does. Returns {@code null} when a reader
+     * would see no difference.
+     */
+    public FleetSnapshot build(Changes changes, Supplier<? extends List<? extends ShownWorker>> all, Instant staleSince,
+                        String discoveryProblem, Predicate<ShownWorker> schemaReady) {
+        if (!direct() || changes.everything || shown == null) {
+            List<? extends ShownWorker> workers = all.get();
+            changes.clear();
+            FleetSnapshot next = build(workers, staleSince, discoveryProblem, schemaReady);
+            if (direct()) {
+                if (shown == null) {
+                    shown = new ShownFleet();
+                }
+                shown.reset(workers); // each worker's status is the one this build showed
+            } else {
+                shown = null;
+            }
+            askAgain();
+            return next;
+        }
+        boolean membership = !changes.joined.isEmpty() || !changes.left.isEmpty();
+        if (membership) {
+            shown.apply(changes.joined, changes.left);
+        }
+        boolean changed = membership;
+        verdictChanges = null;
+        VersionRuns runs = new VersionRuns(new HashSet<>(), schemaReady);
+        List<WorkerStatus> statuses = shown.statuses();
+        for (ShownWorker t : changes.changed) {
+            int i = shown.indexOf(t);
+            if (i < 0) {
+                continue; // left
+            }
+            boolean awaitsSchema = schemas != null && t.inUse() && !runs.schemaReady(t);
+            WorkerStatus status = statusOf(t, awaitsSchema, null);
+            if (status != statuses.get(i)) {
+                changed = true;
+            }
+            shown.show(i, t, status);
+        }
+        changes.clear();
+        if (schemas != null) {
+            schemas.retain(shown.versions());
+        }
+        if (CHECK_BUILDS) {
+            checkAgainstFullBuild(all.get());
+        }
+        askAgain();
+        return publish(shown.statuses(), changed, PolicyChoice.NO_CHOICE, "", staleSince, discoveryProblem);
+    }
+
+    /**
+     * Throws {@link AssertionError} unless the statuses kept are what a build reading every worker
+     * would show: a worker that changed without noting it shows a stale status, and this finds it.
+     * Reads every worker, so only with {@link #CHECK_BUILDS}.
+     */
+    private void checkAgainstFullBuild(List<? extends ShownWorker> all) {
+        List<ShownWorker> kept = shown.workers();
+        List<WorkerStatus> statuses = shown.statuses();
+        if (!kept.equals(all)) {
+            throw new AssertionError("kept workers " + kept + " are not the tracked ones " + all);
+        }
+        Set<String> versions = new HashSet<>();
+        for (int i = 0; i < all.size(); i++) {
+            ShownWorker t = all.get(i);
+            if (t.info() != null) {
+                versions.add(t.info().version());
+            }
+            boolean awaitsSchema = schemas != null && t.inUse() && !schemas.readyNow(t.info().version());
+            WorkerStatus expected = statusOf(t, awaitsSchema, null);
+            if (expected != statuses.get(i)) {
+                throw new AssertionError("worker " + t + " shows " + statuses.get(i) + ", not " + expected);
+            }
+        }
+        if (!versions.equals(shown.versions())) {
+            throw new AssertionError("versions counted " + shown.versions() + ", not the workers' " + versions);
+        }
+    }
+
+    /** Workers the policy threw on are read again by the next build, as if they had changed. */
+    private void askAgain() {
+        if (unverdicted != null) {
+            unverdicted.forEach(w -> w.shownState().noteChange());
+            unverdicted = null;
+        }
+    }
+
+    /** The common case: a per-worker rule, no label rules; verdicts are remembered per answer. */
+    private boolean direct() {
+        return choice.direct();
+    }
+
+    /**
+     * After a build that left the label preference waiting out its hold: how long until it should
+     * be looked at again (0 when nothing waits). The caller asks for a build then.
+     */
+    public long recheckInNanos() {
+        return choice.recheckInNanos();
+    }
+
+    /**
+     * What a snapshot shows of {@code t}: its status object from the last build while nothing in it
+     * changed, else a new one (remembered on it). {@code chosen} is the policy's choice as a whole,
+     * {@code null} for a per-worker rule (its verdict remembered on {@code t}).
+     */
+    private WorkerStatus statusOf(ShownWorker t, boolean awaitsSchema, PolicyChoice.Chosen chosen) {
+        WorkerInfo info = t.info();
+        State state = t.shownBeforePolicy();
+        String reason = t.reason();
+        boolean serving = t.serving() == ServingState.SERVING;
+        if (t.answered() && !serving) {
+            boolean draining = t.serving() == ServingState.DRAINING;
+            state = draining ? State.DRAINING : State.NOT_SERVING;
+            reason = !draining ? "not serving yet: takes no work until it says it is ready"
+                    : WorkerEndpoint.STATE_DRAINING.equals(
+                            t.endpoint().labels().get(WorkerEndpoint.STATE_LABEL))
+                    ? "draining: discovery says it is on its way out (terminating), takes no new work"
+                    : "draining: finishing its work in flight, takes no new work";
+        } else if (awaitsSchema) {
+            state = State.PENDING;
+            reason = "fetching the schema of version '" + t.info().version() + "'";
+        } else if (t.answered()) {
+            reason = chosen == null ? verdictOf(t)
+                    : chosen.verdicts().getOrDefault(t.url(), "the policy made no decision about it");
+            state = reason.isEmpty() ? State.COMPATIBLE : State.REJECTED;
+        }
+        ShownState shown = t.shownState();
+        WorkerStatus status = shown.status;
+        if (status == null || status.state() != state || !status.reason().equals(reason)
+                || status.endpoint() != t.endpoint() || shown.statusInfo != info) {
+            WorkerStatus was = status;
+            status = new WorkerStatus(t.endpoint(), state, reason, Optional.ofNullable(info));
+            shown.status = status;
+            shown.statusInfo = info;
+            // Verdicts that changed, for the log: found here, where a changed status gets a new
+            // object, rather than by walking the whole last snapshot beside the new one.
+            if (log.isInfoEnabled() && (state == State.COMPATIBLE || state == State.REJECTED)
+                    && (was == null || was.state() != state || !was.reason().equals(reason))) {
+                if (verdictChanges == null) {
+                    verdictChanges = new ArrayList<>();
+                }
+                verdictChanges.add(status);
+            }
+        }
+        return status;
+    }
+
+    /** The snapshot of {@code statuses}, or {@code null} when a reader would see no difference from the last. */
+    private FleetSnapshot publish(List<WorkerStatus> statuses, boolean statusesChanged, PolicyChoice.Chosen chosen,
+                                  String preferred,
+                                  Instant staleSince, String discoveryProblem) {
+        Map<String, ProtoSchema> schemasNow = schemas == null ? Map.of() : schemas.known();
+        // Snapshot 0 means "nothing known yet": the first set from discovery is news even when empty.
+        if (last.number() > 0 && !statusesChanged && schemasNow == publishedSchemas
+                && Objects.equals(staleSince, last.staleSince().orElse(null))
+                && chosen.cohort().equals(lastCohort) && chosen.explanation().equals(lastExplanation)
+                && preferred.equals(lastPreference)
+                && Objects.equals(discoveryProblem, last.discoveryProblem().orElse(null))) {
+            return null;
+        }
+        if (verdictChanges != null) {
+            logVerdictChanges(verdictChanges);
+        }
+        publishedSchemas = schemasNow;
+        last = InternalSnapshots.buildAfter(FleetSnapshot.builder(last.number() + 1).publishedAt(clock.instant())
+                .staleSince(staleSince).policy(policy.description()).statuses(statuses)
+                .selection(chosen.cohort(), chosen.explanation()).schemas(schemasNow).keyPaths(keyPaths)
+                .selector(choice.selector().toString()).preference(preferred).discoveryProblem(discoveryProblem), last);
+        // Once per change of choice at INFO; the explanation's counts move with every probe answer.
+        boolean preferenceSwitched = preferred.startsWith("preferring") != lastPreference.startsWith("preferring");
+        if (!chosen.cohort().equals(lastCohort) || preferenceSwitched) {
+            log.info("snapshot {}: {}", last.number(), last.selection().summary());
+        } else if (!chosen.explanation().equals(lastExplanation) && log.isDebugEnabled()) {
+            log.debug("snapshot {}: {}", last.number(), last.selection().summary());
+        }
+        lastCohort = chosen.cohort();
+        lastExplanation = chosen.explanation();
+        lastPreference = preferred;
+        return last;
+    }
+
+    /**
+     * Whether two status lists are equal; unchanged workers keep their status object
+     * ({@link ShownState#status}), so most elements compare by identity.
+     */
+    private static boolean same(List<WorkerStatus> a, List<WorkerStatus> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            WorkerStatus x = a.get(i);
+            WorkerStatus y = b.get(i);
+            if (x != y && !x.equals(y)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A per-worker rule's verdict on {@code t}'s answer, as {@code PolicyChoice.checkEach} gives it ("" when
+     * accepted), remembered on the worker until it answers something else.
+     */
+    private String verdictOf(ShownWorker t) {
+        WorkerInfo info = t.info();
+        ShownState shown = t.shownState();
+        String reason = shown.checkedInfo == info ? shown.verdict : null;
+        if (reason == null) {
+            try {
+                Verdict v = Objects.requireNonNullElse(policy.check(info), NO_VERDICT);
+                reason = v.accepted() ? "" : v.reason();
+                shown.checkedInfo = info;
+                shown.verdict = reason;
+            } catch (RuntimeException e) {
+                reason = "policy failed: " + e; // not remembered: tried again next time
+                if (unverdicted == null) {
+                    unverdicted = new ArrayList<>();
+                }
+                unverdicted.add(t);
+            }
+        }
+        return reason;
+    }
+
+    /**
+     * One INFO line per worker whose verdict changed: it became compatible or rejected, or was
+     * rejected for another reason. A worker's status object is replaced whenever what it shows
+     * changes ({@link ShownState#status}), and the old one is what the last snapshot showed.
+     */
+    private static void logVerdictChanges(List<WorkerStatus> changed) {
+        for (WorkerStatus s : changed) {
+            String version = s.info().map(i -> "'" + i.version() + "'").orElse("unknown");
+            if (s.state() == State.COMPATIBLE) {
+                log.info("worker {} is compatible (version {})", s.endpoint().url(), version);
+            } else {
+                log.info("worker {} is rejected (version {}): {}", s.endpoint().url(), version, s.reason());
+            }
+        }
+    }
+}
