@@ -9,6 +9,7 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.labels.LabelSelector;
 import dev.rollcall.api.policy.Verdict;
+import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.KeyPaths;
 import dev.rollcall.api.registry.WorkerStatus.State;
@@ -98,8 +99,8 @@ class SnapshotBuilderTest {
         assertThat(System.getProperty(SnapshotBuilder.CHECK_BUILDS_PROPERTY))
                 .as("set by the build for every test run, assertions on or off").isEqualTo("true");
         assertThat(SnapshotBuilder.CHECK_BUILDS).isTrue();
-        SnapshotBuilder direct = new SnapshotBuilder(w -> Verdict.accept(), Clock.fixed(Instant.EPOCH, ZoneOffset.UTC),
-                null, KeyPaths.none(),
+        SnapshotBuilder direct = new SnapshotBuilder(VersionPolicy.rule(w -> Verdict.accept()),
+                Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), null, KeyPaths.none(),
                 new LabelSettings(LabelSelector.everything(), LabelSelector.everything(), 1, Duration.ZERO),
                 time::read, FleetSnapshot.builder(0).publishedAt(Instant.EPOCH).build());
         Changes changes = new Changes();
