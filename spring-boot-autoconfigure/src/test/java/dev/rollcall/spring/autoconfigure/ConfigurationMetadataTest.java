@@ -35,16 +35,18 @@ class ConfigurationMetadataTest {
     }
 
     @Test
-    void listsEveryKeyOfCoresReadmeTables() throws IOException {
+    void listsEveryKeyOfTheResolversAndTheWorkersReadmeTables() throws IOException {
         Map<String, JsonNode> metadata = metadata();
-        Matcher row = Pattern.compile("(?m)^\\| `(rollcall\\.[a-z0-9.-]+)` \\|").matcher(
-                Files.readString(Path.of("..", "core", "README.md")));
         int documented = 0;
-        while (row.find()) {
-            documented++;
-            assertThat(metadata).as("core/README.md documents %s", row.group(1)).containsKey(row.group(1));
+        for (String module : List.of("core", "worker")) {
+            Matcher row = Pattern.compile("(?m)^\\| `(rollcall\\.[a-z0-9.-]+)` \\|").matcher(
+                    Files.readString(Path.of("..", module, "README.md")));
+            while (row.find()) {
+                documented++;
+                assertThat(metadata).as("%s/README.md documents %s", module, row.group(1)).containsKey(row.group(1));
+            }
         }
-        assertThat(documented).as("rows found in core/README.md").isGreaterThan(30);
+        assertThat(documented).as("key rows found in core/README.md and worker/README.md").isGreaterThan(30);
     }
 
     @Test
