@@ -3,16 +3,11 @@ package dev.rollcall.core;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Scheduler;
-import dev.rollcall.api.Settings;
 import dev.rollcall.api.Ticker;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.discovery.WorkerDiscovery;
-import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
-import dev.rollcall.api.internal.ProviderLookup;
-import dev.rollcall.api.internal.UnknownKeys;
 import dev.rollcall.api.policy.VersionPolicy;
-import dev.rollcall.api.policy.VersionPolicyProvider;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.InvocationTargets;
 import dev.rollcall.api.registry.KeyExtractors;
@@ -24,6 +19,7 @@ import dev.rollcall.api.registry.WorkerServices;
 import dev.rollcall.api.registry.WorkerVersions;
 import dev.rollcall.core.internal.lifecycle.ResolverLifecycle;
 import dev.rollcall.core.internal.probe.ProbeScheduler;
+import dev.rollcall.core.internal.settings.Plugins;
 import dev.rollcall.core.internal.settings.ResolverOverrides;
 import dev.rollcall.core.internal.settings.ResolverSettings;
 import dev.rollcall.core.internal.snapshot.Subscription;
@@ -39,8 +35,6 @@ import java.util.Objects;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the set of workers a coordinator may use: it takes candidate endpoints from a discovery
@@ -90,7 +84,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class WorkerResolver implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(WorkerResolver.class);
     private static final AtomicInteger RESOLVERS = new AtomicInteger();
 
     private final String name;
@@ -665,27 +658,11 @@ public final class WorkerResolver implements AutoCloseable {
          */
         public WorkerResolver build() {
             RollcallConfig cfg = config != null ? config : RollcallConfig.of(Map.of());
-            Settings root = cfg.settings();
             ResolverSettings settings = ResolverSettings.read(cfg, overrides.done());
-            ReadinessRule readiness = ReadinessRule.read(root);
+            ReadinessRule readiness = ReadinessRule.read(cfg.settings());
             ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
-
-            VersionPolicy chosenPolicy = policy != null ? policy : ProviderLookup.create(VersionPolicyProvider.class,
-                    VersionPolicyProvider::type, VersionPolicyProvider::create, root, "policy", "version policy", loader, log::warn);
-            WorkerDiscovery chosenDiscovery = discovery != null ? discovery : ProviderLookup.create(
-                    WorkerDiscoveryProvider.class, WorkerDiscoveryProvider::type, WorkerDiscoveryProvider::create, root,
-                    "discovery", "discovery", loader, log::warn);
-            String policyType = policy != null ? null : root.raw("rollcall.policy.type").orElseThrow();
-            String discoveryType = discovery != null ? null : root.raw("rollcall.discovery.type").orElseThrow();
-            try {
-                UnknownKeys.checkResolver(cfg, discoveryType, policyType, log::warn);
-            } catch (ConfigurationException e) {
-                if (discovery == null) {
-                    chosenDiscovery.close();
-                }
-                throw e;
-            }
-            WorkerResolver resolver = new WorkerResolver(this, chosenDiscovery, chosenPolicy, settings, readiness);
+            Plugins chosen = Plugins.choose(cfg, discovery, policy, loader);
+            WorkerResolver resolver = new WorkerResolver(this, chosen.discovery(), chosen.policy(), settings, readiness);
             try {
                 resolver.rooms.start();
             } catch (RuntimeException e) {

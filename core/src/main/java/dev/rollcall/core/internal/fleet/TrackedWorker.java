@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * state keeps the worker out (fail closed). Flap damping lives here: a worker's failure count, which
  * sets its retry backoff, starts over only once it stayed up for a while.
  *
- * <p>Confined to the resolver's serial context. The probe scheduling state ({@link #probe}) belongs
+ * <p>Confined to the resolver's serial context. The probe scheduling state ({@link #probeSlot()}) belongs
  * to the probe code ({@link ProbeSlot}), what the last snapshot showed of it to the snapshot code
  * ({@link ShownState}); the tracker's marks are behind accessors.
  */

@@ -49,7 +49,7 @@ public final class SnapshotBuilder {
     private static final Verdict NO_VERDICT = Verdict.reject("policy returned no verdict");
 
     /** The system property that turns {@link #CHECK_BUILDS} on; the build's surefire configuration sets it. */
-    static final String CHECK_BUILDS_PROPERTY = "rollcall.internal.check-builds";
+    static final String CHECK_BUILDS_PROPERTY = "dev.rollcall.internal.check-builds";
     /**
      * Whether every build of what changed is checked against what a build reading every worker
      * would show: in every test run (the build sets {@link #CHECK_BUILDS_PROPERTY}, and {@code -ea}

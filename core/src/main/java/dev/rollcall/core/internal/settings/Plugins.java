@@ -1,0 +1,53 @@
+package dev.rollcall.core.internal.settings;
+
+import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.RollcallConfig;
+import dev.rollcall.api.Settings;
+import dev.rollcall.api.discovery.WorkerDiscovery;
+import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
+import dev.rollcall.api.internal.ProviderLookup;
+import dev.rollcall.api.internal.UnknownKeys;
+import dev.rollcall.api.policy.VersionPolicy;
+import dev.rollcall.api.policy.VersionPolicyProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The discovery backend and the version policy a resolver uses: those given in code, else the
+ * providers {@code rollcall.discovery.type} and {@code rollcall.policy.type} name; then the
+ * configuration's unknown {@code rollcall.*} keys are reported. Build time.
+ */
+public record Plugins(WorkerDiscovery discovery, VersionPolicy policy) {
+
+    /** Logs as the facade does: users set the level of {@code dev.rollcall.core.WorkerResolver}. */
+    private static final Logger log = LoggerFactory.getLogger("dev.rollcall.core.WorkerResolver");
+
+    /**
+     * The backend and policy: {@code discovery} and {@code policy} when given (non-null), else found
+     * with {@code loader}. A backend created here is closed again when the configuration is refused.
+     *
+     * @throws ConfigurationException naming the key and value at fault, or the type that no module
+     *                                provides (with the ones found)
+     */
+    public static Plugins choose(RollcallConfig config, WorkerDiscovery discovery, VersionPolicy policy,
+                                 ClassLoader loader) {
+        Settings root = config.settings();
+        VersionPolicy chosenPolicy = policy != null ? policy : ProviderLookup.create(VersionPolicyProvider.class,
+                VersionPolicyProvider::type, VersionPolicyProvider::create, root, "policy", "version policy", loader,
+                log::warn);
+        WorkerDiscovery chosenDiscovery = discovery != null ? discovery : ProviderLookup.create(
+                WorkerDiscoveryProvider.class, WorkerDiscoveryProvider::type, WorkerDiscoveryProvider::create, root,
+                "discovery", "discovery", loader, log::warn);
+        String policyType = policy != null ? null : root.raw("rollcall.policy.type").orElseThrow();
+        String discoveryType = discovery != null ? null : root.raw("rollcall.discovery.type").orElseThrow();
+        try {
+            UnknownKeys.checkResolver(config, discoveryType, policyType, log::warn);
+        } catch (ConfigurationException e) {
+            if (discovery == null) {
+                chosenDiscovery.close();
+            }
+            throw e;
+        }
+        return new Plugins(chosenDiscovery, chosenPolicy);
+    }
+}
