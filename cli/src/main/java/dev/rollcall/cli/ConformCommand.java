@@ -22,7 +22,7 @@ import picocli.CommandLine.Spec;
 /**
  * {@code rollcall conform grpc://host:port}: checks one running worker, in any language, against
  * the rules of {@code docs/protocol.md} that can be seen from outside (testkit's
- * {@link WorkerConformance}), and prints one line per rule (W1 to W17): {@code passed},
+ * {@link WorkerConformance}), and prints one line per rule (W1 to W22): {@code passed},
  * {@code FAILED} with what it saw, or {@code not checked} with why, then a summary line.
  *
  * <p>{@code --expect-drain} and {@code --expect-restart} first watch for {@code --watch}, then wait

@@ -15,7 +15,7 @@ class WorkerConformsTest {
                     .target("127.0.0.1", worker.port())
                     .callTimeout(Duration.ofSeconds(5))   // a busy CI machine; the default is a coordinator's 2 s
                     .build()
-                    .check()                              // W1-W17 as a coordinator sees them, in about 3 s
+                    .check()                              // W1-W22 as a coordinator sees them, in about 3 s
                     .requirePassed();                     // else an AssertionError with one line per rule
         }
     }

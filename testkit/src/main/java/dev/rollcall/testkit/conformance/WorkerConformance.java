@@ -10,7 +10,7 @@ import java.util.function.Consumer;
 
 /**
  * Checks a running worker from outside against the rules of the {@code rollcall.v1} protocol
- * ({@code docs/protocol.md}, W1 to W17), as a coordinator sees it: over the network, with
+ * ({@code docs/protocol.md}, W1 to W22; W18 to W22, exact drain, are reported not checked), as a coordinator sees it: over the network, with
  * {@code WorkerInfo}, {@code WatchWorkerInfo} and gRPC server reflection, every call with a deadline.
  * The same checks as {@code rollcall conform grpc://host:port}; in a JUnit test:
  *
