@@ -45,7 +45,7 @@ class ConformCommandTest {
             assertThat(run.lines()).as(run.transcript()).hasSize(23); // W1 to W22 and the summary
             assertThat(run.lines().get(0)).startsWith("W1   passed      serves rollcall.v1.WorkerService: WorkerInfo answered");
             assertThat(run.lines()).filteredOn(l -> l.contains("FAILED")).isEmpty();
-            assertThat(run.lines().get(17)).matches(java.util.regex.Pattern.quote(url) + ": 1[0-9] passed, 0 failed, [0-9] not checked");
+            assertThat(run.lines().get(22)).matches(java.util.regex.Pattern.quote(url) + ": 1[0-9] passed, 0 failed, [0-9] not checked");
         }
     }
 
