@@ -53,7 +53,7 @@ final class PodVersions {
             selected = selected.withLabels(selector);
         }
         SharedIndexInformer<Pod> informer = selected.withLimit(PAGE).runnableInformer(resyncMillis);
-        informer.itemStore(new Stripped(label));
+        informer.itemStore(store(label));
         informer.exceptionHandler(onError);
         informer.addEventHandler(new ResourceEventHandler<Pod>() {
             @Override
@@ -112,9 +112,9 @@ final class PodVersions {
         return labelOf(pod, label);
     }
 
-    /** How many pods the store holds. */
-    int size() {
-        return informer.getStore().list().size();
+    /** What the store holds of each pod; for tests. */
+    java.util.List<Pod> kept() {
+        return informer.getStore().list();
     }
 
     private static String labelOf(Pod pod, String label) {
@@ -124,7 +124,11 @@ final class PodVersions {
         return pod.getMetadata().getLabels().get(label);
     }
 
-    /** Keeps of each pod what {@link #claimed} reads, nothing else. */
+    /** The store the informer fills: it keeps of each pod what {@link #claimed} reads, nothing else. */
+    static BasicItemStore<Pod> store(String label) {
+        return new Stripped(label);
+    }
+
     private static final class Stripped extends BasicItemStore<Pod> {
         private final String label;
 

@@ -17,11 +17,16 @@ import dev.rollcall.testkit.ConsoleCapture;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -166,6 +171,28 @@ class PodVersionLabelTest {
         api.forbidPods(false);
 
         await().atMost(WITHIN).until(() -> Map.of("grpc://127.0.0.2:7001", "1.4.0").equals(versions(listener.latest())));
+    }
+
+    @Test
+    void theStoreKeepsOfEachPodOnlyWhatTheClaimNeeds() throws Exception {
+        createPod(pod("w-1", Map.of("app.kubernetes.io/version", "1.4.0", "app", "workers")));
+        try (KubernetesClient client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(Config.empty())
+                .withMasterUrl(api.url()).build()).build()) {
+            PodVersions versions = PodVersions.inform(client, NS, "app.kubernetes.io/version", Map.of(), 0, () -> { },
+                    (started, t) -> true);
+            versions.start().toCompletableFuture().get(20, TimeUnit.SECONDS);
+            try {
+                assertThat(versions.kept()).singleElement().satisfies(pod -> {
+                    assertThat(pod.getSpec()).isNull();
+                    assertThat(pod.getStatus()).isNull();
+                    assertThat(pod.getMetadata().getLabels()).containsOnlyKeys("app.kubernetes.io/version");
+                    assertThat(pod.getMetadata().getName()).isEqualTo("w-1");
+                    assertThat(pod.getMetadata().getUid()).isNotBlank();
+                });
+            } finally {
+                versions.stop();
+            }
+        }
     }
 
     // ---- helpers

@@ -15,6 +15,8 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
+import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -24,6 +26,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -50,10 +53,11 @@ class PodWatchCostMeasurement {
         try (MockKubernetesApi api = MockKubernetesApi.start()) {
             List<Endpoint> endpoints = new ArrayList<>();
             for (int i = 0; i < PODS; i++) {
-                api.client().pods().inNamespace(NS).resource(pod(i)).create();
+                // The API server gives the pod its UID; the EndpointSlice controller copies it into targetRef.
+                Pod created = api.client().pods().inNamespace(NS).resource(pod(i)).create();
                 endpoints.add(new EndpointBuilder().withAddresses(address(i)).withNewConditions().withReady(true)
                         .endConditions().withNewTargetRef().withKind("Pod").withNamespace(NS).withName("w-" + i)
-                        .withUid("uid-" + i).endTargetRef().build());
+                        .withUid(created.getMetadata().getUid()).endTargetRef().build());
             }
             for (int s = 0; s * 100 < PODS; s++) {
                 api.client().discovery().v1().endpointSlices().inNamespace(NS).resource(Slices.ipv4("workers-" + s,
@@ -71,6 +75,7 @@ class PodWatchCostMeasurement {
             int podRequestsBefore = api.podRequests().size();
             Run on = run(api, Map.of());
             long heapOn = retainedHeap() - base;
+            String histogram = histogram();
             List<String> podRequests = api.podRequests().subList(podRequestsBefore, api.podRequests().size());
             assertThat(on.listener.latest()).allMatch(e -> e.labels().containsKey(WorkerEndpoint.VERSION_LABEL));
             on.discovery.close();
@@ -79,6 +84,15 @@ class PodWatchCostMeasurement {
             List<Pod> whole = api.client().pods().inNamespace(NS).list().getItems();
             long heapWhole = retainedHeap() - base;
             assertThat(whole).hasSize(PODS);
+            // What the informer's store keeps, measured alone: the whole-heap figures above include the
+            // in-process mock server's own buffers for the pod watch.
+            BasicItemStore<Pod> store = PodVersions.store("app.kubernetes.io/version");
+            base = retainedHeap();
+            List<Pod> copies = api.client().pods().inNamespace(NS).list().getItems();
+            copies.forEach(p -> store.put(Cache.metaNamespaceKeyFunc(p), p));
+            copies = null;
+            long heapStore = retainedHeap() - base;
+            assertThat(store.size()).isEqualTo(PODS);
 
             long lists = podRequests.stream().filter(p -> !p.contains("watch=true")).count();
             long watches = podRequests.size() - lists;
@@ -88,11 +102,13 @@ class PodWatchCostMeasurement {
                       version-label on   : first set in %5d ms, retained heap %7.1f KiB (%.0f B per pod)
                       -> the pod informer: +%.1f KiB (%.0f B per pod), %d list requests (pages of %d) + %d watch
                       the same pods held whole: %.1f KiB (%.0f B per pod)
+                      the pod informer's store alone: %.1f KiB (%.0f B per pod)
                     """, PODS, podJsonBytes, PODS, (PODS + 99) / 100,
                     off.millis, heapOff / 1024.0, (double) heapOff / PODS,
                     on.millis, heapOn / 1024.0, (double) heapOn / PODS,
                     (heapOn - heapOff) / 1024.0, (double) (heapOn - heapOff) / PODS, lists, PodVersions.PAGE, watches,
-                    heapWhole / 1024.0, (double) heapWhole / PODS);
+                    heapWhole / 1024.0, (double) heapWhole / PODS, heapStore / 1024.0, (double) heapStore / PODS);
+            report += "  while the pod informer ran, the largest classes on the heap (jcmd GC.class_histogram):\n" + histogram;
             System.out.print(report);
             Path out = Path.of("target", "pod-watch-cost.txt");
             Files.createDirectories(out.getParent());
@@ -106,7 +122,7 @@ class PodWatchCostMeasurement {
 
     private static Run run(MockKubernetesApi api, Map<String, String> keys) {
         Map<String, String> all = new HashMap<>(Map.of("service", "compute", "namespace", NS, "master", api.url(),
-                "resync", "0"));
+                "resync", "0s"));
         all.putAll(keys);
         KubernetesSettings options = new KubernetesWorkerDiscoveryProvider()
                 .options(Settings.of(prefixed(all)).scope(PREFIX)).withTimings(FAST);
@@ -127,6 +143,21 @@ class PodWatchCostMeasurement {
             used = Math.min(used, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
         }
         return used;
+    }
+
+    /** The heap's 12 largest classes and the fabric8 Pod model's counts: who holds what. */
+    private static String histogram() throws Exception {
+        Object text = ManagementFactory.getPlatformMBeanServer().invoke(
+                new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
+                new Object[] {new String[0]}, new String[] {String[].class.getName()});
+        List<String> lines = text.toString().lines().toList();
+        StringBuilder out = new StringBuilder();
+        lines.stream().skip(2).limit(12).forEach(l -> out.append("    ").append(l.strip()).append('\n'));
+        lines.stream().filter(l -> l.endsWith("io.fabric8.kubernetes.api.model.Pod")
+                        || l.endsWith("io.fabric8.kubernetes.api.model.PodSpec")
+                        || l.endsWith("io.fabric8.kubernetes.api.model.ObjectMeta"))
+                .forEach(l -> out.append("    ").append(l.strip()).append('\n'));
+        return out.toString();
     }
 
     private static String address(int i) {
