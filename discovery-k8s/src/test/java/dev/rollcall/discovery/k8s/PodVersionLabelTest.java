@@ -16,6 +16,7 @@ import dev.rollcall.testkit.CandidateRecorder;
 import dev.rollcall.testkit.ConsoleCapture;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -97,6 +98,23 @@ class PodVersionLabelTest {
                         .endMetadata().build());
         await().atMost(WITHIN).until(() -> Map.of("grpc://127.0.0.2:7001", "-").equals(versions(listener.latest())));
         assertThat(listener.errors()).isEmpty();
+    }
+
+    @Test
+    void aPodOfTheSameNameWithAnotherUidLendsTheEndpointNoVersion() {
+        Pod current = api.client().pods().inNamespace(NS).resource(pod("w-1", Map.of("app.kubernetes.io/version", "1.5.0")))
+                .create();
+        // The endpoint names the pod w-1 that was there before (its UID "uid-w-1"): today's w-1 is another pod.
+        createSlice(ipv4("workers-a", "compute", 7001, Slices.conditions("127.0.0.2", "w-1", true, true, false)));
+        CandidateRecorder listener = new CandidateRecorder();
+        start(Map.of(), listener);
+        await().atMost(WITHIN).until(() -> Map.of("grpc://127.0.0.2:7001", "-").equals(versions(listener.latest())));
+
+        api.client().discovery().v1().endpointSlices().inNamespace(NS).resource(ipv4("workers-a", "compute", 7001,
+                new EndpointBuilder(Slices.conditions("127.0.0.2", "w-1", true, true, false)).editTargetRef()
+                        .withUid(current.getMetadata().getUid()).endTargetRef().build())).update();
+
+        await().atMost(WITHIN).until(() -> Map.of("grpc://127.0.0.2:7001", "1.5.0").equals(versions(listener.latest())));
     }
 
     @Test
