@@ -29,6 +29,23 @@ public final class WorkerEndpoint {
     public static final String INSTANCE_ID_LABEL = "rollcall.instance-id";
 
     /**
+     * A label by which a discovery backend says which version the worker runs, as its registry
+     * holds it: a Kubernetes pod's {@code app.kubernetes.io/version}, a Consul service's
+     * {@code meta.version}, the {@code version} of an etcd value or of a ZooKeeper payload.
+     *
+     * <p>It is a <em>claim</em>, not verified: whoever registered the worker wrote it, and nothing
+     * checks that the process at this address runs that version. When a probe also answers, the
+     * answer wins. A backend sets the label only to a value {@link #versionLabelProblem} accepts
+     * (at most {@value #MAX_VERSION_CHARS} characters, no white space or control characters) and
+     * leaves out a candidate whose registry holds another, naming it; an absent or empty value means
+     * no claim, and the label is not set.
+     */
+    public static final String VERSION_LABEL = "rollcall.version";
+
+    /** The longest {@link #VERSION_LABEL} value: the bound a probed version has too. */
+    public static final int MAX_VERSION_CHARS = 256;
+
+    /**
      * A label by which a discovery backend says a worker is on its way out, value
      * {@value #STATE_DRAINING} (a terminating Kubernetes pod that still serves): the resolver treats
      * it as {@code DRAINING} whatever the worker itself says.
@@ -40,6 +57,9 @@ public final class WorkerEndpoint {
 
     /** The longest host: a DNS name is at most 253 characters. */
     public static final int MAX_HOST_CHARS = 253;
+
+    /** How much of a refused version {@link #versionLabelProblem} shows. */
+    private static final int MAX_SHOWN_VERSION_CHARS = 64;
 
     /** How much of the labels {@link #toString()} shows. */
     private static final int MAX_SHOWN_LABEL_CHARS = 1024;
@@ -237,6 +257,32 @@ public final class WorkerEndpoint {
             throw invalid(text, "port " + p + " is outside 1..65535");
         }
         return new WorkerEndpoint(host, p, tls, Map.of());
+    }
+
+    /**
+     * What is wrong with {@code claimed} as the value of {@link #VERSION_LABEL}, or {@code null}
+     * when a backend may set it: longer than {@value #MAX_VERSION_CHARS} characters, or holding
+     * white space or a character {@link PeerText} escapes. The reason quotes at most 64 characters of
+     * the value, escaped as {@link PeerText} does (a registry wrote it); the caller adds
+     * which candidate and which key. Pure; thread-safe.
+     *
+     * @param claimed the value a registry holds; not null (an empty one is no claim: do not ask)
+     */
+    public static String versionLabelProblem(String claimed) {
+        Objects.requireNonNull(claimed, "claimed");
+        if (claimed.isEmpty()) {
+            return "the version is empty";
+        }
+        // The length first and the value cut short: a caller's log line bounds the whole reason.
+        String shown = "'" + PeerText.escape(claimed, MAX_SHOWN_VERSION_CHARS) + "'";
+        if (claimed.length() > MAX_VERSION_CHARS) {
+            return "the version is " + claimed.length() + " characters long (at most " + MAX_VERSION_CHARS + "): "
+                    + shown;
+        }
+        if (!PeerText.isClean(claimed) || claimed.chars().anyMatch(Character::isWhitespace)) {
+            return "the version " + shown + " holds white space or a control character";
+        }
+        return null;
     }
 
     private static boolean isHostChar(int c) {

@@ -363,4 +363,26 @@ class WorkerEndpointTest {
         assertThat(WorkerEndpoint.of("127.0.0.1", 7001).hashCode())
                 .isNotEqualTo(WorkerEndpoint.of("127.0.0.1", 7002).hashCode());
     }
+
+    // ---------------------------------------------------------------- the claimed version label
+
+    @ParameterizedTest(name = "[{index}] ''{0}'' may be claimed")
+    @ValueSource(strings = {"1.4.0", "v2", "1.4.0-rc.1+build.7", "2026.12.02_a"})
+    void versionLabelProblem_acceptsVersionsAsRegistriesHoldThem(String version) {
+        assertThat(WorkerEndpoint.versionLabelProblem(version)).isNull();
+        assertThat(WorkerEndpoint.versionLabelProblem("9".repeat(WorkerEndpoint.MAX_VERSION_CHARS))).isNull();
+    }
+
+    @Test
+    void versionLabelProblem_refusesAHostileValueEscapedAndBounded() {
+        String forged = WorkerEndpoint.versionLabelProblem("1.4.0\nINFO forged \u001b[2J");
+        assertThat(forged).isEqualTo("the version '1.4.0\\nINFO forged \\u001b[2J' holds white space or a control"
+                + " character");
+        assertThat(WorkerEndpoint.versionLabelProblem("1.4 .0")).contains("white space");
+        assertThat(WorkerEndpoint.versionLabelProblem("1.4.0\u202e")).contains("\\u202e");
+        String huge = WorkerEndpoint.versionLabelProblem("9".repeat(100_000));
+        assertThat(huge).startsWith("the version is 100000 characters long (at most 256): '999")
+                .hasSizeLessThan(150);
+        assertThat(WorkerEndpoint.versionLabelProblem("")).contains("empty");
+    }
 }

@@ -106,8 +106,8 @@ final class ConsulRegistration implements WorkerRegistration {
         service.setPort(self.endpoint().port());
         Map<String, String> meta = new LinkedHashMap<>();
         meta.put(HealthEntries.SCHEME_META, self.endpoint().tls() ? "grpcs" : "grpc");
-        if (!self.version().isEmpty()) {
-            meta.put("rollcall-version", self.version());
+        if (!self.version().isEmpty() && connection.versionMeta().isPresent()) {
+            meta.put(connection.versionMeta().get(), self.version());
         }
         if (!self.instanceId().isEmpty()) {
             meta.put("rollcall-instance", self.instanceId());

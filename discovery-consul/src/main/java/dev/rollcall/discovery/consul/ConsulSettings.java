@@ -46,8 +46,14 @@ final class ConsulSettings {
     static final String TLS_CA = "tls.ca";
     static final String TLS_CERT = "tls.cert";
     static final String TLS_KEY = "tls.key";
+    static final String VERSION_META = "version-meta";
 
     static final String DEFAULT_ADDRESS = "http://127.0.0.1:8500";
+    static final String DEFAULT_VERSION_META = "version";
+    /** The value of {@code version-meta} that turns the claimed version off (a blank value means unset). */
+    static final String VERSION_META_OFF = "none";
+    /** Consul's rule for a meta key: 1 to 128 of these, not starting with {@code consul-}. */
+    private static final Pattern META_KEY = Pattern.compile("[A-Za-z0-9_-]{1,128}");
     static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
     /** A health answer is about 2 KB per instance: 64 MiB holds tens of thousands. */
     static final int DEFAULT_MAX_RESPONSE_BYTES = 64 << 20;
@@ -67,10 +73,11 @@ final class ConsulSettings {
     private final int maxResponseBytes;
     private final String maxResponseBytesKey;
     private final SSLContext sslContext; // null: the JDK's default trust for https
+    private final String versionMeta;    // null: off
 
     private ConsulSettings(String scheme, String host, int port, String service, String token,
                              Duration requestTimeout, int maxResponseBytes, String maxResponseBytesKey,
-                             SSLContext sslContext) {
+                             SSLContext sslContext, String versionMeta) {
         this.scheme = scheme;
         this.host = host;
         this.port = port;
@@ -80,13 +87,14 @@ final class ConsulSettings {
         this.maxResponseBytes = maxResponseBytes;
         this.maxResponseBytesKey = maxResponseBytesKey;
         this.sslContext = sslContext;
+        this.versionMeta = versionMeta;
     }
 
     /** Reads and checks the shared keys; reads the TLS files (local, no network). */
     static ConsulSettings read(Settings settings) {
         // Read every key before judging any, so that none is reported as unknown next to the real error.
         for (String k : new String[] {ADDRESS, SERVICE, TOKEN, REQUEST_TIMEOUT, MAX_RESPONSE_BYTES, TLS_CA, TLS_CERT,
-                TLS_KEY}) {
+                TLS_KEY, VERSION_META}) {
             settings.raw(k);
         }
         String addressText = settings.string(ADDRESS, DEFAULT_ADDRESS);
@@ -97,6 +105,7 @@ final class ConsulSettings {
         Optional<String> ca = settings.raw(TLS_CA);
         Optional<String> cert = settings.raw(TLS_CERT);
         Optional<String> key = settings.raw(TLS_KEY);
+        String versionMeta = settings.string(VERSION_META, DEFAULT_VERSION_META);
 
         URI uri = parseAddress(settings.fullKey(ADDRESS), addressText);
         String service = serviceText.orElseThrow(() -> ConfigurationException.missing(settings.fullKey(SERVICE),
@@ -132,10 +141,17 @@ final class ConsulSettings {
                     cert.map(p -> new PemTls.File(settings.fullKey(TLS_CERT), Path.of(p))).orElse(null),
                     key.map(p -> new PemTls.File(settings.fullKey(TLS_KEY), Path.of(p))).orElse(null));
         }
+        if (versionMeta.equals(VERSION_META_OFF)) {
+            versionMeta = null;
+        } else if (!META_KEY.matcher(versionMeta).matches() || versionMeta.startsWith("consul-")) {
+            throw ConfigurationException.invalid(settings.fullKey(VERSION_META), versionMeta, "a Consul meta key"
+                    + " (1 to 128 letters, digits, '-' and '_', not starting with consul-), or " + VERSION_META_OFF
+                    + " for no claimed version");
+        }
         String host = uri.getHost();
         int port = uri.getPort() > 0 ? uri.getPort() : (https ? 8501 : 8500);
         return new ConsulSettings(uri.getScheme(), host, port, service, token, requestTimeout, maxResponseBytes,
-                settings.fullKey(MAX_RESPONSE_BYTES), ssl);
+                settings.fullKey(MAX_RESPONSE_BYTES), ssl, versionMeta);
     }
 
     private static URI parseAddress(String key, String text) {
@@ -238,6 +254,14 @@ final class ConsulSettings {
 
     String service() {
         return service;
+    }
+
+    /**
+     * The service meta key that holds a worker's version ({@code version-meta}): registration
+     * writes it, discovery reads it as the claimed version; empty when turned off.
+     */
+    Optional<String> versionMeta() {
+        return Optional.ofNullable(versionMeta);
     }
 
     boolean hasToken() {

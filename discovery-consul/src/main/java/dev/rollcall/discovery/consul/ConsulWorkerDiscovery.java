@@ -216,7 +216,7 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
             }
             HealthEntries.Parsed parsed;
             try {
-                parsed = HealthEntries.parse(response.getContent());
+                parsed = HealthEntries.parse(response.getContent(), connection.versionMeta().orElse(null));
             } catch (RuntimeException e) {     // IllegalArgumentException: not a JSON array
                 failures++;
                 reportFailure(e instanceof IllegalArgumentException ? e.getMessage() : "cannot read the answer: " + e, e);

@@ -30,7 +30,10 @@ import java.util.Set;
  * {@code rollcall-scheme=grpcs}; the address is the service's, or the node's when the service has
  * none. Labels: the service meta as is, plus {@code consul.service-id}, {@code consul.node},
  * {@code consul.datacenter} and {@code consul.tags} (comma-separated, in order), and
- * {@code rollcall.instance-id} from the meta {@code rollcall-instance} Rollcall workers write. An entry whose
+ * {@code rollcall.instance-id} from the meta {@code rollcall-instance} Rollcall workers write, and
+ * {@code rollcall.version} ({@link WorkerEndpoint#VERSION_LABEL}, a claim, not verified) from the
+ * meta key {@code version-meta} names ({@code version} by default); an entry whose claimed version
+ * {@link WorkerEndpoint#versionLabelProblem} refuses is skipped, naming it. An entry whose
  * node has a critical check ({@code serfHealth}, node maintenance) is left out, whether or not
  * the query asked for passing entries only.
  */
@@ -61,10 +64,11 @@ final class HealthEntries {
     }
 
     /**
+     * @param versionMeta the meta key of the claimed version, or null for none
      * @throws IllegalArgumentException when the body as a whole is not a JSON array (nothing of it
      *                                  can be trusted)
      */
-    static Parsed parse(String body) {
+    static Parsed parse(String body, String versionMeta) {
         JsonElement root;
         try {
             root = JsonParser.parseString(body == null ? "" : body);
@@ -93,7 +97,7 @@ final class HealthEntries {
                     nodeDown.add(name + ": its node's check '" + PeerText.escape(criticalNodeCheck) + "' is critical");
                     continue;
                 }
-                endpoint = endpoint(model);
+                endpoint = endpoint(model, versionMeta);
             } catch (JsonParseException e) {
                 skipped.add(name + ": it does not match Consul's health entry format ("
                         + PeerText.escape(rootMessage(e)) + ")");
@@ -130,7 +134,7 @@ final class HealthEntries {
         return null;
     }
 
-    private static WorkerEndpoint endpoint(HealthService entry) {
+    private static WorkerEndpoint endpoint(HealthService entry, String versionMeta) {
         HealthService.Service service = entry.getService();
         if (service == null) {
             throw new IllegalArgumentException("it has no Service");
@@ -172,6 +176,14 @@ final class HealthEntries {
         String instance = meta.get(INSTANCE_META);
         if (instance != null && !instance.isBlank()) {
             labels.put(LABEL_INSTANCE_ID, instance);
+        }
+        String version = versionMeta == null ? null : meta.get(versionMeta);
+        if (version != null && !version.isEmpty()) {
+            String problem = WorkerEndpoint.versionLabelProblem(version);
+            if (problem != null) {
+                throw new IllegalArgumentException("its meta " + versionMeta + ": " + problem);
+            }
+            labels.put(WorkerEndpoint.VERSION_LABEL, version);
         }
         meta.forEach((k, v) -> {
             if (k != null && v != null && !k.equals(SCHEME_META)) {

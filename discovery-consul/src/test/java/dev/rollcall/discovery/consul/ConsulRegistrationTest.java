@@ -10,8 +10,10 @@ import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.discovery.WorkerDiscovery;
 import dev.rollcall.api.registration.RegistrationException;
 import dev.rollcall.api.registration.WorkerRegistration;
+import dev.rollcall.testkit.CandidateRecorder;
 import dev.rollcall.testkit.ConsoleCapture;
 import dev.rollcall.testkit.ThreadCensus;
 import dev.rollcall.testkit.WorkerFleet;
@@ -72,7 +74,7 @@ class ConsulRegistrationTest {
         assertThat(service.address()).isEqualTo("127.0.0.1");
         assertThat(service.port()).isEqualTo(7001);
         assertThat(service.tags()).as("the coordinators' tag filter, then its own").containsExactly("prod", "zone-a");
-        assertThat(service.meta()).containsEntry("rollcall-scheme", "grpc").containsEntry("rollcall-version", "1.4.0")
+        assertThat(service.meta()).containsEntry("rollcall-scheme", "grpc").containsEntry("version", "1.4.0")
                 .containsEntry("rollcall-instance", "inst-1");
         assertThat(standIn.checkStatus("service:" + ID)).contains("passing");
         assertThat(registration.description()).isEqualTo("consul service 'workers' ID '" + ID + "' at "
@@ -82,6 +84,38 @@ class ConsulRegistrationTest {
         await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
                 .until(() -> standIn.checkStatus("service:" + ID).equals(Optional.of("passing")));
         assertThat(heartbeatThreads()).isEqualTo(1);
+    }
+
+    @Test
+    void theVersionItWritesIsWhatDiscoveryReadsAsTheCandidatesClaim() {
+        create(Map.of("version-meta", "app-version")).start();
+        Map<String, String> keys = Map.of(P + "address", standIn.address(), P + "service", SERVICE,
+                P + "version-meta", "app-version");
+        CandidateRecorder listener = new CandidateRecorder();
+        try (WorkerDiscovery discovery = new ConsulWorkerDiscoveryProvider().create(Settings.of(keys).scope(P))) {
+            discovery.start(listener);
+            await().atMost(SEEN).until(() -> listener.latest() != null && !listener.latest().isEmpty());
+        }
+
+        assertThat(standIn.services().get(ID).meta()).containsEntry("app-version", "1.4.0").doesNotContainKey("version");
+        assertThat(listener.latest()).singleElement()
+                .satisfies(e -> assertThat(e.labels()).containsEntry(WorkerEndpoint.VERSION_LABEL, "1.4.0"));
+    }
+
+    @Test
+    void versionMetaNoneWritesNoVersion() {
+        create(Map.of("version-meta", "none")).start();
+
+        assertThat(standIn.services().get(ID).meta()).doesNotContainKeys("version", "none");
+    }
+
+    @Test
+    void aVersionMetaKeyConsulWouldRefuseFailsNamingTheKey() {
+        for (String bad : List.of("consul-version", "app.version", "x".repeat(129))) {
+            assertThatThrownBy(() -> create(Map.of("version-meta", bad))).as(bad)
+                    .isInstanceOf(ConfigurationException.class)
+                    .hasMessageContaining(P + "version-meta").hasMessageContaining("a Consul meta key");
+        }
     }
 
     @Test

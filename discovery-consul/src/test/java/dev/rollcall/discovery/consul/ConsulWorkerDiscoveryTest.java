@@ -317,6 +317,45 @@ class ConsulWorkerDiscoveryTest {
     }
 
     @Test
+    void theVersionMetaIsTheCandidatesClaimFollowsAReRegistrationAndAHostileOneCostsOnlyItsInstance() {
+        standIn(ConsulStandIn.builder(), null);
+        agent.register(SERVICE, "a", "127.0.0.1", 7001, List.of(), Map.of("version", "1.4.0"), null, null);
+        agent.register(SERVICE, "forged", "127.0.0.1", 7002, List.of(), Map.of("version", "1.4.0\\r\\nforged"),
+                null, null);
+        CandidateRecorder listener = new CandidateRecorder();
+        String log;
+        try (LogCapture capture = new LogCapture()) {
+            started(Map.of(), listener);
+            await().atMost(SEEN).until(() -> urls("grpc://127.0.0.1:7001").equals(listener.latestUrls()));
+            assertThat(listener.latest().iterator().next().labels()).containsEntry(WorkerEndpoint.VERSION_LABEL, "1.4.0");
+
+            agent.register(SERVICE, "a", "127.0.0.1", 7001, List.of(), Map.of("version", "1.5.0"), null, null);
+            await().atMost(SEEN).untilAsserted(() -> assertThat(listener.latest()).singleElement()
+                    .satisfies(e -> assertThat(e.labels()).containsEntry(WorkerEndpoint.VERSION_LABEL, "1.5.0")));
+            log = capture.text();
+        }
+        assertThat(listener.errors()).isEmpty();
+        assertThat(log).contains("service ID 'forged' on node", "its meta version: the version '1.4.0\\r\\nforged'")
+                .doesNotContain("\nforged");
+    }
+
+    @Test
+    void anotherVersionMetaKeyIsReadAndNoneReadsNoClaim() {
+        standIn(ConsulStandIn.builder(), null);
+        agent.register(SERVICE, "a", "127.0.0.1", 7001, List.of(), Map.of("version", "1.4.0", "build", "7"), null, null);
+        CandidateRecorder byBuild = new CandidateRecorder();
+        CandidateRecorder none = new CandidateRecorder();
+        started(Map.of("version-meta", "build"), byBuild);
+        started(Map.of("version-meta", "none"), none);
+
+        await().atMost(SEEN).until(() -> byBuild.latest() != null && none.latest() != null);
+        assertThat(byBuild.latest()).singleElement()
+                .satisfies(e -> assertThat(e.labels()).containsEntry(WorkerEndpoint.VERSION_LABEL, "7"));
+        assertThat(none.latest()).singleElement()
+                .satisfies(e -> assertThat(e.labels()).doesNotContainKey(WorkerEndpoint.VERSION_LABEL));
+    }
+
+    @Test
     void publishesServiceAddressOrElseNodeAddressWithTagsAndMetaAsLabels() {
         standIn(ConsulStandIn.builder().nodeAddress("127.0.0.7").nodeName("node-7").datacenter("eu1"), null);
         agent.register(SERVICE, "own-address", "10.1.2.3", 7001, List.of("blue", "zone-a"),

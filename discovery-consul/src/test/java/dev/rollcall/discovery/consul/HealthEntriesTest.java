@@ -9,6 +9,10 @@ import org.junit.jupiter.api.Test;
 
 class HealthEntriesTest {
 
+    private static HealthEntries.Parsed parse(String body) {
+        return HealthEntries.parse(body, ConsulSettings.DEFAULT_VERSION_META);
+    }
+
     private static String entry(String service, String node) {
         return "{\"Node\":" + node + ",\"Service\":" + service + ",\"Checks\":[]}";
     }
@@ -17,7 +21,7 @@ class HealthEntriesTest {
 
     @Test
     void usesTheServiceAddressOrElseTheNodeAddress() {
-        HealthEntries.Parsed parsed = HealthEntries.parse("[" + String.join(",",
+        HealthEntries.Parsed parsed = parse("[" + String.join(",",
                 entry("{\"ID\":\"a\",\"Service\":\"w\",\"Address\":\"10.0.0.9\",\"Port\":7001}", NODE),
                 entry("{\"ID\":\"b\",\"Service\":\"w\",\"Address\":\"\",\"Port\":7002}", NODE)) + "]");
 
@@ -31,7 +35,7 @@ class HealthEntriesTest {
         String serfCritical = "[{\"CheckID\":\"serfHealth\",\"ServiceID\":\"\",\"Status\":\"critical\"}]";
         String serviceCritical = "[{\"CheckID\":\"serfHealth\",\"ServiceID\":\"\",\"Status\":\"passing\"},"
                 + "{\"CheckID\":\"service:b\",\"ServiceID\":\"b\",\"Status\":\"critical\"}]";
-        HealthEntries.Parsed parsed = HealthEntries.parse("[" + String.join(",",
+        HealthEntries.Parsed parsed = parse("[" + String.join(",",
                 "{\"Node\":" + NODE + ",\"Service\":{\"ID\":\"a\",\"Service\":\"w\",\"Port\":7001},\"Checks\":"
                         + serfCritical + "}",
                 "{\"Node\":" + NODE + ",\"Service\":{\"ID\":\"b\",\"Service\":\"w\",\"Port\":7002},\"Checks\":"
@@ -46,7 +50,7 @@ class HealthEntriesTest {
 
     @Test
     void deliversTheWorkersInstanceIdFromItsMetaAsTheRollcallInstanceIdLabel() {
-        HealthEntries.Parsed parsed = HealthEntries.parse("[" + entry("{\"ID\":\"a\",\"Service\":\"w\",\"Port\":7001,"
+        HealthEntries.Parsed parsed = parse("[" + entry("{\"ID\":\"a\",\"Service\":\"w\",\"Port\":7001,"
                 + "\"Meta\":{\"rollcall-instance\":\"4f1c\",\"rollcall-version\":\"1.2.0\"}}", NODE) + "]");
 
         assertThat(parsed.endpoints().iterator().next().labels())
@@ -55,7 +59,7 @@ class HealthEntriesTest {
 
     @Test
     void turnsTagsMetaAndPlacementIntoLabels() {
-        HealthEntries.Parsed parsed = HealthEntries.parse("[" + entry("{\"ID\":\"a\",\"Service\":\"w\",\"Port\":7001,"
+        HealthEntries.Parsed parsed = parse("[" + entry("{\"ID\":\"a\",\"Service\":\"w\",\"Port\":7001,"
                 + "\"Tags\":[\"x\",\"y\"],\"Meta\":{\"zone\":\"eu-1\",\"rollcall-scheme\":\"grpcs\"}}", NODE) + "]");
 
         WorkerEndpoint e = parsed.endpoints().iterator().next();
@@ -68,7 +72,7 @@ class HealthEntriesTest {
 
     @Test
     void skipsEachMalformedEntryWithItsReasonAndKeepsTheRest() {
-        HealthEntries.Parsed parsed = HealthEntries.parse("[" + String.join(",",
+        HealthEntries.Parsed parsed = parse("[" + String.join(",",
                 entry("{\"ID\":\"good\",\"Service\":\"w\",\"Port\":7001}", NODE),
                 entry("{\"ID\":\"text-port\",\"Service\":\"w\",\"Port\":\"x\"}", NODE),
                 entry("{\"ID\":\"no-port\",\"Service\":\"w\"}", NODE),
@@ -94,7 +98,7 @@ class HealthEntriesTest {
 
     @Test
     void keepsTheFirstOfTwoEntriesWithOneAddress() {
-        HealthEntries.Parsed parsed = HealthEntries.parse("[" + String.join(",",
+        HealthEntries.Parsed parsed = parse("[" + String.join(",",
                 entry("{\"ID\":\"new\",\"Service\":\"w\",\"Port\":7001}", NODE),
                 entry("{\"ID\":\"stale\",\"Service\":\"w\",\"Port\":7001}", NODE)) + "]");
 
@@ -106,14 +110,43 @@ class HealthEntriesTest {
 
     @Test
     void anEmptyArrayIsNoInstances() {
-        assertThat(HealthEntries.parse("[]").endpoints()).isEmpty();
+        assertThat(parse("[]").endpoints()).isEmpty();
     }
 
     @Test
     void rejectsABodyThatIsNotAnArrayAsAWhole() {
         for (String body : List.of("{\"error\":\"x\"}", "not json {", "", "null")) {
-            assertThatThrownBy(() -> HealthEntries.parse(body)).as(body)
+            assertThatThrownBy(() -> parse(body)).as(body)
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("health answer");
         }
+    }
+
+    @Test
+    void theVersionMetaIsTheClaimedVersionAndAHostileOneSkipsOnlyItsEntryNamingIt() {
+        HealthEntries.Parsed parsed = parse("[" + String.join(",",
+                entry("{\"ID\":\"a\",\"Service\":\"w\",\"Port\":7001,\"Meta\":{\"version\":\"1.4.0\"}}", NODE),
+                entry("{\"ID\":\"b\",\"Service\":\"w\",\"Port\":7002,\"Meta\":{\"version\":\"1.4.0\\u001b]8;;x\"}}", NODE),
+                entry("{\"ID\":\"c\",\"Service\":\"w\",\"Port\":7003,\"Meta\":{\"version\":\"" + "9".repeat(400) + "\"}}",
+                        NODE),
+                entry("{\"ID\":\"d\",\"Service\":\"w\",\"Port\":7004,\"Meta\":{\"version\":\"\"}}", NODE)) + "]");
+
+        assertThat(parsed.endpoints()).extracting(e -> e.labels().get(WorkerEndpoint.VERSION_LABEL))
+                .containsExactly("1.4.0", null);
+        assertThat(parsed.skipped()).containsExactly(
+                "service ID 'b' on node 'n1': its meta version: the version '1.4.0\\u001b]8;;x' holds white space or a"
+                        + " control character",
+                "service ID 'c' on node 'n1': its meta version: the version is 400 characters long (at most 256): '"
+                        + "9".repeat(64) + "...(336 more)'");
+    }
+
+    @Test
+    void anotherVersionMetaKeyOrNoneIsHonoured() {
+        String body = "[" + entry("{\"ID\":\"a\",\"Service\":\"w\",\"Port\":7001,"
+                + "\"Meta\":{\"version\":\"1.4.0\",\"app-version\":\"2.0.0\"}}", NODE) + "]";
+
+        assertThat(HealthEntries.parse(body, "app-version").endpoints().iterator().next().labels())
+                .containsEntry(WorkerEndpoint.VERSION_LABEL, "2.0.0");
+        assertThat(HealthEntries.parse(body, null).endpoints().iterator().next().labels())
+                .doesNotContainKey(WorkerEndpoint.VERSION_LABEL).containsEntry("version", "1.4.0");
     }
 }

@@ -21,8 +21,10 @@ import java.util.TreeMap;
  * {@code grpc://10.0.0.5:7001}, or a JSON object
  * {@code {"endpoint":"grpc://10.0.0.5:7001","labels":{"zone":"eu-1"}}}. Its {@code instance_id} (which
  * registration writes) becomes the label {@link WorkerEndpoint#INSTANCE_ID_LABEL}, so that a worker
- * restarted in place is noticed from etcd alone; other fields ({@code version}, for people reading
- * etcd) are ignored. Stateless; safe from any thread.
+ * restarted in place is noticed from etcd alone; its {@code version} (which registration writes too)
+ * becomes {@link WorkerEndpoint#VERSION_LABEL}, the version the registry claims, unverified. A
+ * version that {@link WorkerEndpoint#versionLabelProblem} refuses makes the whole value invalid.
+ * Other fields are ignored. Stateless; safe from any thread.
  */
 final class WorkerValue {
 
@@ -58,6 +60,7 @@ final class WorkerValue {
             p.nextToken();
             String endpoint = null;
             String instance = null;
+            String version = null;
             Map<String, String> labels = Map.of();
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
@@ -76,6 +79,12 @@ final class WorkerValue {
                         }
                         instance = p.getText();
                     }
+                    case "version" -> {
+                        if (t != JsonToken.VALUE_STRING) {
+                            throw new IllegalArgumentException("\"version\" is not a string");
+                        }
+                        version = p.getText();
+                    }
                     default -> p.skipChildren();
                 }
             }
@@ -91,6 +100,14 @@ final class WorkerValue {
             if (instance != null && !instance.isBlank()) {
                 labels = new LinkedHashMap<>(labels);
                 labels.put(WorkerEndpoint.INSTANCE_ID_LABEL, instance);
+            }
+            if (version != null && !version.isEmpty()) {
+                String problem = WorkerEndpoint.versionLabelProblem(version);
+                if (problem != null) {
+                    throw new IllegalArgumentException("\"version\": " + problem);
+                }
+                labels = new LinkedHashMap<>(labels);
+                labels.put(WorkerEndpoint.VERSION_LABEL, version);
             }
             return WorkerEndpoint.parse(endpoint).withLabels(labels);
         } catch (JsonProcessingException e) {

@@ -68,7 +68,7 @@ class EtcdAuthenticationTest {
             registration.start();
 
             await().atMost(WAIT).until(() -> Set.of(WorkerEndpoint.parse("grpc://127.0.7.1:7001"),
-                    WorkerEndpoint.parse("grpc://127.0.7.2:7001")).equals(listener.latest()));
+                    WorkerEndpoint.parse("grpc://127.0.7.2:7001").withLabels(Map.of(WorkerEndpoint.VERSION_LABEL, "1.0.0"))).equals(listener.latest()));
             assertThat(listener.errors()).isEmpty();
         }
     }

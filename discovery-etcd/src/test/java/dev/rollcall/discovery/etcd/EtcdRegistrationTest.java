@@ -96,6 +96,8 @@ class EtcdRegistrationTest {
             assertThat(snapshot.workers().get(0).version()).isEqualTo("1.0.0");
             WorkerStatus status = snapshot.status(worker.endpoint().url()).orElseThrow();
             assertThat(status.endpoint().labels()).as("labels travel through etcd").containsEntry("zone", "eu-1");
+            assertThat(status.endpoint().labels()).as("the version travels as the candidate's claim")
+                    .containsEntry(WorkerEndpoint.VERSION_LABEL, "1.0.0");
             String key = prefix + "127.0.0.1_" + worker.port();
             assertThat(worker.registration().orElseThrow().description())
                     .isEqualTo("etcd key " + key + " (lease 3 s) at " + server.endpoint());
@@ -165,7 +167,8 @@ class EtcdRegistrationTest {
             // registration's thread has counted the lease: wait for the count, do not race it.
             await().atMost(WAIT).untilAsserted(() -> assertThat(registration.leasesGranted()).isEqualTo(2));
             assertThat(WorkerValue.parse(etcd.get(key).orElseThrow().getValue().getBytes()))
-                    .isEqualTo(WorkerEndpoint.of("127.0.0.1", 7101).withLabels(Map.of(WorkerEndpoint.INSTANCE_ID_LABEL, "i-1")));
+                    .isEqualTo(WorkerEndpoint.of("127.0.0.1", 7101).withLabels(Map.of(WorkerEndpoint.INSTANCE_ID_LABEL, "i-1",
+                            WorkerEndpoint.VERSION_LABEL, "1.0.0")));
         } finally {
             registration.close();
         }

@@ -75,8 +75,8 @@ class EtcdTlsTest {
 
             registration.start();
 
-            await().atMost(WAIT).until(() -> Set.of(WorkerEndpoint.parse("grpcs://127.0.8.1:7001"))
-                    .equals(listener.latest()));
+            await().atMost(WAIT).until(() -> Set.of(WorkerEndpoint.parse("grpcs://127.0.8.1:7001")
+                    .withLabels(Map.of(WorkerEndpoint.VERSION_LABEL, "1.0.0"))).equals(listener.latest()));
             assertThat(listener.errors()).isEmpty();
             assertThat(discovery.description()).contains("https://127.0.0.1:");
         }

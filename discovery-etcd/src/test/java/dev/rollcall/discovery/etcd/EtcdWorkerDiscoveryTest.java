@@ -1,6 +1,7 @@
 package dev.rollcall.discovery.etcd;
 
 import dev.rollcall.testkit.CandidateRecorder;
+import dev.rollcall.testkit.ConsoleCapture;
 import dev.rollcall.testkit.WorkerFleet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -85,7 +86,8 @@ class EtcdWorkerDiscoveryTest {
         start(Map.of());
 
         awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.0.1:7001"),
-                WorkerEndpoint.parse("grpcs://127.0.0.2:7002").withLabels(Map.of("zone", "eu-1"))));
+                WorkerEndpoint.parse("grpcs://127.0.0.2:7002").withLabels(Map.of("zone", "eu-1",
+                        WorkerEndpoint.VERSION_LABEL, "1.4.0"))));
         assertThat(listener.sets()).as("the first set is already complete").hasSize(1);
         assertThat(listener.errors()).isEmpty();
         assertThat(discovery.description()).isEqualTo("etcd[" + server.endpoint() + ", prefix=" + prefix + ", 2 workers]");
@@ -114,6 +116,42 @@ class EtcdWorkerDiscoveryTest {
         etcd.put(prefix + "w", "{\"endpoint\":\"grpc://127.0.1.3:7001\",\"instance_id\":\"p-2\"}");
         awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.1.3:7001")
                 .withLabels(Map.of(WorkerEndpoint.INSTANCE_ID_LABEL, "p-2"))));
+    }
+
+    @Test
+    void theVersionInAValueIsTheCandidatesClaimedVersionAndFollowsARewrite() {
+        etcd.put(prefix + "w", "{\"endpoint\":\"grpc://127.0.1.4:7001\",\"version\":\"1.4.0\"}");
+        start(Map.of());
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.1.4:7001")
+                .withLabels(Map.of(WorkerEndpoint.VERSION_LABEL, "1.4.0"))));
+
+        etcd.put(prefix + "w", "{\"endpoint\":\"grpc://127.0.1.4:7001\",\"version\":\"1.5.0\"}");
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.1.4:7001")
+                .withLabels(Map.of(WorkerEndpoint.VERSION_LABEL, "1.5.0"))));
+
+        etcd.put(prefix + "w", "{\"endpoint\":\"grpc://127.0.1.4:7001\",\"version\":\"\"}");
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.1.4:7001")));
+    }
+
+    @Test
+    void aHostileVersionLeavesOutOnlyItsCandidateNamingTheKeyEscaped() {
+        etcd.put(prefix + "good", "{\"endpoint\":\"grpc://127.0.1.5:7001\",\"version\":\"1.4.0\"}");
+        try (ConsoleCapture console = new ConsoleCapture()) {
+            etcd.put(prefix + "forged", "{\"endpoint\":\"grpc://127.0.1.6:7001\",\"version\":\"1.4.0\\nINFO forged\"}");
+            etcd.put(prefix + "huge", "{\"endpoint\":\"grpc://127.0.1.7:7001\",\"version\":\"" + "9".repeat(5000) + "\"}");
+            start(Map.of());
+            awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.1.5:7001")
+                    .withLabels(Map.of(WorkerEndpoint.VERSION_LABEL, "1.4.0"))));
+
+            if (ConsoleCapture.seesLogs()) {
+                String log = console.text();
+                assertThat(log).contains("etcd key " + prefix + "forged", "\"version\": the version '1.4.0\\nINFO forged'")
+                        .doesNotContain("\nINFO forged");
+                assertThat(log).contains("etcd key " + prefix + "huge", "5000 characters long (at most 256)")
+                        .doesNotContain("9".repeat(300));
+            }
+        }
+        assertThat(listener.errors()).as("a bad value is not an outage").isEmpty();
     }
 
     @Test

@@ -23,10 +23,11 @@ class WorkerValueTest {
     }
 
     @Test
-    void readsJsonWithLabelsAndIgnoresOtherFields() {
+    void readsJsonWithLabelsAndTheVersionAndIgnoresOtherFields() {
         WorkerEndpoint e = parse("{\"version\":\"1.4.0\",\"endpoint\":\"grpc://127.0.0.1:7001\","
                 + "\"labels\":{\"zone\":\"eu-1\",\"rack\":\"7\"},\"extra\":{\"nested\":[1,2,{\"x\":null}]}}");
-        assertThat(e).isEqualTo(WorkerEndpoint.parse("grpc://127.0.0.1:7001").withLabels(Map.of("zone", "eu-1", "rack", "7")));
+        assertThat(e).isEqualTo(WorkerEndpoint.parse("grpc://127.0.0.1:7001").withLabels(Map.of("zone", "eu-1", "rack", "7",
+                WorkerEndpoint.VERSION_LABEL, "1.4.0")));
         assertThat(parse("{\"endpoint\":\"grpc://127.0.0.1:7001\",\"labels\":null}").labels()).isEmpty();
     }
 
@@ -58,6 +59,7 @@ class WorkerValueTest {
                 + "\"zone\":\"eu-1\"},\"version\":\"1.4.0\",\"instance_id\":\"abc-123\"}");
         Map<String, String> read = new java.util.HashMap<>(self.labels());
         read.put(WorkerEndpoint.INSTANCE_ID_LABEL, "abc-123");
+        read.put(WorkerEndpoint.VERSION_LABEL, "1.4.0");
         assertThat(parse(json)).isEqualTo(self.endpoint().withLabels(read));
     }
 
@@ -68,5 +70,18 @@ class WorkerValueTest {
         assertThat(parse("{\"endpoint\":\"grpc://127.0.0.1:7001\",\"instance_id\":\"\"}").labels()).isEmpty();
         assertThatThrownBy(() -> parse("{\"endpoint\":\"grpc://h:1\",\"instance_id\":7}"))
                 .hasMessageContaining("\"instance_id\" is not a string");
+    }
+
+    @Test
+    void readsTheVersionAsAClaimAndRefusesAHostileOneSayingWhichField() {
+        assertThat(parse("{\"endpoint\":\"grpc://h:1\",\"version\":\"2.0.0-rc.1\"}").labels())
+                .containsExactly(Map.entry(WorkerEndpoint.VERSION_LABEL, "2.0.0-rc.1"));
+        assertThat(parse("{\"endpoint\":\"grpc://h:1\",\"version\":\"\"}").labels()).as("no claim").isEmpty();
+        assertThatThrownBy(() -> parse("{\"endpoint\":\"grpc://h:1\",\"version\":1.4}"))
+                .hasMessageContaining("\"version\" is not a string");
+        assertThatThrownBy(() -> parse("{\"endpoint\":\"grpc://h:1\",\"version\":\"1.4\\u001b[2J\"}"))
+                .hasMessage("\"version\": the version '1.4\\u001b[2J' holds white space or a control character");
+        assertThatThrownBy(() -> parse("{\"endpoint\":\"grpc://h:1\",\"version\":\"" + "1".repeat(257) + "\"}"))
+                .hasMessageContaining("257 characters long (at most 256)");
     }
 }

@@ -1,6 +1,7 @@
 package dev.rollcall.discovery.k8s;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -16,10 +17,13 @@ import java.util.Objects;
  * @param timings        reconnect and staleness timings (tests shorten them)
  * @param ipFamily       which address of a dual-stack pod becomes its candidate
  * @param keepaliveTime  while it watches, how often the backend asks the API server for a sign of life
+ * @param versionLabel   the pod label that holds the version a pod claims; null: pods are not watched
+ * @param podSelector    which pods of the namespace are watched for it (equality, ANDed); empty: all
  */
 record KubernetesSettings(String service, String namespace, PortSelector port, boolean tls,
                                   ClusterAccess access, Duration requestTimeout, Duration resync, Timings timings,
-                                  IpFamily ipFamily, Duration keepaliveTime) {
+                                  IpFamily ipFamily, Duration keepaliveTime, String versionLabel,
+                                  Map<String, String> podSelector) {
 
     KubernetesSettings {
         Objects.requireNonNull(service, "service");
@@ -31,6 +35,7 @@ record KubernetesSettings(String service, String namespace, PortSelector port, b
         Objects.requireNonNull(timings, "timings");
         Objects.requireNonNull(ipFamily, "ipFamily");
         Objects.requireNonNull(keepaliveTime, "keepaliveTime");
+        podSelector = Map.copyOf(podSelector);
     }
 
     /**
@@ -46,7 +51,7 @@ record KubernetesSettings(String service, String namespace, PortSelector port, b
 
     KubernetesSettings withTimings(Timings newTimings) {
         return new KubernetesSettings(service, namespace, port, tls, access, requestTimeout, resync, newTimings,
-                ipFamily, keepaliveTime);
+                ipFamily, keepaliveTime, versionLabel, podSelector);
     }
 
     /** How long a silent API server may go unreported: {@code keepalive-time + request-timeout}. */

@@ -53,6 +53,12 @@ import org.slf4j.LoggerFactory;
  * which lists again once the server answers (publishing what changed meanwhile). A silent API
  * server is thus reported within {@code keepalive-time + request-timeout}.
  *
+ * <p><b>Claimed versions.</b> With {@code version-label} set (the default), a second informer
+ * follows the namespace's pods ({@link PodVersions}) and each candidate carries its pod's label as
+ * {@link WorkerEndpoint#VERSION_LABEL}. The first set waits for both first lists; if the pods cannot
+ * be listed (RBAC), that is logged once and candidates are published without a claimed version
+ * until they can: the pods are an addition, never a reason to hold back the endpoints.
+ *
  * <p><b>Threads.</b> One daemon thread, {@code rollcall-k8s-discovery}, builds the client, starts the
  * informer, checks the watch and calls the listener; HTTP and informer callbacks run on daemon
  * threads named {@code rollcall-k8s-client-N} (the JDK HTTP client adds its selector thread, and
@@ -76,6 +82,7 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
     private ExecutorService clientExecutor;      // guarded by lock
     private KubernetesClient client;             // guarded by lock
     private SharedIndexInformer<EndpointSlice> informer;   // guarded by lock
+    private PodVersions pods;                    // guarded by lock; null when version-label is off
     private Set<WorkerEndpoint> published;       // guarded by lock; null until the first publish
     private String failure;                      // guarded by lock; the error reported last, null when healthy
 
@@ -85,6 +92,8 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
     private ScheduledFuture<?> signsOfLife;
     private boolean signOfLifePending;
     private boolean synced;
+    private boolean podsSynced;                 // the pods' first list is done
+    private boolean podsFailing;                // the pods could not be listed or watched: logged once
     private long notWatchingSince = -1;
     private volatile Set<String> lastProblems = Set.of();   // written on the loop only; read by tests
     private int connectAttempts;
@@ -152,6 +161,9 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
                     .runnableInformer(options.resync().toMillis());
             newInformer.addEventHandler(new SliceEvents());
             newInformer.exceptionHandler(this::onInformerException);
+            PodVersions newPods = options.versionLabel() == null ? null : PodVersions.inform(newClient,
+                    options.namespace(), options.versionLabel(), options.podSelector(), options.resync().toMillis(),
+                    () -> queueRefresh(true), (isStarted, t) -> onPodsException(gen, t));
             synchronized (lock) {
                 if (closed) {
                     newClient.close();
@@ -161,8 +173,14 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
                 client = newClient;
                 clientExecutor = newExecutor;
                 informer = newInformer;
+                pods = newPods;
             }
-            LOG.info("k8s discovery: watching the EndpointSlices of {} through {}", source, options.access().describe());
+            LOG.info("k8s discovery: watching the EndpointSlices of {} through {}{}", source, options.access().describe(),
+                    newPods == null ? "" : ", and the label " + newPods.label() + " of its namespace's pods"
+                            + (options.podSelector().isEmpty() ? "" : " " + options.podSelector()));
+            if (newPods != null) {
+                newPods.start().whenComplete((ignored, error) -> onLoop(() -> onPodsSynced(gen, error)));
+            }
             newInformer.start().whenComplete((ignored, error) -> onLoop(() -> onSynced(gen, error)));
             long check = options.timings().watchCheck().toMillis();
             watchChecks = loop.scheduleWithFixedDelay(this::checkWatch, check, check, TimeUnit.MILLISECONDS);
@@ -198,6 +216,39 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
         }
         synced = true;
         refresh(Trigger.SYNCED);
+    }
+
+    /** On the loop: the pods' first list succeeded; the first set may go out now. */
+    private void onPodsSynced(long gen, Throwable error) {
+        if (gen != generation || error != null) {
+            return;
+        }
+        podsSynced = true;
+        if (podsFailing) {
+            podsFailing = false;
+            LOG.info("k8s discovery: reading the pods' label {} for {} again", options.versionLabel(), source);
+        }
+        refresh(Trigger.SYNCED);
+    }
+
+    /**
+     * Called by fabric8 when listing or watching the pods fails: logged once, and the candidates
+     * go out without a claimed version rather than not at all. fabric8 keeps retrying.
+     */
+    private boolean onPodsException(long gen, Throwable t) {
+        onLoop(() -> {
+            if (gen != generation || podsFailing) {
+                return;
+            }
+            podsFailing = true;
+            LOG.warn("k8s discovery: cannot list or watch the pods of namespace {} for their label {} ({}; the account"
+                    + " needs list and watch on pods, or set version-label=none): {}; retrying", options.namespace(),
+                    options.versionLabel(), message(t, options.requestTimeout()), podsSynced
+                            ? "the claimed versions may be out of date until it can"
+                            : "candidates carry no claimed version until it can");
+            refresh(Trigger.SYNCED);
+        });
+        return true;
     }
 
     /** Called by fabric8 when a list or watch fails in a way it does not retry by itself. */
@@ -299,6 +350,7 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
     /** On the loop: drops the client and its informer (their news is ignored from now on) and connects anew. */
     private void reconnect() {
         SharedIndexInformer<EndpointSlice> oldInformer;
+        PodVersions oldPods;
         KubernetesClient oldClient;
         ExecutorService oldExecutor;
         synchronized (lock) {
@@ -306,14 +358,18 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
                 return;
             }
             oldInformer = informer;
+            oldPods = pods;
             oldClient = client;
             oldExecutor = clientExecutor;
             informer = null;
+            pods = null;
             client = null;
             clientExecutor = null;
         }
         generation++;
         synced = false;
+        podsSynced = false;
+        podsFailing = false;
         notWatchingSince = -1;
         signOfLifePending = false;
         if (watchChecks != null) {
@@ -322,7 +378,7 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
         if (signsOfLife != null) {
             signsOfLife.cancel(false);
         }
-        release(oldInformer, oldClient, oldExecutor);
+        release(oldInformer, oldPods, oldClient, oldExecutor);
         try {
             loop.schedule(this::connect, options.timings().reconnectInterval().toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException closing) {
@@ -330,11 +386,14 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
         }
     }
 
-    private void release(SharedIndexInformer<EndpointSlice> oldInformer, KubernetesClient oldClient,
-                         ExecutorService oldExecutor) {
+    private void release(SharedIndexInformer<EndpointSlice> oldInformer, PodVersions oldPods,
+                         KubernetesClient oldClient, ExecutorService oldExecutor) {
         try {
             if (oldInformer != null) {
                 oldInformer.stop();
+            }
+            if (oldPods != null) {
+                oldPods.stop();
             }
             if (oldClient != null) {
                 oldClient.close();
@@ -375,15 +434,18 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
     /** On the loop: computes the set from the informer's cache and publishes it when {@code trigger} calls for it. */
     private void refresh(Trigger trigger) {
         SharedIndexInformer<EndpointSlice> current;
+        PodVersions versions;
         synchronized (lock) {
             current = informer;
+            versions = pods;
         }
-        if (current == null || !synced) {
-            return;
+        if (current == null || !synced || (versions != null && !podsSynced && !podsFailing)) {
+            return;     // the first set waits for the pods' first list too, unless they cannot be listed
         }
         evaluations.incrementAndGet();
         List<EndpointSlice> slices = current.getStore().list();
-        SliceCandidates.Result result = SliceCandidates.of(slices, options.port(), options.tls(), options.ipFamily());
+        SliceCandidates.Result result = SliceCandidates.of(slices, options.port(), options.tls(), options.ipFamily(),
+                versions);
         Set<String> problems = Set.copyOf(result.problems());
         for (String problem : result.problems()) {
             if (!lastProblems.contains(problem)) {
@@ -463,6 +525,7 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
     @Override
     public void close() {
         SharedIndexInformer<EndpointSlice> toStop;
+        PodVersions podsToStop;
         KubernetesClient toClose;
         ExecutorService executor;
         ScheduledExecutorService l;
@@ -472,11 +535,12 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
             }
             closed = true;
             toStop = informer;
+            podsToStop = pods;
             toClose = client;
             executor = clientExecutor;
             l = loop;
         }
-        release(toStop, toClose, executor);
+        release(toStop, podsToStop, toClose, executor);
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         for (Thread t : clientThreads) {
             if (t == Thread.currentThread()) {

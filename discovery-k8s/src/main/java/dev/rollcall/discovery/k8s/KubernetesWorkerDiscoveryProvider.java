@@ -15,7 +15,9 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -45,6 +47,13 @@ import java.util.regex.Pattern;
  *   <li>{@code keepalive-time} (default {@code 5s}, at least {@code 100ms}): while it watches, how
  *       often the backend asks the API server for a sign of life ({@code GET /version}); a silent
  *       API server is reported within this plus {@code request-timeout}.
+ *   <li>{@code version-label} (default {@code app.kubernetes.io/version}; {@code none} turns it
+ *       off): the pod label whose value is the version the pod claims, read through each
+ *       endpoint's {@code targetRef} from an informer on the namespace's pods (which needs
+ *       {@code list} and {@code watch} on pods);
+ *   <li>{@code pod-selector}: {@code key=value} pairs, comma-separated, that narrow the pods that
+ *       informer lists and watches (the service's selector, typically); by default all of the
+ *       namespace's.
  * </ul>
  *
  * <p>Without {@code kubeconfig}, {@code context} and {@code master} the backend uses the pod's
@@ -70,6 +79,11 @@ public final class KubernetesWorkerDiscoveryProvider implements WorkerDiscoveryP
     static final String RESYNC = "resync";
     static final String IP_FAMILY = "ip-family";
     static final String KEEPALIVE_TIME = "keepalive-time";
+    static final String VERSION_LABEL = "version-label";
+    static final String POD_SELECTOR = "pod-selector";
+    static final String DEFAULT_VERSION_LABEL = "app.kubernetes.io/version";
+    /** The value of {@code version-label} that turns pod watching off (a blank value means unset). */
+    static final String VERSION_LABEL_OFF = "none";
 
     static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
     static final Duration DEFAULT_RESYNC = Duration.ofMinutes(5);
@@ -83,6 +97,13 @@ public final class KubernetesWorkerDiscoveryProvider implements WorkerDiscoveryP
     private static final Pattern DNS_1035_LABEL = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
     /** A namespace or port name (RFC 1123 label). */
     private static final Pattern DNS_1123_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+    /** A label key: an optional DNS-subdomain prefix and '/', then a name of at most 63 characters. */
+    private static final Pattern LABEL_KEY = Pattern.compile(
+            "(?:([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
+    /** A label value: empty, or at most 63 characters like a name. */
+    private static final Pattern LABEL_VALUE = Pattern.compile("([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?");
+    private static final String LABEL_KEY_RULE = "a Kubernetes label key ([prefix/]name: a DNS subdomain of at most 253"
+            + " characters, then a name of at most 63 letters, digits, '-', '_' and '.')";
 
     private final HostEnvironment host;
 
@@ -120,6 +141,8 @@ public final class KubernetesWorkerDiscoveryProvider implements WorkerDiscoveryP
         settings.raw(RESYNC);
         Optional<String> ipFamilyText = settings.raw(IP_FAMILY);
         settings.raw(KEEPALIVE_TIME);
+        String versionLabelText = settings.string(VERSION_LABEL, DEFAULT_VERSION_LABEL);
+        Optional<String> podSelectorText = settings.raw(POD_SELECTOR);
 
         String service = serviceText.orElseThrow(() -> ConfigurationException.missing(settings.fullKey(SERVICE),
                 "the name of the Kubernetes service whose endpoints are the workers"));
@@ -146,8 +169,50 @@ public final class KubernetesWorkerDiscoveryProvider implements WorkerDiscoveryP
         String master = masterText.map(m -> master(settings, m)).orElse(null);
         ClusterAccess access = access(settings, kubeconfigText, contextText, master);
         String namespace = namespaceText.orElseGet(() -> defaultNamespace(settings, access));
+        String versionLabel = versionLabel(settings, versionLabelText);
+        Map<String, String> podSelector = podSelectorText.map(text -> podSelector(settings, text)).orElse(Map.of());
+        if (versionLabel == null && !podSelector.isEmpty()) {
+            throw new ConfigurationException(settings.fullKey(POD_SELECTOR), settings.fullKey(POD_SELECTOR)
+                    + " is set but " + settings.fullKey(VERSION_LABEL) + "=" + VERSION_LABEL_OFF
+                    + " watches no pods; remove one of them");
+        }
         return new KubernetesSettings(service, namespace, port, tls, access, requestTimeout, resync,
-                KubernetesSettings.Timings.DEFAULT, ipFamily, keepalive);
+                KubernetesSettings.Timings.DEFAULT, ipFamily, keepalive, versionLabel, podSelector);
+    }
+
+    /** The label key, or null for {@value #VERSION_LABEL_OFF}. */
+    private static String versionLabel(Settings settings, String text) {
+        if (text.equals(VERSION_LABEL_OFF)) {
+            return null;
+        }
+        if (!isLabelKey(text)) {
+            throw ConfigurationException.invalid(settings.fullKey(VERSION_LABEL), text, LABEL_KEY_RULE + ", or "
+                    + VERSION_LABEL_OFF + " to watch no pods");
+        }
+        return text;
+    }
+
+    private static Map<String, String> podSelector(Settings settings, String text) {
+        String expected = "key=value pairs, comma-separated (an equality label selector such as"
+                + " app.kubernetes.io/name=workers,tier=compute)";
+        Map<String, String> selector = new LinkedHashMap<>();
+        for (String part : text.split(",", -1)) {
+            int eq = part.indexOf('=');
+            String key = eq < 0 ? part.strip() : part.substring(0, eq).strip();
+            String value = eq < 0 ? "" : part.substring(eq + 1).strip();
+            if (eq < 0 || !isLabelKey(key) || value.length() > 63 || !LABEL_VALUE.matcher(value).matches()
+                    || selector.put(key, value) != null) {
+                throw ConfigurationException.invalid(settings.fullKey(POD_SELECTOR), text, expected);
+            }
+        }
+        return selector;
+    }
+
+    private static boolean isLabelKey(String key) {
+        int slash = key.indexOf('/');
+        String prefix = slash < 0 ? "" : key.substring(0, slash);
+        String name = key.substring(slash + 1);
+        return prefix.length() <= 253 && name.length() <= 63 && LABEL_KEY.matcher(key).matches();
     }
 
     private static void requireLabel(Settings settings, String key, String value, Pattern pattern, String expected) {

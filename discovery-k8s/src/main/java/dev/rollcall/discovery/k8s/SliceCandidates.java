@@ -46,7 +46,9 @@ import java.util.stream.Collectors;
  * <p><b>Labels.</b> {@code zone} ({@code endpoint.zone}), {@code zone-hints} (the zones of
  * {@code hints.forZones}, comma-separated), {@code node}, {@code hostname}, {@code pod} (the
  * {@code targetRef} pod's name), {@value #INSTANCE_ID} (its UID) and {@value #STATE}, each when
- * set.
+ * set; and {@value #VERSION} (the version the pod's {@code version-label} claims, unverified),
+ * when {@link PodVersions} knows the pod. An endpoint whose pod claims a version that
+ * {@link WorkerEndpoint#versionLabelProblem} refuses is skipped, naming the slice and the pod.
  */
 final class SliceCandidates {
 
@@ -60,6 +62,8 @@ final class SliceCandidates {
     /** The label the resolver reads a candidate's lifecycle state from. */
     static final String STATE = dev.rollcall.api.WorkerEndpoint.STATE_LABEL;
     static final String DRAINING = dev.rollcall.api.WorkerEndpoint.STATE_DRAINING;
+    /** The label of the version a backend's registry claims for a worker; here its pod's version label. */
+    static final String VERSION = dev.rollcall.api.WorkerEndpoint.VERSION_LABEL;
 
     private static final Pattern IPV4 = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
 
@@ -93,6 +97,12 @@ final class SliceCandidates {
     }
 
     static Result of(Collection<EndpointSlice> slices, PortSelector ports, boolean tls, IpFamily family) {
+        return of(slices, ports, tls, family, null);
+    }
+
+    /** As above, with each pod's claimed version from {@code versions} (null: none). */
+    static Result of(Collection<EndpointSlice> slices, PortSelector ports, boolean tls, IpFamily family,
+                     PodVersions versions) {
         List<EndpointSlice> ordered = new ArrayList<>(slices);
         ordered.sort(Comparator.comparing(SliceCandidates::name));
         Map<String, Found> byPod = new LinkedHashMap<>();
@@ -126,6 +136,14 @@ final class SliceCandidates {
                     continue;
                 }
                 Map<String, String> labels = labels(endpoint, state);
+                if (versions != null) {
+                    String problem = addClaimedVersion(labels, endpoint.getTargetRef(), versions);
+                    if (problem != null) {
+                        problems.add(where + ": skipping pod '" + PeerText.escape(podName(endpoint.getTargetRef()))
+                                + "': its label " + versions.label() + ": " + problem);
+                        continue;
+                    }
+                }
                 String pod = podKey(endpoint.getTargetRef());
                 List<String> addresses = endpoint.getAddresses() == null ? List.of() : endpoint.getAddresses();
                 for (String address : addresses) {
@@ -170,6 +188,23 @@ final class SliceCandidates {
         }
         return Objects.toString(ref.getKind(), "") + " " + Objects.toString(ref.getNamespace(), "") + "/"
                 + ref.getName();
+    }
+
+    /** Adds the pod's claimed version to {@code labels}; what is wrong with it, or null. */
+    private static String addClaimedVersion(Map<String, String> labels, ObjectReference ref, PodVersions versions) {
+        String claimed = versions.claimed(ref);
+        if (claimed == null || claimed.isEmpty()) {
+            return null;
+        }
+        String problem = WorkerEndpoint.versionLabelProblem(claimed);
+        if (problem == null) {
+            labels.put(VERSION, claimed);
+        }
+        return problem;
+    }
+
+    private static String podName(ObjectReference ref) {
+        return Objects.toString(ref.getNamespace(), "") + "/" + Objects.toString(ref.getName(), "");
     }
 
     private static Map<String, String> labels(Endpoint endpoint, State state) {

@@ -129,8 +129,10 @@ class KubernetesResolverTest {
                 Slices.conditions("127.0.0.1", "compute-a", false, true, true)));
 
         await().atMost(WITHIN).untilAsserted(() -> assertThat(urls(resolver.workers())).containsExactly(url(1)));
-        assertThat(resolver.pin().status(url(0)).orElseThrow().state())
-                .as("still a candidate, finishing its work").isEqualTo(dev.rollcall.api.registry.WorkerStatus.State.DRAINING);
+        // The update also brings the pod's UID (an instance id where there was none): the resolver
+        // probes the worker again first, PENDING meanwhile, so wait for the state, do not race it.
+        await().atMost(WITHIN).untilAsserted(() -> assertThat(resolver.pin().status(url(0)).orElseThrow().state())
+                .as("still a candidate, finishing its work").isEqualTo(dev.rollcall.api.registry.WorkerStatus.State.DRAINING));
         assertThat(resolver.pin().counts().draining()).isEqualTo(1);
     }
 

@@ -110,13 +110,16 @@ class KubernetesWorkerDiscoveryContractTest extends WorkerDiscoveryContract {
 
     /**
      * Through a proxy, asking the API server for a sign of life every 300 ms, 500 ms to answer:
-     * the README's bound is keepalive-time + request-timeout.
+     * the README's bound is keepalive-time + request-timeout. Without the pod informer: the
+     * promise is about the slices, and with a 500 ms request-timeout two first lists through the
+     * proxy at once timed out before the silence on a loaded machine (once in five runs here, when
+     * the module ran after three others), which the contract counts as an error.
      */
     @Override
     protected Optional<SilentServer> silentServer(FaultProxies proxies) {
         String via = "http://" + proxies.tcp(api.port()).hostAndPort() + "/";
         return Optional.of(new SilentServer(Map.of("service", SERVICE, "namespace", NS, "master", via,
-                "keepalive-time", "300ms", "request-timeout", "500ms"), Duration.ofMillis(800)));
+                "keepalive-time", "300ms", "request-timeout", "500ms", "version-label", "none"), Duration.ofMillis(800)));
     }
 
     @Override

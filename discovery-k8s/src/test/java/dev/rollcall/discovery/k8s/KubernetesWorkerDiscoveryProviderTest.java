@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -118,6 +119,45 @@ class KubernetesWorkerDiscoveryProviderTest {
         assertThatThrownBy(() -> options(nowhere(), withMaster(Map.of("service", "compute", "keepalive-time", "50ms"))))
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessageContaining(PREFIX + "keepalive-time").hasMessageContaining("100ms");
+    }
+
+    @Test
+    void readsTheVersionLabelWithItsDefaultAndNoneTurnsItOff() {
+        assertThat(options(nowhere(), withMaster(Map.of("service", "compute"))).versionLabel())
+                .isEqualTo("app.kubernetes.io/version");
+        assertThat(options(nowhere(), withMaster(Map.of("service", "compute", "version-label", "example.com/build")))
+                .versionLabel()).isEqualTo("example.com/build");
+        assertThat(options(nowhere(), withMaster(Map.of("service", "compute", "version-label", "none"))).versionLabel())
+                .isNull();
+    }
+
+    @Test
+    void rejectsAVersionLabelThatIsNoLabelKeyNamingItsKey() {
+        for (String bad : List.of("app version", "/version", "Example.com/version", "a/b/c", "x".repeat(64),
+                "-version")) {
+            assertThatThrownBy(() -> options(nowhere(), withMaster(Map.of("service", "compute", "version-label", bad))))
+                    .as(bad).isInstanceOfSatisfying(ConfigurationException.class,
+                            e -> assertThat(e.key()).isEqualTo(PREFIX + "version-label"))
+                    .hasMessageContaining("a Kubernetes label key");
+        }
+    }
+
+    @Test
+    void readsThePodSelectorAndRejectsOneThatIsNoEqualitySelector() {
+        assertThat(options(nowhere(), withMaster(Map.of("service", "compute",
+                "pod-selector", "app.kubernetes.io/name=workers, tier=compute"))).podSelector())
+                .isEqualTo(Map.of("app.kubernetes.io/name", "workers", "tier", "compute"));
+        for (String bad : List.of("app", "app!=workers", "app=a,app=b", "app=has space", "app in (a,b)")) {
+            assertThatThrownBy(() -> options(nowhere(), withMaster(Map.of("service", "compute", "pod-selector", bad))))
+                    .as(bad).isInstanceOfSatisfying(ConfigurationException.class,
+                            e -> assertThat(e.key()).isEqualTo(PREFIX + "pod-selector"))
+                    .hasMessageContaining("key=value pairs");
+        }
+        assertThatThrownBy(() -> options(nowhere(), withMaster(Map.of("service", "compute", "version-label", "none",
+                "pod-selector", "app=workers"))))
+                .isInstanceOfSatisfying(ConfigurationException.class,
+                        e -> assertThat(e.key()).isEqualTo(PREFIX + "pod-selector"))
+                .hasMessageContaining(PREFIX + "version-label=none");
     }
 
     @Test

@@ -138,6 +138,16 @@ final class MockKubernetesApi implements AutoCloseable {
         return List.copyOf(storage.authorizations);
     }
 
+    /** While {@code true}, requests for pods are refused with 403 Forbidden, as for an account without rights on pods. */
+    void forbidPods(boolean forbidden) {
+        storage.podsForbidden = forbidden;
+    }
+
+    /** The paths (with their queries) of the requests for pods, lists and watches, in order. */
+    List<String> podRequests() {
+        return List.copyOf(storage.podRequests);
+    }
+
     /** From now on every watch is ended (cleanly, code 1000) {@code after} it opened; null: never. */
     void endWatchesAfter(java.time.Duration after) {
         storage.watchTimeout = after;
@@ -214,6 +224,8 @@ final class MockKubernetesApi implements AutoCloseable {
         private volatile long watchCacheStart;
         private final AtomicInteger gone = new AtomicInteger();
         private volatile boolean forbidden;
+        private volatile boolean podsForbidden;
+        private final List<String> podRequests = new CopyOnWriteArrayList<>();
         private final List<String> authorizations = new CopyOnWriteArrayList<>();
         private volatile java.time.Duration watchTimeout;
         private final AtomicInteger ended = new AtomicInteger();
@@ -231,6 +243,18 @@ final class MockKubernetesApi implements AutoCloseable {
         public MockResponse dispatch(RecordedRequest request) {
             if ("GET".equals(request.getMethod()) && request.getPath() != null && request.getPath().contains("/endpointslices")) {
                 authorizations.add(String.valueOf(request.getHeader("Authorization")));
+            }
+            boolean pods = "GET".equals(request.getMethod()) && request.getPath() != null
+                    && request.getPath().matches(".*/pods([/?].*)?");
+            if (pods) {
+                podRequests.add(request.getPath());
+            }
+            if (pods && podsForbidden) {
+                Status status = new StatusBuilder().withStatus("Failure").withCode(403).withReason("Forbidden")
+                        .withMessage("pods is forbidden: User \"system:serviceaccount:workers:default\" cannot list"
+                                + " resource \"pods\" in API group \"\" in the namespace \"workers\"")
+                        .build();
+                return new MockResponse().setResponseCode(403).setBody(Serialization.asJson(status));
             }
             if (forbidden) {
                 Status status = new StatusBuilder().withStatus("Failure").withCode(403).withReason("Forbidden")

@@ -28,6 +28,10 @@ import org.apache.curator.x.discovery.details.JsonInstanceSerializer;
  *   <li>Rollcall's JSON, as the etcd backend writes it: {@code {"endpoint":"grpc://...","labels":{...}}}.
  *   <li>The endpoint URL alone: {@code grpc://10.0.0.5:7001}.
  * </ul>
+ * The version the node claims, x-discovery's {@code payload.version} (which registration writes) or
+ * Rollcall JSON's {@code version}, becomes {@link WorkerEndpoint#VERSION_LABEL}: a claim, not
+ * verified. A version that is not a string, or that {@link WorkerEndpoint#versionLabelProblem}
+ * refuses, makes the node invalid; an empty one is no claim.
  * Stateless; safe from any thread.
  */
 final class WorkerNode {
@@ -75,7 +79,8 @@ final class WorkerNode {
             if (!endpoint.isTextual()) {
                 throw new IllegalArgumentException("\"endpoint\" is not a string");
             }
-            return Optional.of(WorkerEndpoint.parse(endpoint.asText()).withLabels(labels(root.get("labels"), "labels")));
+            return Optional.of(WorkerEndpoint.parse(endpoint.asText()).withLabels(
+                    withVersion(labels(root.get("labels"), "labels"), root.get("version"), "version")));
         }
         JsonNode address = root.get("address");
         if (address == null || !address.isTextual() || address.asText().isBlank()) {
@@ -93,7 +98,33 @@ final class WorkerNode {
         }
         boolean tls = sslPort != null;
         int p = tls ? sslPort : port;
-        return Optional.of(new WorkerEndpoint(address.asText(), p, tls, payloadLabels(root.get("payload"))));
+        JsonNode payload = root.get("payload");
+        Map<String, String> labels = payloadLabels(payload);
+        if (payload != null && payload.isObject()) {
+            labels = withVersion(labels, payload.get("version"), "payload.version");
+        }
+        return Optional.of(new WorkerEndpoint(address.asText(), p, tls, labels));
+    }
+
+    /** {@code labels} with the claimed version of {@code node} as {@link WorkerEndpoint#VERSION_LABEL}, if any. */
+    private static Map<String, String> withVersion(Map<String, String> labels, JsonNode node, String where) {
+        if (node == null || node.isNull()) {
+            return labels;
+        }
+        if (!node.isTextual()) {
+            throw new IllegalArgumentException("\"" + where + "\" is not a string");
+        }
+        String version = node.asText();
+        if (version.isEmpty()) {
+            return labels;
+        }
+        String problem = WorkerEndpoint.versionLabelProblem(version);
+        if (problem != null) {
+            throw new IllegalArgumentException("\"" + where + "\": " + problem);
+        }
+        Map<String, String> with = new LinkedHashMap<>(labels);
+        with.put(WorkerEndpoint.VERSION_LABEL, version);
+        return with;
     }
 
     private static Integer port(JsonNode root, String field) {

@@ -86,6 +86,23 @@ class WorkerNodeTest {
         assertThat(back.getPayload()).containsEntry("version", "1.4.0").containsEntry("instanceId", "i-1")
                 .containsEntry("labels", Map.of("rack", "r1", "zone", "eu-1"));
         assertThat(WorkerNode.parse(data)).contains(new WorkerEndpoint("10.0.0.9", 7001, true,
-                Map.of("rack", "r1", "zone", "eu-1")));
+                Map.of("rack", "r1", "zone", "eu-1", WorkerEndpoint.VERSION_LABEL, "1.4.0")));
+    }
+
+    @Test
+    void thePayloadsVersionIsTheClaimedVersionAndAHostileOneIsRefusedSayingWhichField() {
+        String node = "{\"address\":\"10.0.0.5\",\"port\":7001,\"payload\":{\"labels\":{},\"version\":%s}}";
+        assertThat(WorkerNode.parse(bytes(node.formatted("\"1.4.0\"")))).contains(new WorkerEndpoint("10.0.0.5", 7001,
+                false, Map.of(WorkerEndpoint.VERSION_LABEL, "1.4.0")));
+        assertThat(WorkerNode.parse(bytes(node.formatted("\"\""))).orElseThrow().labels()).as("no claim").isEmpty();
+        assertThat(WorkerNode.parse(bytes("{\"endpoint\":\"grpc://h:1\",\"version\":\"2.0.0\"}")).orElseThrow()
+                .labels()).containsExactly(Map.entry(WorkerEndpoint.VERSION_LABEL, "2.0.0"));
+        assertThatThrownBy(() -> WorkerNode.parse(bytes(node.formatted("3"))))
+                .hasMessage("\"payload.version\" is not a string");
+        assertThatThrownBy(() -> WorkerNode.parse(bytes(node.formatted("\"1.4.0\\r\\nforged\""))))
+                .hasMessage("\"payload.version\": the version '1.4.0\\r\\nforged' holds white space or a control"
+                        + " character");
+        assertThatThrownBy(() -> WorkerNode.parse(bytes(node.formatted("\"" + "1".repeat(300) + "\""))))
+                .hasMessageContaining("300 characters long (at most 256)");
     }
 }

@@ -100,6 +100,8 @@ class ZooKeeperRegistrationTest {
             assertThat(urls(snapshot)).containsExactly(worker.endpoint().url());
             WorkerStatus status = snapshot.status(worker.endpoint().url()).orElseThrow();
             assertThat(status.endpoint().labels()).as("labels travel through ZooKeeper").containsEntry("zone", "eu-1");
+            assertThat(status.endpoint().labels()).as("the version travels as the candidate's claim")
+                    .containsEntry(WorkerEndpoint.VERSION_LABEL, "1.0.0");
             String node = path + "/127.0.0.1_" + worker.port();
             assertThat(worker.registration().orElseThrow().description())
                     .isEqualTo("ZooKeeper node " + node + " at " + server.connectString());
@@ -181,7 +183,7 @@ class ZooKeeperRegistrationTest {
                     .isPresent());
             await().atMost(WAIT).untilAsserted(() -> assertThat(registration.creations()).isEqualTo(2));
             assertThat(WorkerNode.parse(zk.get(node).orElseThrow().getBytes(StandardCharsets.UTF_8)))
-                    .contains(WorkerEndpoint.of("127.0.0.1", 7101));
+                    .contains(WorkerEndpoint.of("127.0.0.1", 7101).withLabels(Map.of(WorkerEndpoint.VERSION_LABEL, "1.0.0")));
         } finally {
             registration.close();
         }

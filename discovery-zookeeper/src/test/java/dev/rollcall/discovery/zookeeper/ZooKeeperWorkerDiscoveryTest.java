@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.testkit.CandidateRecorder;
+import dev.rollcall.testkit.ConsoleCapture;
 import dev.rollcall.testkit.zookeeper.ZooKeeperServer;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -128,6 +129,28 @@ class ZooKeeperWorkerDiscoveryTest {
 
         zk.put(path + "/bad", "nonsense");                // broken again: it leaves
         awaitLatest(Set.of(WorkerEndpoint.of("127.0.0.1", 7001)));
+        assertThat(listener.errors()).isEmpty();
+    }
+
+    @Test
+    void thePayloadsVersionIsTheCandidatesClaimFollowsAChangeAndAHostileOneCostsOnlyItsNode() {
+        String instance = "{\"name\":\"workers\",\"id\":\"%s\",\"address\":\"127.0.0.%d\",\"port\":7001,"
+                + "\"payload\":{\"labels\":{},\"version\":\"%s\"}}";
+        zk.put(path + "/good", instance.formatted("good", 1, "1.4.0"));
+        try (ConsoleCapture console = new ConsoleCapture()) {
+            zk.put(path + "/forged", instance.formatted("forged", 2, "1.4.0\\u001b[2J"));
+            start(Map.of());
+            awaitLatest(Set.of(new WorkerEndpoint("127.0.0.1", 7001, false, Map.of(WorkerEndpoint.VERSION_LABEL, "1.4.0"))));
+            if (ConsoleCapture.seesLogs()) {
+                await().atMost(WAIT).untilAsserted(() -> assertThat(console.text())
+                        .contains("skipping ZooKeeper node " + path + "/forged",
+                                "\"payload.version\": the version '1.4.0\\u001b[2J'")
+                        .doesNotContain("\u001b"));
+            }
+        }
+
+        zk.put(path + "/good", instance.formatted("good", 1, "1.5.0"));
+        awaitLatest(Set.of(new WorkerEndpoint("127.0.0.1", 7001, false, Map.of(WorkerEndpoint.VERSION_LABEL, "1.5.0"))));
         assertThat(listener.errors()).isEmpty();
     }
 

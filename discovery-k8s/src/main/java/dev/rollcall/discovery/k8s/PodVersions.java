@@ -1,0 +1,164 @@
+package dev.rollcall.discovery.k8s;
+
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodList;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
+import io.fabric8.kubernetes.client.dsl.PodResource;
+import io.fabric8.kubernetes.client.informers.ExceptionHandler;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The version each pod of the namespace claims, from one of its labels ({@code version-label},
+ * {@code app.kubernetes.io/version} by default): a fabric8 informer on the namespace's pods (only
+ * those matching {@code pod-selector} when it is set), listed in pages of {@value #PAGE} pods.
+ *
+ * <p><b>What it keeps.</b> Its store keeps of each pod only its name, namespace, UID, resource
+ * version and that one label, never the spec or status: what watching pods costs in heap is a few
+ * hundred bytes per pod, not the several kilobytes a whole pod takes (see the module README for
+ * the measurement).
+ *
+ * <p><b>Threads.</b> fabric8 calls the event handler and fills the store on the client's threads;
+ * {@link #claimed} reads the store from any thread (fabric8's store is thread-safe).
+ */
+final class PodVersions {
+
+    /** Pods per list page: bounds what a list of a big namespace holds at once. */
+    static final long PAGE = 500;
+
+    private final String label;
+    private final SharedIndexInformer<Pod> informer;
+
+    private PodVersions(String label, SharedIndexInformer<Pod> informer) {
+        this.label = label;
+        this.informer = informer;
+    }
+
+    /**
+     * An informer on the pods of {@code namespace}, not yet started; {@code onChange} runs (on a
+     * client thread) when a pod comes or goes or its claimed version changes.
+     */
+    static PodVersions inform(KubernetesClient client, String namespace, String label, Map<String, String> selector,
+                              long resyncMillis, Runnable onChange, ExceptionHandler onError) {
+        FilterWatchListDeletable<Pod, PodList, PodResource> selected = client.pods().inNamespace(namespace);
+        if (!selector.isEmpty()) {
+            selected = selected.withLabels(selector);
+        }
+        SharedIndexInformer<Pod> informer = selected.withLimit(PAGE).runnableInformer(resyncMillis);
+        informer.itemStore(store(label));
+        informer.exceptionHandler(onError);
+        informer.addEventHandler(new ResourceEventHandler<Pod>() {
+            @Override
+            public void onAdd(Pod pod) {
+                onChange.run();
+            }
+
+            @Override
+            public void onUpdate(Pod before, Pod after) {
+                // Pods change their status all the time; only the label matters here.
+                if (!Objects.equals(labelOf(before, label), labelOf(after, label))) {
+                    onChange.run();
+                }
+            }
+
+            @Override
+            public void onDelete(Pod pod, boolean finalStateUnknown) {
+                onChange.run();
+            }
+        });
+        return new PodVersions(label, informer);
+    }
+
+    /** Starts listing and watching; completes after the first full list. */
+    CompletionStage<Void> start() {
+        return informer.start();
+    }
+
+    void stop() {
+        informer.stop();
+    }
+
+    /** The label read, e.g. {@code app.kubernetes.io/version}. */
+    String label() {
+        return label;
+    }
+
+    /**
+     * The label's value on the pod {@code ref} names, as the API server holds it (not yet checked),
+     * or null when the reference is not to a pod, the pod is not (yet) known or has another UID (a
+     * pod of the same name that replaced it), or it has no such label.
+     */
+    String claimed(ObjectReference ref) {
+        if (ref == null || !"Pod".equals(ref.getKind()) || ref.getName() == null) {
+            return null;
+        }
+        String namespace = ref.getNamespace() == null ? "" : ref.getNamespace();
+        Pod pod = informer.getStore().getByKey(Cache.namespaceKeyFunc(namespace, ref.getName()));
+        if (pod == null || pod.getMetadata() == null) {
+            return null;
+        }
+        String uid = ref.getUid();
+        if (uid != null && !uid.isBlank() && !uid.equals(pod.getMetadata().getUid())) {
+            return null;
+        }
+        return labelOf(pod, label);
+    }
+
+    /** What the store holds of each pod; for tests. */
+    java.util.List<Pod> kept() {
+        return informer.getStore().list();
+    }
+
+    private static String labelOf(Pod pod, String label) {
+        if (pod == null || pod.getMetadata() == null || pod.getMetadata().getLabels() == null) {
+            return null;
+        }
+        return pod.getMetadata().getLabels().get(label);
+    }
+
+    /** The store the informer fills: it keeps of each pod what {@link #claimed} reads, nothing else. */
+    static BasicItemStore<Pod> store(String label) {
+        return new Stripped(label);
+    }
+
+    private static final class Stripped extends BasicItemStore<Pod> {
+        private final String label;
+
+        Stripped(String label) {
+            super(Cache::metaNamespaceKeyFunc);
+            this.label = label;
+        }
+
+        @Override
+        public Pod put(String key, Pod pod) {
+            return super.put(key, strip(pod));
+        }
+
+        private Pod strip(Pod pod) {
+            ObjectMeta full = pod.getMetadata();
+            if (full == null) {
+                return pod;
+            }
+            ObjectMeta kept = new ObjectMeta();
+            kept.setName(full.getName());
+            kept.setNamespace(full.getNamespace());
+            kept.setUid(full.getUid());
+            kept.setResourceVersion(full.getResourceVersion());
+            String value = labelOf(pod, label);
+            if (value != null) {
+                kept.setLabels(Map.of(label, value));
+            }
+            Pod small = new Pod();
+            small.setMetadata(kept);
+            return small;
+        }
+    }
+}
