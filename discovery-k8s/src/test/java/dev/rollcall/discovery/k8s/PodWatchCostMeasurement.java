@@ -135,11 +135,11 @@ class PodWatchCostMeasurement {
         return new Run(discovery, listener, (System.nanoTime() - start) / 1_000_000);
     }
 
-    private static long retainedHeap() throws InterruptedException {
+    /** The least used heap over five full collections (System.gc() is a stop-the-world collection under G1). */
+    private static long retainedHeap() {
         long used = Long.MAX_VALUE;
         for (int i = 0; i < 5; i++) {
             System.gc();
-            Thread.sleep(50);   // a measurement, not synchronisation: lets the collector settle between runs
             used = Math.min(used, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
         }
         return used;
