@@ -35,6 +35,17 @@ class WorkerResolverConfigTest {
     }
 
     @Test
+    void grpcTargetWithoutTheGrpcModuleSaysWhichArtifactBringsIt() {
+        // core's own test class path has no rollcall-grpc: the rollcall: scheme is not registered.
+        try (WorkerResolver resolver = build(base())) {
+            assertThatThrownBy(resolver::grpcTarget)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("dev.rollcall:rollcall-grpc")
+                    .hasMessageContaining("channel(endpoint)");
+        }
+    }
+
+    @Test
     void unknownDiscoveryTypeNamesKeyAndListsWhatIsAvailable() {
         Map<String, String> m = base();
         m.put("rollcall.discovery.type", "nothinng");
