@@ -166,6 +166,10 @@ class WorkerResolverTest {
         r.addListener(published::add);
         discovery.push(fleet.endpoints());
         String firstInstance = r.awaitWorkers(1, WAIT).workers().get(0).instanceId();
+        // Listeners may skip snapshots (latest wins): let this one see the first process in use
+        // before it restarts, or the history below has nothing to start from.
+        await().atMost(WAIT).until(() -> published.stream().anyMatch(snap -> snap.workers().stream()
+                .anyMatch(info -> info.instanceId().equals(firstInstance))));
 
         w.restart("2.0.0");
         await().atMost(WAIT).until(() -> state(r, w.endpoint()) == State.REJECTED);
