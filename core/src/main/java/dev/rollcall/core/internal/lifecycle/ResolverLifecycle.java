@@ -14,7 +14,8 @@ import dev.rollcall.core.internal.fleet.CandidateCache;
 import dev.rollcall.core.internal.fleet.DiscoveryFeed;
 import dev.rollcall.core.internal.fleet.FleetTracker;
 import dev.rollcall.core.internal.probe.ProbeScheduler;
-import dev.rollcall.core.internal.probe.ProbeTransport;
+import dev.rollcall.core.internal.probe.ProtocolTransport;
+import dev.rollcall.core.internal.protocols.ProbeProtocols;
 import dev.rollcall.core.internal.schema.VersionSchemas;
 import dev.rollcall.core.internal.serial.SerialContext;
 import dev.rollcall.core.internal.settings.CacheSettings;
@@ -63,7 +64,8 @@ public final class ResolverLifecycle {
      * and {@code scheduler} null for real time).
      */
     public record Given(String name, int sequence, WorkerDiscovery discovery, VersionPolicy policy,
-                        ResolverSettings settings, Clock clock, Ticker ticker, Scheduler scheduler) {
+                        ResolverSettings settings, Clock clock, Ticker ticker, Scheduler scheduler,
+                        ProbeProtocols.Chosen protocol) {
     }
 
     private final String name;
@@ -123,7 +125,8 @@ public final class ResolverLifecycle {
         // that lives for one probe closes long before its first ping.
         ProbeClient.Http2Keepalive keepalive = new ProbeClient.Http2Keepalive(probe.http2KeepaliveTime(),
                 probe.keepaliveTimeout());
-        FleetTracker.Parts parts = new FleetTracker.Parts(context, ProbeTransport.grpc(probes, keepalive),
+        FleetTracker.Parts parts = new FleetTracker.Parts(context,
+                ProtocolTransport.of(given.protocol(), probes, keepalive, probe.maxResponseBytes()),
                 given.clock(), jitter, ManagementFactory.getThreadMXBean()::getCurrentThreadCpuTime);
         this.tracker = new FleetTracker(parts, probe, schemas, new SnapshotBuilder(policy, given.clock(), schemas,
                 schema.keys(), settings.labels(), context::nanoTime, initial), this::publish);
