@@ -119,7 +119,8 @@ public final class ResolverLifecycle {
         this.cache = cached == null ? null : new CandidateCache(cached, name);
         this.cacheMaxWait = cached == null ? null : cached.maxWait();
         RandomGenerator jitter = new SplittableRandom(); // used on the serial context only
-        VersionSchemas schemas = !schema.used() ? null : new VersionSchemas(schema, context, jitter, probes,
+        // A protocol that never connects (none) fetches no schema either: nothing dials the workers.
+        VersionSchemas schemas = !schema.used() || !given.protocol().connects() ? null : new VersionSchemas(schema, context, jitter, probes,
                 probe.timeout(), Backoff.of(probe.backoffInitial(), probe.backoffMax()), this::schemasChanged);
         // On every channel of a link: kept ones, and those handed out by channel(endpoint). A channel
         // that lives for one probe closes long before its first ping.

@@ -37,6 +37,11 @@ public final class ProbeProtocols {
             Objects.requireNonNull(protocol, "protocol");
         }
 
+        /** Whether its probes connect to the worker ({@code none}'s do not, and nothing else may dial it then). */
+        public boolean connects() {
+            return protocol.capabilities().connects();
+        }
+
         /** Whether it is Rollcall's own {@code rollcall} protocol, which the resolver speaks natively. */
         public boolean isRollcall() {
             return protocol instanceof RollcallProtocolProvider.RollcallProtocol;
