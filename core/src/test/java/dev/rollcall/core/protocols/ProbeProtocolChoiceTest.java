@@ -59,4 +59,18 @@ class ProbeProtocolChoiceTest {
         WorkerResolver.builder().config(good).discovery(new HandedDiscovery()).policy(w -> Verdict.accept())
                 .build().close();
     }
+
+    @Test
+    void keysOfAProtocolThatIsNotSelectedAreIgnoredButATypoIsStillAnError() {
+        // One file may keep the settings of several protocols, as of several backends.
+        RollcallConfig other = RollcallConfig.of(Map.of("rollcall.probe.grpc-health.service", "demo.v1.Orders"));
+        WorkerResolver.builder().config(other).discovery(new HandedDiscovery()).policy(w -> Verdict.accept())
+                .build().close();
+
+        RollcallConfig typo = RollcallConfig.of(Map.of("rollcall.probe.protocl", "none"));
+        assertThatThrownBy(() -> WorkerResolver.builder().config(typo).discovery(new HandedDiscovery())
+                .policy(w -> Verdict.accept()).build())
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("rollcall.probe.protocl").hasMessageContaining("did you mean rollcall.probe.protocol?");
+    }
 }

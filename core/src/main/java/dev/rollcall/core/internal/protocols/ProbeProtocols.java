@@ -1,6 +1,7 @@
 package dev.rollcall.core.internal.protocols;
 
 import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.internal.Nearest;
 import dev.rollcall.protocol.spi.ProbeProtocol;
@@ -11,9 +12,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * Finds the probe protocol {@code rollcall.probe.protocol} names among the providers
@@ -89,6 +92,24 @@ public final class ProbeProtocols {
                 () -> provider.getClass().getName() + " created a null probe protocol");
         Objects.requireNonNull(protocol.capabilities(), () -> provider.getClass().getName() + " has no capabilities");
         return new Chosen(name, protocol);
+    }
+
+    /**
+     * Marks the keys of the protocols found but not {@code chosen} ({@code rollcall.probe.<name>.*})
+     * as known, with one warning each: one file may keep settings for several protocols, as for
+     * backends and policies. Call before the unknown-key check.
+     */
+    public static void ignoreInactive(RollcallConfig config, String chosen, ClassLoader loader,
+                                      Consumer<String> warnings) {
+        Set<String> names = all(loader).keySet();
+        for (String key : config.values().keySet()) {
+            for (String name : names) {
+                if (!name.equals(chosen) && key.startsWith("rollcall.probe." + name + ".") && !config.wasRead(key)) {
+                    config.settings().raw(key); // read: a known key, of a protocol that is not selected
+                    warnings.accept(key + " ignored: it configures probe protocol '" + name + "', which is not selected");
+                }
+            }
+        }
     }
 
     /** Every provider found, by name, sorted. */

@@ -35,6 +35,7 @@ public record Plugins(WorkerDiscovery discovery, VersionPolicy policy, ProbeProt
                                  String protocol, ClassLoader loader) {
         Settings root = config.settings();
         ProbeProtocols.Chosen chosenProtocol = ProbeProtocols.choose(root, protocol, loader);
+        ProbeProtocols.ignoreInactive(config, chosenProtocol.name(), loader, log::warn);
         VersionPolicy chosenPolicy = policy != null ? policy : ProviderLookup.create(VersionPolicyProvider.class,
                 VersionPolicyProvider::type, VersionPolicyProvider::create, root, "policy", "version policy", loader,
                 log::warn);
