@@ -16,8 +16,9 @@ import java.util.Objects;
  * @param services  where its gRPC services and handlers come from
  * @param push      whether {@link ProbeProtocol#watch} pushes changes (else answers are polled every
  *                  {@code rollcall.probe.refresh-interval})
- * @param connects  whether probes need a connection: {@code false} means the resolver never dials
- *                  the worker to probe it and {@link ProbeRequest#channel()} is {@code null}
+ * @param connects  whether probes need a gRPC connection: {@code false} means the resolver never
+ *                  dials the worker (no probe channel, no schema fetch; a channel only when the
+ *                  user's own calls ask for one) and {@link ProbeRequest#channel()} is {@code null}
  */
 public record ProbeCapabilities(Source version, Source instance, Source state, Source labels, Source services,
                                 boolean push, boolean connects) {
