@@ -270,7 +270,8 @@ public final class ProtocolTransport implements ProbeTransport {
                 ProbeProtocol.Watch w = protocol.watch(request, new ProbeProtocol.WatchListener() {
                     @Override
                     public void answer(ProbeOutcome outcome) {
-                        ProbeOutcome o = checked(outcome, new NullPointerException("a null answer"));
+                        ProbeOutcome o = outcome != null ? checked(outcome, null)
+                                : checked(null, new NullPointerException("a null answer"));
                         if (phase.compareAndSet(0, 1)) {
                             first.complete(o);
                         } else if (phase.get() == 1) {
