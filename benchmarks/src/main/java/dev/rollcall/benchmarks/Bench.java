@@ -28,7 +28,8 @@ import java.util.TreeSet;
  *       4 propagation, 5 memory and threads, 6 ZooKeeper and DNS propagation, 7 drain, 8 the last mile:
  *       restart in place behind a channel, kill to last call, shared channels; 9 a fleet of 100,000
  *       without kept channels; 10 the faults of a production network: a host cut off, Flight traffic
- *       beside the probes); default all.</li>
+ *       beside the probes; 11 probe protocols: {@code none} on 9's size, the {@code grpc-health} drain
+ *       against the {@code rollcall} one); default all.</li>
  * </ul>
  * The table always goes to {@code <logs>/results-<quick|full>.md} too; logs of the child JVMs, JMH
  * and etcd go to {@code --logs} (default {@code benchmarks/target/bench-logs}).
@@ -46,7 +47,7 @@ public final class Bench {
         }
         Plan chosen = Plan.FULL;
         boolean writeDoc = false;
-        Set<Integer> only = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10));
+        Set<Integer> only = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11));
         Path logDir = Files.isDirectory(Path.of("benchmarks")) ? Path.of("benchmarks", "target", "bench-logs")
                 : Path.of("bench-logs");
         for (int i = 0; i < args.length; i++) {
@@ -62,7 +63,7 @@ public final class Bench {
                 case "--logs" -> logDir = Path.of(args[++i]);
                 default -> {
                     System.err.println("unknown argument " + args[i]
-                            + "; usage: [--quick] [--write-doc] [--only 1,2,3,4,5,6,7,8,9,10] [--logs DIR]");
+                            + "; usage: [--quick] [--write-doc] [--only 1,2,3,4,5,6,7,8,9,10,11] [--logs DIR]");
                     System.exit(2);
                 }
             }
@@ -103,6 +104,10 @@ public final class Bench {
             // Both time latencies: one after the other, before the big fleets take the machine.
             scenario(report, "10. host cut off", () -> HostCutOff.run(plan, report));
             scenario(report, "10. Flight beside probes", () -> FlightBesideProbes.run(plan, report, logs));
+        }
+        if (only.contains(11)) {
+            // No fleet of its own beyond two loopback servers; before 9 takes the machine's descriptors.
+            scenario(report, "11. probe protocols", () -> ProtocolRuns.run(plan, report));
         }
         if (only.contains(9)) {
             // Its own server and coordinator JVMs, before the fleets of 2-5 take their descriptors.

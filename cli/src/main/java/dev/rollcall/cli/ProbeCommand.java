@@ -43,7 +43,9 @@ import picocli.CommandLine.Spec;
  *
  * <p>TLS ({@code grpcs://} endpoints): the same {@code rollcall.probe.tls.*} keys as the library
  * (CA, client certificate and key, authority), read from the usual configuration chain or
- * {@code --config FILE}; the {@code --tls-*} options win over them. No other key is read.
+ * {@code --config FILE}; the {@code --tls-*} options win over them. {@code --protocol} (else
+ * {@code rollcall.probe.protocol}, else {@code rollcall}) says how a worker is asked. No other key
+ * is read but the chosen protocol's own ({@code rollcall.probe.<protocol>.*}).
  *
  * <p>Exit codes, for deployment scripts: 0 when every worker answered (and, with {@code --expect},
  * every version is in the range); 1 when any did not answer or did not match; 2 on a usage error
@@ -89,6 +91,12 @@ public final class ProbeCommand implements Callable<Integer> {
             description = "A label selector every worker's own labels must match, in Kubernetes' syntax: "
                     + "env=prod,tier!=canary,zone in (eu-1,eu-2),!deprecated.")
     private LabelSelector selector;
+
+    @Option(names = "--protocol", paramLabel = "NAME",
+            description = "How each worker is asked: rollcall, datafusion-distributed, grpc-health, none, or one of a"
+                    + " jar on the class path (default: rollcall.probe.protocol, else rollcall). grpc-health and none"
+                    + " take the version from discovery's rollcall.version label, which an endpoint given here lacks.")
+    private String protocol;
 
     @Option(names = {"-t", "--timeout"}, paramLabel = "DURATION", defaultValue = "2s",
             converter = Converters.PositiveDuration.class,
@@ -158,6 +166,9 @@ public final class ProbeCommand implements Callable<Integer> {
             }
             if (tlsAuthority != null) {
                 builder.authority(tlsAuthority);
+            }
+            if (protocol != null) {
+                builder.protocol(protocol);
             }
             client = builder.build();
         } catch (ConfigurationException e) {

@@ -132,6 +132,11 @@ public final class WorkersCommand implements Callable<Integer> {
                     + " default: ROLLCALL_CLASSPATH.")
     private String classpath;
 
+    @Option(names = "--protocol", paramLabel = "NAME",
+            description = "How workers are asked: rollcall, datafusion-distributed, grpc-health, none, or one of"
+                    + " --classpath (default: rollcall.probe.protocol, else rollcall); see docs/probe-protocols.md.")
+    private String protocol;
+
     @Option(names = "--progress",
             description = "Report probing progress on stderr even when it is not a terminal.")
     private boolean progress;
@@ -162,7 +167,11 @@ public final class WorkersCommand implements Callable<Integer> {
                     + e.getMessage());
         }
         try {
-            resolver = WorkerResolver.builder().config(loadConfig()).classLoader(plugins).name("cli").build();
+            WorkerResolver.Builder builder = WorkerResolver.builder().config(loadConfig()).classLoader(plugins).name("cli");
+            if (protocol != null && !protocol.isBlank()) {
+                builder.probeProtocol(protocol);
+            }
+            resolver = builder.build();
         } catch (ConfigurationException e) {
             err.println("rollcall workers: " + e.getMessage() + hint(e));
             closePlugins(plugins);

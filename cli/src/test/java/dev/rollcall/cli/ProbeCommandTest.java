@@ -245,4 +245,40 @@ class ProbeCommandTest {
         assertThat(run.lines()).containsExactly(v140 + "  1.4.0  ok", v141 + "  1.4.1  ok",
                 "2 workers: 2 ok, 0 mismatch, 0 unreachable; expected 1.x");
     }
+
+    @Test
+    void protocolOption_asksTheWayTheProtocolSays() throws Exception {
+        io.grpc.Server datafusion = io.grpc.netty.NettyServerBuilder.forAddress(new java.net.InetSocketAddress(
+                java.net.InetAddress.getLoopbackAddress(), 0)).addService(
+                new dev.rollcall.protocol.datafusion.WorkerServiceGrpc.WorkerServiceImplBase() {
+                    @Override
+                    public void getWorkerInfo(dev.rollcall.protocol.datafusion.GetWorkerInfoRequest request,
+                            io.grpc.stub.StreamObserver<dev.rollcall.protocol.datafusion.GetWorkerInfoResponse> answer) {
+                        answer.onNext(dev.rollcall.protocol.datafusion.GetWorkerInfoResponse.newBuilder()
+                                .setVersion("0.9.0").build());
+                        answer.onCompleted();
+                    }
+                }).build().start();
+        try {
+            String url = "grpc://127.0.0.1:" + datafusion.getPort();
+            var run = probe(url, "--protocol", "datafusion-distributed", "--expect", "0.9.0");
+            assertThat(run.exit()).as(run.transcript()).isZero();
+            assertThat(run.lines()).as(run.transcript()).startsWith(url + "  0.9.0  ok");
+
+            var rollcall = probe(url);
+            assertThat(rollcall.exit()).as("it is no rollcall.v1 worker: " + rollcall.transcript()).isEqualTo(1);
+            assertThat(rollcall.lines().get(0)).contains("UNIMPLEMENTED");
+        } finally {
+            datafusion.shutdownNow();
+        }
+    }
+
+    @Test
+    void protocolOption_thatNoJarProvidesIsAUsageErrorListingTheKnownOnes() {
+        var run = probe(v140, "--protocol", "trino");
+
+        assertThat(run.exit()).as(run.transcript()).isEqualTo(2);
+        assertThat(run.err()).contains("rollcall.probe.protocol='trino'",
+                "known: datafusion-distributed, grpc-health, none, rollcall");
+    }
 }

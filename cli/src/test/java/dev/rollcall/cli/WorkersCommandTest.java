@@ -341,4 +341,22 @@ class WorkersCommandTest {
         assertThat(run.exit()).as(run.transcript()).isEqualTo(2);
         assertThat(run.err()).contains("--count only applies with --watch");
     }
+
+    @Test
+    void protocolOption_none_judgesDiscoverysLabelsAloneAndNamesTheMissingOne() {
+        // The static list carries no rollcall.version labels: with none, nobody is asked, so nobody has a version.
+        var run = workers("--config", config.toString(), "--protocol", "none", "--output", "json");
+
+        assertThat(run.exit()).as("settled: every candidate has its verdict " + run.transcript()).isZero();
+        assertThat(run.out()).as(run.transcript()).contains("rollcall.version", "rollcall.probe.protocol")
+                .doesNotContain("\"1.4.0\"");
+    }
+
+    @Test
+    void protocolOption_thatNoJarProvidesExitsTwoListingTheKnownOnes() {
+        var run = workers("--config", config.toString(), "--protocol", "trino");
+
+        assertThat(run.exit()).as(run.transcript()).isEqualTo(2);
+        assertThat(run.err()).contains("rollcall.probe.protocol='trino'", "known: datafusion-distributed");
+    }
 }

@@ -101,6 +101,8 @@ final class Timeline {
             return "draining " + e.endpoint().url();
         } else if (event instanceof FleetEvent.WorkerResumed e) {
             return "resumed " + e.endpoint().url();
+        } else if (event instanceof FleetEvent.VersionClaimDiffers e) {
+            return "version " + e.endpoint().url() + ": " + e.description();
         } else if (event instanceof FleetEvent.CohortSwitched e) {
             return "cohort " + e.from().orElse("(none)") + " \u2192 " + e.to().orElse("(none)")
                     + (e.explanation().isEmpty() ? "" : ": " + e.explanation());

@@ -1,6 +1,8 @@
 package dev.rollcall.core;
 
 import dev.rollcall.api.registry.FleetCounts;
+import dev.rollcall.api.registry.FleetEvent;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -31,8 +33,11 @@ import java.util.function.ToIntFunction;
  *   <li>{@code rollcall.discovery.staleness} (gauge, seconds) — how long discovery has been failing,
  *       0 while it is healthy;
  *   <li>{@code rollcall.probes.sent}, {@code rollcall.probes.failed} (function counters);
- *   <li>{@code rollcall.probe.latency} (timer, tag {@code outcome}: {@code answered}, {@code failed}).
+ *   <li>{@code rollcall.probe.latency} (timer, tag {@code outcome}: {@code answered}, {@code failed});
+ *   <li>{@code rollcall.version.claims.differed} (counter) — workers that answered another version
+ *       than discovery claims, one per {@link FleetEvent.VersionClaimDiffers} (the answer wins).
  * </ul>
+ * With a protocol that sends no probes ({@code none}) the probe counters stay at 0.
  * Gauges read the current snapshot when the registry asks (one volatile read each). Thread-safe.
  */
 public final class RollcallMetrics implements MeterBinder {
@@ -68,6 +73,14 @@ public final class RollcallMetrics implements MeterBinder {
         Timer failed = Timer.builder("rollcall.probe.latency").description("WorkerInfo probe round trip")
                 .tags(tags).tag("outcome", "failed").register(registry);
         resolver.addProbeObserver((nanos, ok) -> (ok ? answered : failed).record(nanos, TimeUnit.NANOSECONDS));
+        Counter differed = Counter.builder("rollcall.version.claims.differed")
+                .description("workers that answered another version than discovery claims (the answer wins)")
+                .tags(tags).register(registry);
+        resolver.addEventListener(event -> {
+            if (event instanceof FleetEvent.VersionClaimDiffers) {
+                differed.increment();
+            }
+        });
     }
 
     private void workers(MeterRegistry registry, Tags tags, String state, ToIntFunction<FleetCounts> count) {

@@ -8,6 +8,9 @@ import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.core.internal.ProbeClient;
 import dev.rollcall.core.internal.ProbeFailures;
 import dev.rollcall.core.internal.ProbeTls;
+import dev.rollcall.core.internal.probe.ProbeTransport;
+import dev.rollcall.core.internal.probe.ProtocolTransport;
+import dev.rollcall.core.internal.protocols.ProbeProtocols;
 import dev.rollcall.core.internal.settings.ProbeSettings;
 import dev.rollcall.protocol.ProbeOutcome;
 import io.grpc.ManagedChannel;
@@ -20,7 +23,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * One-off questions to workers, for users who want only that and no resolver: each probe opens a
- * connection, asks {@code WorkerInfo} with a deadline and closes the connection. {@code grpc://}
+ * connection, asks {@code WorkerInfo} (or, with {@link Builder#protocol}, the chosen probe
+ * protocol's question) with a deadline and closes the connection. {@code grpc://}
  * endpoints are asked in plaintext, {@code grpcs://} ones over TLS as the {@link Builder} says (by
  * default trusting the JDK's CAs).
  *
@@ -36,12 +40,16 @@ import java.util.concurrent.CompletableFuture;
 public final class WorkerProbe {
 
     private static final WorkerProbe DEFAULTS = new WorkerProbe(
-            ProbeClient.onSharedEventLoop(ProbeSettings.DEFAULT_MAX_RESPONSE_BYTES, ProbeTls.DEFAULT));
+            ProbeClient.onSharedEventLoop(ProbeSettings.DEFAULT_MAX_RESPONSE_BYTES, ProbeTls.DEFAULT),
+            ProbeProtocols.rollcall(), ProbeSettings.DEFAULT_MAX_RESPONSE_BYTES);
 
     private final ProbeClient client;
+    /** Another protocol than {@code rollcall}'s (whose probes go to {@link #client} directly); null for it. */
+    private final ProbeTransport other;
 
-    private WorkerProbe(ProbeClient client) {
+    private WorkerProbe(ProbeClient client, ProbeProtocols.Chosen protocol, int maxBytes) {
         this.client = client;
+        this.other = protocol.isRollcall() ? null : ProtocolTransport.of(protocol, client, null, maxBytes);
     }
 
     /** Plaintext for {@code grpc://}, the JDK's CAs for {@code grpcs://}, answers up to 1 MiB. */
@@ -61,6 +69,10 @@ public final class WorkerProbe {
     public CompletableFuture<ProbeOutcome> probe(WorkerEndpoint endpoint, Duration timeout) {
         Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(timeout, "timeout");
+        if (other != null) {
+            ProbeTransport.Link link = other.open(endpoint);
+            return link.probe(endpoint, timeout).whenComplete((outcome, impossible) -> link.close(false));
+        }
         ManagedChannel channel;
         try {
             channel = client.open(endpoint);
@@ -118,8 +130,27 @@ public final class WorkerProbe {
         private Path cert;
         private Path key;
         private String authority;
+        private String protocol;
+        private ClassLoader loader;
 
         private Builder() {
+        }
+
+        /**
+         * The probe protocol ({@code rollcall.probe.protocol}, default {@code rollcall}): the
+         * resolver's choice, e.g. {@code datafusion-distributed}. With {@code grpc-health} and
+         * {@code none} the version is the endpoint's {@code rollcall.version} label, which an endpoint
+         * parsed from a URL does not have: give the endpoint as discovery lists it.
+         */
+        public Builder protocol(String name) {
+            this.protocol = Objects.requireNonNull(name, "protocol");
+            return this;
+        }
+
+        /** Where protocols are looked up; default the thread's context class loader. */
+        public Builder classLoader(ClassLoader loader) {
+            this.loader = Objects.requireNonNull(loader, "classLoader");
+            return this;
         }
 
         /** Where unset values come from ({@code rollcall.probe.*}); default none. */
@@ -148,18 +179,21 @@ public final class WorkerProbe {
         }
 
         /**
-         * Reads and checks the files.
+         * Reads and checks the files, and finds the protocol.
          *
          * @throws ConfigurationException naming the key and path of a missing, unreadable or
-         *                                mismatched file, or a bad configured value
+         *                                mismatched file, a bad configured value, or a protocol that
+         *                                no jar provides (listing those found)
          */
         public WorkerProbe build() {
-            Settings probe = (config != null ? config : RollcallConfig.of(Map.of())).settings()
-                    .scope("rollcall.probe.");
+            Settings root = (config != null ? config : RollcallConfig.of(Map.of())).settings();
+            Settings probe = root.scope("rollcall.probe.");
+            ProbeProtocols.Chosen chosen = ProbeProtocols.choose(root, protocol,
+                    loader != null ? loader : Thread.currentThread().getContextClassLoader());
             int maxBytes = probe.integer("max-response-bytes", ProbeSettings.DEFAULT_MAX_RESPONSE_BYTES,
                     ProbeSettings.MIN_RESPONSE_BYTES, 64 << 20);
             return new WorkerProbe(ProbeClient.onSharedEventLoop(maxBytes,
-                    ProbeTls.read(probe, ca, cert, key, authority)));
+                    ProbeTls.read(probe, ca, cert, key, authority)), chosen, maxBytes);
         }
     }
 }

@@ -20,6 +20,7 @@ import dev.rollcall.api.registry.WorkerVersions;
 import dev.rollcall.core.internal.drain.LeaseTable;
 import dev.rollcall.core.internal.lifecycle.ResolverLifecycle;
 import dev.rollcall.core.internal.probe.ProbeScheduler;
+import dev.rollcall.core.internal.protocols.ProbeProtocols;
 import dev.rollcall.core.internal.settings.Plugins;
 import dev.rollcall.core.internal.settings.ResolverOverrides;
 import dev.rollcall.core.internal.settings.ResolverSettings;
@@ -98,13 +99,14 @@ public final class WorkerResolver implements AutoCloseable {
     private final ReadinessRule readiness;
 
     private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ResolverSettings settings,
-                           ReadinessRule readiness) {
+                           ReadinessRule readiness, ProbeProtocols.Chosen protocol) {
         this.readiness = readiness;
         this.name = b.name != null ? b.name : String.valueOf(RESOLVERS.incrementAndGet());
         this.discovery = discovery;
         this.policy = policy;
         this.rooms = new ResolverLifecycle(new ResolverLifecycle.Given(name, RESOLVERS.incrementAndGet(), discovery,
-                policy, settings, b.clock, b.ticker, b.scheduler), () -> current, snapshot -> current = snapshot);
+                policy, settings, b.clock, b.ticker, b.scheduler, protocol), () -> current,
+                snapshot -> current = snapshot);
         this.current = rooms.fanOut().current();
     }
 
@@ -668,6 +670,20 @@ public final class WorkerResolver implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How workers are asked what they run ({@code rollcall.probe.protocol}, default
+         * {@code rollcall}): {@code datafusion-distributed}, {@code grpc-health}, {@code none}, or a
+         * protocol of a jar on the classpath (docs/probe-protocols.md says what each can see).
+         * {@link #build()} fails naming the value and the key, and listing the protocols found, when
+         * no jar provides it.
+         *
+         * @throws IllegalArgumentException when {@code name} is blank
+         */
+        public Builder probeProtocol(String name) {
+            overrides.probeProtocol(name);
+            return this;
+        }
+
         /** A name for thread names and logs; default a number. */
         public Builder name(String name) {
             this.name = Objects.requireNonNull(name, "name");
@@ -691,8 +707,19 @@ public final class WorkerResolver implements AutoCloseable {
             ResolverSettings settings = ResolverSettings.read(cfg, overrides.done());
             ReadinessRule readiness = ReadinessRule.read(cfg.settings());
             ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
-            Plugins chosen = Plugins.choose(cfg, discovery, policy, loader);
-            WorkerResolver resolver = new WorkerResolver(this, chosen.discovery(), chosen.policy(), settings, readiness);
+            Plugins chosen = Plugins.choose(cfg, discovery, policy, overrides.done().probeProtocol(), loader);
+            if (settings.exactDrain() && !chosen.protocol().isRollcall()) {
+                // Holder streams and ReleaseWorker are rollcall.v1's; no other protocol can carry them.
+                if (discovery == null) {
+                    chosen.discovery().close(); // created here from the configuration: not the caller's
+                }
+                throw ConfigurationException.invalid(ResolverSettings.EXACT_DRAIN_KEY, "true", "false while "
+                        + ProbeProtocols.KEY + " is '" + chosen.protocol().name() + "' (exact drain holds and"
+                        + " releases workers over rollcall.v1's WatchWorkerInfo and ReleaseWorker; set "
+                        + ProbeProtocols.KEY + "=rollcall or " + ResolverSettings.EXACT_DRAIN_KEY + "=false)");
+            }
+            WorkerResolver resolver = new WorkerResolver(this, chosen.discovery(), chosen.policy(), settings, readiness,
+                    chosen.protocol());
             try {
                 resolver.rooms.start();
             } catch (RuntimeException e) {

@@ -102,8 +102,9 @@ class RollcallMetricsTest {
             new RollcallMetrics(resolver).bindTo(registry);
             assertThat(registry.getMeters()).extracting(m -> m.getId().getName()).containsOnly(
                     "rollcall.workers", "rollcall.snapshot.number", "rollcall.discovery.staleness",
-                    "rollcall.probes.sent", "rollcall.probes.failed", "rollcall.probe.latency");
-            assertThat(registry.getMeters()).hasSize(13); // rollcall.workers has 7 states, the latency 2 outcomes
+                    "rollcall.probes.sent", "rollcall.probes.failed", "rollcall.probe.latency",
+                    "rollcall.version.claims.differed");
+            assertThat(registry.getMeters()).hasSize(14); // rollcall.workers has 7 states, the latency 2 outcomes
         }
     }
 }

@@ -232,6 +232,21 @@ class SnapshotLeaseTest {
     }
 
     @Test
+    void exactDrainWithAnotherProbeProtocolFailsNamingBothKeys() {
+        // Holder streams and ReleaseWorker exist only in rollcall.v1: grpc-health or none cannot hold a worker.
+        assertThatThrownBy(() -> resolver(new Feed(), true).probeProtocol("grpc-health").build())
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("rollcall.drain.exact").hasMessageContaining("rollcall.probe.protocol")
+                .hasMessageContaining("'grpc-health'");
+        RollcallConfig config = RollcallConfig.of(Map.of("rollcall.drain.exact", "true",
+                "rollcall.probe.protocol", "none"));
+        assertThatThrownBy(() -> WorkerResolver.builder().config(config).discovery(new Feed())
+                .policy(w -> Verdict.accept()).build())
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("rollcall.drain.exact").hasMessageContaining("'none'");
+    }
+
+    @Test
     void theKeyIsKnownAndChecked() {
         try (WorkerResolver resolver = WorkerResolver.builder().discovery(new Feed()).policy(w -> Verdict.accept())
                 .config(RollcallConfig.of(Map.of("rollcall.drain.exact", "true"))).build()) {

@@ -12,7 +12,8 @@ import java.util.Optional;
 /**
  * Something that changed between two consecutive snapshots, for users who react to changes rather
  * than read state: a worker joined or left the compatible set, a worker was rejected, the policy
- * switched cohorts. Immutable. Each event names the snapshot that first shows it.
+ * switched cohorts, a worker answered another version than discovery claims. Immutable. Each event
+ * names the snapshot that first shows it.
  */
 public sealed interface FleetEvent {
 
@@ -76,8 +77,31 @@ public sealed interface FleetEvent {
     }
 
     /**
+     * A worker answered a probe with another version than its discovery metadata claims
+     * ({@link WorkerEndpoint#VERSION_LABEL}): {@link #description()} is
+     * {@code claimed 1.4.0, answered 1.5.0}. The answer wins: the policy judged {@code answered}.
+     * Told once per worker and pair of versions (again when either changes), whatever the
+     * worker's state; never with a protocol that takes the version from discovery ({@code none},
+     * {@code grpc-health}), whose answer is the claim.
+     */
+    record VersionClaimDiffers(long snapshot, WorkerEndpoint endpoint, String claimed, String answered)
+            implements FleetEvent {
+        public VersionClaimDiffers {
+            Objects.requireNonNull(endpoint, "endpoint");
+            Objects.requireNonNull(claimed, "claimed");
+            Objects.requireNonNull(answered, "answered");
+        }
+
+        /** {@code claimed 1.4.0, answered 1.5.0}. */
+        public String description() {
+            return "claimed " + claimed + ", answered " + answered;
+        }
+    }
+
+    /**
      * The events that lead from {@code before} to {@code after}, in a fixed order: the cohort
-     * switch, then workers that left, started draining, resumed, were rejected, joined (each by URL).
+     * switch, then workers that left, started draining, resumed, were rejected, joined, answered
+     * another version than claimed (each by URL).
      */
     static List<FleetEvent> between(FleetSnapshot before, FleetSnapshot after) {
         long n = after.number();
@@ -130,6 +154,7 @@ public sealed interface FleetEvent {
                 events.add(new WorkerJoined(n, is.info().orElseThrow()));
             }
         }
+        ClaimedVersions.differences(old, after, events);
         return events;
     }
 }

@@ -75,4 +75,30 @@ class FleetEventTest {
                 new WorkerLeft(2, WorkerEndpoint.of("127.0.0.1", 7001), "rejected: now rejected"),
                 new WorkerRejected(2, info(7001, "1.0.0"), "now rejected"));
     }
+
+    private static WorkerStatus claimed(int port, String claim, String answer, State state) {
+        WorkerEndpoint e = WorkerEndpoint.of("127.0.0.1", port).withLabels(java.util.Map.of(WorkerEndpoint.VERSION_LABEL, claim));
+        return new WorkerStatus(e, state, "", Optional.of(WorkerInfo.of(e, answer)));
+    }
+
+    @Test
+    void aClaimThatDiffersFromTheAnswerIsToldOncePerPairAndLast() {
+        FleetSnapshot one = snapshot(1, Optional.empty(), claimed(7001, "1.4.0", "1.4.0", State.COMPATIBLE));
+        FleetSnapshot two = snapshot(2, Optional.empty(), claimed(7001, "1.4.0", "1.5.0", State.COMPATIBLE),
+                claimed(7002, "1.4.0", "1.5.0", State.REJECTED));
+        FleetSnapshot three = snapshot(3, Optional.empty(), claimed(7001, "1.4.0", "1.5.0", State.COMPATIBLE),
+                claimed(7002, "1.6.0", "1.5.0", State.REJECTED));
+
+        assertThat(FleetEvent.between(one, one)).as("a claim the answer confirms").isEmpty();
+        List<FleetEvent> events = FleetEvent.between(one, two);
+        assertThat(events).last().isEqualTo(new FleetEvent.VersionClaimDiffers(2,
+                WorkerEndpoint.of("127.0.0.1", 7002).withLabels(java.util.Map.of(WorkerEndpoint.VERSION_LABEL, "1.4.0")),
+                "1.4.0", "1.5.0"));
+        assertThat(events).filteredOn(FleetEvent.VersionClaimDiffers.class::isInstance).hasSize(2)
+                .first().extracting(e -> ((FleetEvent.VersionClaimDiffers) e).description())
+                .isEqualTo("claimed 1.4.0, answered 1.5.0");
+        assertThat(FleetEvent.between(two, three)).as("7001 told already; 7002 claims anew")
+                .containsExactly(new FleetEvent.VersionClaimDiffers(3, WorkerEndpoint.of("127.0.0.1", 7002)
+                        .withLabels(java.util.Map.of(WorkerEndpoint.VERSION_LABEL, "1.6.0")), "1.6.0", "1.5.0"));
+    }
 }

@@ -29,7 +29,8 @@ final class Architecture {
     static final Map<String, Set<String>> API = Map.of(
             "dev.rollcall.api", Set.of("dev.rollcall.api", "dev.rollcall.api.discovery", "dev.rollcall.api.labels",
                     "dev.rollcall.api.policy", "dev.rollcall.api.registration", "dev.rollcall.api.registry"),
-            "dev.rollcall.protocol", Set.of("dev.rollcall.protocol", "dev.rollcall.protocol.v1"),
+            "dev.rollcall.protocol", Set.of("dev.rollcall.protocol", "dev.rollcall.protocol.v1",
+                    "dev.rollcall.protocol.spi", "dev.rollcall.protocol.datafusion"),
             "dev.rollcall.core", Set.of("dev.rollcall.core"),
             "dev.rollcall.worker", Set.of("dev.rollcall.worker"),
             "dev.rollcall.grpc", Set.of("dev.rollcall.grpc"));

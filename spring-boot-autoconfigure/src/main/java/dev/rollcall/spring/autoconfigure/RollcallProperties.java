@@ -79,11 +79,23 @@ public record RollcallProperties(Discovery discovery, Policy policy, Probe probe
      * @param keepaliveTimeout silence past the heartbeat after which a worker's host counts as cut off
      * @param maxResponseBytes largest WorkerInfo answer accepted
      * @param tls              TLS for grpcs:// workers
+     * @param protocol         how workers are asked: rollcall, datafusion-distributed, grpc-health, none, or yours
+     *                         (docs/probe-protocols.md says what each can see)
+     * @param grpcHealth       the grpc-health protocol's keys
      */
     public record Probe(@DefaultValue("2s") Duration timeout, @DefaultValue("64") int concurrency, Backoff backoff,
                         @DefaultValue("10m") Duration refreshInterval, @DefaultValue("true") boolean keepChannels,
                         @DefaultValue("5s") Duration keepaliveTime, @DefaultValue("3s") Duration keepaliveTimeout,
-                        @DefaultValue("1048576") int maxResponseBytes, ProbeTls tls) {
+                        @DefaultValue("1048576") int maxResponseBytes, ProbeTls tls,
+                        @DefaultValue("rollcall") String protocol, GrpcHealth grpcHealth) {
+    }
+
+    /**
+     * The {@code grpc-health} probe protocol.
+     *
+     * @param service the service name asked about in grpc.health.v1.Health; empty for the whole server
+     */
+    public record GrpcHealth(@DefaultValue("") String service) {
     }
 
     /**

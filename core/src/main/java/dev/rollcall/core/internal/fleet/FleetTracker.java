@@ -162,6 +162,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
                 if (was == TrackedWorker.State.ANSWERED && t.state() == TrackedWorker.State.RECONNECTING) {
                     probes.request(t); // a new instance id: probe the new process now
                 }
+                probes.relabelled(t); // a protocol that answers with discovery's labels answers anew
             }
         }
         List<TrackedWorker> left = null;

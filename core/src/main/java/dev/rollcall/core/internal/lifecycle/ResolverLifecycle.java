@@ -17,7 +17,8 @@ import dev.rollcall.core.internal.fleet.CandidateCache;
 import dev.rollcall.core.internal.fleet.DiscoveryFeed;
 import dev.rollcall.core.internal.fleet.FleetTracker;
 import dev.rollcall.core.internal.probe.ProbeScheduler;
-import dev.rollcall.core.internal.probe.ProbeTransport;
+import dev.rollcall.core.internal.probe.ProtocolTransport;
+import dev.rollcall.core.internal.protocols.ProbeProtocols;
 import dev.rollcall.core.internal.schema.VersionSchemas;
 import dev.rollcall.core.internal.serial.SerialContext;
 import dev.rollcall.core.internal.settings.CacheSettings;
@@ -66,7 +67,8 @@ public final class ResolverLifecycle {
      * and {@code scheduler} null for real time).
      */
     public record Given(String name, int sequence, WorkerDiscovery discovery, VersionPolicy policy,
-                        ResolverSettings settings, Clock clock, Ticker ticker, Scheduler scheduler) {
+                        ResolverSettings settings, Clock clock, Ticker ticker, Scheduler scheduler,
+                        ProbeProtocols.Chosen protocol) {
     }
 
     private final String name;
@@ -123,13 +125,15 @@ public final class ResolverLifecycle {
         this.cache = cached == null ? null : new CandidateCache(cached, name);
         this.cacheMaxWait = cached == null ? null : cached.maxWait();
         RandomGenerator jitter = new SplittableRandom(); // used on the serial context only
-        VersionSchemas schemas = !schema.used() ? null : new VersionSchemas(schema, context, jitter, probes,
+        // A protocol that never connects (none) fetches no schema either: nothing dials the workers.
+        VersionSchemas schemas = !schema.used() || !given.protocol().connects() ? null : new VersionSchemas(schema, context, jitter, probes,
                 probe.timeout(), Backoff.of(probe.backoffInitial(), probe.backoffMax()), this::schemasChanged);
         // On every channel of a link: kept ones, and those handed out by channel(endpoint). A channel
         // that lives for one probe closes long before its first ping.
         ProbeClient.Http2Keepalive keepalive = new ProbeClient.Http2Keepalive(probe.http2KeepaliveTime(),
                 probe.keepaliveTimeout());
-        FleetTracker.Parts parts = new FleetTracker.Parts(context, ProbeTransport.grpc(probes, keepalive),
+        FleetTracker.Parts parts = new FleetTracker.Parts(context,
+                ProtocolTransport.of(given.protocol(), probes, keepalive, probe.maxResponseBytes()),
                 given.clock(), jitter, ManagementFactory.getThreadMXBean()::getCurrentThreadCpuTime);
         this.tracker = new FleetTracker(parts, probe, schemas, new SnapshotBuilder(policy, given.clock(), schemas,
                 schema.keys(), settings.labels(), context::nanoTime, initial), this::publish);

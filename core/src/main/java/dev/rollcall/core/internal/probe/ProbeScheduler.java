@@ -135,6 +135,24 @@ public final class ProbeScheduler<W extends ProbeTarget> {
         return w.probeSlot().busy();
     }
 
+    /**
+     * Discovery relabelled {@code w}: with a protocol whose answers carry discovery's labels (the
+     * version among them) it is probed again, its stream (which answers with the old labels)
+     * replaced by a new one; with {@code rollcall} nothing happens here.
+     */
+    public void relabelled(W w) {
+        if (!transport.followsLabels()) {
+            return;
+        }
+        ProbeSlot s = w.probeSlot();
+        if (s.stream != null && s.stage != ProbeSlot.Stage.IN_FLIGHT && s.stage != ProbeSlot.Stage.IN_FLIGHT_AGAIN) {
+            s.stream.cancel();
+            s.stream = null;
+            s.heard = null;
+        }
+        request(w);
+    }
+
     /** {@code w} left: no more probes or timers, and its connection is closed. */
     public void forget(W w) {
         ProbeSlot s = w.probeSlot();
@@ -197,9 +215,11 @@ public final class ProbeScheduler<W extends ProbeTarget> {
         List<Consumer<ProbeOutcome>> waiting = s.takeFresh();
         s.stage = ProbeSlot.Stage.IN_FLIGHT;
         inFlight++;
-        sent.incrementAndGet();
+        if (transport.sends()) {
+            sent.incrementAndGet();
+        }
         long started = context.nanoTime();
-        if (settings.keepChannels() && !s.unaryOnly && s.stream == null) {
+        if (settings.keepChannels() && transport.pushes() && !s.unaryOnly && s.stream == null) {
             // The probe is the worker's WatchWorkerInfo stream: its first answer is the probe's, and
             // it stays open to push every change. One call per worker: a probe and then a stream
             // cost converging on 10,000 workers a second call each, on both sides.
@@ -208,7 +228,7 @@ public final class ProbeScheduler<W extends ProbeTarget> {
             s.stream = watched.stream();
             await(w, link, watched.first(), waiting, started, true);
         } else {
-            await(w, link, link.probe(settings.timeout()), waiting, started, false);
+            await(w, link, link.probe(w.endpoint(), settings.timeout()), waiting, started, false);
         }
     }
 
@@ -223,7 +243,7 @@ public final class ProbeScheduler<W extends ProbeTarget> {
             if (!outcome.answered()) {
                 failed.incrementAndGet();
             }
-            if (!observers.isEmpty()) {
+            if (!observers.isEmpty() && transport.sends()) {
                 long nanos = context.nanoTime() - started;
                 observers.forEach(o -> o.probed(nanos, outcome.answered()));
             }
@@ -250,7 +270,7 @@ public final class ProbeScheduler<W extends ProbeTarget> {
         s.unaryOnly = true;
         s.stream = null;
         s.heard = null;
-        await(w, link, link.probe(settings.timeout()), waiting, started, false);
+        await(w, link, link.probe(w.endpoint(), settings.timeout()), waiting, started, false);
     }
 
     /**
@@ -260,7 +280,7 @@ public final class ProbeScheduler<W extends ProbeTarget> {
      */
     private ProbeClient.Watched openStream(W w, ProbeTransport.Link link, StreamLiveness.Heard heard) {
         AtomicReference<ProbeOutcome> latest = new AtomicReference<>();
-        return link.probeAndWatch(settings.timeout(), settings.keepaliveTime(), new ProbeClient.StreamListener() {
+        return link.probeAndWatch(w.endpoint(), settings.timeout(), settings.keepaliveTime(), new ProbeClient.StreamListener() {
             @Override
             public void answer(ProbeOutcome pushed) {
                 heard.now();

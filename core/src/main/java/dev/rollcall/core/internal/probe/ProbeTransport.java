@@ -24,11 +24,37 @@ public interface ProbeTransport {
     /** A link to {@code endpoint}; it connects lazily, on the first probe. */
     Link open(WorkerEndpoint endpoint);
 
+    /** Whether a probe sends anything to the worker (counted in {@code probes.sent}); {@code none}'s do not. */
+    default boolean sends() {
+        return true;
+    }
+
+    /** Whether the worker pushes changes over a stream that the first probe opens ({@code probeAndWatch}). */
+    default boolean pushes() {
+        return true;
+    }
+
+    /** Whether answers carry discovery's labels (the version among them): a relabelled worker is probed again. */
+    default boolean followsLabels() {
+        return false;
+    }
+
     /** A connection to one worker. Thread-safe; callbacks come on network threads. */
     interface Link {
 
         /** One {@code WorkerInfo} call with a deadline; never completes exceptionally. */
         CompletableFuture<ProbeOutcome> probe(Duration timeout);
+
+        /** As {@link #probe(Duration)}, for the worker as discovery lists it now (a protocol may read its labels). */
+        default CompletableFuture<ProbeOutcome> probe(WorkerEndpoint current, Duration timeout) {
+            return probe(timeout);
+        }
+
+        /** As {@link #probeAndWatch(Duration, Duration, ProbeClient.StreamListener)}, for the worker as discovery lists it now. */
+        default ProbeClient.Watched probeAndWatch(WorkerEndpoint current, Duration timeout, Duration heartbeat,
+                                                  ProbeClient.StreamListener listener) {
+            return probeAndWatch(timeout, heartbeat, listener);
+        }
 
         /**
          * Probes by opening the worker's {@code WatchWorkerInfo} stream, asking for a repeat of its

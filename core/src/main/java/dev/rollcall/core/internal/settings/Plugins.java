@@ -9,29 +9,33 @@ import dev.rollcall.api.internal.ProviderLookup;
 import dev.rollcall.api.internal.UnknownKeys;
 import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.policy.VersionPolicyProvider;
+import dev.rollcall.core.internal.protocols.ProbeProtocols;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The discovery backend and the version policy a resolver uses: those given in code, else the
- * providers {@code rollcall.discovery.type} and {@code rollcall.policy.type} name; then the
- * configuration's unknown {@code rollcall.*} keys are reported. Build time.
+ * The discovery backend, the version policy and the probe protocol a resolver uses: those given in
+ * code, else the providers {@code rollcall.discovery.type}, {@code rollcall.policy.type} and
+ * {@code rollcall.probe.protocol} name; then the configuration's unknown {@code rollcall.*} keys are
+ * reported. Build time.
  */
-public record Plugins(WorkerDiscovery discovery, VersionPolicy policy) {
+public record Plugins(WorkerDiscovery discovery, VersionPolicy policy, ProbeProtocols.Chosen protocol) {
 
     /** Logs as the facade does: users set the level of {@code dev.rollcall.core.WorkerResolver}. */
     private static final Logger log = LoggerFactory.getLogger("dev.rollcall.core.WorkerResolver");
 
     /**
-     * The backend and policy: {@code discovery} and {@code policy} when given (non-null), else found
-     * with {@code loader}. A backend created here is closed again when the configuration is refused.
+     * The backend, policy and protocol: {@code discovery}, {@code policy} and {@code protocol} (a
+     * name) when given (non-null), else found with {@code loader}. A backend created here is closed again when the configuration is refused.
      *
      * @throws ConfigurationException naming the key and value at fault, or the type that no module
      *                                provides (with the ones found)
      */
     public static Plugins choose(RollcallConfig config, WorkerDiscovery discovery, VersionPolicy policy,
-                                 ClassLoader loader) {
+                                 String protocol, ClassLoader loader) {
         Settings root = config.settings();
+        ProbeProtocols.Chosen chosenProtocol = ProbeProtocols.choose(root, protocol, loader);
+        ProbeProtocols.ignoreInactive(config, chosenProtocol.name(), loader, log::warn);
         VersionPolicy chosenPolicy = policy != null ? policy : ProviderLookup.create(VersionPolicyProvider.class,
                 VersionPolicyProvider::type, VersionPolicyProvider::create, root, "policy", "version policy", loader,
                 log::warn);
@@ -48,6 +52,6 @@ public record Plugins(WorkerDiscovery discovery, VersionPolicy policy) {
             }
             throw e;
         }
-        return new Plugins(chosenDiscovery, chosenPolicy);
+        return new Plugins(chosenDiscovery, chosenPolicy, chosenProtocol);
     }
 }

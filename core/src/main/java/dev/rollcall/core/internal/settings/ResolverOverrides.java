@@ -16,7 +16,8 @@ public record ResolverOverrides(Duration probeTimeout, Integer probeConcurrency,
                          Duration keepaliveTime, Duration keepaliveTimeout, Integer maxResponseBytes,
                          Integer maxCandidates, Path tlsCa, Path tlsCert, Path tlsKey, String tlsAuthority,
                          Boolean fetchSchemas, KeyPaths keyPaths, LabelSelector selector,
-                         LabelSelector preferLabels, int preferMinWorkers, Boolean exactDrain) {
+                         LabelSelector preferLabels, int preferMinWorkers, Boolean exactDrain,
+                         String probeProtocol) {
 
     /** Nothing given in code. */
     static final ResolverOverrides NONE = new Draft().done();
@@ -46,6 +47,7 @@ public record ResolverOverrides(Duration probeTimeout, Integer probeConcurrency,
         private LabelSelector preferLabels;
         private int preferMinWorkers;
         private Boolean exactDrain;
+        private String probeProtocol;
 
         public Draft probeTimeout(Duration timeout) {
             probeTimeout = positive(timeout, "probeTimeout");
@@ -148,11 +150,22 @@ public record ResolverOverrides(Duration probeTimeout, Integer probeConcurrency,
             return this;
         }
 
+        /** The probe protocol's name; checked against the providers found when the resolver is built. */
+        public Draft probeProtocol(String name) {
+            Objects.requireNonNull(name, "probeProtocol");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("probeProtocol is blank");
+            }
+            probeProtocol = name;
+            return this;
+        }
+
         /** The overrides given so far. */
         public ResolverOverrides done() {
             return new ResolverOverrides(probeTimeout, probeConcurrency, backoffInitial, backoffMax, refreshInterval,
                     keepChannels, keepaliveTime, keepaliveTimeout, maxResponseBytes, maxCandidates, tlsCa, tlsCert,
-                    tlsKey, tlsAuthority, fetchSchemas, keyPaths, selector, preferLabels, preferMinWorkers, exactDrain);
+                    tlsKey, tlsAuthority, fetchSchemas, keyPaths, selector, preferLabels, preferMinWorkers, exactDrain,
+                    probeProtocol);
         }
 
         private static Duration positive(Duration d, String what) {

@@ -1,0 +1,37 @@
+package dev.rollcall.core.protocols;
+
+import io.grpc.BindableService;
+import io.grpc.Server;
+import io.grpc.netty.NettyServerBuilder;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/** A plain grpc-java server on loopback serving the given services: what a worker of another engine is. */
+final class HealthServer implements AutoCloseable {
+    private final Server server;
+
+    private HealthServer(Server server) {
+        this.server = server;
+    }
+
+    /** Serves {@code services} on {@code port} of 127.0.0.1 (0: any free one). */
+    static HealthServer start(int port, BindableService... services) throws IOException {
+        NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        for (BindableService s : services) {
+            b.addService(s);
+        }
+        return new HealthServer(b.build().start());
+    }
+
+    int port() {
+        return server.getPort();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        server.shutdownNow();
+        server.awaitTermination(5, TimeUnit.SECONDS);
+    }
+}
