@@ -154,9 +154,11 @@ function main() {
 
   let drainedAt = null;
   let plainAtDrain = false; // a watcher without a holder id watched at the drain: it keeps W13's quiet period
+  let heldAtDrain = 0; // holder streams that held it when it drained, for the stop's log line
   const drain = (why) => {
     plainAtDrain = info.plainWatchers() > 0;
     info.state('DRAINING', why);
+    heldAtDrain = info.holding();
     drainedAt = Date.now();
   };
   const commands = {
@@ -223,13 +225,12 @@ function main() {
     setTimeout(() => {
       // Then every holder must let go, at most until the grace is up (a silent holder cannot hold the stop).
       let done = false;
-      const held = info.holding();
       const holdersGone = () => {
         if (!done) {
           done = true;
           clearTimeout(graceUp);
-          if (held > 0) {
-            log(`every holder let go ${Date.now() - drainedAt} ms after the drain`);
+          if (heldAtDrain > 0) {
+            log(`every holder let go ${Date.now() - drainedAt} ms after the drain (${heldAtDrain} held it then)`);
           }
           stopNow();
         }

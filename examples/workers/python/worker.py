@@ -108,6 +108,7 @@ class Worker:
         self.server.add_generic_rpc_handlers((self.info.handler(),))
         self.drained_at = None
         self.plain_at_drain = False  # a watcher without a holder id watched at the drain: W13's quiet period
+        self.held_at_drain = 0  # holder streams that held it when it drained, for the stop's log line
         self.stopping = False
         self.stopped = asyncio.Event()
 
@@ -167,6 +168,7 @@ class Worker:
     def drain(self, why):
         self.plain_at_drain = self.info.plain_watchers() > 0
         self.info.set_state("DRAINING", why)
+        self.held_at_drain = self.info.holding()
         self.drained_at = time.monotonic()
 
     def stop(self, signal_name):
@@ -187,11 +189,11 @@ class Worker:
             if quiet > 0:
                 await asyncio.sleep(quiet)
         # Then every holder must let go, at most until the grace is up (a silent holder cannot hold the stop).
-        held = self.info.holding()
         grace_left = stop_at + self.o.shutdown_grace_ms / 1000 - time.monotonic()
         if await self.info.until_released(grace_left):
-            if held:
-                log(f"every holder let go {(time.monotonic() - self.drained_at) * 1000:.0f} ms after the drain")
+            if self.held_at_drain:
+                log(f"every holder let go {(time.monotonic() - self.drained_at) * 1000:.0f} ms after the drain"
+                    f" ({self.held_at_drain} held it then)")
         else:
             log(f"after the {self.o.shutdown_grace_ms} ms grace, {self.info.holding()} holders still hold it"
                 f" ({'; '.join(self.info.still_holding())}): stopping anyway")
