@@ -57,6 +57,7 @@ class WorkerConformanceTest {
         assertThat(report.results()).filteredOn(r -> r.rule().matches("W13|W19|W21|W22")).extracting(RuleResult::outcome)
                 .as(String.join("\n", report.lines())).containsOnly(Outcome.PASSED);
         assertThat(report.result("W21").orElseThrow().seen()).contains("holders 3 -> 2 pushed");
+        assertThat(report.result("W19").orElseThrow().seen()).contains("a stream opened anew with the released id was not counted");
     }
 
     @Test

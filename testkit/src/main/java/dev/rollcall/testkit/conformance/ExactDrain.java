@@ -57,6 +57,7 @@ final class ExactDrain {
     private String countdown;
     private long lastReleaseAt;
     private String releases = "";
+    private String anew = "";
 
     ExactDrain(ConformanceRun run) {
         this.run = run;
@@ -280,6 +281,8 @@ final class ExactDrain {
             }
             if (!c.expectDrain) {
                 lastReleaseAt = firstReleaseAt;
+            } else {
+                watchAnew();
             }
             return;
         }
@@ -292,6 +295,33 @@ final class ExactDrain {
             f.fail("W20", "ReleaseWorker of the streams' id while DRAINING failed: " + status(r.status()));
         } else {
             releases += "; the streams' id " + run.at(lastReleaseAt) + " (answered holders " + r.answer().getHolders() + ")";
+        }
+    }
+
+    /**
+     * W19: a coordinator that watches anew after its release is still released. A second stream of
+     * the holder stream's id must not be counted; its first answer is waited for at most the call timeout.
+     */
+    private void watchAnew() {
+        BlockingQueue<Event> first = new LinkedBlockingQueue<>();
+        WatchedStream again = WatchedStream.open(channel, "anew", 0, holderId, c.callTimeout, first);
+        try {
+            Event e = first.poll(timeoutNanos, TimeUnit.NANOSECONDS);
+            if (e != null && e.answer() != null) {
+                WorkerInfoResponse r = e.answer();
+                run.every().check("the released holder's stream opened anew", r);
+                if (r.getState() == ServingState.DRAINING
+                        && Integer.compareUnsigned(r.getHolders(), firstReleaseLeft) > 0) {
+                    f.fail("W19", "a stream opened anew with the released holder id counted again: holders "
+                            + r.getHolders() + " after the release answered " + firstReleaseLeft);
+                } else {
+                    anew = "; a stream opened anew with the released id was not counted (holders " + r.getHolders() + ")";
+                }
+            }
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+        } finally {
+            again.cancel();
         }
     }
 
@@ -346,7 +376,7 @@ final class ExactDrain {
             f.notChecked("W22", "the worker stopped before the kit let go (W19)");
         } else {
             f.pass("W19", "held " + ms(firstReleaseAt - drainSeenAt) + " after DRAINING by 3 holder streams under 2 ids: WorkerInfo answered"
-                    + " and every stream stayed open until the kit let go (" + releases + ")");
+                    + " and every stream stayed open until the kit let go (" + releases + ")" + anew);
         }
         if (firstReleaseAt != 0 && countdownAt == 0 && !f.failed("W21")) {
             f.fail("W21", "after the holder stream's id was released (answered holders " + firstReleaseLeft
