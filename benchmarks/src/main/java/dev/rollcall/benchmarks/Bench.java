@@ -86,6 +86,9 @@ public final class Bench {
         if (only.contains(7)) {
             scenario(report, "7. drain", () -> Drain.run(plan, report));
             scenario(report, "7. rolling restart", () -> RollingRestart.run(plan, report));
+            if (!Boolean.getBoolean("rollcall.bench.skip-exact-drain")) {
+                scenario(report, "7. exact drain", () -> ExactDrainRestart.run(plan, report));
+            }
         }
         if (only.contains(8)) {
             // Shared channels counts descriptors and heap in JVMs of their own and the restart counts calls:

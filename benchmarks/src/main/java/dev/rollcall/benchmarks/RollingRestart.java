@@ -165,13 +165,13 @@ final class RollingRestart {
     }
 
     /** {@code quiet} zero: close() as before drain existed (in-flight calls finish, nothing more). */
-    private static RollcallWorker start(BufferAllocator allocator, Duration quiet) throws Exception {
+    static RollcallWorker start(BufferAllocator allocator, Duration quiet) throws Exception {
         return RollcallWorker.builder().version("1.0.0").shutdownGrace(Duration.ofSeconds(5)).drainQuiet(quiet)
                 .flightProducer(new TenRows(allocator, TimeUnit.MILLISECONDS.toNanos(5))).start();
     }
 
     /** One Flight client per worker URL, reused across jobs; a failed one is dropped. */
-    private static final class Clients implements AutoCloseable {
+    static final class Clients implements AutoCloseable {
         private final BufferAllocator allocator;
         private final Map<String, FlightClient> byUrl = new ConcurrentHashMap<>();
         volatile String firstFailure;

@@ -17,6 +17,7 @@ import dev.rollcall.api.registry.ProtoSymbols;
 import dev.rollcall.api.registry.WorkerEndpoints;
 import dev.rollcall.api.registry.WorkerServices;
 import dev.rollcall.api.registry.WorkerVersions;
+import dev.rollcall.core.internal.drain.LeaseTable;
 import dev.rollcall.core.internal.lifecycle.ResolverLifecycle;
 import dev.rollcall.core.internal.probe.ProbeScheduler;
 import dev.rollcall.core.internal.settings.Plugins;
@@ -132,6 +133,21 @@ public final class WorkerResolver implements AutoCloseable {
      */
     public FleetSnapshot pin() {
         return current;
+    }
+
+    /**
+     * The current snapshot, pinned until the returned lease is closed: take one per query, in a
+     * try-with-resources around all of its work. With {@code rollcall.drain.exact=true} a worker that
+     * the leased snapshot lists is not released while the lease is open (see {@link SnapshotLease});
+     * otherwise it only pins, as {@link #pin()}. Lock-free, never blocks, any thread.
+     */
+    public SnapshotLease lease() {
+        LeaseTable table = rooms.leases();
+        if (table == null) {
+            return new SnapshotLease(current, null);
+        }
+        LeaseTable.Slot slot = table.acquire();
+        return new SnapshotLease(slot.snapshot(), slot);
     }
 
     /**
@@ -520,6 +536,20 @@ public final class WorkerResolver implements AutoCloseable {
          */
         public Builder keepalive(Duration time, Duration timeout) {
             overrides.keepalive(time, timeout);
+            return this;
+        }
+
+        /**
+         * Exact drain ({@code rollcall.drain.exact}, default false): this resolver holds the workers
+         * it watches under {@link #lease() leases} and tells each draining worker when it has let go
+         * ({@code ReleaseWorker}), so that the worker stops as soon as no query can still use it
+         * instead of after its {@code drain-quiet} guess. Only for code that takes every snapshot it
+         * plans with through {@link WorkerResolver#lease()}: a snapshot from {@link WorkerResolver#pin()}
+         * does not hold a worker. Needs kept probe channels ({@code rollcall.probe.keep-channels});
+         * {@link #build()} fails naming both keys otherwise.
+         */
+        public Builder exactDrain(boolean exact) {
+            overrides.exactDrain(exact);
             return this;
         }
 

@@ -52,6 +52,8 @@ public final class ProbeClient implements AutoCloseable {
     private final ExecutorService starts;
     private final int maxResponseBytes;
     private final ProbeTls tls;
+    /** Sent as {@code holder_id} on every {@code WatchWorkerInfo} request (exact drain); "" for none. */
+    private final String holderId;
 
     /** A client with its own event loop threads, named {@code threadName-N}; close it to stop them. */
     public ProbeClient(String threadName, int maxResponseBytes) {
@@ -60,6 +62,14 @@ public final class ProbeClient implements AutoCloseable {
 
     /** As {@link #ProbeClient(String, int)}, speaking TLS to {@code grpcs://} workers as {@code tls} says. */
     public ProbeClient(String threadName, int maxResponseBytes, ProbeTls tls) {
+        this(threadName, maxResponseBytes, tls, "");
+    }
+
+    /**
+     * As {@link #ProbeClient(String, int, ProbeTls)}, watching every worker as holder {@code holderId}
+     * (exact drain: the worker then waits for this client's {@code ReleaseWorker}); "" watches as before.
+     */
+    public ProbeClient(String threadName, int maxResponseBytes, ProbeTls tls, String holderId) {
         int threads = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
         this.eventLoop = new MultiThreadIoEventLoopGroup(threads,
                 new DefaultThreadFactory(threadName, true), NioIoHandler.newFactory());
@@ -67,6 +77,7 @@ public final class ProbeClient implements AutoCloseable {
                 new DefaultThreadFactory(threadName + "-start", true));
         this.maxResponseBytes = maxResponseBytes;
         this.tls = Objects.requireNonNull(tls, "tls");
+        this.holderId = Objects.requireNonNull(holderId, "holderId");
     }
 
     private ProbeClient(int maxResponseBytes, ProbeTls tls) {
@@ -74,6 +85,7 @@ public final class ProbeClient implements AutoCloseable {
         this.starts = null;
         this.maxResponseBytes = maxResponseBytes;
         this.tls = Objects.requireNonNull(tls, "tls");
+        this.holderId = "";
     }
 
     /**
@@ -292,8 +304,12 @@ public final class ProbeClient implements AutoCloseable {
             listener.ended(Status.fromThrowable(shutDown));
             return () -> { };
         }
-        WorkerInfoRequest request = WorkerInfoRequest.newBuilder()
-                .setHeartbeatMillis((int) Math.min(Integer.MAX_VALUE, heartbeat.toMillis())).build();
+        WorkerInfoRequest.Builder asked = WorkerInfoRequest.newBuilder()
+                .setHeartbeatMillis((int) Math.min(Integer.MAX_VALUE, heartbeat.toMillis()));
+        if (!holderId.isEmpty()) {
+            asked.setHolderId(holderId); // unset otherwise: the request of a coordinator before exact drain
+        }
+        WorkerInfoRequest request = asked.build();
         final class Observer implements StreamObserver<WorkerInfoResponse>, Watch {
             /** The last answer taken; only the call's callbacks touch it, one at a time. */
             private WorkerInfoResponse last;

@@ -21,10 +21,21 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param readiness  {@code rollcall.readiness.*}
  * @param resolver   {@code rollcall.resolver.*}
  * @param worker     {@code rollcall.worker.*}
+ * @param drain      {@code rollcall.drain.*}
  */
 @ConfigurationProperties("rollcall")
 public record RollcallProperties(Discovery discovery, Policy policy, Probe probe, Schemas schemas, String selector,
-                                 PreferLabels preferLabels, Readiness readiness, Resolver resolver, Worker worker) {
+                                 PreferLabels preferLabels, Readiness readiness, Resolver resolver, Worker worker,
+                                 Drain drain) {
+
+    /**
+     * Exact drain, the coordinator's side.
+     *
+     * @param exact hold workers only under resolver.lease() and release each draining worker as soon as no
+     *              lease needs it, so that it stops then instead of after drain-quiet; needs probe.keep-channels
+     */
+    public record Drain(@DefaultValue("false") boolean exact) {
+    }
 
     /**
      * Where candidates come from.

@@ -6,6 +6,7 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
+import dev.rollcall.core.internal.drain.DrainReleases;
 import dev.rollcall.core.internal.probe.ProbeScheduler;
 import dev.rollcall.core.internal.probe.ProbeTransport;
 import dev.rollcall.core.internal.schema.VersionSchemas;
@@ -20,9 +21,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -78,6 +77,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     private boolean discoveryAnswered;
     private boolean candidatesKnown;            // from discovery, or from the cache file
     private CandidateCache cache;               // null when none is configured
+    private DrainReleases drains;               // null unless rollcall.drain.exact
     private SerialContext.Timer recheck;        // a build the label preference asked for later
     private boolean closed;
     /** What the user's failed calls do to their workers. */
@@ -177,6 +177,9 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
             for (TrackedWorker t : left) {
                 untrack(t);
                 log.info("worker {} left discovery", t.url());
+                if (drains != null) {
+                    drains.left(t.url(), t.info() == null ? null : t.info().instanceId());
+                }
             }
             leavers.left(left);
         }
@@ -231,6 +234,13 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         }, maxWait.toNanos());
     }
 
+    /** Tells {@code drains} of every answer and every leaver, and keeps leavers open while it holds them. */
+    public void useDrains(DrainReleases drains) {
+        this.drains = drains;
+        leavers.holdWhile(t -> drains.holdsLeaver(t.url()));
+        drains.onLeaverFree(leavers::closeFreed);
+    }
+
     /** Whether candidates are known, from discovery or from the cache file. */
     public boolean candidatesKnown() {
         return candidatesKnown;
@@ -248,7 +258,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         }
         if (staleSince == null) {
             staleSince = clock.instant();
-            String why = describe(cause);
+            String why = DiscoveryFailure.describe(cause);
             if (discoveryAnswered) {
                 discoveryProblem = "discovery failing since " + staleSince + ": " + why;
                 log.warn("discovery failed; keeping the last {} candidates until it recovers: {}", tracked.size(), why);
@@ -270,23 +280,6 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
             pacer.changed();
             settle();
         }
-    }
-
-    /**
-     * The failure and its causes, each once, escaped and shortened ({@link PeerText}: a backend's
-     * text is in them): what a user without a logging binding still sees.
-     */
-    static String describe(Throwable cause) {
-        StringBuilder sb = new StringBuilder(String.valueOf(cause));
-        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        seen.add(cause);
-        for (Throwable c = cause.getCause(); c != null && seen.add(c); c = c.getCause()) {
-            String text = String.valueOf(c);
-            if (sb.indexOf(text) < 0) {
-                sb.append(" (caused by ").append(text).append(')');
-            }
-        }
-        return PeerText.escape(sb, 500);
     }
 
     /** {@code t} is no candidate any more; its probes and connection are left to {@link #closeLeaving}. */
@@ -365,6 +358,9 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
             ServingState serving = t.serving();
             WorkerInfo info = t.info();
             urgent = t.answered(a.info(), a.state(), a.revision(), context.nanoTime());
+            if (drains != null) {
+                drains.answered(t.url(), t.info().instanceId(), t.said());
+            }
             if (!urgent && was == t.state() && serving == t.serving() && Objects.equals(info, t.info())) {
                 // The same answer again (a refresh, a stream's first push): nothing for a reader to see,
                 // and no build. Right after converging on 10,000 workers each stream's first answer
@@ -423,8 +419,8 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         }
     }
 
-    /** The open channel of the worker at {@code url}, if it is tracked and has one (for schema fetches). */
-    private ManagedChannel channelOf(String url) {
+    /** The open channel of the worker at {@code url}, if it is tracked and has one (schema fetches, releases). */
+    public ManagedChannel channelOf(String url) {
         TrackedWorker t = byUrl.get(url);
         return t == null ? null : probes.channel(t);
     }
@@ -438,6 +434,9 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     public List<ManagedChannel> close() {
         closed = true;
         pacer.close();
+        if (drains != null) {
+            drains.close();
+        }
         if (recheck != null) {
             recheck.cancel();
         }

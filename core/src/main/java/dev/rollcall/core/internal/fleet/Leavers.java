@@ -5,6 +5,7 @@ import dev.rollcall.core.internal.serial.SerialContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * The workers that left discovery whose connections are still open, and when to close them. They
@@ -19,6 +20,9 @@ import java.util.concurrent.TimeUnit;
  * the worker at its other end, on the machine the newcomers' probes need: a churn of 100 of 10,000
  * waited for 100 closes (measured in BENCHMARKS.md, "A fifth round").
  *
+ * <p>With exact drain, a leaver that a lease still holds keeps its connection (closing it would
+ * release the worker) until {@link #closeFreed} finds it let go.
+ *
  * <p>Confined to the resolver's serial context.
  */
 final class Leavers {
@@ -32,6 +36,9 @@ final class Leavers {
     private final SerialContext context;
     private final ProbeScheduler<TrackedWorker> probes;
     private final List<TrackedWorker> leftOpen = new ArrayList<>();
+    /** Leavers a lease holds (exact drain): open until {@link #closeFreed} finds them let go. */
+    private final List<TrackedWorker> heldOpen = new ArrayList<>();
+    private Predicate<TrackedWorker> held = t -> false;
     private boolean closeQueued;
     /** When the oldest of {@link #leftOpen} left (context ticker). */
     private long leftOpenSince;
@@ -42,6 +49,21 @@ final class Leavers {
     Leavers(SerialContext context, ProbeScheduler<TrackedWorker> probes) {
         this.context = context;
         this.probes = probes;
+    }
+
+    /** Which leavers must keep their connections open for now (exact drain); default none. */
+    void holdWhile(Predicate<TrackedWorker> held) {
+        this.held = held;
+    }
+
+    /** Closes the connections of the held leavers that are held no more. */
+    void closeFreed() {
+        if (closed || heldOpen.isEmpty()) {
+            return;
+        }
+        List<TrackedWorker> now = new ArrayList<>();
+        heldOpen.removeIf(t -> !held.test(t) && now.add(t));
+        now.forEach(probes::forget);
     }
 
     /** {@code left} are no candidates any more; their connections stay open until {@link #closeSoon}. */
@@ -68,6 +90,7 @@ final class Leavers {
         if (closed || leftOpen.isEmpty()) {
             return;
         }
+        leftOpen.removeIf(t -> held.test(t) && heldOpen.add(t));
         long waited = context.nanoTime() - leftOpenSince;
         boolean all = !probes.busy() || waited >= CLOSE_LEFT_WITHIN_NANOS;
         List<TrackedWorker> now = new ArrayList<>();
@@ -89,8 +112,10 @@ final class Leavers {
         if (closeLeftLater != null) {
             closeLeftLater.cancel();
         }
-        List<TrackedWorker> open = List.copyOf(leftOpen);
+        List<TrackedWorker> open = new ArrayList<>(leftOpen);
+        open.addAll(heldOpen);
         leftOpen.clear();
+        heldOpen.clear();
         return open;
     }
 }

@@ -165,6 +165,11 @@ final class TrackedWorker implements ProbeTarget, ShownWorker {
         return labelledDraining ? ServingState.DRAINING : serving;
     }
 
+    /** What its own last answer said (discovery's label aside): whether the process itself drains. */
+    ServingState said() {
+        return serving;
+    }
+
     /** Whether readers may be using it: it answered, serves, and nothing has cast doubt on it since. */
     @Override
     public boolean inUse() {

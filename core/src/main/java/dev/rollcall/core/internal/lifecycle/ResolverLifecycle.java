@@ -10,6 +10,9 @@ import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.internal.LiveResolvers;
 import dev.rollcall.core.internal.ProbeClient;
 import dev.rollcall.core.internal.calls.CallPath;
+import dev.rollcall.core.internal.drain.DrainReleases;
+import dev.rollcall.core.internal.drain.LeaseTable;
+import dev.rollcall.core.internal.drain.ReleaseCall;
 import dev.rollcall.core.internal.fleet.CandidateCache;
 import dev.rollcall.core.internal.fleet.DiscoveryFeed;
 import dev.rollcall.core.internal.fleet.FleetTracker;
@@ -74,6 +77,8 @@ public final class ResolverLifecycle {
     private final SerialContext context;
     private final SnapshotFanOut fanOut;
     private final FleetTracker tracker;
+    /** Exact drain ({@code rollcall.drain.exact}); null when off. */
+    private final DrainReleases drains;
     private final LiveViews live;
     private final CandidateCache cache;         // null when none is configured
     private final Duration cacheMaxWait;
@@ -100,7 +105,8 @@ public final class ResolverLifecycle {
         this.discovery = given.discovery();
         this.policy = given.policy();
         this.published = published;
-        this.probes = new ProbeClient("rollcall-probe-" + name, probe.maxResponseBytes(), probe.tls());
+        String holderId = settings.exactDrain() ? DrainReleases.newHolderId() : "";
+        this.probes = new ProbeClient("rollcall-probe-" + name, probe.maxResponseBytes(), probe.tls(), holderId);
         this.serialThread = new ScheduledThreadPoolExecutor(1, NamedThreads.daemon("rollcall-resolver-" + name));
         this.serialThread.setRemoveOnCancelPolicy(true);
         Ticker ticker = given.ticker() != null ? given.ticker() : Ticker.systemTicker();
@@ -127,6 +133,14 @@ public final class ResolverLifecycle {
                 given.clock(), jitter, ManagementFactory.getThreadMXBean()::getCurrentThreadCpuTime);
         this.tracker = new FleetTracker(parts, probe, schemas, new SnapshotBuilder(policy, given.clock(), schemas,
                 schema.keys(), settings.labels(), context::nanoTime, initial), this::publish);
+        if (settings.exactDrain()) {
+            this.drains = new DrainReleases(context, new ReleaseCall(tracker::channelOf, probe.timeout()), holderId,
+                    initial);
+            tracker.useDrains(drains);
+            log.debug("resolver {}: exact drain on, holder id {}", name, holderId);
+        } else {
+            this.drains = null;
+        }
         // rollcall: name resolvers follow on a path of their own: never behind a user's listener.
         this.calls = new CallPath(name, given.sequence(), context, tracker, current, () -> closed,
                 fanOut::addFollower, probe);
@@ -152,6 +166,11 @@ public final class ResolverLifecycle {
         return tracker.probes();
     }
 
+    /** The leases of the published snapshots, or null when exact drain is off (a lease then only pins). */
+    public LeaseTable leases() {
+        return drains == null ? null : drains.leases();
+    }
+
     /** Whether candidates are known (from discovery or the cache file) as of the last snapshot published. */
     public boolean candidatesKnown() {
         return candidatesKnown;
@@ -161,6 +180,9 @@ public final class ResolverLifecycle {
     private void publish(FleetSnapshot snapshot) {
         candidatesKnown = tracker.candidatesKnown();
         published.accept(snapshot);
+        if (drains != null) {
+            drains.published(snapshot);
+        }
         fanOut.publish(snapshot);
     }
 

@@ -16,7 +16,7 @@ public record ResolverOverrides(Duration probeTimeout, Integer probeConcurrency,
                          Duration keepaliveTime, Duration keepaliveTimeout, Integer maxResponseBytes,
                          Integer maxCandidates, Path tlsCa, Path tlsCert, Path tlsKey, String tlsAuthority,
                          Boolean fetchSchemas, KeyPaths keyPaths, LabelSelector selector,
-                         LabelSelector preferLabels, int preferMinWorkers) {
+                         LabelSelector preferLabels, int preferMinWorkers, Boolean exactDrain) {
 
     /** Nothing given in code. */
     static final ResolverOverrides NONE = new Draft().done();
@@ -45,6 +45,7 @@ public record ResolverOverrides(Duration probeTimeout, Integer probeConcurrency,
         private LabelSelector selector;
         private LabelSelector preferLabels;
         private int preferMinWorkers;
+        private Boolean exactDrain;
 
         public Draft probeTimeout(Duration timeout) {
             probeTimeout = positive(timeout, "probeTimeout");
@@ -137,6 +138,11 @@ public record ResolverOverrides(Duration probeTimeout, Integer probeConcurrency,
             return this;
         }
 
+        public Draft exactDrain(boolean exact) {
+            exactDrain = exact;
+            return this;
+        }
+
         public Draft keyPaths(KeyPaths keys) {
             keyPaths = Objects.requireNonNull(keys, "keys");
             return this;
@@ -146,7 +152,7 @@ public record ResolverOverrides(Duration probeTimeout, Integer probeConcurrency,
         public ResolverOverrides done() {
             return new ResolverOverrides(probeTimeout, probeConcurrency, backoffInitial, backoffMax, refreshInterval,
                     keepChannels, keepaliveTime, keepaliveTimeout, maxResponseBytes, maxCandidates, tlsCa, tlsCert,
-                    tlsKey, tlsAuthority, fetchSchemas, keyPaths, selector, preferLabels, preferMinWorkers);
+                    tlsKey, tlsAuthority, fetchSchemas, keyPaths, selector, preferLabels, preferMinWorkers, exactDrain);
         }
 
         private static Duration positive(Duration d, String what) {

@@ -6,13 +6,17 @@ import dev.rollcall.api.Settings;
 
 /**
  * Everything a resolver reads from its configuration and the overrides given in code, validated:
- * probing, schemas and keys, label rules, the candidate limit and the cache file. Overrides win;
- * the defaults are in each part's constants and in core's README.
+ * probing, schemas and keys, label rules, the candidate limit, the cache file and exact drain.
+ * Overrides win; the defaults are in each part's constants and in core's README.
  *
- * @param cache the cache file's settings, or {@code null} when none is configured
+ * @param cache      the cache file's settings, or {@code null} when none is configured
+ * @param exactDrain {@code rollcall.drain.exact}: hold workers only under leases and release them
  */
 public record ResolverSettings(ProbeSettings probe, SchemaSettings schema, LabelSettings labels, int maxCandidates,
-                        CacheSettings cache) {
+                        CacheSettings cache, boolean exactDrain) {
+
+    public static final String EXACT_DRAIN_KEY = "rollcall.drain.exact";
+    static final String KEEP_CHANNELS_KEY = "rollcall.probe.keep-channels";
 
     public static final String MAX_CANDIDATES_KEY = "rollcall.discovery.max-candidates";
     /**
@@ -36,7 +40,15 @@ public record ResolverSettings(ProbeSettings probe, SchemaSettings schema, Label
         LabelSettings labels = LabelSettings.read(root, overrides);
         int candidates = maxCandidates(root, overrides.maxCandidates());
         CacheSettings cache = CacheSettings.read(root, candidates).orElse(null);
-        return new ResolverSettings(probe, schema, labels, candidates, cache);
+        boolean exact = overrides.exactDrain() != null ? overrides.exactDrain() : root.bool(EXACT_DRAIN_KEY, false);
+        if (exact && !probe.keepChannels()) {
+            // A release goes over the kept connection its stream lives on; without one there is no
+            // stream to hold the worker, so the worker would fall back to its quiet period anyway.
+            throw ConfigurationException.invalid(EXACT_DRAIN_KEY, "true", "false while " + KEEP_CHANNELS_KEY
+                    + " is false (exact drain holds and releases workers over the kept connections;"
+                    + " set " + KEEP_CHANNELS_KEY + "=true or " + EXACT_DRAIN_KEY + "=false)");
+        }
+        return new ResolverSettings(probe, schema, labels, candidates, cache, exact);
     }
 
     /** {@code rollcall.discovery.max-candidates}, or {@code set} when the builder gave one. */
