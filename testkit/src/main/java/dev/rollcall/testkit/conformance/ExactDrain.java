@@ -182,11 +182,19 @@ final class ExactDrain {
             f.fail("W20", "ReleaseWorker with another process's instance_id: " + status(other.status())
                     + ", not FAILED_PRECONDITION");
         }
+        if (holder.last.getState() == ServingState.DRAINING) {
+            // Already draining: a release now would let go of the worker before the kit has watched its drain.
+            if (!f.failed("W20")) {
+                f.pass("W20", "another process's instance_id refused with FAILED_PRECONDITION (the worker was"
+                        + " already draining: no release of this one's was sent)");
+            }
+            badIds(instance);
+            return;
+        }
         Release own = run.calls().release(channel, holderId, instance);
-        boolean serving = holder.last.getState() != ServingState.DRAINING;
         if (own.answer() == null) {
             f.fail("W20", "ReleaseWorker with this process's instance_id failed: " + status(own.status()));
-        } else if (serving && own.answer().getHolders() != 0) {
+        } else if (own.answer().getHolders() != 0) {
             f.fail("W20", "ReleaseWorker while " + Answers.state(holder.last) + " answered holders "
                     + Integer.toUnsignedString(own.answer().getHolders()) + " (0 when not draining)");
         } else if (!f.failed("W20")) {
