@@ -17,6 +17,19 @@ const BOUNDS = {
   services: 256, handlers: 1024, nameChars: 256,
 };
 
+/** A holder id ("Exact drain", W18): 1 to 64 printable ASCII characters. */
+const MAX_HOLDER_ID_CHARS = 64;
+
+/** Why {@code id} is not a holder id, naming the bound (the id escaped), or null. */
+function holderIdProblem(field, id) {
+  if (id.length > 0 && id.length <= MAX_HOLDER_ID_CHARS && /^[\x21-\x7e]+$/.test(id)) {
+    return null;
+  }
+  const shown = JSON.stringify(id.slice(0, MAX_HOLDER_ID_CHARS)); // escapes controls: it cannot forge a log line
+  return `${field} ${shown} (${id.length} characters) is not 1 to ${MAX_HOLDER_ID_CHARS} printable ASCII characters`
+      + ' (U+0021 to U+007E)';
+}
+
 /** Revisions come from one counter per process: they grow with every change and never repeat ("Revisions"). */
 let lastRevision = 0;
 
@@ -193,7 +206,14 @@ class Watch {
   }
 }
 
-/** The service: the current answer, its changes, and the streams that watch it. */
+/**
+ * The service: the current answer, its changes, and the streams that watch it.
+ *
+ * Exact drain (W18-W22): a stream opened with a holder_id holds the worker while it drains, until
+ * its coordinator sends ReleaseWorker with that id or the stream ends; a release holds for every
+ * stream of the id until the drain ends. While DRAINING every answer says how many streams still
+ * hold it (holders), and a change of that count is a new revision, pushed.
+ */
 class WorkerInfoService {
   /**
    * @param {object} o version, instanceId, labels (object), services ([{name, visibility}]), state
@@ -207,6 +227,9 @@ class WorkerInfoService {
     this.log = o.log;
     this.watches = new Set();
     this.perConnection = new Map();
+    this.holderStreams = new Map(); // Watch -> { id, peer }
+    this.released = new Set();      // holder ids released in this drain, at most maxWatches
+    this.onReleased = [];           // callbacks waiting for holding() to reach 0
     this.current = null;
     this.change({ labels: o.labels, services: o.services, state: o.state }, 'started');
   }
@@ -217,14 +240,19 @@ class WorkerInfoService {
    */
   change(fields, why) {
     const was = this.current;
+    const state = fields.state ?? was.state;
+    if (was && state !== was.state && (state === 'DRAINING' || was.state === 'DRAINING')) {
+      this.released.clear(); // a drain starts with every holder holding; leaving it forgets the releases
+    }
     const answer = {
       version: this.version,
       instance_id: this.instanceId,
       labels: fields.labels ?? was.labels,
       services: fields.services ?? was.services,
-      state: fields.state ?? was.state,
+      state,
       revision: lastRevision + 1,
       heartbeat_millis: 0,
+      holders: state === 'DRAINING' ? this.holding() : 0,
     };
     const problem = boundsProblem(answer);
     if (problem) {
@@ -233,10 +261,55 @@ class WorkerInfoService {
     lastRevision = answer.revision;
     this.current = answer;
     this.log(`revision ${answer.revision}: state ${answer.state}, labels ${JSON.stringify(answer.labels)}, `
-        + `${answer.services.length} services (${why})`);
+        + `${answer.services.length} services${state === 'DRAINING' ? `, ${answer.holders} holders` : ''} (${why})`);
     for (const w of this.watches) {
       w.offer();
     }
+    this.checkReleased();
+  }
+
+  /** Holder streams that hold the worker now: open, their id not released in this drain. */
+  holding() {
+    let n = 0;
+    for (const h of this.holderStreams.values()) {
+      if (!this.released.has(h.id)) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Who still holds the worker, for the stop's log line. */
+  stillHolding() {
+    return [...this.holderStreams.values()].filter((h) => !this.released.has(h.id))
+      .map((h) => `'${h.id}' from ${h.peer}`);
+  }
+
+  /** Streams without a holder id: coordinators that keep W13's quiet period. */
+  plainWatchers() {
+    return this.watches.size - this.holderStreams.size;
+  }
+
+  /** Calls {@code callback} once no holder stream holds the worker (at once if none does). */
+  whenReleased(callback) {
+    this.onReleased.push(callback);
+    this.checkReleased();
+  }
+
+  checkReleased() {
+    if (this.onReleased.length > 0 && this.holding() === 0) {
+      const waiting = this.onReleased;
+      this.onReleased = [];
+      waiting.forEach((callback) => callback());
+    }
+  }
+
+  /** The count of holders changed: while draining that is a new answer (W21). */
+  holdersChanged(why) {
+    if (this.current.state === 'DRAINING' && this.current.holders !== this.holding()) {
+      this.change({}, why);
+    }
+    this.checkReleased();
   }
 
   state(state, why) {
@@ -261,11 +334,45 @@ class WorkerInfoService {
     return {
       WorkerInfo: (call, callback) => callback(null, this.current),
       WatchWorkerInfo: (call) => this.watch(call),
+      ReleaseWorker: (call, callback) => this.release(call, callback),
     };
+  }
+
+  /** ReleaseWorker (W20): only for this process; outside a drain it changes nothing. */
+  release(call, callback) {
+    const { holder_id: id, instance_id: instance } = call.request;
+    const bad = holderIdProblem('holder_id', id);
+    if (bad) {
+      callback({ code: grpc.status.INVALID_ARGUMENT, details: bad });
+      return;
+    }
+    if (instance !== this.instanceId) {
+      callback({ code: grpc.status.FAILED_PRECONDITION, details: `instance_id ${JSON.stringify(instance.slice(0, 128))}`
+          + ` is not this worker process's ('${this.instanceId}'): released nothing` });
+      return;
+    }
+    const draining = this.current.state === 'DRAINING';
+    if (draining && !this.released.has(id)) {
+      if (this.released.size >= this.maxWatches) {
+        callback({ code: grpc.status.RESOURCE_EXHAUSTED, details: 'this drain already keeps as many released holder'
+            + ` ids as the worker serves watches (--max-watches=${this.maxWatches})` });
+        return;
+      }
+      this.released.add(id);
+      this.log(`released by '${id}' (${call.getPeer()}): ${this.holding()} holders left`);
+      this.holdersChanged(`released by '${id}'`);
+    }
+    callback(null, { holders: draining ? this.holding() : 0 });
   }
 
   watch(call) {
     const peer = call.getPeer();
+    const holderId = call.request.holder_id;
+    const bad = holderId === '' ? null : holderIdProblem('holder_id', holderId);
+    if (bad) {
+      call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details: bad });
+      return;
+    }
     const refusal = this.watches.size >= this.maxWatches
       ? `this worker already serves as many WatchWorkerInfo streams as it may (--max-watches=${this.maxWatches})`
       : (this.perConnection.get(peer) ?? 0) >= this.maxWatchesPerConnection
@@ -296,15 +403,26 @@ class WorkerInfoService {
         this.perConnection.delete(peer);
       }
       this.log(`watch from ${peer} ended (${this.watches.size} open)`);
+      if (this.holderStreams.delete(w)) {
+        this.holdersChanged(`the holder stream of '${holderId}' ended`);
+      }
     };
     call.on('cancelled', release);
     call.on('finish', release);
     call.on('close', release);
     call.on('error', release);
-    this.log(`watch from ${peer} opened, heartbeat ${w.heartbeatMs} ms granted (asked ${asked}), `
-        + `${this.watches.size} open`);
+    if (holderId !== '') {
+      this.holderStreams.set(w, { id: holderId, peer });
+    }
+    this.log(`watch from ${peer} opened${holderId ? ` by holder '${holderId}'` : ''}, heartbeat ${w.heartbeatMs} ms`
+        + ` granted (asked ${asked}), ${this.watches.size} open`);
+    if (holderId !== '' && this.current.state === 'DRAINING' && !this.released.has(holderId)) {
+      this.holdersChanged(`holder '${holderId}' watches`); // its first answer already counts it
+    }
     w.offer(); // the first answer at once: the same as the unary answer
   }
 }
 
-module.exports = { WorkerInfoService, grantedHeartbeat, boundsProblem, MIN_HEARTBEAT_MS, MAX_HEARTBEAT_MS };
+module.exports = {
+  WorkerInfoService, grantedHeartbeat, boundsProblem, holderIdProblem, MIN_HEARTBEAT_MS, MAX_HEARTBEAT_MS,
+};

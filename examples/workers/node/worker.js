@@ -21,8 +21,9 @@ const USAGE = `usage: node worker.js --version VERSION [options]
   --instance-id ID               overrides the random id of this process start
   --not-serving                  start NOT_SERVING (say 'serving' on standard input when ready)
   --proto FILE                   rollcall/v1/worker.proto (default $ROLLCALL_PROTO, else the repository's)
-  --drain-quiet-ms MS            after SIGTERM, keep serving this long when watched (default 500)
-  --shutdown-grace-ms MS         then let calls finish this long (default 5000)
+  --drain-quiet-ms MS            after SIGTERM, keep serving this long when a watcher without a holder id
+                                 watched at the drain (default 500); holders end the drain by releasing
+  --shutdown-grace-ms MS         the longest the stop waits for holders to let go, then for calls (default 5000)
   --max-watches N                WatchWorkerInfo streams at once (default 1024)
   --max-watches-per-connection N per connection (default 16)
   --max-request-bytes N          largest request message (default 4096)
@@ -152,8 +153,16 @@ function main() {
   });
 
   let drainedAt = null;
+  let plainAtDrain = false; // a watcher without a holder id watched at the drain: it keeps W13's quiet period
+  let heldAtDrain = 0; // holder streams that held it when it drained, for the stop's log line
+  const drain = (why) => {
+    plainAtDrain = info.plainWatchers() > 0;
+    info.state('DRAINING', why);
+    heldAtDrain = info.holding();
+    drainedAt = Date.now();
+  };
   const commands = {
-    drain: () => { info.state('DRAINING', 'drain on standard input'); drainedAt = Date.now(); },
+    drain: () => { if (info.current.state !== 'DRAINING') { drain('drain on standard input'); } },
     resume: () => info.state('SERVING', 'resume on standard input'),
     serving: () => info.state('SERVING', 'serving on standard input'),
     'not-serving': () => info.state('NOT_SERVING', 'not-serving on standard input'),
@@ -193,13 +202,14 @@ function main() {
       process.exit(0);
     }
     stopping = true;
+    const stopAt = Date.now();
     if (info.current.state !== 'DRAINING') {
-      info.state('DRAINING', `${signal}: draining, then stopping`);
-      drainedAt = Date.now();
+      drain(`${signal}: draining, then stopping`);
     }
-    // A coordinator may have planned on this worker just before it heard: keep serving a moment.
-    const quiet = info.watchers() > 0 && drainedAt !== null ? Math.max(0, drainedAt + o.drainQuietMs - Date.now()) : 0;
-    setTimeout(() => {
+    // A coordinator without a holder id may have planned on this worker just before it heard: keep
+    // serving a moment. Holders say when they let go (exact drain, W22): no quiet period for them.
+    const quiet = plainAtDrain ? Math.max(0, drainedAt + o.drainQuietMs - Date.now()) : 0;
+    const stopNow = () => {
       info.endWatches();
       const grace = setTimeout(() => {
         log(`calls still running after the ${o.shutdownGraceMs} ms grace: cancelling them`);
@@ -211,6 +221,29 @@ function main() {
         log('stopped');
         process.exit(0);
       });
+    };
+    setTimeout(() => {
+      // Then every holder must let go, at most until the grace is up (a silent holder cannot hold the stop).
+      let done = false;
+      const holdersGone = () => {
+        if (!done) {
+          done = true;
+          clearTimeout(graceUp);
+          if (heldAtDrain > 0) {
+            log(`every holder let go ${Date.now() - drainedAt} ms after the drain (${heldAtDrain} held it then)`);
+          }
+          stopNow();
+        }
+      };
+      const graceUp = setTimeout(() => {
+        if (!done) {
+          done = true;
+          log(`after the ${o.shutdownGraceMs} ms grace, ${info.holding()} holders still hold it`
+              + ` (${info.stillHolding().join('; ')}): stopping anyway`);
+          stopNow();
+        }
+      }, Math.max(0, stopAt + o.shutdownGraceMs - Date.now()));
+      info.whenReleased(holdersGone);
     }, quiet);
   };
   process.on('SIGTERM', () => stop('SIGTERM'));

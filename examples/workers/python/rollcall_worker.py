@@ -24,6 +24,9 @@ HEARTBEAT_SLACK_S = 0.1
 BOUNDS = dict(version=256, instance_id=128, labels=128, label_key=317, label_value=1024,
               services=256, handlers=1024, name=256)
 
+#: A holder id ("Exact drain", W18): 1 to 64 printable ASCII characters.
+MAX_HOLDER_ID_CHARS = 64
+
 #: Revisions come from one counter per process: they grow with every change, never repeat ("Revisions").
 _revisions = itertools.count(1)
 
@@ -44,9 +47,23 @@ class Protocol:
         self.states = {v.name: v.number for v in pool.FindEnumTypeByName("rollcall.v1.ServingState").values}
         self.visibilities = {v.name: v.number for v in pool.FindEnumTypeByName("rollcall.v1.Visibility").values}
         self.methods = {m.name for m in pool.FindServiceByName(SERVICE).methods}
+        # Exact drain (W18-W22): in a protoset from before it there is no ReleaseWorker, and the worker drains as W13 says.
+        self.exact_drain = "ReleaseWorker" in self.methods
+        if self.exact_drain:
+            self.ReleaseRequest = get(pool.FindMessageTypeByName("rollcall.v1.ReleaseWorkerRequest"))
+            self.ReleaseResponse = get(pool.FindMessageTypeByName("rollcall.v1.ReleaseWorkerResponse"))
         missing = {"WorkerInfo", "WatchWorkerInfo"} - self.methods
         if missing:
             raise ValueError(f"{protoset} has no {', '.join(sorted(missing))} in {SERVICE}")
+
+
+def holder_id_problem(field, holder_id):
+    """Why holder_id is not a holder id, naming the bound (the id escaped), or None."""
+    if 0 < len(holder_id) <= MAX_HOLDER_ID_CHARS and all(0x21 <= ord(c) <= 0x7E for c in holder_id):
+        return None
+    shown = ascii(holder_id[:MAX_HOLDER_ID_CHARS])  # escapes controls: it cannot forge a log line
+    return (f"{field} {shown} ({len(holder_id)} characters) is not 1 to {MAX_HOLDER_ID_CHARS} printable ASCII"
+            " characters (U+0021 to U+007E)")
 
 
 def granted_heartbeat(asked_ms: int) -> int:
@@ -140,7 +157,13 @@ class _Watch:
 
 
 class WorkerInfoService:
-    """The current answer, its changes, and the streams that watch it. Runs on one asyncio loop."""
+    """The current answer, its changes, and the streams that watch it. Runs on one asyncio loop.
+
+    Exact drain (W18-W22): a stream opened with a holder_id holds the worker while it drains, until
+    its coordinator sends ReleaseWorker with that id or the stream ends; a release holds for every
+    stream of the id until the drain ends. While DRAINING every answer says how many streams still
+    hold it (holders), and a change of that count is a new revision, pushed.
+    """
 
     def __init__(self, protocol: Protocol, version, instance_id, labels, services, state,
                  max_watches, max_watches_per_connection, log):
@@ -152,6 +175,9 @@ class WorkerInfoService:
         self._log = log
         self._watches = set()
         self._per_connection = {}
+        self._holder_streams = {}  # _Watch -> (holder id, peer)
+        self._released = set()  # holder ids released in this drain, at most max_watches
+        self._holders_changed = asyncio.Event()
         self._labels, self._services, self._state = {}, [], "SERVING"
         self.current = None
         self.change(labels=labels, services=services, state=state, why="started")
@@ -167,6 +193,38 @@ class WorkerInfoService:
     def watchers(self) -> int:
         return len(self._watches)
 
+    def plain_watchers(self) -> int:
+        """Streams without a holder id: coordinators that keep W13's quiet period."""
+        return len(self._watches) - len(self._holder_streams)
+
+    def holding(self) -> int:
+        """Holder streams that hold the worker now: open, their id not released in this drain."""
+        return sum(1 for holder, _ in self._holder_streams.values() if holder not in self._released)
+
+    def still_holding(self):
+        return [f"'{holder}' from {peer}" for holder, peer in self._holder_streams.values()
+                if holder not in self._released]
+
+    async def until_released(self, timeout_s: float) -> bool:
+        """Waits until no holder stream holds the worker, at most timeout_s; returns whether none does."""
+        deadline = time.monotonic() + timeout_s
+        while self.holding() > 0:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._holders_changed.clear()
+            try:
+                await asyncio.wait_for(self._holders_changed.wait(), left)
+            except asyncio.TimeoutError:
+                pass
+        return True
+
+    def _count_changed(self, why):
+        """The count of holders changed: while draining that is a new answer (W21)."""
+        if self._state == "DRAINING" and self.current.unary.holders != self.holding():
+            self.change(why=why)
+        self._holders_changed.set()
+
     def change(self, labels=None, services=None, state=None, why=""):
         """A new answer with a higher revision, sent to every stream; raises, changing nothing, past a bound."""
         labels = dict(self._labels if labels is None else labels)
@@ -175,11 +233,17 @@ class WorkerInfoService:
         problem = bounds_problem(self._version, self._instance_id, labels, services)
         if problem:
             raise ValueError(f"refused: {problem}; coordinators would leave this worker out")
+        if state != self._state and "DRAINING" in (state, self._state):
+            self._released.clear()  # a drain starts with every holder holding; leaving it forgets the releases
+        holders = self.holding() if state == "DRAINING" else 0
+        extra = {"holders": holders} if self._p.exact_drain else {}
         response = self._p.Response(version=self._version, instance_id=self._instance_id, labels=labels,
-                                    services=services, state=self._p.states[state], revision=next(_revisions))
+                                    services=services, state=self._p.states[state], revision=next(_revisions), **extra)
         self._labels, self._services, self._state = labels, services, state
         self.current = Answer(response)
-        self._log(f"revision {response.revision}: state {state}, labels {labels}, {len(services)} services ({why})")
+        self._log(f"revision {response.revision}: state {state}, labels {labels}, {len(services)} services"
+                  f"{f', {holders} holders' if state == 'DRAINING' else ''} ({why})")
+        self._holders_changed.set()
         for w in self._watches:
             w.woken.set()
 
@@ -195,7 +259,13 @@ class WorkerInfoService:
 
     def handler(self) -> grpc.GenericRpcHandler:
         p = self._p
+        methods = {}
+        if p.exact_drain:
+            methods["ReleaseWorker"] = grpc.unary_unary_rpc_method_handler(
+                self._release_worker, request_deserializer=p.ReleaseRequest.FromString,
+                response_serializer=p.ReleaseResponse.SerializeToString)
         return grpc.method_handlers_generic_handler(SERVICE, {
+            **methods,
             "WorkerInfo": grpc.unary_unary_rpc_method_handler(
                 self._worker_info, request_deserializer=p.Request.FromString,
                 response_serializer=p.Response.SerializeToString),
@@ -206,6 +276,26 @@ class WorkerInfoService:
 
     async def _worker_info(self, request, context):
         return self.current.unary
+
+    async def _release_worker(self, request, context):
+        """ReleaseWorker (W20): only for this process; outside a drain it changes nothing."""
+        bad = holder_id_problem("holder_id", request.holder_id)
+        if bad:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, bad)
+        if request.instance_id != self._instance_id:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
+                                f"instance_id {ascii(request.instance_id[:128])} is not this worker process's"
+                                f" ('{self._instance_id}'): released nothing")
+        draining = self._state == "DRAINING"
+        if draining and request.holder_id not in self._released:
+            if len(self._released) >= self._max_watches:
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                    "this drain already keeps as many released holder ids as the worker serves"
+                                    f" watches (--max-watches={self._max_watches})")
+            self._released.add(request.holder_id)
+            self._log(f"released by '{request.holder_id}' ({context.peer()}): {self.holding()} holders left")
+            self._count_changed(f"released by '{request.holder_id}'")
+        return self._p.ReleaseResponse(holders=self.holding() if draining else 0)
 
     def _refusal(self, peer):
         if len(self._watches) >= self._max_watches:
@@ -218,6 +308,10 @@ class WorkerInfoService:
 
     async def _watch_worker_info(self, request, context):
         peer = context.peer()
+        holder = request.holder_id if self._p.exact_drain else ""
+        bad = holder_id_problem("holder_id", holder) if holder else None
+        if bad:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, bad)
         refusal = self._refusal(peer)
         if refusal:
             self._log(f"refused a WatchWorkerInfo stream from {peer}: {refusal}")
@@ -225,12 +319,18 @@ class WorkerInfoService:
         w = _Watch(granted_heartbeat(request.heartbeat_millis))
         self._watches.add(w)
         self._per_connection[peer] = self._per_connection.get(peer, 0) + 1
-        self._log(f"watch from {peer} opened, heartbeat {w.heartbeat_ms} ms granted"
-                  f" (asked {request.heartbeat_millis}), {len(self._watches)} open")
+        if holder:
+            self._holder_streams[w] = (holder, peer)
+        self._log(f"watch from {peer} opened{f' by holder {holder!r}' if holder else ''}, heartbeat {w.heartbeat_ms}"
+                  f" ms granted (asked {request.heartbeat_millis}), {len(self._watches)} open")
+        if holder and self._state == "DRAINING" and holder not in self._released:
+            self._count_changed(f"holder '{holder}' watches")  # its first answer already counts it
         try:
             await self._serve(w, context)
         finally:
             self._watches.discard(w)
+            if self._holder_streams.pop(w, None) is not None:
+                self._count_changed(f"the holder stream of '{holder}' ended")
             n = self._per_connection.pop(peer) - 1
             if n > 0:
                 self._per_connection[peer] = n

@@ -76,9 +76,10 @@ def arguments(argv):
                    default=Path(os.environ.get("ROLLCALL_PROTOSET", HERE / "rollcall-v1.protoset")),
                    help="FileDescriptorSet of rollcall/v1/worker.proto (default $ROLLCALL_PROTOSET, else the one here)")
     a.add_argument("--drain-quiet-ms", type=bounded(0, 600000), default=500,
-                   help="after SIGTERM, keep serving this long when watched (default 500)")
+                   help="after SIGTERM, keep serving this long when a watcher without a holder id watched at"
+                        " the drain (default 500); holders end the drain by releasing")
     a.add_argument("--shutdown-grace-ms", type=bounded(0, 600000), default=5000,
-                   help="then let calls finish this long (default 5000)")
+                   help="the longest the stop waits for holders to let go, then for calls (default 5000)")
     a.add_argument("--max-watches", type=bounded(1, 1000000), default=1024)
     a.add_argument("--max-watches-per-connection", type=bounded(1, 1000000), default=16)
     a.add_argument("--max-request-bytes", type=bounded(64, 64 << 20), default=4096)
@@ -106,6 +107,8 @@ class Worker:
         ])
         self.server.add_generic_rpc_handlers((self.info.handler(),))
         self.drained_at = None
+        self.plain_at_drain = False  # a watcher without a holder id watched at the drain: W13's quiet period
+        self.held_at_drain = 0  # holder streams that held it when it drained, for the stop's log line
         self.stopping = False
         self.stopped = asyncio.Event()
 
@@ -144,8 +147,8 @@ class Worker:
         arg = arg.strip()
         try:
             if command == "drain":
-                self.info.set_state("DRAINING", "drain on standard input")
-                self.drained_at = time.monotonic()
+                if self.info.state != "DRAINING":
+                    self.drain("drain on standard input")
             elif command in ("resume", "serving"):
                 self.info.set_state("SERVING", f"{command} on standard input")
             elif command == "not-serving":
@@ -162,6 +165,12 @@ class Worker:
         except (ValueError, argparse.ArgumentTypeError) as e:
             log(f"{line!r} ignored: {e}")
 
+    def drain(self, why):
+        self.plain_at_drain = self.info.plain_watchers() > 0
+        self.info.set_state("DRAINING", why)
+        self.held_at_drain = self.info.holding()
+        self.drained_at = time.monotonic()
+
     def stop(self, signal_name):
         if self.stopping:
             log(f"{signal_name} again: stopping now")
@@ -170,14 +179,24 @@ class Worker:
         asyncio.get_running_loop().create_task(self.drain_and_stop(signal_name))
 
     async def drain_and_stop(self, signal_name):
+        stop_at = time.monotonic()
         if self.info.state != "DRAINING":
-            self.info.set_state("DRAINING", f"{signal_name}: draining, then stopping")
-            self.drained_at = time.monotonic()
-        # A coordinator may have planned on this worker just before it heard: keep serving a moment.
-        if self.info.watchers() and self.drained_at is not None:
+            self.drain(f"{signal_name}: draining, then stopping")
+        # A coordinator without a holder id may have planned on this worker just before it heard: keep
+        # serving a moment. Holders say when they let go (exact drain, W22): no quiet period for them.
+        if self.plain_at_drain:
             quiet = self.drained_at + self.o.drain_quiet_ms / 1000 - time.monotonic()
             if quiet > 0:
                 await asyncio.sleep(quiet)
+        # Then every holder must let go, at most until the grace is up (a silent holder cannot hold the stop).
+        grace_left = stop_at + self.o.shutdown_grace_ms / 1000 - time.monotonic()
+        if await self.info.until_released(grace_left):
+            if self.held_at_drain:
+                log(f"every holder let go {(time.monotonic() - self.drained_at) * 1000:.0f} ms after the drain"
+                    f" ({self.held_at_drain} held it then)")
+        else:
+            log(f"after the {self.o.shutdown_grace_ms} ms grace, {self.info.holding()} holders still hold it"
+                f" ({'; '.join(self.info.still_holding())}): stopping anyway")
         self.info.end_watches()
         await self.server.stop(self.o.shutdown_grace_ms / 1000)
         log("stopped")

@@ -27,7 +27,8 @@ import picocli.CommandLine.Spec;
  *
  * <p>{@code --expect-drain} and {@code --expect-restart} first watch for {@code --watch}, then wait
  * (up to {@code --wait}) for the operator to stop the worker gracefully or restart it on the same
- * address while the command watches; a line on stderr says when to do it.
+ * address while the command watches; a line on stderr says when to do it. In a drain the command's
+ * streams hold the worker (exact drain, W18 to W22) for {@code --hold} before they release it.
  *
  * <p>Exit codes: 0 when no rule failed, 1 when one did, 2 on a usage error (a malformed endpoint,
  * duration or option), with a message naming it.
@@ -83,6 +84,13 @@ public final class ConformCommand implements Callable<Integer> {
             description = "How long to wait for the expected drain and restart (default: ${DEFAULT-VALUE}).")
     private Duration waitFor;
 
+    @Option(names = "--hold", paramLabel = "DURATION", defaultValue = "750ms",
+            converter = Converters.PositiveDuration.class,
+            description = "With --expect-drain: how long the command's holder streams hold the draining worker before"
+                    + " they release it; it must keep serving meanwhile (W19) and stop soon after (W22); keep it below"
+                    + " the worker's shutdown grace (default: ${DEFAULT-VALUE}).")
+    private Duration hold;
+
     @Option(names = "--heartbeat", paramLabel = "DURATION", defaultValue = "1s",
             converter = Converters.PositiveDuration.class,
             description = "The heartbeat to ask for on the watched stream, at most 60s (default: ${DEFAULT-VALUE}).")
@@ -108,7 +116,7 @@ public final class ConformCommand implements Callable<Integer> {
         }
         WorkerConformance.Builder kit = WorkerConformance.builder().target(target);
         try {
-            kit.callTimeout(timeout).watch(watch).waitFor(waitFor).heartbeat(heartbeat)
+            kit.callTimeout(timeout).watch(watch).waitFor(waitFor).hold(hold).heartbeat(heartbeat)
                     .expectDrain(expectDrain).expectRestart(expectRestart);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "Invalid value for option '--heartbeat': " + e.getMessage());

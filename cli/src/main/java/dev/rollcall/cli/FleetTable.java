@@ -56,10 +56,12 @@ final class FleetTable {
 
     /**
      * The {@code workers} table: endpoint, version, short instance id and the status with its
-     * reason ({@code rejected: version '2.0.0' is outside ^1.4.0}), one row per candidate ordered by
-     * URL, then {@link #census}. A snapshot without candidates prints only the summary.
+     * reason ({@code rejected: version '2.0.0' is outside ^1.4.0}) and, for a draining worker that
+     * coordinators still hold, how many ({@code draining (2 holders)}, from {@code holders} by URL),
+     * one row per candidate ordered by URL, then {@link #census}. A snapshot without candidates
+     * prints only the summary.
      */
-    static void printWorkers(PrintWriter out, FleetSnapshot snapshot) {
+    static void printWorkers(PrintWriter out, FleetSnapshot snapshot, Map<String, Integer> holders) {
         if (!snapshot.statuses().isEmpty()) {
             List<String[]> rows = new ArrayList<>();
             rows.add(WORKERS_HEADINGS);
@@ -68,7 +70,7 @@ final class FleetTable {
                     s.endpoint().url(),
                     version(s),
                     s.info().map(i -> shortInstance(i.instanceId())).orElse("-"),
-                    status(s)
+                    status(s, s.state() == State.DRAINING ? DrainHolders.suffix(holders.get(s.endpoint().url())) : "")
                 });
             }
             printRows(out, rows);
@@ -134,7 +136,12 @@ final class FleetTable {
 
     /** {@code compatible}, {@code rejected: <policy reason>}, {@code unreachable: <probe failure>}, {@code pending}. */
     static String status(WorkerStatus s) {
-        String state = stateName(s.state());
+        return status(s, "");
+    }
+
+    /** As {@link #status(WorkerStatus)}, {@code after} the state's name: {@code draining (2 holders): ...}. */
+    private static String status(WorkerStatus s, String after) {
+        String state = stateName(s.state()) + after;
         return s.reason().isEmpty() ? state : state + ": " + shown(s.reason());
     }
 

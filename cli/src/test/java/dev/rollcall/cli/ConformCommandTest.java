@@ -44,7 +44,8 @@ class ConformCommandTest {
             assertThat(run.exit()).as(run.transcript()).isZero();
             assertThat(run.lines()).as(run.transcript()).hasSize(23); // W1 to W22 and the summary
             assertThat(run.lines().get(0)).startsWith("W1   passed      serves rollcall.v1.WorkerService: WorkerInfo answered");
-            assertThat(run.lines()).filteredOn(l -> l.contains("FAILED")).isEmpty();
+            // the outcome column: W20's evidence quotes FAILED_PRECONDITION
+            assertThat(run.lines()).filteredOn(l -> l.matches("W[0-9]+ +FAILED .*")).isEmpty();
             assertThat(run.lines().get(22)).matches(java.util.regex.Pattern.quote(url) + ": 1[0-9] passed, 0 failed, [0-9] not checked");
         }
     }
@@ -86,6 +87,9 @@ class ConformCommandTest {
             int exit = background.exit().get(60, TimeUnit.SECONDS);
             assertThat(exit).as(run.out() + run.err()).isZero();
             assertThat(run.outLines()).anyMatch(l -> l.startsWith("W13  passed      stops by draining: DRAINING pushed"));
+            assertThat(run.outLines()).as(run.out()) // exact drain: held for --hold, stopped right after the release
+                    .anyMatch(l -> l.startsWith("W19  passed") && l.contains("held 750 ms after DRAINING"))
+                    .anyMatch(l -> l.startsWith("W22  passed      stop when the last holder lets go: the stream ended"));
         } finally {
             worker.close();
         }

@@ -5,10 +5,17 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.rollcall.protocol.v1.WorkerInfoRequest;
+import dev.rollcall.protocol.v1.WorkerInfoResponse;
+import dev.rollcall.protocol.v1.WorkerServiceGrpc;
 import dev.rollcall.testkit.FleetWorker;
 import dev.rollcall.testkit.ThreadCensus;
 import dev.rollcall.testkit.UnresponsiveWorker;
 import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.worker.RollcallWorker;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -156,6 +163,48 @@ class WorkersCommandTest {
         assertThat(JSON.convertValue(summary.get("versions"), Map.class)).isEqualTo(Map.of(
                 "compatible", Map.of("1.4.0", 2, "1.5.1", 1),
                 "rejected", Map.of("2.0.0", 1)));
+    }
+
+    @Test
+    void aDrainingWorker_showsHowManyCoordinatorsStillHoldIt_inTheTableAndInJson() throws Exception {
+        try (RollcallWorker worker = RollcallWorker.builder().version("1.4.0").host("127.0.0.1").port(0).start()) {
+            ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", worker.port()).usePlaintext().build();
+            try {
+                for (String holder : List.of("coordinator-a", "coordinator-b")) { // two coordinators under leases
+                    WorkerServiceGrpc.newStub(channel).watchWorkerInfo(
+                            WorkerInfoRequest.newBuilder().setHolderId(holder).build(), new StreamObserver<>() {
+                                @Override
+                                public void onNext(WorkerInfoResponse value) {
+                                }
+
+                                @Override
+                                public void onError(Throwable t) {
+                                }
+
+                                @Override
+                                public void onCompleted() {
+                                }
+                            });
+                }
+                await().atMost(WAIT).until(() -> worker.coordinatorsHolding() == 2);
+                worker.drain();
+                String url = worker.endpoint().url();
+                Path file = writeConfig("draining.properties", url, "^1.4");
+
+                var table = workers("--config", file.toString());
+                assertThat(table.exit()).as(table.transcript()).isZero();
+                assertThat(table.lines()).as(table.transcript())
+                        .anyMatch(l -> l.startsWith("  " + url + " ") && l.contains(" draining (2 holders): "));
+
+                var json = workers("--config", file.toString(), "--output", "json");
+                assertThat(json.exit()).as(json.transcript()).isZero();
+                JsonNode w = JSON.readTree(json.out()).get("workers").get(0);
+                assertThat(w.get("status").asText()).isEqualTo("draining");
+                assertThat(w.get("holders").asInt()).as(json.out()).isEqualTo(2);
+            } finally {
+                channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
+        }
     }
 
     @Test

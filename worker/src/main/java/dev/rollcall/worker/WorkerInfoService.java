@@ -163,7 +163,7 @@ public final class WorkerInfoService implements BindableService {
                     if (outcome == Holders.Release.CHANGED) {
                         answer = answer();
                     }
-                    left = holding();
+                    left = state == ServingState.DRAINING ? holders.holding() : 0; // as the answers say
                 }
                 if (outcome == Holders.Release.FULL) {
                     observer.onError(Status.RESOURCE_EXHAUSTED.withDescription("this drain already keeps as many "

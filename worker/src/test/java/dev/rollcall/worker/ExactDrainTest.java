@@ -264,6 +264,19 @@ class ExactDrainTest {
     }
 
     @Test
+    void aReleaseOutsideADrainAnswersNoHolders() throws Exception {
+        try (RollcallWorker worker = worker().start();
+             TestCoordinator holder = TestCoordinator.watch(worker.port(), "early")) {
+            holder.awaitAnswer(x -> true);
+            await().atMost(TestCoordinator.TIMEOUT).until(() -> worker.coordinatorsHolding() == 1);
+
+            // ReleaseWorkerResponse.holders: "0 when it is not draining", as the answers say
+            assertThat(holder.release(worker.instanceId()).getHolders()).isZero();
+            assertThat(worker.coordinatorsHolding()).as("a release outside a drain changes nothing").isEqualTo(1);
+        }
+    }
+
+    @Test
     void everyAnswerWhileDrainingCountsTheHoldersAndAReleaseIsANewRevision() throws Exception {
         try (RollcallWorker worker = worker().drainQuiet(Duration.ZERO).start();
              TestCoordinator a = TestCoordinator.watch(worker.port(), "coordinator-1");

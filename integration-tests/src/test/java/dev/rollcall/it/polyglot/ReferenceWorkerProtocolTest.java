@@ -118,9 +118,14 @@ class ReferenceWorkerProtocolTest {
     }
 
     private Watch watch(ManagedChannel channel, int heartbeatMillis) {
+        return holderWatch(channel, heartbeatMillis, "");
+    }
+
+    /** A stream whose coordinator holds the worker under {@code holderId} (exact drain, W18); "" for none. */
+    private Watch holderWatch(ManagedChannel channel, int heartbeatMillis, String holderId) {
         Watch w = new Watch();
         WorkerServiceGrpc.newStub(channel).watchWorkerInfo(
-                WorkerInfoRequest.newBuilder().setHeartbeatMillis(heartbeatMillis).build(), w);
+                WorkerInfoRequest.newBuilder().setHeartbeatMillis(heartbeatMillis).setHolderId(holderId).build(), w);
         return w;
     }
 
@@ -269,6 +274,38 @@ class ReferenceWorkerProtocolTest {
         Status end = stream.end();
         assertThat(end.getCode()).as("the worker ends its streams (%s)", end).isEqualTo(Status.Code.OK);
         assertThat(w.awaitExit(WAIT)).as("exit code; output:\n%s", w.output()).isZero();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Language.class)
+    void aHolderThatNeverReleasesHoldsTheStopOnlyUntilTheGrace(Language language) throws Exception {
+        ReferenceWorker w = start(language, "--shutdown-grace-ms", "1500");
+        Watch silent = holderWatch(channel(w), 0, "silent-coordinator");
+        assertThat(silent.next().getHolders()).as("serving: 0").isZero();
+        long stoppedAt = w.terminate();
+        WorkerInfoResponse draining = silent.next();
+        assertThat(draining.getState()).isEqualTo(ServingState.DRAINING);
+        assertThat(draining.getHolders()).as("the silent holder holds it").isEqualTo(1);
+
+        assertThat(w.awaitExit(WAIT)).isZero();
+        long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt);
+        assertThat(took).as("held until the 1500 ms grace, no longer").isBetween(1400L, 1500L + WAIT.toMillis() / 2);
+        assertThat(w.output()).contains("1 holders still hold it ('silent-coordinator' from");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Language.class)
+    void aHolderWhoseStreamEndsCountsAsReleasedAndTheStopNeedsNoQuietPeriod(Language language) throws Exception {
+        ReferenceWorker w = start(language, "--shutdown-grace-ms", "60000", "--drain-quiet-ms", "60000");
+        Watch holder = holderWatch(channel(w), 0, "leaving-coordinator");
+        holder.next();
+        w.terminate();
+        assertThat(holder.next().getHolders()).isEqualTo(1);
+
+        holder.cancel(); // a coordinator whose stream ends counts as released (W19)
+        assertThat(w.awaitExit(WAIT)).as("exit code, well before the quiet period or the grace; output:\n%s", w.output())
+                .isZero();
+        assertThat(w.output()).contains("every holder let go");
     }
 
     @ParameterizedTest(name = "{0}")

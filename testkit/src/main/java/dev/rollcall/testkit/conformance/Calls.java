@@ -1,5 +1,7 @@
 package dev.rollcall.testkit.conformance;
 
+import dev.rollcall.protocol.v1.ReleaseWorkerRequest;
+import dev.rollcall.protocol.v1.ReleaseWorkerResponse;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
@@ -28,6 +30,10 @@ final class Calls implements AutoCloseable {
 
     /** A unary call's answer, or the status it failed with, and how long it took. */
     record Unary(WorkerInfoResponse answer, Status status, long nanos) {
+    }
+
+    /** A {@code ReleaseWorker} call's answer, or the status it failed with, and how long it took. */
+    record Release(ReleaseWorkerResponse answer, Status status, long nanos) {
     }
 
     private final WorkerConformance c;
@@ -89,6 +95,19 @@ final class Calls implements AutoCloseable {
             return new Unary(r, null, took);
         } catch (StatusRuntimeException e) {
             return new Unary(null, e.getStatus(), System.nanoTime() - start);
+        }
+    }
+
+    /** {@code ReleaseWorker} (exact drain) with the run's deadline; not counted with the WorkerInfo calls. */
+    Release release(ManagedChannel channel, String holderId, String instanceId) {
+        long start = System.nanoTime();
+        try {
+            ReleaseWorkerResponse r = WorkerServiceGrpc.newBlockingStub(channel)
+                    .withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS)
+                    .releaseWorker(ReleaseWorkerRequest.newBuilder().setHolderId(holderId).setInstanceId(instanceId).build());
+            return new Release(r, null, System.nanoTime() - start);
+        } catch (StatusRuntimeException e) {
+            return new Release(null, e.getStatus(), System.nanoTime() - start);
         }
     }
 

@@ -6,7 +6,7 @@ import java.util.Optional;
 
 /**
  * The outcome of one {@link WorkerConformance#check()}: one {@link RuleResult} per rule of
- * {@code docs/protocol.md} (W1 to W22, in order; W18 to W22, exact drain, not checked yet), each passed, failed or not checked.
+ * {@code docs/protocol.md} (W1 to W22, in order), each passed, failed or not checked.
  *
  * @param target  the address checked, {@code host:port}
  * @param results one per rule, in the page's order

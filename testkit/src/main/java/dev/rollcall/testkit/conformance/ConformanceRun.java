@@ -39,6 +39,7 @@ final class ConformanceRun {
     private final Calls calls;
     private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
     private final EveryAnswer every = new EveryAnswer(f);
+    private final ExactDrain exact;
 
     private WorkerInfoResponse latestUnary;
     private ManagedChannel pollChannel;
@@ -62,6 +63,7 @@ final class ConformanceRun {
         this.c = conformance;
         this.timeoutNanos = conformance.callTimeout.toNanos();
         this.calls = new Calls(conformance, RUNS.incrementAndGet());
+        this.exact = new ExactDrain(this);
     }
 
     ConformanceReport run() {
@@ -69,6 +71,7 @@ final class ConformanceRun {
             if (unaryChecks()) {
                 streamChecks();
                 Verdicts.finish(this, watchedNanos);
+                exact.finish();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -79,6 +82,7 @@ final class ConformanceRun {
                     s.cancel();
                 }
             }
+            exact.cancel();
             calls.close();
         }
         return f.report(c.target());
@@ -130,17 +134,19 @@ final class ConformanceRun {
         return true;
     }
 
-    // ---- W5 to W13, W16: two streams on one connection, WorkerInfo polled beside them ----
+    // ---- W5 to W13, W16, W18 to W22: two streams on one connection and a holder stream, WorkerInfo polled beside them ----
 
     private void streamChecks() throws InterruptedException {
         ManagedChannel streams = calls.open();
         pollChannel = calls.open();
         boolean expecting = c.expectDrain || c.expectRestart;
         Duration deadline = c.watch.plus(expecting ? c.waitFor : Duration.ZERO).plus(c.callTimeout.multipliedBy(3));
-        beating = WatchedStream.open(streams, "heartbeat", (int) c.heartbeat.toMillis(), deadline, events);
-        quiet = WatchedStream.open(streams, "no-heartbeat", 0, deadline, events);
+        String holder = exact.streamsHolderId(); // in a drain every watcher the kit brings holds the worker
+        beating = WatchedStream.open(streams, "heartbeat", (int) c.heartbeat.toMillis(), holder, deadline, events);
+        quiet = WatchedStream.open(streams, "no-heartbeat", 0, holder, deadline, events);
+        exact.open(calls, deadline, events);
         long firstBy = System.nanoTime() + timeoutNanos;
-        while (!(settled(beating) && settled(quiet)) && System.nanoTime() < firstBy) {
+        while (!(settled(beating) && settled(quiet) && exact.settled()) && System.nanoTime() < firstBy) {
             Event e = events.poll(firstBy - System.nanoTime(), TimeUnit.NANOSECONDS);
             if (e != null) {
                 handle(e);
@@ -149,6 +155,7 @@ final class ConformanceRun {
         if (!Verdicts.firstAnswers(this)) {
             return;
         }
+        exact.probe();
         long watchStart = System.nanoTime();
         long end = watchStart + c.watch.toNanos();
         long nextPoll = watchStart;
@@ -168,12 +175,13 @@ final class ConformanceRun {
                 poll();
                 nextPoll = System.nanoTime() + POLL_NANOS;
             }
-            long until = Math.min(nextPoll, Math.max(end, pendingSince + timeoutNanos + 1));
+            long until = Math.min(exact.dueAt(), Math.min(nextPoll, Math.max(end, pendingSince + timeoutNanos + 1)));
             Event e = events.poll(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
             if (e != null) {
                 handle(e);
             }
             checkPending(System.nanoTime());
+            exact.tick(System.nanoTime());
         }
         watchedNanos = System.nanoTime() - watchStart;
     }
@@ -184,6 +192,10 @@ final class ConformanceRun {
 
     private void handle(Event e) {
         WatchedStream s = e.stream();
+        if (exact.owns(s)) {
+            exact.handle(e);
+            return;
+        }
         if (e.answer() == null) {
             ended(s, e.end(), e.atNanos());
             return;
@@ -202,6 +214,7 @@ final class ConformanceRun {
         }
         s.last = r;
         s.lastAt = e.atNanos();
+        exact.seen(r, e.atNanos());
         if (s == beating) {
             checkPending(e.atNanos());
         }
@@ -433,5 +446,9 @@ final class ConformanceRun {
 
     long restartSeenAt() {
         return restartSeenAt;
+    }
+
+    boolean waiting() {
+        return waiting;
     }
 }

@@ -6,15 +6,18 @@ import static dev.rollcall.testkit.conformance.Answers.same;
 import static dev.rollcall.testkit.conformance.Answers.status;
 
 import dev.rollcall.protocol.internal.AnswerCheck;
+import dev.rollcall.protocol.v1.ServingState;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import io.grpc.Status;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.IntSupplier;
 
 /**
  * The checks every answer of a run gets, unary or streamed: W3 (one instance id per process), W4
  * (one version), W9 (a revision, one answer per revision), W12 (a known state), W14 (the bounds a
- * coordinator checks, with the coordinator's own check). Confined to the run's thread.
+ * coordinator checks, with the coordinator's own check), W21 ({@code holders} 0 unless draining, and
+ * while draining at least the kit's own holder streams that still hold the worker). Confined to the run's thread.
  */
 final class EveryAnswer {
 
@@ -24,9 +27,21 @@ final class EveryAnswer {
     private String version;
     private int count;
     private boolean revisionZeroReported;
+    private IntSupplier kitHolding = () -> 0;
+    private int drainingAnswers;
 
     EveryAnswer(Findings findings) {
         this.f = findings;
+    }
+
+    /** How many holder streams of the kit hold the worker now: a DRAINING answer says at least that many (W21). */
+    void kitHolding(IntSupplier holding) {
+        this.kitHolding = holding;
+    }
+
+    /** How many answers said DRAINING. */
+    int drainingAnswers() {
+        return drainingAnswers;
     }
 
     /** A unary answer: {@link #check} and W10's "the unary answer says 0". */
@@ -62,6 +77,18 @@ final class EveryAnswer {
             f.fail("W12", where + ": state number " + r.getStateValue() + ", which v1 coordinators read as NOT_SERVING");
         } else {
             states.add(Answers.state(r));
+        }
+        int holders = r.getHolders();
+        if (r.getState() != ServingState.DRAINING && holders != 0) {
+            f.fail("W21", where + ": holders " + Integer.toUnsignedString(holders) + " while " + Answers.state(r)
+                    + " (0 when not draining)");
+        } else if (r.getState() == ServingState.DRAINING) {
+            drainingAnswers++;
+            int kit = kitHolding.getAsInt();
+            if (Integer.compareUnsigned(holders, kit) < 0) {
+                f.fail("W21", where + ": DRAINING with holders " + holders + " while " + kit
+                        + " of the kit's holder streams held the worker");
+            }
         }
         if (r.getRevision() == 0 && !revisionZeroReported) {
             revisionZeroReported = true;

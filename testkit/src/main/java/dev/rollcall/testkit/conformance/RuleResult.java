@@ -5,7 +5,7 @@ import java.util.Objects;
 /**
  * What a conformance run found for one rule of {@code docs/protocol.md}.
  *
- * @param rule    the rule's number as the page writes it: {@code W1} ... {@code W17}
+ * @param rule    the rule's number as the page writes it: {@code W1} ... {@code W22}
  * @param name    what the rule asks, in a few words
  * @param outcome passed, failed, or not checked (not observable from outside, or not asked for)
  * @param seen    what the run saw (or why it could not look); text from the worker in it is escaped

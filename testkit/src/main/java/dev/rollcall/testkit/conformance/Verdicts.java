@@ -90,7 +90,8 @@ final class Verdicts {
             if (s.ended() && s.end.getCode() == Status.Code.UNIMPLEMENTED && s == beating) {
                 f.pass("W8", "WatchWorkerInfo answered UNIMPLEMENTED: coordinators fall back to WorkerInfo, and see"
                         + " a drain only at the next probe and a silent host only through HTTP/2 keepalive");
-                for (String rule : List.of("W5", "W6", "W7", "W10", "W11", "W12", "W13", "W16")) {
+                for (String rule : List.of("W5", "W6", "W7", "W10", "W11", "W12", "W13", "W16", "W18", "W19", "W20",
+                        "W21", "W22")) {
                     f.notChecked(rule, "the stream is not served (W8)");
                 }
                 return false;
@@ -106,7 +107,7 @@ final class Verdicts {
                 f.fail("W8", "WatchWorkerInfo ended with " + status(s.end) + ": neither a stream nor UNIMPLEMENTED");
                 every.tooLarge("the " + s.name + " stream", s.end);
             }
-            for (String rule : List.of("W6", "W7", "W10", "W11", "W13")) {
+            for (String rule : List.of("W6", "W7", "W10", "W11", "W13", "W18", "W19", "W20", "W21", "W22")) {
                 f.notChecked(rule, "the stream gave no answer to watch");
             }
             return false;

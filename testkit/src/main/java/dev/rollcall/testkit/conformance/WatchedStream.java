@@ -53,9 +53,16 @@ final class WatchedStream implements ClientResponseObserver<WorkerInfoRequest, W
     /** Opens the stream on {@code channel}, asking for {@code heartbeatMillis} (0: none), ending by {@code deadline}; {@code events} is unbounded, answers are kept to {@link #MAX_QUEUED}. */
     static WatchedStream open(Channel channel, String name, int heartbeatMillis, Duration deadline,
                               BlockingQueue<Event> events) {
+        return open(channel, name, heartbeatMillis, "", deadline, events);
+    }
+
+    /** As {@link #open(Channel, String, int, Duration, BlockingQueue)}, a holder stream when {@code holderId} is not empty (W18). */
+    static WatchedStream open(Channel channel, String name, int heartbeatMillis, String holderId, Duration deadline,
+                              BlockingQueue<Event> events) {
         WatchedStream stream = new WatchedStream(name, heartbeatMillis, events);
         WorkerServiceGrpc.newStub(channel).withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)
-                .watchWorkerInfo(WorkerInfoRequest.newBuilder().setHeartbeatMillis(heartbeatMillis).build(), stream);
+                .watchWorkerInfo(WorkerInfoRequest.newBuilder().setHeartbeatMillis(heartbeatMillis)
+                        .setHolderId(holderId).build(), stream);
         return stream;
     }
 

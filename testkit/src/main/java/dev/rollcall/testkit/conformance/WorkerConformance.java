@@ -10,8 +10,9 @@ import java.util.function.Consumer;
 
 /**
  * Checks a running worker from outside against the rules of the {@code rollcall.v1} protocol
- * ({@code docs/protocol.md}, W1 to W22; W18 to W22, exact drain, are reported not checked), as a coordinator sees it: over the network, with
- * {@code WorkerInfo}, {@code WatchWorkerInfo} and gRPC server reflection, every call with a deadline.
+ * ({@code docs/protocol.md}, W1 to W22), as a coordinator sees it: over the network, with
+ * {@code WorkerInfo}, {@code WatchWorkerInfo}, {@code ReleaseWorker} and gRPC server reflection,
+ * every call with a deadline.
  * The same checks as {@code rollcall conform grpc://host:port}; in a JUnit test:
  *
  * <pre>{@code
@@ -34,9 +35,21 @@ import java.util.function.Consumer;
  * {@link Builder#heartbeatSlack} nor repeats more than about twice per interval, and the stream that
  * asked for none gets no repeats (W10); a stream that floods the kit (10,000 answers unread) is cut
  * off and fails W6.
+ * Exact drain (W18 to W22): a third stream, on a connection of its own, is a holder stream (a random
+ * {@code holder_id} of 64 characters) and must answer as any watch; holder ids of 65 characters or
+ * with a space are refused with {@code INVALID_ARGUMENT} (W18); {@code ReleaseWorker} with another
+ * process's {@code instance_id} is refused with {@code FAILED_PRECONDITION} and with this one's
+ * answers OK, {@code holders} 0 while serving (W20); an answer that is not {@code DRAINING} says
+ * {@code holders} 0 (W21). A worker that answers {@code ReleaseWorker} {@code UNIMPLEMENTED} is from
+ * before exact drain: W18 to W22 pass as "not implemented (optional, keeps W13)".
  * With {@link Builder#expectDrain}, after that watch {@link Builder#onWaiting} tells the operator to
  * stop the worker while the kit goes on watching, and {@code DRAINING} must be pushed, then the
- * stream end, then the address refuse new calls (W13). With {@link Builder#expectRestart}: the
+ * stream end, then the address refuse new calls (W13). In a drain the two streams hold the worker
+ * too (a second holder id), so that every watcher the kit brings is a holder: every
+ * {@code DRAINING} answer must count at least the kit's holder streams (W21); the kit holds the
+ * worker for {@link Builder#hold}, during which it must go on serving (W19), then releases the
+ * holder stream's id (a lower count must be pushed as a new revision, W21), then the streams' id,
+ * and the stream must end within the call timeout of that last release (W22, the time reported). With {@link Builder#expectRestart}: the
  * operator restarts the worker at the same address, and a new instance id must answer there (W3),
  * the same over another connection.
  *
@@ -74,6 +87,7 @@ public final class WorkerConformance {
     final boolean expectDrain;
     final boolean expectRestart;
     final Duration waitFor;
+    final Duration hold;
     final Consumer<Expectation> onWaiting;
 
     private WorkerConformance(Builder b) {
@@ -87,6 +101,7 @@ public final class WorkerConformance {
         this.expectDrain = b.expectDrain;
         this.expectRestart = b.expectRestart;
         this.waitFor = b.waitFor;
+        this.hold = b.hold;
         this.onWaiting = b.onWaiting;
     }
 
@@ -120,6 +135,7 @@ public final class WorkerConformance {
         private boolean expectDrain;
         private boolean expectRestart;
         private Duration waitFor = Duration.ofSeconds(60);
+        private Duration hold = Duration.ofMillis(750);
         private Consumer<Expectation> onWaiting = e -> { };
 
         private Builder() {
@@ -204,6 +220,18 @@ public final class WorkerConformance {
         /** How long to wait for an expected drain and restart, together (default 60 s). */
         public Builder waitFor(Duration wait) {
             this.waitFor = positive(wait, "waitFor");
+            return this;
+        }
+
+        /**
+         * In an expected drain, how long the kit's holder streams hold the worker after {@code DRAINING}
+         * is seen before the kit lets go (default 750 ms: longer than the 500 ms {@code drain-quiet} of
+         * Rollcall's workers, so that a worker that only waits out a quiet period is told apart from one
+         * that waits for its holders; shorter than their 5 s {@code shutdown-grace}, which bounds every
+         * wait of a drain). The worker must go on serving meanwhile (W19).
+         */
+        public Builder hold(Duration hold) {
+            this.hold = positive(hold, "hold");
             return this;
         }
 

@@ -1,5 +1,7 @@
 package dev.rollcall.testkit.conformance;
 
+import dev.rollcall.protocol.v1.ReleaseWorkerRequest;
+import dev.rollcall.protocol.v1.ReleaseWorkerResponse;
 import dev.rollcall.protocol.v1.ServingState;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
@@ -23,12 +25,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * A {@code rollcall.v1} worker written by hand on grpc-java, as a team in another stack would write
  * one, with one fault switched on at a time: a new instance id on every call, a stream that never
- * pushes a change, an answer out of bounds, heartbeats far more often than granted. Without a fault it keeps every rule, so that a test can
+ * pushes a change, an answer out of bounds, heartbeats far more often than granted, a
+ * {@code ReleaseWorker} that checks neither the holder id nor the instance id. Without a fault it
+ * serves no {@code ReleaseWorker} (a worker from before exact drain) and keeps every rule, so that a test can
  * say the kit names exactly the broken one. On 127.0.0.1, a free port.
  */
 final class HandmadeWorker extends WorkerServiceGrpc.WorkerServiceImplBase implements AutoCloseable {
 
-    enum Fault { NONE, NEW_ID_EVERY_CALL, NEVER_PUSHES, VERSION_TOO_LONG, REPEATS_EVERY_50_MS }
+    enum Fault { NONE, NEW_ID_EVERY_CALL, NEVER_PUSHES, VERSION_TOO_LONG, REPEATS_EVERY_50_MS, RELEASES_ANYTHING }
 
     private final Fault fault;
     private final Server server;
@@ -89,6 +93,16 @@ final class HandmadeWorker extends WorkerServiceGrpc.WorkerServiceImplBase imple
         if (fault == Fault.NEVER_PUSHES && changeScheduled.compareAndSet(false, true)) {
             timer.schedule(() -> state(ServingState.NOT_SERVING), 300, TimeUnit.MILLISECONDS);
         }
+    }
+
+    @Override
+    public void releaseWorker(ReleaseWorkerRequest request, StreamObserver<ReleaseWorkerResponse> out) {
+        if (fault != Fault.RELEASES_ANYTHING) {
+            super.releaseWorker(request, out); // UNIMPLEMENTED
+            return;
+        }
+        out.onNext(ReleaseWorkerResponse.getDefaultInstance());
+        out.onCompleted();
     }
 
     /** One stream: sends are serialised; a heartbeat repeats the last answer at 80 % of the grant. */

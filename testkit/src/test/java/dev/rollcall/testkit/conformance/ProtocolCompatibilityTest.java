@@ -42,6 +42,25 @@ class ProtocolCompatibilityTest {
     }
 
     @Test
+    void exactDrain_onlyAddsToV1AsItWasBefore() {
+        // v1 before exact drain (docs/protocol.md, W18-W22): no holder_id, no holders, no ReleaseWorker
+        FileDescriptorProto.Builder before = V1.toBuilder();
+        DescriptorProto.Builder request = message(before, "WorkerInfoRequest");
+        request.removeField(request.getFieldBuilderList().indexOf(field(before, "WorkerInfoRequest", "holder_id")));
+        DescriptorProto.Builder response = message(before, "WorkerInfoResponse");
+        response.removeField(response.getFieldBuilderList().indexOf(field(before, "WorkerInfoResponse", "holders")));
+        var service = before.getServiceBuilder(0);
+        service.removeMethod(service.getMethodList().stream().map(m -> m.getName()).toList().indexOf("ReleaseWorker"));
+        var messages = before.getMessageTypeList().stream().map(DescriptorProto::getName).toList();
+        before.removeMessageType(messages.indexOf("ReleaseWorkerResponse"));
+        before.removeMessageType(messages.indexOf("ReleaseWorkerRequest"));
+
+        assertThat(ProtocolCompatibility.breakingChanges(set(before.build()), set(V1))).isEmpty();
+        assertThat(ProtocolCompatibility.breakingChanges(set(V1), set(before.build()))).hasSize(5)
+                .contains("method rollcall.v1.WorkerService.ReleaseWorker removed or renamed");
+    }
+
+    @Test
     void aRemovedField_isNamed() {
         assertThat(onlyBreakAfter(f -> message(f, "WorkerInfoResponse").removeField(1)))
                 .isEqualTo("field rollcall.v1.WorkerInfoResponse.instance_id (2) removed");

@@ -7,11 +7,14 @@ import dev.rollcall.testkit.WorkerFleet;
 import dev.rollcall.testkit.conformance.HandmadeWorker.Fault;
 import dev.rollcall.testkit.conformance.RuleResult.Outcome;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /** The kit against real workers on loopback: Rollcall's own, and hand-written ones with one fault each. */
 class WorkerConformanceTest {
+
+    private static final List<String> EXACT_DRAIN = List.of("W18", "W19", "W20", "W21", "W22");
 
     /** Generous for a loaded 2-core machine; the rules' own numbers stay as the protocol says. */
     private static WorkerConformance.Builder kit(int port) {
@@ -29,6 +32,11 @@ class WorkerConformanceTest {
             assertThat(report.result("W3").orElseThrow().seen()).contains(worker.instanceId());
             assertThat(report.result("W10").orElseThrow().outcome()).isEqualTo(Outcome.PASSED);
             assertThat(report.result("W13").orElseThrow().outcome()).isEqualTo(Outcome.NOT_CHECKED);
+            assertThat(report.result("W18").orElseThrow().seen()).contains("refused with INVALID_ARGUMENT");
+            assertThat(report.result("W20").orElseThrow().seen()).contains("refused with FAILED_PRECONDITION")
+                    .contains("holders 0");
+            assertThat(report.results()).filteredOn(r -> List.of("W19", "W21", "W22").contains(r.rule()))
+                    .extracting(RuleResult::outcome).containsOnly(Outcome.NOT_CHECKED);
         }
     }
 
@@ -38,6 +46,20 @@ class WorkerConformanceTest {
             ConformanceReport report = kit(worker.port()).build().check();
 
             assertThat(report.failures()).as(String.join("\n", report.lines())).isEmpty();
+            assertThat(report.results()).filteredOn(r -> EXACT_DRAIN.contains(r.rule()))   // no ReleaseWorker: optional
+                    .allSatisfy(r -> assertThat(r.line()).contains("passed").contains("not implemented (optional, keeps W13)"));
+        }
+    }
+
+    @Test
+    void aWorkerThatReleasesForAnyInstanceOrId_failsW18AndW20() {
+        try (HandmadeWorker worker = HandmadeWorker.start(Fault.RELEASES_ANYTHING)) {
+            ConformanceReport report = kit(worker.port()).build().check();
+
+            assertThat(report.failures()).extracting(RuleResult::rule).as(String.join("\n", report.lines()))
+                    .containsExactly("W18", "W20");
+            assertThat(report.result("W18").orElseThrow().seen()).contains("of 65 characters was accepted");
+            assertThat(report.result("W20").orElseThrow().seen()).contains("another process's instance_id was answered OK");
         }
     }
 
@@ -111,6 +133,32 @@ class WorkerConformanceTest {
         assertThat(report.result("W13").orElseThrow().outcome()).isEqualTo(Outcome.PASSED);
         assertThat(report.result("W13").orElseThrow().seen()).contains("DRAINING pushed").contains("new calls refused");
         assertThat(report.result("W6").orElseThrow().outcome()).isEqualTo(Outcome.PASSED);
+        assertThat(report.results()).filteredOn(r -> EXACT_DRAIN.contains(r.rule())).extracting(RuleResult::outcome)
+                .as(String.join("\n", report.lines())).containsOnly(Outcome.PASSED);
+        assertThat(report.result("W19").orElseThrow().seen()).contains("stayed open until the kit let go")
+                .contains("a stream opened anew with the released id was not counted");
+        assertThat(report.result("W21").orElseThrow().seen()).contains("holders 3 -> 2 pushed");
+        assertThat(report.result("W22").orElseThrow().seen()).contains("after the kit's last release");
+    }
+
+    @Test
+    void expectDrain_failsW19WhenTheWorkerStopsWhileTheKitStillHoldsIt() throws Exception {
+        RollcallWorker worker = RollcallWorker.builder().version("1.4.0").host("127.0.0.1").port(0)
+                .shutdownGrace(Duration.ofMillis(100)).start(); // a grace far below the kit's hold
+        CompletableFuture<Void> stopped = new CompletableFuture<>();
+        ConformanceReport report = kit(worker.port()).expectDrain(true).waitFor(Duration.ofSeconds(30))
+                .hold(Duration.ofSeconds(3))
+                .onWaiting(expectation -> new Thread(() -> {
+                    worker.close();
+                    stopped.complete(null);
+                }, "operator").start())
+                .build().check();
+        stopped.get();
+
+        assertThat(report.failures()).extracting(RuleResult::rule).as(String.join("\n", report.lines()))
+                .containsExactly("W19");
+        assertThat(report.result("W19").orElseThrow().seen()).contains("still held it (no release sent yet");
+        assertThat(report.result("W13").orElseThrow().outcome()).isEqualTo(Outcome.PASSED);
     }
 
     @Test
