@@ -386,6 +386,9 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
 
     @Override
     public void settle() {
+        if (probes.overKeptCap() != builder.last().counts().overKeptCap()) {
+            pacer.changed(); // a worker went past the kept-channel cap, was promoted, or left
+        }
         boolean busy = probes.busy();
         pacer.requestBuild(busy);
         if (!busy) {
@@ -406,6 +409,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
             return;
         }
         changes.forgetJoinedIf(t -> closed || byUrl.get(t.url()) != t); // joined and left again since the last build
+        builder.overKeptCap(probes.overKeptCap());
         FleetSnapshot next = builder.build(changes, this::ordered, staleSince, discoveryProblem,
                 t -> schemas.ready(t.info().version(), t.endpoint(), () -> channelOf(t.url())));
         if (next != null) {
