@@ -201,6 +201,14 @@ public final class ProbeScheduler<W extends ProbeTarget> {
         return failed.get();
     }
 
+    /**
+     * Whether {@code w} holds a kept channel (its stream, when it serves one, carries the holder id of
+     * exact drain); false past {@code probe.max-kept-channels} and with {@code keep-channels=false}.
+     */
+    public boolean kept(W w) {
+        return w.probeSlot().kept;
+    }
+
     /** Workers holding a kept channel now. Any thread. */
     public int keptChannels() {
         return keptChannels.keptNow();
