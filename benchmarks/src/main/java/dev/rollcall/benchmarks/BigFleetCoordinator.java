@@ -5,7 +5,6 @@ import dev.rollcall.api.registry.FleetCounts;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.core.internal.settings.KeptChannelCap;
 import dev.rollcall.policy.SemverRangePolicy;
 import dev.rollcall.testkit.PushDiscovery;
 import java.io.File;
@@ -51,7 +50,9 @@ public final class BigFleetCoordinator {
         List<Integer> ports = Arrays.stream(args[2].split(",")).map(Integer::parseInt).toList();
         int concurrency = Integer.parseInt(args[3]);
         boolean defaults = args.length > 4 && args[4].equals("defaults");
-        int cap = KeptChannelCap.derived();
+        long descriptorLimit = ((com.sun.management.UnixOperatingSystemMXBean)
+                ManagementFactory.getOperatingSystemMXBean()).getMaxFileDescriptorCount();
+        int cap = documentedCap(descriptorLimit);
         List<WorkerEndpoint> fleet = fleet(0, size, ports);
         List<WorkerEndpoint> spares = fleet(size, churn, ports);
         int rejected = (int) fleet.stream().filter(BigFleetCoordinator::rejectedByPolicy).count();
@@ -77,7 +78,7 @@ public final class BigFleetCoordinator {
         PushDiscovery discovery = new PushDiscovery("push[fleet]");
         if (defaults) {
             log("defaults: kept channels on, rollcall.probe.max-kept-channels derived from the descriptor limit %d: %,d",
-                    KeptChannelCap.descriptorLimit(), cap);
+                    descriptorLimit, cap);
         }
         try (WorkerResolver resolver = resolver("fleet", discovery, concurrency, defaults)) {
             Sampler sampler = Sampler.start(threads);
@@ -136,6 +137,15 @@ public final class BigFleetCoordinator {
         WorkerResolver.Builder b = WorkerResolver.builder().name(name).discovery(discovery)
                 .policy(SemverRangePolicy.of("^1.0.0")).probeConcurrency(concurrency);
         return (defaults ? b : b.keepProbeChannels(false)).build();
+    }
+
+    /**
+     * {@code rollcall.probe.max-kept-channels}'s default as core/README.md documents it: half the
+     * descriptor limit less 256, from 64 to 10,000. Written out here, not read from core, so that the
+     * run checks the rule: the snapshot's {@code overKeptCap} must leave exactly this many kept.
+     */
+    static int documentedCap(long descriptorLimit) {
+        return (int) Math.max(64, Math.min(10_000, descriptorLimit / 2 - 256));
     }
 
     /** {@code count} endpoints from the {@code first}-th: address-major, every port of an address in turn. */

@@ -53,7 +53,7 @@ public final class KeptChannelCap {
     }
 
     /** This process's descriptor limit, or -1 where the platform does not say. */
-    public static long descriptorLimit() {
+    static long descriptorLimit() {
         try {
             OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
             if (os instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
