@@ -249,7 +249,7 @@ public final class ProbeScheduler<W extends ProbeTarget> {
             sent.incrementAndGet();
         }
         long started = context.nanoTime();
-        if (keptChannels.keeps(w) && transport.pushes() && !s.unaryOnly && s.stream == null) {
+        if (keeps(w) && transport.pushes() && !s.unaryOnly && s.stream == null) {
             // The probe is the worker's WatchWorkerInfo stream: its first answer is the probe's, and
             // it stays open to push every change. One call per worker: a probe and then a stream
             // cost converging on 10,000 workers a second call each, on both sides.
@@ -314,7 +314,7 @@ public final class ProbeScheduler<W extends ProbeTarget> {
         }
         owner.probed(w, outcome);
         if (outcome.answered()) {
-            if (s.kept) {
+            if (keepsLink(s)) {
                 keptChannels.answered(w, link);
             } else if (!s.shared) {
                 closeLink(s);
@@ -352,6 +352,19 @@ public final class ProbeScheduler<W extends ProbeTarget> {
         }, delayNanos);
     }
 
+    /**
+     * Whether {@code w} keeps its link after the probe starting now. A protocol that sends nothing
+     * ({@code none}) opens no connection: its links cost no descriptor and are not capped.
+     */
+    private boolean keeps(W w) {
+        return transport.sends() ? keptChannels.keeps(w) : settings.keepChannels();
+    }
+
+    /** Whether {@code s}'s link is kept between probes (see {@link #keeps}). */
+    private boolean keepsLink(ProbeSlot s) {
+        return s.kept || !transport.sends() && settings.keepChannels();
+    }
+
     /** A new connection for the next probe: the same channel when it was handed out, else a new link. */
     private void dropConnection(ProbeSlot s) {
         if (!s.reconnectShared()) {
@@ -363,7 +376,7 @@ public final class ProbeScheduler<W extends ProbeTarget> {
         // Without a kept channel, every probe opens a socket and closes it: count the closing
         // ones, or the coordinator holds 2 × the limit. A kept worker holds one anyway, and a
         // churn's leavers must not hold up its newcomers' probes.
-        CompletableFuture<Void> gone = s.closeLink(!s.kept);
+        CompletableFuture<Void> gone = s.closeLink(!keepsLink(s));
         if (gone != null && !gone.isDone()) {
             closing++;
             gone.whenComplete((v, e) -> context.execute(() -> {
