@@ -49,7 +49,7 @@ public final class WorkerProbe {
 
     private WorkerProbe(ProbeClient client, ProbeProtocols.Chosen protocol, int maxBytes) {
         this.client = client;
-        this.other = protocol.isRollcall() ? null : ProtocolTransport.of(protocol, client, null, maxBytes);
+        this.other = protocol.isRollcall() ? null : ProtocolTransport.of(protocol, client, null, null, maxBytes);
     }
 
     /** Plaintext for {@code grpc://}, the JDK's CAs for {@code grpcs://}, answers up to 1 MiB. */

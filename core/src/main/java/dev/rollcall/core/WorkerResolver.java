@@ -65,8 +65,9 @@ import java.util.function.Predicate;
  *   <li>With kept channels (the default), a worker whose host goes silent (no FIN, no RST) is out of
  *       new snapshots within {@code probe.keepalive-time} + {@code probe.keepalive-timeout} + 1 s
  *       (9 s by default) when it grants stream heartbeats, within {@code max(10 s, keepalive-time)
- *       + keepalive-timeout} (13 s) when it does not, and unreachable, with that reason, until a
- *       probe over a new connection answers (see {@link Builder#keepalive}).</li>
+ *       + keepalive-timeout} (13 s) when it does not, within {@code keepalive-time + keepalive-timeout}
+ *       (8 s) with another {@code probe.protocol} that connects, and unreachable, with that reason,
+ *       until a probe over a new connection answers (see {@link Builder#keepalive}).</li>
  *   <li>Of two answers of one worker process, the one with the lower revision is never applied
  *       after the higher: pushes do not go back in time.</li>
  *   <li>When discovery fails, the last good set is kept and snapshots say since when it is
@@ -554,7 +555,11 @@ public final class WorkerResolver implements AutoCloseable {
          * channels also send HTTP/2 keepalive pings every {@code time}, but every 10 s at least
          * (grpc-java's floor), even without calls, and drop a connection whose ping is not answered
          * within {@code timeout}: that covers workers that serve only the unary call or grant no
-         * heartbeats, within about 13 s. Without kept channels ({@link #keepProbeChannels}
+         * heartbeats, within about 13 s. With a {@code rollcall.probe.protocol} other than
+         * {@code rollcall} the channels send no pings (servers Rollcall does not own may answer them
+         * with a {@code too_many_pings} GOAWAY): the protocol's own probe goes over each kept
+         * connection every {@code time}, {@code timeout} its deadline, and one unanswered drops the
+         * connection (out within {@code time + timeout}). Without kept channels ({@link #keepProbeChannels}
          * {@code false}) nothing is kept, so nothing is watched: a silent host is noticed at the next
          * refresh, or by a failed call.
          *

@@ -50,6 +50,8 @@ class DatafusionProtocolTest {
              HealthServer older = HealthServer.start(0, worker("0.8.1", calls));
              WorkerResolver resolver = WorkerResolver.builder().name("datafusion-verdicts").discovery(discovery)
                      .policy(w -> w.version().equals("0.9.0") ? Verdict.accept() : Verdict.reject("not 0.9.0"))
+                     // The liveness checks are GetWorkerInfo calls too: none within this test, whose count is of probes.
+                     .keepalive(Duration.ofMinutes(10), Duration.ofSeconds(3))
                      .probeProtocol("datafusion-distributed").build()) {
             WorkerEndpoint a = WorkerEndpoint.of("127.0.0.1", current.port());
             WorkerEndpoint b = WorkerEndpoint.of("127.0.0.1", older.port());

@@ -2,6 +2,7 @@ package dev.rollcall.core.protocols;
 
 import io.grpc.BindableService;
 import io.grpc.Server;
+import io.grpc.ServerTransportFilter;
 import io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -18,7 +19,19 @@ final class HealthServer implements AutoCloseable {
 
     /** Serves {@code services} on {@code port} of 127.0.0.1 (0: any free one). */
     static HealthServer start(int port, BindableService... services) throws IOException {
+        return start(port, null, services);
+    }
+
+    /**
+     * As {@link #start(int, BindableService...)}, with {@code transports} (null: none) told of every
+     * connection. Everything else is grpc-java's default, keepalive enforcement included: pings
+     * permitted every 5 minutes, a {@code too_many_pings} GOAWAY after the third that comes sooner.
+     */
+    static HealthServer start(int port, ServerTransportFilter transports, BindableService... services) throws IOException {
         NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        if (transports != null) {
+            b.addTransportFilter(transports);
+        }
         for (BindableService s : services) {
             b.addService(s);
         }

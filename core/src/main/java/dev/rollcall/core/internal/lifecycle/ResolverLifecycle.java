@@ -128,12 +128,14 @@ public final class ResolverLifecycle {
         // A protocol that never connects (none) fetches no schema either: nothing dials the workers.
         VersionSchemas schemas = !schema.used() || !given.protocol().connects() ? null : new VersionSchemas(schema, context, jitter, probes,
                 probe.timeout(), Backoff.of(probe.backoffInitial(), probe.backoffMax()), this::schemasChanged);
-        // On every channel of a link: kept ones, and those handed out by channel(endpoint). A channel
-        // that lives for one probe closes long before its first ping.
+        // rollcall: HTTP/2 pings on every channel of a link (kept ones, and those handed out by
+        // channel(endpoint); one that lives for one probe closes long before its first ping). Other
+        // protocols' servers may punish pings: their kept links are checked by a call instead.
         ProbeClient.Http2Keepalive keepalive = new ProbeClient.Http2Keepalive(probe.http2KeepaliveTime(),
                 probe.keepaliveTimeout());
         FleetTracker.Parts parts = new FleetTracker.Parts(context,
-                ProtocolTransport.of(given.protocol(), probes, keepalive, probe.maxResponseBytes()),
+                ProtocolTransport.of(given.protocol(), probes, keepalive, new ProtocolTransport.Liveness(
+                        probe.keepaliveTime(), probe.keepaliveTimeout()), probe.maxResponseBytes()),
                 given.clock(), jitter, ManagementFactory.getThreadMXBean()::getCurrentThreadCpuTime);
         this.tracker = new FleetTracker(parts, probe, schemas, new SnapshotBuilder(policy, given.clock(), schemas,
                 schema.keys(), settings.labels(), context::nanoTime, initial), this::publish);

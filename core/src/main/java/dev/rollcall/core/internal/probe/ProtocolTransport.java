@@ -16,6 +16,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -33,35 +34,60 @@ import java.util.concurrent.atomic.AtomicReference;
  * starter thread, only when the protocol connects (or the user asks for one); protocols are called
  * on the starter thread too. What a protocol hands back is checked here: an exception, an
  * exceptional future or an answer out of bounds is a failed probe naming the protocol, and a probe
- * that never completes fails one second after its deadline. Thread-safe.
+ * that never completes fails one second after its deadline.
+ *
+ * <p>No HTTP/2 keepalive pings: these protocols talk to servers Rollcall does not own, and a server
+ * may punish pings (grpc-java's default answers pings more often than every 5 minutes with a
+ * {@code too_many_pings} GOAWAY: a reconnect, and the worker out in between). A kept link is
+ * checked by {@link LivenessCalls} instead: the protocol's own probe every {@code keepalive-time}.
+ * Thread-safe.
  */
 public final class ProtocolTransport implements ProbeTransport {
+
+    /**
+     * How a kept link of a protocol other than {@code rollcall} is checked ({@link LivenessCalls}):
+     * a probe every {@code time} ({@code rollcall.probe.keepalive-time}), {@code timeout}
+     * ({@code rollcall.probe.keepalive-timeout}) its deadline.
+     */
+    public record Liveness(Duration time, Duration timeout) {
+        public Liveness {
+            Objects.requireNonNull(time, "time");
+            Objects.requireNonNull(timeout, "timeout");
+        }
+    }
 
     /** How long after its deadline a protocol's probe that has not completed is failed for it. */
     private static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final ProbeClient client;
-    private final ProbeClient.Http2Keepalive keepalive;
+    /** How kept links are checked; null: never (one-off probes keep no link). */
+    private final Liveness liveness;
     private final String name;
     private final ProbeProtocol protocol;
     private final ProbeCapabilities sees;
     private final int maxResponseBytes;
 
-    private ProtocolTransport(ProbeClient client, ProbeClient.Http2Keepalive keepalive, ProbeProtocols.Chosen chosen,
+    private ProtocolTransport(ProbeClient client, Liveness liveness, ProbeProtocols.Chosen chosen,
                               int maxResponseBytes) {
         this.client = client;
-        this.keepalive = keepalive;
+        this.liveness = liveness;
         this.name = chosen.name();
         this.protocol = chosen.protocol();
         this.sees = protocol.capabilities();
         this.maxResponseBytes = maxResponseBytes;
     }
 
-    /** The transport for {@code chosen}: {@link ProbeTransport#grpc} for {@code rollcall}, else one over the protocol. */
-    public static ProbeTransport of(ProbeProtocols.Chosen chosen, ProbeClient client,
-                                    ProbeClient.Http2Keepalive keepalive, int maxResponseBytes) {
-        return chosen.isRollcall() ? ProbeTransport.grpc(client, keepalive)
-                : new ProtocolTransport(client, keepalive, chosen, maxResponseBytes);
+    /**
+     * The transport for {@code chosen}: {@link ProbeTransport#grpc} with {@code pings} (HTTP/2
+     * keepalive, at least 10 s apart: grpc-java's floor) for {@code rollcall}, whose workers permit
+     * them (docs/protocol.md); else one over the protocol, without pings, whose kept links are
+     * checked every {@code checks.time()} ({@code keepalive-time}) with {@code checks.timeout()} as
+     * the deadline. Null: no pings, no checks (one-off probes keep no link).
+     */
+    public static ProbeTransport of(ProbeProtocols.Chosen chosen, ProbeClient client, ProbeClient.Http2Keepalive pings,
+                                    Liveness checks, int maxResponseBytes) {
+        return chosen.isRollcall() ? ProbeTransport.grpc(client, pings)
+                : new ProtocolTransport(client, chosen.connects() ? checks : null, chosen, maxResponseBytes);
     }
 
     @Override
@@ -146,16 +172,24 @@ public final class ProtocolTransport implements ProbeTransport {
         private final WorkerEndpoint endpoint;
         private final Executor starter = client.starter();
         private final Executor lane = client.lane();
+        /** The worker as discovery listed it at the last probe: what the liveness calls ask about. */
+        private volatile WorkerEndpoint current;
+        /** The checks of the kept connection; null without liveness or a timer. */
+        private final LivenessCalls checks;
         private ManagedChannel channel; // guarded by this
         private boolean closed;         // guarded by this
 
         ProtocolLink(WorkerEndpoint endpoint) {
             this.endpoint = endpoint;
+            this.current = endpoint;
+            this.checks = liveness == null || !(lane instanceof ScheduledExecutorService timer) ? null
+                    : new LivenessCalls(timer, liveness, name, () -> current, this::existing,
+                            timeout -> probe(current, timeout));
         }
 
         private synchronized ManagedChannel built() {
             if (channel == null && !closed) {
-                channel = client.open(endpoint, lane, keepalive);
+                channel = client.open(endpoint, lane, null); // no pings: see the class comment
             }
             return channel;
         }
@@ -182,6 +216,7 @@ public final class ProtocolTransport implements ProbeTransport {
 
         @Override
         public CompletableFuture<ProbeOutcome> probe(WorkerEndpoint current, Duration timeout) {
+            this.current = current;
             CompletableFuture<ProbeOutcome> outcome = new CompletableFuture<>();
             onStarter(outcome, () -> {
                 ProbeRequest request = request(current, timeout);
@@ -248,6 +283,7 @@ public final class ProtocolTransport implements ProbeTransport {
             if (!sees.push()) {
                 return new ProbeClient.Watched(probe(current, timeout), () -> { });
             }
+            this.current = current;
             CompletableFuture<ProbeOutcome> first = new CompletableFuture<>();
             // 0: waiting for the first answer; 1: answered, the watch is live; 2: over.
             AtomicInteger phase = new AtomicInteger();
@@ -345,6 +381,9 @@ public final class ProtocolTransport implements ProbeTransport {
                 then.run();
             } else {
                 c.notifyWhenStateChanged(ConnectivityState.READY, then);
+                if (checks != null) {
+                    checks.start(); // watched: the worker is kept, and its connection is checked from now on
+                }
             }
         }
 
@@ -375,6 +414,9 @@ public final class ProtocolTransport implements ProbeTransport {
             synchronized (this) {
                 closed = true;
                 c = channel;
+            }
+            if (checks != null) {
+                checks.close();
             }
             if (c == null) {
                 return CompletableFuture.completedFuture(null);

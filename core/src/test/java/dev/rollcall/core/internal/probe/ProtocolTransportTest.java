@@ -50,7 +50,7 @@ class ProtocolTransportTest {
     }
 
     private ProbeOutcome probe(ProbeProtocol protocol, Duration timeout) throws Exception {
-        ProbeTransport transport = ProtocolTransport.of(new ProbeProtocols.Chosen("broken", protocol), client, null,
+        ProbeTransport transport = ProtocolTransport.of(new ProbeProtocols.Chosen("broken", protocol), client, null, null,
                 1 << 20);
         return transport.open(WORKER).probe(WORKER, timeout).get(10, TimeUnit.SECONDS);
     }
@@ -99,7 +99,7 @@ class ProtocolTransportTest {
     void aProtocolThatDoesNotConnectGetsNoChannelAndItsLinkNeverDrops() throws Exception {
         ProbeTransport transport = ProtocolTransport.of(new ProbeProtocols.Chosen("broken", protocol(r ->
                 CompletableFuture.completedFuture(new ProbeOutcome.Failed(Status.Code.UNKNOWN,
-                        "channel " + r.channel())))), client, null, 1 << 20);
+                        "channel " + r.channel())))), client, null, null, 1 << 20);
         ProbeTransport.Link link = transport.open(WORKER);
         assertThat(link.probe(WORKER, Duration.ofSeconds(1)).get(10, TimeUnit.SECONDS))
                 .isEqualTo(new ProbeOutcome.Failed(Status.Code.UNKNOWN, "channel null"));
