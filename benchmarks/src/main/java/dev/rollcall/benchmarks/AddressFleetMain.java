@@ -154,7 +154,11 @@ public final class AddressFleetMain {
         }
     }
 
-    /** {@code WorkerInfo} answered for the address the call came in on; no {@code WatchWorkerInfo} (unary-only workers). */
+    /**
+     * {@code WorkerInfo} answered for the address the call came in on; {@code WatchWorkerInfo} answers
+     * the same once and stays open (no heartbeats granted, nothing pushed): the stream a kept channel
+     * holds with the defaults.
+     */
     private static final class PerAddressWorkerInfo extends WorkerServiceGrpc.WorkerServiceImplBase {
         private final String nonce;
 
@@ -164,14 +168,23 @@ public final class AddressFleetMain {
 
         @Override
         public void workerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> observer) {
+            observer.onNext(answer());
+            observer.onCompleted();
+        }
+
+        private WorkerInfoResponse answer() {
             InetSocketAddress local = LOCAL.get();
             InetAddress address = local.getAddress();
             int index = address instanceof Inet4Address ? toInt(address) - FIRST_ADDRESS : -1;
-            observer.onNext(WorkerInfoResponse.newBuilder()
+            return WorkerInfoResponse.newBuilder()
                     .setVersion(index >= 0 ? versionAt(index) : ACCEPTED_VERSION)
                     .setInstanceId(address.getHostAddress() + ":" + local.getPort() + "-" + nonce)
-                    .build());
-            observer.onCompleted();
+                    .build();
+        }
+
+        @Override
+        public void watchWorkerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> observer) {
+            observer.onNext(answer());
         }
 
         private static int toInt(InetAddress address) {

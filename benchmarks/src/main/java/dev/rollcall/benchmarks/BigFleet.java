@@ -17,7 +17,11 @@ import java.util.Map;
  * ({@link BigFleetCoordinator}): a resolver with {@code keepProbeChannels(false)} and the default
  * probe concurrency on a push discovery. Measured there: time until every URL has a verdict, probes
  * sent, retained heap per worker, peak file descriptors and threads of the coordinator JVM; then
- * 1 % churn. There is no baseline column: the hand-written loop keeps no state worth comparing at
+ * 1 % churn. Then the same fleet with the defaults (kept channels on, as many as
+ * {@code rollcall.probe.max-kept-channels} derives from the coordinator JVM's descriptor limit): it
+ * must converge with its peak descriptors at most the cap + {@code probe.concurrency} + a constant
+ * above its count before, and its heap is measured. {@code -Drollcall.bench.fleet.size=N} runs
+ * another size (a smoke run: a small size under a low {@code ulimit -n} reaches the cap). There is no baseline column: the hand-written loop keeps no state worth comparing at
  * this size (scenario 2 compares it).
  */
 final class BigFleet {
@@ -38,7 +42,7 @@ final class BigFleet {
     }
 
     static int size(Plan plan) {
-        return plan == Plan.QUICK ? QUICK_SIZE : FULL_SIZE;
+        return Integer.getInteger("rollcall.bench.fleet.size", plan == Plan.QUICK ? QUICK_SIZE : FULL_SIZE);
     }
 
     static void run(Plan plan, Report report, Path logs) {
@@ -59,27 +63,74 @@ final class BigFleet {
             }
             System.out.printf(Locale.ROOT, "fleet of %,d: %d server JVMs listening on 0.0.0.0 ports %s; %,d loopback"
                     + " addresses from %s%n", size, SERVER_JVMS, ports, size / ports.size(), AddressFleetMain.address(0));
-            Map<String, Long> r;
-            try (ChildJvm coordinator = ChildJvm.start("fleet-coordinator", List.of("-Xmx3g", "-XX:+UseG1GC"),
-                    BigFleetCoordinator.class, List.of(String.valueOf(size), String.valueOf(churn),
-                            String.join(",", ports), String.valueOf(CONCURRENCY)),
-                    logs.resolve("fleet-coordinator.log"))) {
-                coordinator.awaitLine("PHASE converging");
-                long serversCpuStart = serversCpu(servers);
-                coordinator.awaitLine("PHASE converged");
-                long serversCpu = serversCpu(servers) - serversCpuStart;
-                r = new HashMap<>(Footprint.values(coordinator.awaitLine("RESULT ")));
-                r.put("serversCpu", serversCpu);
-            }
-            long answered = 0;
-            for (ChildJvm s : servers) {
-                s.send("answered");
-                answered += Long.parseLong(s.awaitLine("ANSWERED "));
-            }
+            Map<String, Long> r = coordinate("closed", size, churn, ports, servers, logs);
+            long answered = answered(servers);
             report(size, churn, ports.size(), r, answered, report);
+            Map<String, Long> d = coordinate("defaults", size, churn, ports, servers, logs);
+            reportDefaults(size, d, answered(servers) - answered, report);
         } finally {
             servers.forEach(ChildJvm::close);
         }
+    }
+
+    /** One coordinator JVM's run in {@code mode} ({@code closed} or {@code defaults}): its RESULT values. */
+    private static Map<String, Long> coordinate(String mode, int size, int churn, List<String> ports,
+                                                List<ChildJvm> servers, Path logs) {
+        String name = mode.equals("closed") ? "fleet-coordinator" : "fleet-coordinator-" + mode;
+        try (ChildJvm coordinator = ChildJvm.start(name, List.of("-Xmx3g", "-XX:+UseG1GC"),
+                BigFleetCoordinator.class, List.of(String.valueOf(size), String.valueOf(churn),
+                        String.join(",", ports), String.valueOf(CONCURRENCY), mode),
+                logs.resolve(name + ".log"))) {
+            coordinator.awaitLine("PHASE converging");
+            long serversCpuStart = serversCpu(servers);
+            coordinator.awaitLine("PHASE converged");
+            long serversCpu = serversCpu(servers) - serversCpuStart;
+            Map<String, Long> r = new HashMap<>(Footprint.values(coordinator.awaitLine("RESULT ")));
+            r.put("serversCpu", serversCpu);
+            return r;
+        }
+    }
+
+    /** WorkerInfo calls the servers answered so far. */
+    private static long answered(List<ChildJvm> servers) {
+        long answered = 0;
+        for (ChildJvm s : servers) {
+            s.send("answered");
+            answered += Long.parseLong(s.awaitLine("ANSWERED "));
+        }
+        return answered;
+    }
+
+    /** The rows of the run with the defaults: kept channels up to the derived cap. */
+    private static void reportDefaults(int size, Map<String, Long> r, long answered, Report report) {
+        String n = Report.count(size);
+        long nanos = r.get("nanos");
+        long cap = r.get("cap");
+        long over = r.get("overKeptCap");
+        boolean allAnswered = r.get("rejected").equals(r.get("expectedRejected"))
+                && r.get("compatible") + r.get("rejected") == size && r.get("unreachable") == 0;
+        report.add(new Report.Row("9. converge on " + n + " fresh workers with the defaults (kept channels,"
+                        + " `max-kept-channels` derived: " + Report.count(cap) + ")",
+                Report.duration(nanos) + String.format(Locale.ROOT, " (%,.0f probes/s; %s kept, %s without: overKeptCap)",
+                        r.get("probes") / (nanos / 1e9), Report.count(Math.min(cap, size)), Report.count(over)),
+                "—", "—", "every URL a verdict; overKeptCap = " + Report.count(Math.max(0, size - cap)),
+                Report.met(allAnswered && over == Math.max(0, size - cap))));
+        long bound = r.get("fdsBefore") + Math.min(cap, size) + CONCURRENCY + CONSTANT_FDS;
+        report.add(new Report.Row("9. peak file descriptors with the defaults while converging on " + n,
+                r.get("fdsPeak") + " (" + r.get("fdsBefore") + " before: +" + (r.get("fdsPeak") - r.get("fdsBefore"))
+                        + "; sockets " + r.get("beforeSockets") + " → " + r.get("peakSockets") + "); converged "
+                        + r.get("fdsConverged") + "; churn peak " + r.get("churnFdsPeak"),
+                "—", "—", "≤ before + the cap + probe.concurrency (" + CONCURRENCY + ") + " + CONSTANT_FDS,
+                Report.met(r.get("fdsPeak") <= bound && r.get("churnFdsPeak") <= bound)));
+        double perWorker = (r.get("heapAfter") - r.get("heapBefore")) / (double) size;
+        report.add(new Report.Row("9. retained heap per worker at " + n + " with the defaults (after GC)",
+                Report.bytes(perWorker) + " (" + Report.bytes(r.get("heapAfter") - r.get("heapBefore")) + " in all)",
+                "—", "—", "measured", "—"));
+        report.note(String.format(Locale.ROOT, "Fleet (9) with the defaults: the same fleet and servers, a coordinator"
+                        + " JVM of its own with no setting but the policy and the push discovery; its descriptor limit"
+                        + " gave `rollcall.probe.max-kept-channels` %,d (half the limit less 256, 64 to 10,000). The"
+                        + " servers answered %,d WorkerInfo calls and streams for it; churn converged in %s with %,d"
+                        + " probes.", cap, answered, Report.duration(r.get("churnNanos")), r.get("churnProbes")));
     }
 
     /** CPU time the servers JVMs have used so far, in nanoseconds. */

@@ -25,10 +25,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The coordinator JVM of scenario 9 ({@link BigFleet}), alone in its process so that its heap, file
  * descriptors and threads are the resolver's:
- * {@code BigFleetCoordinator <size> <churn> <port,port,...> <probeConcurrency>}. The fleet is
- * {@code size} URLs, {@code grpc://127.1.x.y:port} for every port and as many addresses as needed
- * ({@link AddressFleetMain#address}); a resolver with {@code keepProbeChannels(false)} on a
- * {@link PushDiscovery} converges on it (every URL with a verdict: compatible or rejected), then
+ * {@code BigFleetCoordinator <size> <churn> <port,port,...> <probeConcurrency> [closed|defaults]}. The
+ * fleet is {@code size} URLs, {@code grpc://127.1.x.y:port} for every port and as many addresses as
+ * needed ({@link AddressFleetMain#address}); a resolver on a {@link PushDiscovery}, with
+ * {@code keepProbeChannels(false)} ({@code closed}, the default) or with the defaults ({@code defaults}:
+ * kept channels, as many as {@code rollcall.probe.max-kept-channels} derives from this JVM's
+ * descriptor limit, the rest tracked without), converges on it (every URL with a verdict: compatible or rejected), then
  * the first {@code churn} URLs are replaced by as many on new addresses. It prints
  * {@code PHASE converging} and {@code PHASE converged} around the convergence (so that the harness
  * can read the servers' CPU time), then one line {@code RESULT key=value ...}; progress goes to
@@ -47,6 +49,10 @@ public final class BigFleetCoordinator {
         int churn = Integer.parseInt(args[1]);
         List<Integer> ports = Arrays.stream(args[2].split(",")).map(Integer::parseInt).toList();
         int concurrency = Integer.parseInt(args[3]);
+        boolean defaults = args.length > 4 && args[4].equals("defaults");
+        long descriptorLimit = ((com.sun.management.UnixOperatingSystemMXBean)
+                ManagementFactory.getOperatingSystemMXBean()).getMaxFileDescriptorCount();
+        int cap = documentedCap(descriptorLimit);
         List<WorkerEndpoint> fleet = fleet(0, size, ports);
         List<WorkerEndpoint> spares = fleet(size, churn, ports);
         int rejected = (int) fleet.stream().filter(BigFleetCoordinator::rejectedByPolicy).count();
@@ -56,7 +62,7 @@ public final class BigFleetCoordinator {
         // below are the resolver's per-worker cost, not its first start.
         PushDiscovery warmDiscovery = new PushDiscovery("push[warm-up]");
         long warmProbes;
-        try (WorkerResolver warm = resolver("fleet-warm-up", warmDiscovery, concurrency)) {
+        try (WorkerResolver warm = resolver("fleet-warm-up", warmDiscovery, concurrency, defaults)) {
             List<WorkerEndpoint> few = fleet.subList(0, Math.min(WARM_UP, size));
             warmDiscovery.push(few);
             warm.await(s -> verdicts(s.counts()) == few.size(), TIMEOUT);
@@ -70,7 +76,11 @@ public final class BigFleetCoordinator {
                 size, rejected, ports, fdsBefore, threadsBefore, heapBefore);
 
         PushDiscovery discovery = new PushDiscovery("push[fleet]");
-        try (WorkerResolver resolver = resolver("fleet", discovery, concurrency)) {
+        if (defaults) {
+            log("defaults: kept channels on, rollcall.probe.max-kept-channels derived from the descriptor limit %d: %,d",
+                    descriptorLimit, cap);
+        }
+        try (WorkerResolver resolver = resolver("fleet", discovery, concurrency, defaults)) {
             Sampler sampler = Sampler.start(threads);
             System.out.println("PHASE converging");
             System.out.flush();
@@ -112,19 +122,30 @@ public final class BigFleetCoordinator {
                             + " rejected=%d expectedRejected=%d unreachable=%d heapBefore=%d heapAfter=%d fdsBefore=%d"
                             + " fdsPeak=%d fdsConverged=%d threadsBefore=%d threadsPeak=%d threadsConverged=%d"
                             + " churnNanos=%d churnProbes=%d churnFdsPeak=%d cpu=%d peakSockets=%d beforeSockets=%d"
-                            + " warmProbes=%d",
+                            + " warmProbes=%d cap=%d overKeptCap=%d",
                     nanos, probes, failed, counts.compatible(), counts.rejected(), rejected, counts.unreachable(),
                     heapBefore, heapAfter, fdsBefore, converging.fds(), fdsConverged, threadsBefore,
                     converging.threads(), threadsConverged, churnNanos, churnProbes, churning.fds(), cpu,
-                    sockets(converging.kinds()), sockets(kindsBefore), warmProbes));
+                    sockets(converging.kinds()), sockets(kindsBefore), warmProbes, defaults ? cap : 0,
+                    counts.overKeptCap()));
             System.out.flush();
         }
         System.exit(0);
     }
 
-    private static WorkerResolver resolver(String name, PushDiscovery discovery, int concurrency) {
-        return WorkerResolver.builder().name(name).discovery(discovery).policy(SemverRangePolicy.of("^1.0.0"))
-                .keepProbeChannels(false).probeConcurrency(concurrency).build();
+    private static WorkerResolver resolver(String name, PushDiscovery discovery, int concurrency, boolean defaults) {
+        WorkerResolver.Builder b = WorkerResolver.builder().name(name).discovery(discovery)
+                .policy(SemverRangePolicy.of("^1.0.0")).probeConcurrency(concurrency);
+        return (defaults ? b : b.keepProbeChannels(false)).build();
+    }
+
+    /**
+     * {@code rollcall.probe.max-kept-channels}'s default as core/README.md documents it: half the
+     * descriptor limit less 256, from 64 to 10,000. Written out here, not read from core, so that the
+     * run checks the rule: the snapshot's {@code overKeptCap} must leave exactly this many kept.
+     */
+    static int documentedCap(long descriptorLimit) {
+        return (int) Math.max(64, Math.min(10_000, descriptorLimit / 2 - 256));
     }
 
     /** {@code count} endpoints from the {@code first}-th: address-major, every port of an address in turn. */

@@ -34,6 +34,10 @@ import java.util.function.ToIntFunction;
  *       0 while it is healthy;
  *   <li>{@code rollcall.probes.sent}, {@code rollcall.probes.failed} (function counters);
  *   <li>{@code rollcall.probe.latency} (timer, tag {@code outcome}: {@code answered}, {@code failed});
+ *   <li>{@code rollcall.probe.kept-channels} (gauge) — workers holding a kept probe channel (and its
+ *       stream) now, at most {@code rollcall.probe.max-kept-channels};
+ *   <li>{@code rollcall.probe.over-kept-cap} (gauge) — workers tracked without a kept channel because
+ *       that cap was reached (the current snapshot's {@code counts().overKeptCap()});
  *   <li>{@code rollcall.version.claims.differed} (counter) — workers that answered another version
  *       than discovery claims, one per {@link FleetEvent.VersionClaimDiffers} (the answer wins).
  * </ul>
@@ -68,6 +72,11 @@ public final class RollcallMetrics implements MeterBinder {
         FunctionCounter.builder("rollcall.probes.failed", resolver, WorkerResolver::probesFailed)
                 .description("WorkerInfo probes that failed (refused, timed out, bad answer)").tags(tags)
                 .register(registry);
+        Gauge.builder("rollcall.probe.kept-channels", resolver, WorkerResolver::keptProbeChannels)
+                .description("workers holding a kept probe channel and its stream").tags(tags).register(registry);
+        Gauge.builder("rollcall.probe.over-kept-cap", resolver, r -> r.pin().counts().overKeptCap())
+                .description("workers tracked without a kept probe channel because rollcall.probe.max-kept-channels"
+                        + " was reached").tags(tags).register(registry);
         Timer answered = Timer.builder("rollcall.probe.latency").description("WorkerInfo probe round trip")
                 .tags(tags).tag("outcome", "answered").register(registry);
         Timer failed = Timer.builder("rollcall.probe.latency").description("WorkerInfo probe round trip")

@@ -325,6 +325,11 @@ public final class WorkerResolver implements AutoCloseable {
         return rooms.probes().failed();
     }
 
+    /** Package-private hook for {@link RollcallMetrics}: the workers holding a kept probe channel now. */
+    int keptProbeChannels() {
+        return rooms.probes().keptChannels();
+    }
+
     /** Package-private hook for {@link RollcallMetrics}: probe latencies as they happen. */
     void addProbeObserver(ProbeScheduler.Observer observer) {
         rooms.probes().addObserver(observer);
@@ -516,6 +521,26 @@ public final class WorkerResolver implements AutoCloseable {
          */
         public Builder keepProbeChannels(boolean keep) {
             overrides.keepChannels(keep);
+            return this;
+        }
+
+        /**
+         * At most {@code max} workers hold a kept probe channel and its {@code WatchWorkerInfo}
+         * stream at once ({@code rollcall.probe.max-kept-channels}); the others are tracked as with
+         * {@code keepProbeChannels(false)}: a one-off connection per probe, a restart noticed by its
+         * instance id at the next probe (discovery's id at once), a refresh every interval. Workers
+         * are kept in the order they are first probed; a kept worker that leaves frees its place for
+         * the next worker probed. The snapshot ({@code counts().overKeptCap()}) and the
+         * {@code rollcall.probe.over-kept-cap} gauge say how many are past the cap. Default derived
+         * from the process's descriptor limit: half of it less 256, at least 64, at most 10,000
+         * (4,096 where the limit cannot be read), so that the defaults never exhaust the machine.
+         * Unused with {@code keepProbeChannels(false)}; 0 is refused at {@link #build()} unless
+         * channels are not kept.
+         *
+         * @throws IllegalArgumentException if {@code max} is negative
+         */
+        public Builder maxKeptChannels(int max) {
+            overrides.maxKeptChannels(max);
             return this;
         }
 

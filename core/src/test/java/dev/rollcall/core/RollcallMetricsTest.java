@@ -103,8 +103,8 @@ class RollcallMetricsTest {
             assertThat(registry.getMeters()).extracting(m -> m.getId().getName()).containsOnly(
                     "rollcall.workers", "rollcall.snapshot.number", "rollcall.discovery.staleness",
                     "rollcall.probes.sent", "rollcall.probes.failed", "rollcall.probe.latency",
-                    "rollcall.version.claims.differed");
-            assertThat(registry.getMeters()).hasSize(14); // rollcall.workers has 7 states, the latency 2 outcomes
+                    "rollcall.version.claims.differed", "rollcall.probe.kept-channels", "rollcall.probe.over-kept-cap");
+            assertThat(registry.getMeters()).hasSize(16); // rollcall.workers has 7 states, the latency 2 outcomes
         }
     }
 }

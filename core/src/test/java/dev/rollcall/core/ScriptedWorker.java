@@ -7,7 +7,9 @@ import dev.rollcall.protocol.v1.ServingState;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
+import io.grpc.Attributes;
 import io.grpc.Server;
+import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
@@ -19,6 +21,7 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A worker written with the generated stubs, on loopback, for what a real one does not do on
@@ -34,6 +37,7 @@ final class ScriptedWorker implements AutoCloseable {
     private final List<ReleaseWorkerRequest> releases = new CopyOnWriteArrayList<>();
     private final List<StreamObserver<WorkerInfoResponse>> watches = new CopyOnWriteArrayList<>();
     private final Queue<Status> script = new ArrayDeque<>();
+    private final AtomicInteger connections = new AtomicInteger();
     private final boolean releaseImplemented;
     private volatile WorkerInfoResponse answer;
     private long revision;
@@ -43,7 +47,18 @@ final class ScriptedWorker implements AutoCloseable {
         this.answer = WorkerInfoResponse.newBuilder().setVersion("1.0.0").setInstanceId(instanceId)
                 .setRevision(++revision).build();
         server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                .addService(new Service()).build().start();
+                .addService(new Service()).addTransportFilter(new ServerTransportFilter() {
+                    @Override
+                    public Attributes transportReady(Attributes attributes) {
+                        connections.incrementAndGet();
+                        return attributes;
+                    }
+
+                    @Override
+                    public void transportTerminated(Attributes attributes) {
+                        connections.decrementAndGet();
+                    }
+                }).build().start();
     }
 
     /** A worker that implements ReleaseWorker, answering with {@code statuses} first, then OK. */
@@ -81,6 +96,11 @@ final class ScriptedWorker implements AutoCloseable {
     /** The holder_id of each WatchWorkerInfo request so far ("" for none). */
     List<String> holderIds() {
         return List.copyOf(holderIds);
+    }
+
+    /** Connections open to it now, as its server counts them. */
+    int openConnections() {
+        return connections.get();
     }
 
     /** Every ReleaseWorker request so far, in order. */

@@ -10,9 +10,19 @@ package dev.rollcall.api.registry;
  * @param pending     not probed yet
  * @param draining    answered, finishing its work and taking no new work
  * @param notServing  answered, not ready yet
+ * @param overKeptCap of all the candidates, how many are tracked without a kept probe channel because
+ *                    {@code rollcall.probe.max-kept-channels} was reached (probed over a connection
+ *                    of their own each time, a restart noticed by instance id at the next probe);
+ *                    not a state: these workers are counted in the others too
  */
 public record FleetCounts(int candidates, int compatible, int rejected, int unreachable, int pending, int draining,
-                          int notServing) {
+                          int notServing, int overKeptCap) {
+
+    /** Counts with no worker past the kept-channel cap. */
+    public FleetCounts(int candidates, int compatible, int rejected, int unreachable, int pending, int draining,
+                       int notServing) {
+        this(candidates, compatible, rejected, unreachable, pending, draining, notServing, 0);
+    }
 
     /** Counts without draining or not-serving workers. */
     public FleetCounts(int candidates, int compatible, int rejected, int unreachable, int pending) {
@@ -24,6 +34,7 @@ public record FleetCounts(int candidates, int compatible, int rejected, int unre
         return candidates + " candidates: " + compatible + " compatible, " + rejected + " rejected by version, "
                 + unreachable + " unreachable, " + pending + " pending"
                 + (draining == 0 ? "" : ", " + draining + " draining")
-                + (notServing == 0 ? "" : ", " + notServing + " not serving");
+                + (notServing == 0 ? "" : ", " + notServing + " not serving")
+                + (overKeptCap == 0 ? "" : "; " + overKeptCap + " without a kept channel (over rollcall.probe.max-kept-channels)");
     }
 }

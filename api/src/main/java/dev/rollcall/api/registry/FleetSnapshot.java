@@ -98,6 +98,7 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
         private String selector = "";
         private String preference = "";
         private String discoveryProblem;
+        private int overKeptCap;
 
         private Builder(long number) {
             if (number < 0) {
@@ -182,6 +183,20 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
             return this;
         }
 
+        /**
+         * How many candidates are tracked without a kept probe channel because of
+         * {@code rollcall.probe.max-kept-channels} ({@link FleetCounts#overKeptCap()}); default 0.
+         *
+         * @throws IllegalArgumentException if {@code workers} is negative
+         */
+        public Builder overKeptCap(int workers) {
+            if (workers < 0) {
+                throw new IllegalArgumentException("overKeptCap " + workers + " is negative");
+            }
+            this.overKeptCap = workers;
+            return this;
+        }
+
         /** The snapshot; the builder may be used again. */
         public FleetSnapshot build() {
             return build(null);
@@ -196,7 +211,7 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
         FleetSnapshot build(FleetSnapshot previous) {
             return new ImmutableFleetSnapshot(number, publishedAt != null ? publishedAt : Instant.now(), staleSince,
                     policy, statuses, cohort, explanation, schemasByVersion, keys, selector, preference,
-                    discoveryProblem, previous);
+                    discoveryProblem, overKeptCap, previous);
         }
     }
 }

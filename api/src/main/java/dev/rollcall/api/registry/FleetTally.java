@@ -125,10 +125,11 @@ final class FleetTally {
         return m;
     }
 
-    FleetCounts counts() {
+    /** The counts by state, and {@code overKeptCap} (not a state: the resolver's, given with the snapshot). */
+    FleetCounts counts(int overKeptCap) {
         return new FleetCounts(states.length, at(WorkerStatus.State.COMPATIBLE), at(WorkerStatus.State.REJECTED),
                 at(WorkerStatus.State.UNREACHABLE), at(WorkerStatus.State.PENDING), at(WorkerStatus.State.DRAINING),
-                at(WorkerStatus.State.NOT_SERVING));
+                at(WorkerStatus.State.NOT_SERVING), overKeptCap);
     }
 
     private int at(WorkerStatus.State state) {

@@ -57,7 +57,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     ImmutableFleetSnapshot(long number, Instant publishedAt, Instant staleSince, String policy,
                            List<WorkerStatus> statuses, Optional<String> cohort, String explanation,
                            Map<String, ProtoSchema> schemasByVersion, KeyPaths keys, String selector,
-                           String preference, String discoveryProblem, FleetSnapshot previous) {
+                           String preference, String discoveryProblem, int overKeptCap, FleetSnapshot previous) {
         this.discoveryProblem = discoveryProblem;
         this.number = number;
         this.publishedAt = Objects.requireNonNull(publishedAt, "publishedAt");
@@ -81,7 +81,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         this.workers = readOnly(tally.workers);
         this.endpoints = readOnly(tally.endpoints);
         this.histogram = tally.histogram();
-        this.counts = tally.counts();
+        this.counts = tally.counts(overKeptCap);
         this.cohort = Objects.requireNonNull(cohort, "cohort");
         this.explanation = Objects.requireNonNull(explanation, "explanation");
         this.selector = Objects.requireNonNull(selector, "selector");

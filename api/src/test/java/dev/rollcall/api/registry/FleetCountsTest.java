@@ -29,4 +29,19 @@ class FleetCountsTest {
         assertThat(new FleetCounts(3, 1, 1, 1, 0)).isEqualTo(new FleetCounts(3, 1, 1, 1, 0))
                 .isNotEqualTo(new FleetCounts(3, 1, 1, 0, 1));
     }
+
+    @Test
+    void workersPastTheKeptChannelCapAreSaidOnlyWhenThereAreAnyAndTheOldConstructorsCountNone() {
+        assertThat(new FleetCounts(10, 10, 0, 0, 0, 0, 0, 7).toString())
+                .endsWith("; 7 without a kept channel (over rollcall.probe.max-kept-channels)");
+        assertThat(new FleetCounts(10, 10, 0, 0, 0, 0, 0)).isEqualTo(new FleetCounts(10, 10, 0, 0, 0, 0, 0, 0))
+                .extracting(FleetCounts::overKeptCap).isEqualTo(0);
+        assertThat(new FleetCounts(10, 10, 0, 0, 0).toString()).doesNotContain("kept");
+    }
+
+    @Test
+    void aSnapshotCountsWhatItsBuilderWasToldOfTheCap() {
+        assertThat(FleetSnapshot.builder(1).overKeptCap(7).build().counts().overKeptCap()).isEqualTo(7);
+        assertThat(FleetSnapshot.builder(1).build().counts().overKeptCap()).isZero();
+    }
 }

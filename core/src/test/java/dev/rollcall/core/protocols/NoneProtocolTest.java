@@ -64,6 +64,22 @@ class NoneProtocolTest {
         }
     }
 
+    @Test
+    void opensNoConnectionSoTheKeptChannelCapCountsNothing() throws Exception {
+        HandedDiscovery discovery = new HandedDiscovery();
+        try (Listening a = new Listening(); Listening b = new Listening(); Listening c = new Listening();
+             WorkerResolver resolver = WorkerResolver.builder().name("none-cap-test").discovery(discovery)
+                     .policy(EXACTLY_2).probeProtocol("none").maxKeptChannels(1).build()) {
+            discovery.offer(a.endpoint(Map.of(WorkerEndpoint.VERSION_LABEL, "2.0.0")),
+                    b.endpoint(Map.of(WorkerEndpoint.VERSION_LABEL, "2.0.0")),
+                    c.endpoint(Map.of(WorkerEndpoint.VERSION_LABEL, "2.0.0")));
+
+            FleetSnapshot s = resolver.await(x -> x.counts().compatible() == 3, WAIT);
+            assertThat(s.counts().overKeptCap()).as("no descriptor spent, none past the cap").isZero();
+            assertThat(a.connections() + b.connections() + c.connections()).isZero();
+        }
+    }
+
     /** A loopback port that counts the connections made to it and never answers. */
     private static final class Listening implements AutoCloseable {
         private final ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());

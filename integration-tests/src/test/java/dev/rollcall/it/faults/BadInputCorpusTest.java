@@ -344,6 +344,8 @@ class BadInputCorpusTest {
             rollcall.probe.concurrency        | many      | a whole number from 1 to 100000
             rollcall.probe.concurrency        | 1.5       | a whole number from 1 to 100000
             rollcall.probe.keep-channels      | yes       | true or false
+            rollcall.probe.max-kept-channels  | many      | a whole number from 0 to 10000000
+            rollcall.probe.max-kept-channels  | 0         | while rollcall.probe.keep-channels is true
             rollcall.probe.max-response-bytes | 1MB       | a whole number from 1024 to 67108864
             rollcall.probe.backoff.initial    | 250       | a duration with a unit
             """)

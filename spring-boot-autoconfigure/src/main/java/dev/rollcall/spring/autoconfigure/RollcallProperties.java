@@ -75,6 +75,10 @@ public record RollcallProperties(Discovery discovery, Policy policy, Probe probe
      * @param backoff          retry delays after a failed probe
      * @param refreshInterval  re-probe a worker that answered after this long even if nothing changed
      * @param keepChannels     keep one idle connection per worker, so a restart in place is noticed at once
+     * @param maxKeptChannels  workers holding a kept channel at most; the others are probed over a connection of
+     *                         their own each time (a restart noticed by instance id). Default derived from the
+     *                         process's descriptor limit: half of it less 256, from 64 to 10000 (4096 where
+     *                         unknown); 0 only with keep-channels=false
      * @param keepaliveTime    heartbeat asked of each watched worker; HTTP/2 pings (every 10 s at least)
      * @param keepaliveTimeout silence past the heartbeat after which a worker's host counts as cut off
      * @param maxResponseBytes largest WorkerInfo answer accepted
@@ -85,6 +89,7 @@ public record RollcallProperties(Discovery discovery, Policy policy, Probe probe
      */
     public record Probe(@DefaultValue("2s") Duration timeout, @DefaultValue("64") int concurrency, Backoff backoff,
                         @DefaultValue("10m") Duration refreshInterval, @DefaultValue("true") boolean keepChannels,
+                        Integer maxKeptChannels,
                         @DefaultValue("5s") Duration keepaliveTime, @DefaultValue("3s") Duration keepaliveTimeout,
                         @DefaultValue("1048576") int maxResponseBytes, ProbeTls tls,
                         @DefaultValue("rollcall") String protocol, GrpcHealth grpcHealth) {

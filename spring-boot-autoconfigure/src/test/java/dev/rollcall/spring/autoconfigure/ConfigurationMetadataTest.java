@@ -60,5 +60,8 @@ class ConfigurationMetadataTest {
         assertThat(metadata).containsKeys("rollcall.worker.version", "rollcall.readiness.version",
                 "rollcall.discovery.type", "rollcall.policy.type", "management.endpoint.rollcall.access");
         assertThat(metadata.get("rollcall.probe.concurrency").path("description").asString()).isNotBlank();
+        assertThat(metadata.get("rollcall.probe.max-kept-channels").path("description").asString())
+                .as("its default is derived, so the description says the rule").contains("descriptor limit");
+        assertThat(metadata.get("rollcall.probe.max-kept-channels").has("defaultValue")).as("no fixed default").isFalse();
     }
 }

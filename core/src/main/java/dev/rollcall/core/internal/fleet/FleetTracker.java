@@ -178,7 +178,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
             for (TrackedWorker t : left) {
                 untrack(t);
                 log.info("worker {} left discovery", t.url());
-                if (drains != null) {
+                if (drains != null && probes.kept(t)) { // past the cap no stream held it: nothing to release
                     drains.left(t.url(), t.info() == null ? null : t.info().instanceId());
                 }
             }
@@ -359,7 +359,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
             ServingState serving = t.serving();
             WorkerInfo info = t.info();
             urgent = t.answered(a.info(), a.state(), a.revision(), context.nanoTime());
-            if (drains != null) {
+            if (drains != null && probes.kept(t)) { // past the kept-channel cap: it keeps drain-quiet for us
                 drains.answered(t.url(), t.info().instanceId(), t.said());
             }
             if (!urgent && was == t.state() && serving == t.serving() && Objects.equals(info, t.info())) {
@@ -386,6 +386,9 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
 
     @Override
     public void settle() {
+        if (probes.overKeptCap() != builder.last().counts().overKeptCap()) {
+            pacer.changed(); // a worker went past the kept-channel cap, was promoted, or left
+        }
         boolean busy = probes.busy();
         pacer.requestBuild(busy);
         if (!busy) {
@@ -406,6 +409,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
             return;
         }
         changes.forgetJoinedIf(t -> closed || byUrl.get(t.url()) != t); // joined and left again since the last build
+        builder.overKeptCap(probes.overKeptCap());
         FleetSnapshot next = builder.build(changes, this::ordered, staleSince, discoveryProblem,
                 t -> schemas.ready(t.info().version(), t.endpoint(), () -> channelOf(t.url())));
         if (next != null) {

@@ -1,32 +1,27 @@
 package dev.rollcall.core.internal.probe;
 
 import dev.rollcall.api.Backoff;
-import dev.rollcall.api.PeerText;
-import dev.rollcall.core.internal.ProbeClient;
-import dev.rollcall.core.internal.ProbeFailures;
 import dev.rollcall.core.internal.serial.SerialContext;
 import dev.rollcall.core.internal.settings.ProbeSettings;
 import dev.rollcall.protocol.ProbeOutcome.Failed;
 import dev.rollcall.protocol.ProbeOutcome;
 import io.grpc.ManagedChannel;
 import io.grpc.Status.Code;
-import io.grpc.Status;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 
 /**
  * When and how workers are probed: a queue with a concurrency limit, at most one probe in flight
- * per worker, retries with backoff after failures, refreshes after answers, one kept connection per
- * worker (optional) and the watch on it that notices a restart in place, or a host gone silent
- * ({@link StreamLiveness}: the stream's heartbeats; HTTP/2 keepalive on the link). What an outcome
- * means for the worker is the {@link Owner}'s business.
+ * per worker, retries with backoff after failures, refreshes after answers. Kept connections (up to
+ * {@code probe.max-kept-channels} of them), their streams and the watches that notice a restart in
+ * place or a host gone silent are {@link KeptChannels}'; a worker without one is probed over a
+ * connection of its own each time. What an outcome means for the worker is the {@link Owner}'s business.
  *
  * <p>Confined to the resolver's serial context; probe callbacks hop back to it. Counters and
  * observers may be read and added from any thread.
@@ -75,8 +70,8 @@ public final class ProbeScheduler<W extends ProbeTarget> {
      */
     private int closing;
     private boolean closed;
-    /** Finds the streams that went silent: a worker's host cut off (no FIN, no RST). */
-    private final StreamLiveness<W> liveness;
+    /** Who holds a kept channel, and the streams and connection watches over them. */
+    private final KeptChannels<W> keptChannels;
 
     public ProbeScheduler(SerialContext context, ProbeTransport transport, ProbeSettings settings, RandomGenerator jitter,
                    Owner<W> owner) {
@@ -86,15 +81,31 @@ public final class ProbeScheduler<W extends ProbeTarget> {
         this.backoff = Backoff.of(settings.backoffInitial(), settings.backoffMax());
         this.jitter = jitter;
         this.owner = owner;
-        this.liveness = new StreamLiveness<>(context, settings, new StreamLiveness.Streams<>() {
+        this.keptChannels = new KeptChannels<>(context, settings, owner, new KeptChannels.Probing<>() {
             @Override
-            public boolean current(W w, ProbeClient.Watch stream) {
-                return !closed && owner.tracks(w) && w.probeSlot().stream == stream;
+            public boolean closed() {
+                return closed;
             }
 
             @Override
-            public void silent(W w, ProbeClient.Watch stream, long heartbeatMillis) {
-                streamSilent(w, heartbeatMillis);
+            public void lost(W w, String why) {
+                ProbeScheduler.this.lost(w, why);
+            }
+
+            @Override
+            public void request(W w) {
+                ProbeScheduler.this.request(w);
+            }
+
+            @Override
+            public void dropConnection(ProbeSlot s) {
+                ProbeScheduler.this.dropConnection(s);
+            }
+
+            @Override
+            public void failedPush(W w) {
+                dropConnection(w.probeSlot());
+                schedule(w, backoff.delayNanos(w.failures(), jitter));
             }
         });
     }
@@ -158,6 +169,7 @@ public final class ProbeScheduler<W extends ProbeTarget> {
         ProbeSlot s = w.probeSlot();
         s.cancelTimer();
         closeLink(s);
+        keptChannels.release(w);
         ProbeSlot.tell(s.takeFresh(), new Failed(Code.CANCELLED, "left discovery"));
     }
 
@@ -187,6 +199,24 @@ public final class ProbeScheduler<W extends ProbeTarget> {
 
     public long failed() {
         return failed.get();
+    }
+
+    /**
+     * Whether {@code w} holds a kept channel (its stream, when it serves one, carries the holder id of
+     * exact drain); false past {@code probe.max-kept-channels} and with {@code keep-channels=false}.
+     */
+    public boolean kept(W w) {
+        return w.probeSlot().kept;
+    }
+
+    /** Workers holding a kept channel now. Any thread. */
+    public int keptChannels() {
+        return keptChannels.keptNow();
+    }
+
+    /** Workers tracked without a kept channel because {@code probe.max-kept-channels} was reached. Any thread. */
+    public int overKeptCap() {
+        return keptChannels.overCapNow();
     }
 
     public void addObserver(Observer observer) {
@@ -219,14 +249,11 @@ public final class ProbeScheduler<W extends ProbeTarget> {
             sent.incrementAndGet();
         }
         long started = context.nanoTime();
-        if (settings.keepChannels() && transport.pushes() && !s.unaryOnly && s.stream == null) {
+        if (keeps(w) && transport.pushes() && !s.unaryOnly && s.stream == null) {
             // The probe is the worker's WatchWorkerInfo stream: its first answer is the probe's, and
             // it stays open to push every change. One call per worker: a probe and then a stream
             // cost converging on 10,000 workers a second call each, on both sides.
-            s.heard = liveness.heard();
-            ProbeClient.Watched watched = openStream(w, link, s.heard);
-            s.stream = watched.stream();
-            await(w, link, watched.first(), waiting, started, true);
+            await(w, link, keptChannels.openStream(w, link).first(), waiting, started, true);
         } else {
             await(w, link, link.probe(w.endpoint(), settings.timeout()), waiting, started, false);
         }
@@ -273,34 +300,6 @@ public final class ProbeScheduler<W extends ProbeTarget> {
         await(w, link, link.probe(w.endpoint(), settings.timeout()), waiting, started, false);
     }
 
-    /**
-     * The stream a probe opens, asking for heartbeats every {@code keepalive-time}: its later
-     * answers (coalesced) and its end are handed to the context; a heartbeat (the same answer
-     * again) only notes in {@code heard} that the stream is alive, on the network thread.
-     */
-    private ProbeClient.Watched openStream(W w, ProbeTransport.Link link, StreamLiveness.Heard heard) {
-        AtomicReference<ProbeOutcome> latest = new AtomicReference<>();
-        return link.probeAndWatch(w.endpoint(), settings.timeout(), settings.keepaliveTime(), new ProbeClient.StreamListener() {
-            @Override
-            public void answer(ProbeOutcome pushed) {
-                heard.now();
-                if (latest.getAndSet(pushed) == null) {
-                    context.execute(() -> pushed(w, link, latest));
-                }
-            }
-
-            @Override
-            public void repeated() {
-                heard.now();
-            }
-
-            @Override
-            public void ended(Status status) {
-                context.execute(() -> streamEnded(w, link, status));
-            }
-        });
-    }
-
     private void finished(W w, ProbeTransport.Link link, ProbeOutcome outcome) {
         inFlight--;
         ProbeSlot s = w.probeSlot();
@@ -315,11 +314,8 @@ public final class ProbeScheduler<W extends ProbeTarget> {
         }
         owner.probed(w, outcome);
         if (outcome.answered()) {
-            if (settings.keepChannels()) {
-                watch(w, link); // the stream, when the worker serves it, is already open: it was the probe
-                if (s.stream != null && s.link == link) {
-                    liveness.follow(w, s.stream, s.heard);
-                }
+            if (keepsLink(s)) {
+                keptChannels.answered(w, link);
             } else if (!s.shared) {
                 closeLink(s);
             }
@@ -339,87 +335,6 @@ public final class ProbeScheduler<W extends ProbeTarget> {
         owner.settle();
     }
 
-    /**
-     * A change the worker pushed over its stream (draining, resumed, new labels): it arrives within
-     * milliseconds, without polling. Pushes are coalesced: a burst of them while the context is busy
-     * is applied once, as the newest.
-     */
-    private void pushed(W w, ProbeTransport.Link link,
-                        AtomicReference<ProbeOutcome> latest) {
-        ProbeOutcome outcome = latest.getAndSet(null);
-        ProbeSlot s = w.probeSlot();
-        if (outcome == null || closed || !owner.tracks(w) || s.link != link || s.stream == null) {
-            return;
-        }
-        owner.probed(w, outcome);
-        if (!outcome.answered()) { // a malformed push: as a failed probe
-            dropConnection(s);
-            schedule(w, backoff.delayNanos(w.failures(), jitter));
-        }
-        owner.settle();
-    }
-
-    private void streamEnded(W w, ProbeTransport.Link link, Status status) {
-        ProbeSlot s = w.probeSlot();
-        if (closed || !owner.tracks(w) || s.link != link || s.stream == null) {
-            return; // cancelled by us, or a stream of an older link
-        }
-        s.stream = null;
-        s.heard = null;
-        if (w.answered()) {
-            // The status may carry the worker's own words: escaped (PeerText is idempotent).
-            lost(w, "its WatchWorkerInfo stream ended: "
-                    + PeerText.escape(ProbeFailures.describe(status.asRuntimeException(), settings.timeout())));
-            owner.settle();
-        }
-    }
-
-    /**
-     * {@code w}'s stream said nothing for longer than the heartbeat its worker granted plus
-     * {@code keepalive-timeout}: its host is taken for cut off. The worker is out of use at once and
-     * probed again over a new connection; the old one, wedged or not, is dropped.
-     */
-    private void streamSilent(W w, long heartbeatMillis) {
-        ProbeSlot s = w.probeSlot();
-        long limitMillis = Math.max(heartbeatMillis, settings.keepaliveTime().toMillis());
-        String why = "its WatchWorkerInfo stream went silent: nothing within its " + limitMillis + " ms heartbeat + "
-                + settings.keepaliveTimeout().toMillis() + " ms (rollcall.probe.keepalive-timeout)";
-        dropConnection(s);
-        if (w.answered()) {
-            lost(w, why);
-        } else {
-            request(w);
-        }
-        owner.settle();
-    }
-
-    /** A kept link that leaves READY means the worker may have restarted: probe it again. */
-    private void watch(W w, ProbeTransport.Link link) {
-        ProbeSlot s = w.probeSlot();
-        if (s.watched || s.link != link) {
-            return;
-        }
-        if (!link.ready()) {
-            lost(w, "its connection dropped"); // between the answer and now
-            return;
-        }
-        s.watched = true;
-        link.whenNotReady(() -> context.execute(() -> {
-            if (s.link == link) {
-                s.watched = false;
-            }
-            if (closed || !owner.tracks(w) || s.link != link || !w.inUse()) {
-                return; // gone, closed, or already being probed again (a successful probe watches anew)
-            }
-            if (link.ready()) {
-                watch(w, link);
-            } else {
-                lost(w, "its connection dropped");
-                owner.settle();
-            }
-        }));
-    }
-
     private void lost(W w, String why) {
         owner.connectionLost(w, why);
         request(w);
@@ -437,6 +352,19 @@ public final class ProbeScheduler<W extends ProbeTarget> {
         }, delayNanos);
     }
 
+    /**
+     * Whether {@code w} keeps its link after the probe starting now. A protocol that sends nothing
+     * ({@code none}) opens no connection: its links cost no descriptor and are not capped.
+     */
+    private boolean keeps(W w) {
+        return transport.sends() ? keptChannels.keeps(w) : settings.keepChannels();
+    }
+
+    /** Whether {@code s}'s link is kept between probes (see {@link #keeps}). */
+    private boolean keepsLink(ProbeSlot s) {
+        return s.kept || !transport.sends() && settings.keepChannels();
+    }
+
     /** A new connection for the next probe: the same channel when it was handed out, else a new link. */
     private void dropConnection(ProbeSlot s) {
         if (!s.reconnectShared()) {
@@ -445,10 +373,10 @@ public final class ProbeScheduler<W extends ProbeTarget> {
     }
 
     private void closeLink(ProbeSlot s) {
-        // Without kept channels, every probe opens a socket and closes it: count the closing
-        // ones, or the coordinator holds 2 × the limit. With kept channels it holds one per
-        // worker anyway, and a churn's leavers must not hold up its newcomers' probes.
-        CompletableFuture<Void> gone = s.closeLink(!settings.keepChannels());
+        // Without a kept channel, every probe opens a socket and closes it: count the closing
+        // ones, or the coordinator holds 2 × the limit. A kept worker holds one anyway, and a
+        // churn's leavers must not hold up its newcomers' probes.
+        CompletableFuture<Void> gone = s.closeLink(!keepsLink(s));
         if (gone != null && !gone.isDone()) {
             closing++;
             gone.whenComplete((v, e) -> context.execute(() -> {
@@ -461,7 +389,7 @@ public final class ProbeScheduler<W extends ProbeTarget> {
     /** Stops every timer and closes every link of {@code workers}; returns their channels, shut down. */
     public List<ManagedChannel> close(Iterable<? extends W> workers) {
         closed = true;
-        liveness.close();
+        keptChannels.close();
         List<ManagedChannel> channels = new ArrayList<>();
         for (W w : workers) {
             ProbeSlot s = w.probeSlot();
@@ -471,6 +399,7 @@ public final class ProbeScheduler<W extends ProbeTarget> {
                 channels.add(s.link.channel());
             }
             closeLink(s);
+            keptChannels.release(w);
         }
         queue.clear();
         return channels;

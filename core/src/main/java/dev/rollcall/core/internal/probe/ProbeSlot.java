@@ -26,7 +26,9 @@ public final class ProbeSlot {
 
     Stage stage = Stage.IDLE;
     SerialContext.Timer timer;          // the next retry or refresh
-    ProbeTransport.Link link;           // kept between probes when keep-channels is on
+    ProbeTransport.Link link;           // kept between probes when the worker holds a kept channel
+    boolean kept;                       // holds one of max-kept-channels' places (KeptChannels)
+    boolean overCap;                    // tracked without a kept channel because the cap was reached
     boolean watched;                    // a connection watch is registered on link
     ProbeClient.Watch stream;           // the worker's WatchWorkerInfo stream (also while its probe is in flight)
     StreamLiveness.Heard heard;         // when stream last said anything; set with stream

@@ -10,10 +10,17 @@ import java.util.function.Supplier;
 /**
  * How workers are probed ({@code rollcall.probe.*}), validated. The defaults are the constants
  * below and the table in core's README; the resolver and {@code WorkerProbe} read them from here only.
+ *
+ * @param maxKeptChannels {@code max-kept-channels}: how many workers hold a kept channel (and its
+ *                        stream) at once; the others are tracked as without kept channels. Unused
+ *                        when {@code keepChannels} is false. Default {@link KeptChannelCap#derived()}.
  */
 public record ProbeSettings(Duration timeout, int concurrency, Duration backoffInitial, Duration backoffMax,
                      Duration refreshInterval, boolean keepChannels, int maxResponseBytes, ProbeTls tls,
-                     Duration keepaliveTime, Duration keepaliveTimeout) {
+                     Duration keepaliveTime, Duration keepaliveTimeout, int maxKeptChannels) {
+
+    public static final String MAX_KEPT_CHANNELS_KEY = "rollcall.probe.max-kept-channels";
+    static final int MOST_KEPT_CHANNELS = 10_000_000;
 
     static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
     static final int DEFAULT_CONCURRENCY = 64;
@@ -37,6 +44,20 @@ public record ProbeSettings(Duration timeout, int concurrency, Duration backoffI
                   Duration refreshInterval, boolean keepChannels, int maxResponseBytes, ProbeTls tls) {
         this(timeout, concurrency, backoffInitial, backoffMax, refreshInterval, keepChannels, maxResponseBytes, tls,
                 DEFAULT_KEEPALIVE_TIME, DEFAULT_KEEPALIVE_TIMEOUT);
+    }
+
+    /** As the canonical constructor, with the derived kept-channel cap. */
+    public ProbeSettings(Duration timeout, int concurrency, Duration backoffInitial, Duration backoffMax,
+                  Duration refreshInterval, boolean keepChannels, int maxResponseBytes, ProbeTls tls,
+                  Duration keepaliveTime, Duration keepaliveTimeout) {
+        this(timeout, concurrency, backoffInitial, backoffMax, refreshInterval, keepChannels, maxResponseBytes, tls,
+                keepaliveTime, keepaliveTimeout, KeptChannelCap.derived());
+    }
+
+    /** These settings with at most {@code max} kept channels. */
+    public ProbeSettings withMaxKeptChannels(int max) {
+        return new ProbeSettings(timeout, concurrency, backoffInitial, backoffMax, refreshInterval, keepChannels,
+                maxResponseBytes, tls, keepaliveTime, keepaliveTimeout, max);
     }
 
     /**
@@ -78,19 +99,29 @@ public record ProbeSettings(Duration timeout, int concurrency, Duration backoffI
             throw ConfigurationException.invalid(probe.fullKey("backoff.max"), max.toString(),
                     "at least " + probe.fullKey("backoff.initial") + " (" + initial + ")");
         }
+        boolean keep = or(given.keepChannels(), () -> probe.bool("keep-channels", DEFAULT_KEEP_CHANNELS));
+        int maxKept = or(given.maxKeptChannels(), () -> probe.integer("max-kept-channels", KeptChannelCap.derived(),
+                0, MOST_KEPT_CHANNELS));
+        if (keep && maxKept == 0) {
+            // Zero kept channels is keep-channels=false said the wrong way: say which key means it.
+            throw ConfigurationException.invalid(probe.fullKey("max-kept-channels"), "0", "a whole number from 1 to "
+                    + MOST_KEPT_CHANNELS + " while " + probe.fullKey("keep-channels") + " is true (to keep no"
+                    + " channels, set " + probe.fullKey("keep-channels") + "=false)");
+        }
         return new ProbeSettings(
                 or(given.probeTimeout(), () -> probe.positiveDuration("timeout", DEFAULT_TIMEOUT)),
                 or(given.probeConcurrency(), () -> probe.integer("concurrency", DEFAULT_CONCURRENCY, 1, 100_000)),
                 initial, max,
                 or(given.refreshInterval(), () -> probe.positiveDuration("refresh-interval", DEFAULT_REFRESH_INTERVAL)),
-                or(given.keepChannels(), () -> probe.bool("keep-channels", DEFAULT_KEEP_CHANNELS)),
+                keep,
                 or(given.maxResponseBytes(), () -> probe.integer("max-response-bytes", DEFAULT_MAX_RESPONSE_BYTES,
                         MIN_RESPONSE_BYTES, 64 << 20)),
                 ProbeTls.read(probe, given.tlsCa(), given.tlsCert(), given.tlsKey(), given.tlsAuthority()),
                 or(given.keepaliveTime(), () -> atLeast(probe, "keepalive-time", DEFAULT_KEEPALIVE_TIME,
                         MIN_KEEPALIVE_TIME, "1s")),
                 or(given.keepaliveTimeout(), () -> atLeast(probe, "keepalive-timeout", DEFAULT_KEEPALIVE_TIMEOUT,
-                        MIN_KEEPALIVE_TIMEOUT, "100ms")));
+                        MIN_KEEPALIVE_TIMEOUT, "100ms")),
+                maxKept);
     }
 
     private static Duration atLeast(Settings probe, String key, Duration defaultValue, Duration min, String shown) {

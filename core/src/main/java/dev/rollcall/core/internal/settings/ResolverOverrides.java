@@ -17,7 +17,7 @@ public record ResolverOverrides(Duration probeTimeout, Integer probeConcurrency,
                          Integer maxCandidates, Path tlsCa, Path tlsCert, Path tlsKey, String tlsAuthority,
                          Boolean fetchSchemas, KeyPaths keyPaths, LabelSelector selector,
                          LabelSelector preferLabels, int preferMinWorkers, Boolean exactDrain,
-                         String probeProtocol) {
+                         String probeProtocol, Integer maxKeptChannels) {
 
     /** Nothing given in code. */
     static final ResolverOverrides NONE = new Draft().done();
@@ -48,6 +48,7 @@ public record ResolverOverrides(Duration probeTimeout, Integer probeConcurrency,
         private int preferMinWorkers;
         private Boolean exactDrain;
         private String probeProtocol;
+        private Integer maxKeptChannels;
 
         public Draft probeTimeout(Duration timeout) {
             probeTimeout = positive(timeout, "probeTimeout");
@@ -77,6 +78,12 @@ public record ResolverOverrides(Duration probeTimeout, Integer probeConcurrency,
 
         public Draft keepChannels(boolean keep) {
             keepChannels = keep;
+            return this;
+        }
+
+        /** At most {@code max} kept channels; 0 only with {@code keepChannels(false)} (checked at build). */
+        public Draft maxKeptChannels(int max) {
+            maxKeptChannels = atLeast(max, 0, "maxKeptChannels");
             return this;
         }
 
@@ -165,7 +172,7 @@ public record ResolverOverrides(Duration probeTimeout, Integer probeConcurrency,
             return new ResolverOverrides(probeTimeout, probeConcurrency, backoffInitial, backoffMax, refreshInterval,
                     keepChannels, keepaliveTime, keepaliveTimeout, maxResponseBytes, maxCandidates, tlsCa, tlsCert,
                     tlsKey, tlsAuthority, fetchSchemas, keyPaths, selector, preferLabels, preferMinWorkers, exactDrain,
-                    probeProtocol);
+                    probeProtocol, maxKeptChannels);
         }
 
         private static Duration positive(Duration d, String what) {

@@ -77,6 +77,8 @@ public final class SnapshotBuilder {
     private Optional<String> lastCohort;
     private String lastExplanation;
     private String lastPreference;
+    /** Workers tracked without a kept channel because of the cap, for the next snapshot's counts. */
+    private int overKeptCap;
 
     public SnapshotBuilder(VersionPolicy policy, Clock clock, VersionSchemas schemas, KeyPaths keyPaths, LabelSettings labels,
                     LongSupplier ticker, FleetSnapshot initial) {
@@ -90,6 +92,14 @@ public final class SnapshotBuilder {
         this.lastCohort = report.cohort();
         this.lastExplanation = report.explanation();
         this.lastPreference = report.preference();
+    }
+
+    /**
+     * How many workers are tracked without a kept channel because {@code probe.max-kept-channels}
+     * was reached: shown in the counts of the next snapshot built, and a change a reader sees.
+     */
+    public void overKeptCap(int workers) {
+        overKeptCap = workers;
     }
 
     /** The last snapshot built (or the initial one). */
@@ -316,7 +326,7 @@ public final class SnapshotBuilder {
         if (last.number() > 0 && !statusesChanged && schemasNow == publishedSchemas
                 && Objects.equals(staleSince, last.staleSince().orElse(null))
                 && chosen.cohort().equals(lastCohort) && chosen.explanation().equals(lastExplanation)
-                && preferred.equals(lastPreference)
+                && preferred.equals(lastPreference) && overKeptCap == last.counts().overKeptCap()
                 && Objects.equals(discoveryProblem, last.discoveryProblem().orElse(null))) {
             return null;
         }
@@ -327,7 +337,8 @@ public final class SnapshotBuilder {
         last = InternalSnapshots.buildAfter(FleetSnapshot.builder(last.number() + 1).publishedAt(clock.instant())
                 .staleSince(staleSince).policy(policy.description()).statuses(statuses)
                 .selection(chosen.cohort(), chosen.explanation()).schemas(schemasNow).keyPaths(keyPaths)
-                .selector(choice.selector().toString()).preference(preferred).discoveryProblem(discoveryProblem), last);
+                .selector(choice.selector().toString()).preference(preferred).discoveryProblem(discoveryProblem)
+                .overKeptCap(overKeptCap), last);
         // Once per change of choice at INFO; the explanation's counts move with every probe answer.
         boolean preferenceSwitched = preferred.startsWith("preferring") != lastPreference.startsWith("preferring");
         if (!chosen.cohort().equals(lastCohort) || preferenceSwitched) {

@@ -38,6 +38,8 @@ public abstract class TrackerHarness {
 
     /** Whether the next {@link #tracker} keeps probe channels. */
     boolean keepChannels = true;
+    /** The next {@link #tracker}'s {@code max-kept-channels}: more than any test's workers unless set. */
+    int maxKeptChannels = 1_000;
     /** The policy of the next {@link #tracker}. */
     VersionPolicy policy = ONE_OH;
     final VirtualTime time = new VirtualTime();
@@ -56,7 +58,8 @@ public abstract class TrackerHarness {
 
     FleetTracker tracker(int concurrency) {
         ProbeSettings settings = new ProbeSettings(Duration.ofSeconds(2), concurrency, INITIAL,
-                Duration.ofSeconds(10), REFRESH, keepChannels, 1 << 20, ProbeTls.DEFAULT);
+                Duration.ofSeconds(10), REFRESH, keepChannels, 1 << 20, ProbeTls.DEFAULT)
+                .withMaxKeptChannels(maxKeptChannels);
         Clock clock = Clock.fixed(Instant.EPOCH, ZoneOffset.UTC);
         FleetSnapshot initial = FleetSnapshot.builder(0).publishedAt(Instant.EPOCH).build();
         tracker = new FleetTracker(new FleetTracker.Parts(time.context(), net, clock, HALF,
