@@ -20,7 +20,6 @@ import dev.rollcall.api.registry.WorkerVersions;
 import dev.rollcall.core.internal.drain.LeaseTable;
 import dev.rollcall.core.internal.lifecycle.ResolverLifecycle;
 import dev.rollcall.core.internal.probe.ProbeScheduler;
-import dev.rollcall.core.internal.protocols.ProbeProtocols;
 import dev.rollcall.core.internal.settings.Plugins;
 import dev.rollcall.core.internal.settings.ResolverOverrides;
 import dev.rollcall.core.internal.settings.ResolverSettings;
@@ -99,14 +98,13 @@ public final class WorkerResolver implements AutoCloseable {
     /** {@code rollcall.readiness.*}: when {@link #ready()} says yes. */
     private final ReadinessRule readiness;
 
-    private WorkerResolver(Builder b, WorkerDiscovery discovery, VersionPolicy policy, ResolverSettings settings,
-                           ReadinessRule readiness, ProbeProtocols.Chosen protocol) {
+    private WorkerResolver(Builder b, Plugins chosen, ResolverSettings settings, ReadinessRule readiness) {
         this.readiness = readiness;
         this.name = b.name != null ? b.name : String.valueOf(RESOLVERS.incrementAndGet());
-        this.discovery = discovery;
-        this.policy = policy;
+        this.discovery = chosen.discovery();
+        this.policy = chosen.policy();
         this.rooms = new ResolverLifecycle(new ResolverLifecycle.Given(name, RESOLVERS.incrementAndGet(), discovery,
-                policy, settings, b.clock, b.ticker, b.scheduler, protocol), () -> current,
+                policy, settings, b.clock, b.ticker, b.scheduler, chosen.protocol()), () -> current,
                 snapshot -> current = snapshot);
         this.current = rooms.fanOut().current();
     }
@@ -227,18 +225,7 @@ public final class WorkerResolver implements AutoCloseable {
      *                          answered, when the fleet does not settle in time (or the resolver is closed)
      */
     public FleetSnapshot awaitSettled(Duration timeout) throws TimeoutException, InterruptedException {
-        Predicate<FleetSnapshot> settled = snap -> snap.number() > 0 && snap.counts().pending() == 0
-                && rooms.candidatesKnown();
-        FleetSnapshot s = rooms.fanOut().awaitSatisfying(timeout, settled);
-        if (s == null) {
-            s = rooms.fanOut().current();
-            String why = !rooms.candidatesKnown()
-                    ? s.discoveryProblem().orElse("discovery has not reported any candidates yet")
-                    : s.counts().pending() + " of " + s.counts().candidates() + " candidates still have no verdict";
-            throw new TimeoutException("the fleet did not settle within " + timeout
-                    + (rooms.fanOut().closed() ? " (the resolver is closed)" : "") + ": " + why + "; the current one is " + s);
-        }
-        return s;
+        return rooms.awaits().settled(timeout);
     }
 
     /**
@@ -250,12 +237,7 @@ public final class WorkerResolver implements AutoCloseable {
      *                          published in time (or the resolver is closed)
      */
     public FleetSnapshot awaitVersion(long number, Duration timeout) throws TimeoutException, InterruptedException {
-        FleetSnapshot s = rooms.fanOut().awaitSatisfying(timeout, snap -> snap.number() >= number);
-        if (s == null) {
-            throw new TimeoutException("snapshot " + number + " was not published within " + timeout
-                    + (rooms.fanOut().closed() ? " (the resolver is closed)" : "") + "; the current one is " + rooms.fanOut().current());
-        }
-        return s;
+        return rooms.awaits().version(number, timeout);
     }
 
     /**
@@ -269,12 +251,7 @@ public final class WorkerResolver implements AutoCloseable {
      */
     public FleetSnapshot await(Predicate<? super FleetSnapshot> condition, Duration timeout)
             throws TimeoutException, InterruptedException {
-        FleetSnapshot s = rooms.fanOut().awaitSatisfying(timeout, condition);
-        if (s == null) { // the condition is not tested again: it may be slow
-            throw new TimeoutException("no snapshot satisfied the condition within " + timeout
-                    + (rooms.fanOut().closed() ? " (the resolver is closed)" : "") + "; last: " + rooms.fanOut().current());
-        }
-        return s;
+        return rooms.awaits().satisfying(condition, timeout);
     }
 
     /**
@@ -737,25 +714,9 @@ public final class WorkerResolver implements AutoCloseable {
             ResolverSettings settings = ResolverSettings.read(cfg, overrides.done());
             ReadinessRule readiness = ReadinessRule.read(cfg.settings());
             ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
-            Plugins chosen = Plugins.choose(cfg, discovery, policy, overrides.done().probeProtocol(), loader);
-            if (settings.exactDrain() && !chosen.protocol().isRollcall()) {
-                // Holder streams and ReleaseWorker are rollcall.v1's; no other protocol can carry them.
-                if (discovery == null) {
-                    chosen.discovery().close(); // created here from the configuration: not the caller's
-                }
-                throw ConfigurationException.invalid(ResolverSettings.EXACT_DRAIN_KEY, "true", "false while "
-                        + ProbeProtocols.KEY + " is '" + chosen.protocol().name() + "' (exact drain holds and"
-                        + " releases workers over rollcall.v1's WatchWorkerInfo and ReleaseWorker; set "
-                        + ProbeProtocols.KEY + "=rollcall or " + ResolverSettings.EXACT_DRAIN_KEY + "=false)");
-            }
-            WorkerResolver resolver = new WorkerResolver(this, chosen.discovery(), chosen.policy(), settings, readiness,
-                    chosen.protocol());
-            try {
-                resolver.rooms.start();
-            } catch (RuntimeException e) {
-                resolver.close();
-                throw e;
-            }
+            Plugins chosen = Plugins.chooseFor(settings, cfg, discovery, policy, overrides.done().probeProtocol(), loader);
+            WorkerResolver resolver = new WorkerResolver(this, chosen, settings, readiness);
+            resolver.rooms.start(); // closes the resolver again when a part fails to start
             return resolver;
         }
     }

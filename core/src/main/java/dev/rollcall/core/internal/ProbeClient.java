@@ -1,29 +1,14 @@
 package dev.rollcall.core.internal;
 
-import com.google.common.net.InetAddresses;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.protocol.ProbeOutcome;
-import dev.rollcall.protocol.internal.AnswerCheck;
-import dev.rollcall.protocol.internal.WireFormat;
-import dev.rollcall.protocol.v1.WorkerInfoRequest;
-import dev.rollcall.protocol.v1.WorkerInfoResponse;
-import dev.rollcall.protocol.v1.WorkerServiceGrpc;
-import io.grpc.CallOptions;
-import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
-import io.grpc.netty.InternalNettyChannelBuilder;
-import io.grpc.netty.NettyChannelBuilder;
-import io.grpc.stub.ClientCalls;
-import io.grpc.stub.StreamObserver;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.ScheduledFuture;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -32,28 +17,24 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Opens probe channels and sends {@code WorkerInfo} calls. Internal: not part of Rollcall's public
  * API.
  *
  * <p>All channels share one small event loop group and run callbacks directly on it (no executor
- * hop, no per-channel threads); IP literals skip name resolution. Thread-safe.
+ * hop, no per-channel threads); IP literals skip name resolution. Thread-safe. This class owns the
+ * threads and says what each call promises; {@link ProbeChannels} builds the channels and
+ * {@link WorkerInfoCalls} makes the calls.
  */
 public final class ProbeClient implements AutoCloseable {
-
-    /** Idle timeouts above 30 days switch gRPC's idle mode off: a kept channel must not go idle on its own. */
-    private static final long NO_IDLE_TIMEOUT_DAYS = 31;
 
     private final EventLoopGroup eventLoop;
     /** Builds channels and starts calls ({@link #starter()}); null on the shared event loop. */
     private final ExecutorService starts;
-    private final int maxResponseBytes;
+    /** Its {@code rollcall.v1} calls: the probe, the watch, the probe that stays open as the watch. */
+    private final WorkerInfoCalls calls;
     private final ProbeTls tls;
-    /** Sent as {@code holder_id} on every {@code WatchWorkerInfo} request (exact drain); "" for none. */
-    private final String holderId;
 
     /** A client with its own event loop threads, named {@code threadName-N}; close it to stop them. */
     public ProbeClient(String threadName, int maxResponseBytes) {
@@ -75,17 +56,15 @@ public final class ProbeClient implements AutoCloseable {
                 new DefaultThreadFactory(threadName, true), NioIoHandler.newFactory());
         this.starts = Executors.newSingleThreadExecutor(
                 new DefaultThreadFactory(threadName + "-start", true));
-        this.maxResponseBytes = maxResponseBytes;
         this.tls = Objects.requireNonNull(tls, "tls");
-        this.holderId = Objects.requireNonNull(holderId, "holderId");
+        this.calls = new WorkerInfoCalls(maxResponseBytes, Objects.requireNonNull(holderId, "holderId"));
     }
 
     private ProbeClient(int maxResponseBytes, ProbeTls tls) {
         this.eventLoop = null;
         this.starts = null;
-        this.maxResponseBytes = maxResponseBytes;
         this.tls = Objects.requireNonNull(tls, "tls");
-        this.holderId = "";
+        this.calls = new WorkerInfoCalls(maxResponseBytes, "");
     }
 
     /**
@@ -157,48 +136,9 @@ public final class ProbeClient implements AutoCloseable {
 
     /** As {@link #open(WorkerEndpoint, Executor)}, with {@code keepalive} (null: none). */
     public ManagedChannel open(WorkerEndpoint endpoint, Executor lane, Http2Keepalive keepalive) {
-        NettyChannelBuilder builder;
-        if (endpoint.tls()) {
-            builder = InetAddresses.isInetAddress(endpoint.host())
-                    ? NettyChannelBuilder.forAddress(new InetSocketAddress(
-                            InetAddresses.forString(endpoint.host()), endpoint.port()), tls.credentials())
-                    : NettyChannelBuilder.forAddress(endpoint.host(), endpoint.port(), tls.credentials());
-        } else {
-            builder = InetAddresses.isInetAddress(endpoint.host())
-                    ? NettyChannelBuilder.forAddress(
-                            new InetSocketAddress(InetAddresses.forString(endpoint.host()), endpoint.port()))
-                    : NettyChannelBuilder.forAddress(endpoint.host(), endpoint.port());
-            builder.usePlaintext();
-        }
-        if (eventLoop != null) {
-            EventLoop own = ours(lane);
-            builder.eventLoopGroup(own != null ? own : eventLoop).channelType(NioSocketChannel.class, InetSocketAddress.class);
-        }
-        // Census stats and tracing are on by default: every build then looks io.grpc.census up with
-        // Class.forName and, without grpc-census on the class path, pays for two
-        // ClassNotFoundExceptions (a scan of every jar): about 10 µs per channel, a tenth of the
-        // resolver thread's time while converging. RollcallMetrics measures probes instead.
-        InternalNettyChannelBuilder.setStatsEnabled(builder, false);
-        InternalNettyChannelBuilder.setTracingEnabled(builder, false);
-        // No message bound of the channel's own: the probe and watch calls bound their answers per
-        // call (maxResponseBytes), and the channel is also the user's (WorkerResolver.channel) for
-        // Arrow Flight, whose own client takes messages of any size (FlightClient: Integer.MAX_VALUE).
-        builder.directExecutor()
-                .idleTimeout(NO_IDLE_TIMEOUT_DAYS, TimeUnit.DAYS)
-                .maxInboundMessageSize(Integer.MAX_VALUE)
-                .maxInboundMetadataSize(64 * 1024)
-                .disableRetry()
-                .userAgent("rollcall");
-        if (endpoint.tls() && tls.authority() != null) {
-            builder.overrideAuthority(tls.authority());
-        }
-        if (keepalive != null) {
-            // Without calls too: a worker that serves only the unary call has no stream to hear from.
-            builder.keepAliveTime(keepalive.time().toNanos(), TimeUnit.NANOSECONDS)
-                    .keepAliveTimeout(keepalive.timeout().toNanos(), TimeUnit.NANOSECONDS)
-                    .keepAliveWithoutCalls(true);
-        }
-        return builder.build();
+        EventLoop own = eventLoop == null ? null : ours(lane);
+        EventLoopGroup loop = own != null ? own : eventLoop; // null: gRPC's shared event loop
+        return ProbeChannels.build(endpoint, tls, loop, keepalive);
     }
 
     /**
@@ -207,44 +147,7 @@ public final class ProbeClient implements AutoCloseable {
      * {@link ProbeFailures#describe}'s.
      */
     public CompletableFuture<ProbeOutcome> probe(ManagedChannel channel, WorkerEndpoint endpoint, Duration timeout) {
-        CompletableFuture<ProbeOutcome> result = new CompletableFuture<>();
-        ClientCall<WorkerInfoRequest, WorkerInfoResponse> call;
-        try {
-            call = channel.newCall(WorkerServiceGrpc.getWorkerInfoMethod(), CallOptions.DEFAULT
-                    .withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
-                    .withMaxInboundMessageSize(maxResponseBytes));
-        } catch (RuntimeException shutDown) {
-            result.complete(ProbeFailures.failed(shutDown, timeout));
-            return result;
-        }
-        ClientCalls.asyncUnaryCall(call, WorkerInfoRequest.getDefaultInstance(), new StreamObserver<>() {
-            @Override
-            public void onNext(WorkerInfoResponse response) {
-                String problem = AnswerCheck.problem(response);
-                result.complete(problem != null
-                        ? new ProbeOutcome.Failed(Status.Code.INTERNAL, "malformed answer: " + problem)
-                        : answered(endpoint, response));
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                result.complete(ProbeFailures.failed(t, timeout));
-            }
-
-            @Override
-            public void onCompleted() {
-                if (!result.isDone()) {
-                    result.complete(new ProbeOutcome.Failed(Status.Code.INTERNAL,
-                            "INTERNAL: WorkerInfo completed without a response"));
-                }
-            }
-        });
-        return result;
-    }
-
-    private static ProbeOutcome.Answered answered(WorkerEndpoint endpoint, WorkerInfoResponse response) {
-        return new ProbeOutcome.Answered(WireFormat.toWorkerInfo(endpoint, response),
-                WireFormat.fromWire(response.getState()), response.getRevision());
+        return calls.probe(channel, endpoint, timeout);
     }
 
     /** {@code lane} as one of this client's event loops; null when it is not one. */
@@ -296,77 +199,7 @@ public final class ProbeClient implements AutoCloseable {
      * conversion. No deadline: the stream lasts as long as the worker is watched.
      */
     public Watch watch(ManagedChannel channel, WorkerEndpoint endpoint, Duration heartbeat, StreamListener listener) {
-        ClientCall<WorkerInfoRequest, WorkerInfoResponse> call;
-        try {
-            call = channel.newCall(WorkerServiceGrpc.getWatchWorkerInfoMethod(),
-                    CallOptions.DEFAULT.withMaxInboundMessageSize(maxResponseBytes));
-        } catch (RuntimeException shutDown) {
-            listener.ended(Status.fromThrowable(shutDown));
-            return () -> { };
-        }
-        WorkerInfoRequest.Builder asked = WorkerInfoRequest.newBuilder()
-                .setHeartbeatMillis((int) Math.min(Integer.MAX_VALUE, heartbeat.toMillis()));
-        if (!holderId.isEmpty()) {
-            asked.setHolderId(holderId); // unset otherwise: the request of a coordinator before exact drain
-        }
-        WorkerInfoRequest request = asked.build();
-        final class Observer implements StreamObserver<WorkerInfoResponse>, Watch {
-            /** The last answer taken; only the call's callbacks touch it, one at a time. */
-            private WorkerInfoResponse last;
-            private volatile long heartbeatMillis;
-
-            @Override
-            public void onNext(WorkerInfoResponse response) {
-                heartbeatMillis = Integer.toUnsignedLong(response.getHeartbeatMillis());
-                if (last != null && repeats(response, last)) {
-                    listener.repeated();
-                    return;
-                }
-                last = response;
-                String problem = AnswerCheck.problem(response);
-                if (problem != null) {
-                    listener.answer(new ProbeOutcome.Failed(Status.Code.INTERNAL, "malformed answer: " + problem));
-                    call.cancel("malformed answer", null);
-                    return;
-                }
-                listener.answer(answered(endpoint, response));
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                listener.ended(Status.fromThrowable(t));
-            }
-
-            @Override
-            public void onCompleted() {
-                listener.ended(Status.UNAVAILABLE.withDescription("the worker ended its WatchWorkerInfo stream"));
-            }
-
-            @Override
-            public void cancel() {
-                call.cancel("no longer watched", null);
-            }
-
-            @Override
-            public long heartbeatMillis() {
-                return heartbeatMillis;
-            }
-        }
-        Observer observer = new Observer();
-        ClientCalls.asyncServerStreamingCall(call, request, observer);
-        return observer;
-    }
-
-    /**
-     * Whether {@code answer} says what {@code last} said: a worker stamps each distinct answer of
-     * its process with a new revision, so one instance's same revision is the same answer (and a
-     * comparison of two numbers, not of two messages); without revisions, the same message.
-     */
-    private static boolean repeats(WorkerInfoResponse answer, WorkerInfoResponse last) {
-        if (answer.getRevision() != 0 || last.getRevision() != 0) {
-            return answer.getRevision() == last.getRevision() && answer.getInstanceId().equals(last.getInstanceId());
-        }
-        return answer.equals(last);
+        return calls.watch(channel, endpoint, heartbeat, listener);
     }
 
     /** A probe that stays open as the worker's stream: its first answer, and the handle that ends it. */
@@ -390,55 +223,8 @@ public final class ProbeClient implements AutoCloseable {
         if (eventLoop == null) {
             throw new IllegalStateException("watchFirst needs a ProbeClient with its own event loop");
         }
-        CompletableFuture<ProbeOutcome> first = new CompletableFuture<>();
-        // 0: waiting for the first answer; 1: answered, the stream is live; 2: over before an answer.
-        AtomicInteger phase = new AtomicInteger();
-        AtomicReference<Runnable> onTimeout = new AtomicReference<>();
         EventLoop own = ours(lane);
-        EventLoop timer = own != null ? own : eventLoop.next();
-        ScheduledFuture<?> deadline = timer.schedule(() -> {
-            if (phase.compareAndSet(0, 2)) {
-                first.complete(new ProbeOutcome.Failed(Status.Code.DEADLINE_EXCEEDED,
-                        "DEADLINE_EXCEEDED: no answer within " + timeout.toMillis() + " ms"));
-                Runnable cancel = onTimeout.get();
-                if (cancel != null) {
-                    cancel.run();
-                }
-            }
-        }, timeout.toNanos(), TimeUnit.NANOSECONDS);
-        Watch stream = watch(channel, endpoint, heartbeat, new StreamListener() {
-            @Override
-            public void answer(ProbeOutcome answer) {
-                if (phase.compareAndSet(0, 1)) {
-                    deadline.cancel(false);
-                    first.complete(answer);
-                } else if (phase.get() == 1) {
-                    listener.answer(answer);
-                }
-            }
-
-            @Override
-            public void repeated() {
-                if (phase.get() == 1) {
-                    listener.repeated();
-                }
-            }
-
-            @Override
-            public void ended(Status status) {
-                if (phase.compareAndSet(0, 2)) {
-                    deadline.cancel(false);
-                    first.complete(ProbeFailures.failed(status.asRuntimeException(), timeout));
-                } else if (phase.get() == 1) {
-                    listener.ended(status);
-                }
-            }
-        });
-        onTimeout.set(stream::cancel);
-        if (phase.get() == 2) {
-            stream.cancel(); // timed out before the call was even started
-        }
-        return new Watched(first, stream);
+        return calls.watchFirst(channel, own != null ? own : eventLoop.next(), endpoint, timeout, heartbeat, listener);
     }
 
     /** How long {@link #whenTerminated} waits for a shut-down channel at most. */

@@ -21,12 +21,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -55,18 +52,10 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     private final PublishPacer pacer;
     private final VersionSchemas schemas;       // null when the resolver fetches none
     private final Consumer<FleetSnapshot> publisher;
-    /** By URL, in URL order: snapshots list workers in that order, and sorting 10,000 for each cost more. */
-    private final TreeMap<String, TrackedWorker> tracked = new TreeMap<>();
+    /** The candidates tracked now, by URL. */
+    private final TrackedWorkers tracked = new TrackedWorkers();
     /** Who joined, left or changed since the last build: what the next build reads. */
     private final Changes changes = new Changes();
-    /**
-     * The same by URL, for lookups: every probe answer and every candidate of every set from
-     * discovery is looked up, and a tree lookup compares a dozen URLs (at 10,000 workers a set
-     * took milliseconds of lookups alone).
-     */
-    private final Map<String, TrackedWorker> byUrl = new HashMap<>();
-    /** {@link #tracked}'s workers in URL order, for builds; null after the set of workers changed. */
-    private List<TrackedWorker> ordered;
     /** Workers that left discovery whose connections are still open. */
     private final Leavers leavers;
     /** Counts the candidate sets applied: a worker's {@link TrackedWorker#seenInSet()} says which set last listed it. */
@@ -136,7 +125,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     private void applySet(Set<WorkerEndpoint> latest) {
         long set = ++sets;
         for (WorkerEndpoint e : latest) {
-            TrackedWorker t = byUrl.get(e.url());
+            TrackedWorker t = tracked.get(e.url());
             if (t == null) {
                 t = new TrackedWorker(e);
                 t.seenIn(set);
@@ -195,18 +184,8 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     }
 
     private void add(TrackedWorker t) {
-        tracked.put(t.url(), t);
-        byUrl.put(t.url(), t);
-        ordered = null;
+        tracked.add(t);
         changes.joined(t);
-    }
-
-    /** The tracked workers in URL order. */
-    private List<TrackedWorker> ordered() {
-        if (ordered == null) {
-            ordered = List.copyOf(tracked.values());
-        }
-        return ordered;
     }
 
     /**
@@ -290,9 +269,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         } else {
             pacer.changed();
         }
-        tracked.remove(t.url());
-        byUrl.remove(t.url());
-        ordered = null;
+        tracked.remove(t);
         failedCalls.settled(t);
         changes.left(t);
     }
@@ -304,7 +281,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
      * gate). Any doubt (unknown URL, failure, another instance, not yet published) is {@code false}.
      */
     public void verify(String url, CompletableFuture<Boolean> result) {
-        TrackedWorker t = closed ? null : byUrl.get(url);
+        TrackedWorker t = closed ? null : tracked.get(url);
         if (t == null) {
             result.complete(false);
             return;
@@ -325,7 +302,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     /** A user's call to the worker at {@code url} failed as if it were gone (see {@link FailedCalls#failed}). */
     public void callFailed(String url, String unescaped) {
         String why = PeerText.escape(unescaped); // a failed call's status message is the worker's text
-        TrackedWorker t = closed ? null : byUrl.get(url);
+        TrackedWorker t = closed ? null : tracked.get(url);
         if (t != null && t.inUse() && failedCalls.failed(t, why)) {
             settle();
         }
@@ -333,7 +310,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
 
     /** A user's call to the worker at {@code url} ran out of its deadline (see {@link FailedCalls#timedOut}). */
     public void callTimedOut(String url, String why) {
-        TrackedWorker t = closed ? null : byUrl.get(url);
+        TrackedWorker t = closed ? null : tracked.get(url);
         if (t != null && t.inUse() && failedCalls.timedOut(t, why)) {
             settle();
         }
@@ -341,13 +318,13 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
 
     /** The channel of the candidate at {@code url} for the user's calls (see {@link ProbeScheduler#share}); null if none. */
     public ManagedChannel share(String url) {
-        TrackedWorker t = closed ? null : byUrl.get(url);
+        TrackedWorker t = closed ? null : tracked.get(url);
         return t == null ? null : probes.share(t);
     }
 
     @Override
     public boolean tracks(TrackedWorker worker) {
-        return !closed && byUrl.get(worker.url()) == worker;
+        return !closed && tracked.get(worker.url()) == worker;
     }
 
     @Override
@@ -408,9 +385,9 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         if (closed) {
             return;
         }
-        changes.forgetJoinedIf(t -> closed || byUrl.get(t.url()) != t); // joined and left again since the last build
+        changes.forgetJoinedIf(t -> closed || tracked.get(t.url()) != t); // joined and left again since the last build
         builder.overKeptCap(probes.overKeptCap());
-        FleetSnapshot next = builder.build(changes, this::ordered, staleSince, discoveryProblem,
+        FleetSnapshot next = builder.build(changes, tracked::ordered, staleSince, discoveryProblem,
                 t -> schemas.ready(t.info().version(), t.endpoint(), () -> channelOf(t.url())));
         if (next != null) {
             publisher.accept(next);
@@ -426,13 +403,13 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
 
     /** The open channel of the worker at {@code url}, if it is tracked and has one (schema fetches, releases). */
     public ManagedChannel channelOf(String url) {
-        TrackedWorker t = byUrl.get(url);
+        TrackedWorker t = tracked.get(url);
         return t == null ? null : probes.channel(t);
     }
 
     /** The candidates as tracked now, in URL order: for tests and diagnostics. */
     List<TrackedWorker> workers() {
-        return ordered();
+        return tracked.ordered();
     }
 
     /** Stops everything; returns the channels it shut down, so that the caller can wait for them. */
@@ -449,8 +426,6 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         all.addAll(leavers.close()); // left, and their connections not closed yet
         List<ManagedChannel> channels = probes.close(all);
         tracked.clear();
-        byUrl.clear();
-        ordered = null;
         if (schemas != null) {
             channels.addAll(schemas.close());
         }

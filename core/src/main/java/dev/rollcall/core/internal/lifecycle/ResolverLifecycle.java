@@ -26,6 +26,7 @@ import dev.rollcall.core.internal.settings.ProbeSettings;
 import dev.rollcall.core.internal.settings.ResolverSettings;
 import dev.rollcall.core.internal.settings.SchemaSettings;
 import dev.rollcall.core.internal.snapshot.LiveViews;
+import dev.rollcall.core.internal.snapshot.SnapshotAwaits;
 import dev.rollcall.core.internal.snapshot.SnapshotBuilder;
 import dev.rollcall.core.internal.snapshot.SnapshotFanOut;
 import io.grpc.ManagedChannel;
@@ -78,6 +79,8 @@ public final class ResolverLifecycle {
     private final ScheduledThreadPoolExecutor serialThread;
     private final SerialContext context;
     private final SnapshotFanOut fanOut;
+    /** The facade's waits that fail naming what they waited for. */
+    private final SnapshotAwaits awaits;
     private final FleetTracker tracker;
     /** Exact drain ({@code rollcall.drain.exact}); null when off. */
     private final DrainReleases drains;
@@ -120,6 +123,7 @@ public final class ResolverLifecycle {
         ThreadFactory listenerThreads = NamedThreads.daemon("rollcall-listeners-" + name);
         this.fanOut = new SnapshotFanOut(name, initial, () -> Executors.newSingleThreadExecutor(listenerThreads),
                 Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-followers-" + name)), ticker);
+        this.awaits = new SnapshotAwaits(fanOut, () -> candidatesKnown);
         this.live = new LiveViews(current);
         this.maxCandidates = settings.maxCandidates();
         this.cache = cached == null ? null : new CandidateCache(cached, name);
@@ -155,6 +159,11 @@ public final class ResolverLifecycle {
     /** The current snapshot, awaiters and listeners. */
     public SnapshotFanOut fanOut() {
         return fanOut;
+    }
+
+    /** The waits for a settled fleet, a version, a condition. */
+    public SnapshotAwaits awaits() {
+        return awaits;
     }
 
     /** The read views, answering from the facade's current snapshot. */
@@ -197,14 +206,22 @@ public final class ResolverLifecycle {
         tracker.schemasChanged();
     }
 
-    /** Starts the cache file's timer, discovery and the {@code rollcall:} bridge. */
+    /**
+     * Starts the cache file's timer, discovery and the {@code rollcall:} bridge; when a part fails to
+     * start, closes everything again ({@link #close()}) and rethrows.
+     */
     public void start() {
-        if (cache != null) {
-            context.execute(() -> tracker.useCache(cache, cacheMaxWait));
+        try {
+            if (cache != null) {
+                context.execute(() -> tracker.useCache(cache, cacheMaxWait));
+            }
+            discovery.start(new DiscoveryFeed(context, tracker, maxCandidates));
+            LiveResolvers.add(calls);
+            log.info("resolver {} started: discovery {}, policy {}", name, discovery.description(), policy.description());
+        } catch (RuntimeException e) {
+            close();
+            throw e;
         }
-        discovery.start(new DiscoveryFeed(context, tracker, maxCandidates));
-        LiveResolvers.add(calls);
-        log.info("resolver {} started: discovery {}, policy {}", name, discovery.description(), policy.description());
     }
 
     /** Stops everything in order (see the class's comment). Idempotent. */

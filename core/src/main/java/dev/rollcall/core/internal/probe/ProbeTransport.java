@@ -3,7 +3,6 @@ package dev.rollcall.core.internal.probe;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.core.internal.ProbeClient;
 import dev.rollcall.protocol.ProbeOutcome;
-import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import java.time.Duration;
@@ -103,22 +102,7 @@ public interface ProbeTransport {
      * A link's channel is built on first use and at most once, with {@code keepalive} (null: none).
      */
     static ProbeTransport grpc(ProbeClient client, ProbeClient.Http2Keepalive keepalive) {
-        return endpoint -> new Link() {
-            /** Where the channel is built and calls start (see {@link ProbeClient#starter()}). */
-            private final Executor starter = client.starter();
-            /** The event loop thread of the channel's network I/O, its deadlines and its close ({@link ProbeClient#lane()}). */
-            private final Executor lane = client.lane();
-            private ManagedChannel channel; // guarded by this
-            private boolean closed;         // guarded by this
-
-            /** The channel, built now if it is not yet; null once closed. */
-            private synchronized ManagedChannel built() {
-                if (channel == null && !closed) {
-                    channel = client.open(endpoint, lane, keepalive);
-                }
-                return channel;
-            }
-
+        return endpoint -> new LazyChannelLink(client, endpoint, keepalive) {
             /**
              * Runs {@code call} on the link's channel on the client's starter thread and completes
              * {@code outcome} with its result; a closed link or client completes it as {@code CANCELLED}.
@@ -186,70 +170,6 @@ public interface ProbeTransport {
                     return w.first();
                 });
                 return new ProbeClient.Watched(first, handle);
-            }
-
-            @Override
-            public boolean ready() {
-                ManagedChannel c = built();
-                return c != null && c.getState(false) == ConnectivityState.READY;
-            }
-
-            @Override
-            public void whenNotReady(Runnable then) {
-                ManagedChannel c = built();
-                if (c == null) {
-                    then.run();
-                } else {
-                    c.notifyWhenStateChanged(ConnectivityState.READY, then);
-                }
-            }
-
-            @Override
-            public void resetConnectBackoff() {
-                ManagedChannel c = built();
-                if (c != null) {
-                    c.resetConnectBackoff();
-                }
-            }
-
-            @Override
-            public ManagedChannel channel() {
-                return built();
-            }
-
-            @Override
-            public void reconnect() {
-                ManagedChannel c = built();
-                if (c != null) {
-                    c.enterIdle();
-                }
-            }
-
-            @Override
-            public CompletableFuture<Void> close(boolean untilGone) {
-                ManagedChannel c;
-                synchronized (this) {
-                    closed = true;
-                    c = channel;
-                }
-                if (c == null) {
-                    return CompletableFuture.completedFuture(null);
-                }
-                CompletableFuture<Void> gone = untilGone ? new CompletableFuture<>() : CompletableFuture.completedFuture(null);
-                // On the event loop too: a shutdown costs tens of microseconds, and a churn closes
-                // a channel per worker that left, on the caller's thread (the serial context).
-                try {
-                    lane.execute(() -> {
-                        c.shutdownNow();
-                        if (untilGone) {
-                            client.whenTerminated(c, gone);
-                        }
-                    });
-                } catch (RejectedExecutionException stopped) {
-                    c.shutdownNow();
-                    gone.complete(null);
-                }
-                return gone;
             }
         };
     }

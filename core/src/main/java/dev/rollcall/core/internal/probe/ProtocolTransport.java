@@ -11,14 +11,12 @@ import dev.rollcall.protocol.internal.AnswerCheck;
 import dev.rollcall.protocol.spi.ProbeCapabilities;
 import dev.rollcall.protocol.spi.ProbeProtocol;
 import dev.rollcall.protocol.spi.ProbeRequest;
-import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -168,42 +166,24 @@ public final class ProtocolTransport implements ProbeTransport {
     }
 
     /** One worker's link: a channel when the protocol connects or the user asks for one. */
-    private final class ProtocolLink implements Link {
-        private final WorkerEndpoint endpoint;
-        private final Executor starter = client.starter();
-        private final Executor lane = client.lane();
+    private final class ProtocolLink extends LazyChannelLink {
         /** The worker as discovery listed it at the last probe: what the liveness calls ask about. */
         private volatile WorkerEndpoint current;
         /** The checks of the kept connection; null without liveness or a timer. */
         private final LivenessCalls checks;
-        private ManagedChannel channel; // guarded by this
-        private boolean closed;         // guarded by this
 
         ProtocolLink(WorkerEndpoint endpoint) {
-            this.endpoint = endpoint;
+            super(client, endpoint, null); // no pings: see the class comment
             this.current = endpoint;
             this.checks = liveness == null || !(lane instanceof ScheduledExecutorService timer) ? null
                     : new LivenessCalls(timer, liveness, name, () -> current, this::existing,
                             timeout -> probe(current, timeout));
         }
 
-        private synchronized ManagedChannel built() {
-            if (channel == null && !closed) {
-                channel = client.open(endpoint, lane, null); // no pings: see the class comment
-            }
-            return channel;
-        }
-
-        private synchronized ManagedChannel existing() {
-            return channel;
-        }
-
         /** The request for {@code current}, or null once the link is closed. */
         private ProbeRequest request(WorkerEndpoint current, Duration timeout) {
             if (!sees.connects()) {
-                synchronized (this) {
-                    return closed ? null : new ProbeRequest(current, null, timeout, maxResponseBytes);
-                }
+                return isClosed() ? null : new ProbeRequest(current, null, timeout, maxResponseBytes);
             }
             ManagedChannel c = built();
             return c == null ? null : new ProbeRequest(current, c, timeout, maxResponseBytes);
@@ -363,77 +343,28 @@ public final class ProtocolTransport implements ProbeTransport {
         }
 
         @Override
-        public boolean ready() {
-            if (!sees.connects()) {
-                return true; // nothing to watch: only discovery tells of a restart
-            }
-            ManagedChannel c = built();
-            return c != null && c.getState(false) == ConnectivityState.READY;
+        boolean connects() {
+            return sees.connects();
         }
 
         @Override
-        public void whenNotReady(Runnable then) {
-            if (!sees.connects()) {
-                return; // never: the protocol keeps no connection whose loss would mean anything
-            }
-            ManagedChannel c = built();
-            if (c == null) {
-                then.run();
-            } else {
-                c.notifyWhenStateChanged(ConnectivityState.READY, then);
-                if (checks != null) {
-                    checks.start(); // watched: the worker is kept, and its connection is checked from now on
-                }
+        void watched() {
+            if (checks != null) {
+                checks.start(); // watched: the worker is kept, and its connection is checked from now on
             }
         }
 
+        /** Never builds a channel only to reset it: one that was never built has nothing to reset. */
         @Override
-        public void resetConnectBackoff() {
-            ManagedChannel c = existing();
-            if (c != null) {
-                c.resetConnectBackoff();
-            }
+        ManagedChannel channelToReset() {
+            return existing();
         }
 
         @Override
-        public ManagedChannel channel() {
-            return built();
-        }
-
-        @Override
-        public void reconnect() {
-            ManagedChannel c = existing();
-            if (c != null) {
-                c.enterIdle();
-            }
-        }
-
-        @Override
-        public CompletableFuture<Void> close(boolean untilGone) {
-            ManagedChannel c;
-            synchronized (this) {
-                closed = true;
-                c = channel;
-            }
+        void closing() {
             if (checks != null) {
                 checks.close();
             }
-            if (c == null) {
-                return CompletableFuture.completedFuture(null);
-            }
-            CompletableFuture<Void> gone = untilGone ? new CompletableFuture<>() : CompletableFuture.completedFuture(null);
-            try {
-                lane.execute(() -> {
-                    c.shutdownNow();
-                    if (untilGone) {
-                        client.whenTerminated(c, gone);
-                    }
-                });
-            } catch (RejectedExecutionException stopped) {
-                c.shutdownNow();
-                gone.complete(null);
-            }
-            return gone;
         }
     }
 }

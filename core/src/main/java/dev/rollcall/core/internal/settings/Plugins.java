@@ -54,4 +54,26 @@ public record Plugins(WorkerDiscovery discovery, VersionPolicy policy, ProbeProt
         }
         return new Plugins(chosenDiscovery, chosenPolicy, chosenProtocol);
     }
+
+    /**
+     * As {@link #choose}, for a resolver with {@code settings}: also refuses exact drain with a probe
+     * protocol other than {@code rollcall}, naming both keys (closing a backend created here).
+     *
+     * @throws ConfigurationException as {@link #choose} does, or for that pair
+     */
+    public static Plugins chooseFor(ResolverSettings settings, RollcallConfig config, WorkerDiscovery discovery,
+                                    VersionPolicy policy, String protocol, ClassLoader loader) {
+        Plugins chosen = choose(config, discovery, policy, protocol, loader);
+        if (settings.exactDrain() && !chosen.protocol().isRollcall()) {
+            // Holder streams and ReleaseWorker are rollcall.v1's; no other protocol can carry them.
+            if (discovery == null) {
+                chosen.discovery().close(); // created here from the configuration: not the caller's
+            }
+            throw ConfigurationException.invalid(ResolverSettings.EXACT_DRAIN_KEY, "true", "false while "
+                    + ProbeProtocols.KEY + " is '" + chosen.protocol().name() + "' (exact drain holds and"
+                    + " releases workers over rollcall.v1's WatchWorkerInfo and ReleaseWorker; set "
+                    + ProbeProtocols.KEY + "=rollcall or " + ResolverSettings.EXACT_DRAIN_KEY + "=false)");
+        }
+        return chosen;
+    }
 }
