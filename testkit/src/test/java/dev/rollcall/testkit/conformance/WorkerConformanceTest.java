@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.testkit.faults.FaultProxy;
 import dev.rollcall.testkit.conformance.HandmadeWorker.Fault;
 import dev.rollcall.testkit.conformance.RuleResult.Outcome;
 import java.time.Duration;
@@ -139,6 +140,38 @@ class WorkerConformanceTest {
                 .contains("a stream opened anew with the released id was not counted");
         assertThat(report.result("W21").orElseThrow().seen()).contains("holders 3 -> 2 pushed");
         assertThat(report.result("W22").orElseThrow().seen()).contains("after the kit's last release");
+    }
+
+    @Test
+    void expectDrainAndRestart_passesW13WhenASuccessorTakesTheAddressBeforeAnyRefusal() throws Exception {
+        // A hot restart: new connections reach the successor before the old process stops, so the
+        // address never refuses a call. The kit once waited for a refusal it could not see (and, with
+        // a successor that starts within its 200 ms poll, missed one that came and went).
+        RollcallWorker old = RollcallWorker.builder().version("1.4.0").host("127.0.0.1").port(0).start();
+        CompletableFuture<RollcallWorker> successor = new CompletableFuture<>();
+        try (FaultProxy address = FaultProxy.to(old.port())) {
+            ConformanceReport report = kit(address.port()).expectDrain(true).expectRestart(true)
+                    .waitFor(Duration.ofSeconds(30))
+                    .onWaiting(expectation -> new Thread(() -> {   // the operator: successor first, then stop
+                        try {
+                            RollcallWorker next = RollcallWorker.builder().version("1.4.1").host("127.0.0.1").port(0).start();
+                            address.redirectNewConnections(next.endpoint());
+                            successor.complete(next);
+                            old.close();
+                        } catch (Throwable t) {
+                            successor.completeExceptionally(t);
+                        }
+                    }, "operator").start())
+                    .build().check();
+            try (RollcallWorker next = successor.get()) {
+                assertThat(report.result("W13").orElseThrow().outcome()).as(String.join("\n", report.lines()))
+                        .isEqualTo(Outcome.PASSED);
+                assertThat(report.result("W13").orElseThrow().seen()).contains("answered by the successor");
+                assertThat(report.result("W3").orElseThrow().seen()).contains(next.instanceId());
+            }
+        } finally {
+            old.close();
+        }
     }
 
     @Test
