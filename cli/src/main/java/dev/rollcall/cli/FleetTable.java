@@ -57,11 +57,11 @@ final class FleetTable {
     /**
      * The {@code workers} table: endpoint, version, short instance id and the status with its
      * reason ({@code rejected: version '2.0.0' is outside ^1.4.0}) and, for a draining worker that
-     * coordinators still hold, how many ({@code draining (2 holders)}, from {@code holders} by URL),
+     * coordinators still hold, how many ({@code draining (2 holders)}, {@link WorkerStatus#holders()}),
      * one row per candidate ordered by URL, then {@link #census}. A snapshot without candidates
      * prints only the summary.
      */
-    static void printWorkers(PrintWriter out, FleetSnapshot snapshot, Map<String, Integer> holders) {
+    static void printWorkers(PrintWriter out, FleetSnapshot snapshot) {
         if (!snapshot.statuses().isEmpty()) {
             List<String[]> rows = new ArrayList<>();
             rows.add(WORKERS_HEADINGS);
@@ -70,7 +70,7 @@ final class FleetTable {
                     s.endpoint().url(),
                     version(s),
                     s.info().map(i -> shortInstance(i.instanceId())).orElse("-"),
-                    status(s, s.state() == State.DRAINING ? DrainHolders.suffix(holders.get(s.endpoint().url())) : "")
+                    status(s, holdersSuffix(s))
                 });
             }
             printRows(out, rows);
@@ -135,6 +135,12 @@ final class FleetTable {
     }
 
     /** {@code compatible}, {@code rejected: <policy reason>}, {@code unreachable: <probe failure>}, {@code pending}. */
+    /** {@code " (2 holders)"}, {@code " (1 holder)"}; {@code ""} for none or no count. */
+    private static String holdersSuffix(WorkerStatus s) {
+        int holders = s.holders().orElse(0);
+        return holders == 0 ? "" : " (" + holders + (holders == 1 ? " holder)" : " holders)");
+    }
+
     static String status(WorkerStatus s) {
         return status(s, "");
     }

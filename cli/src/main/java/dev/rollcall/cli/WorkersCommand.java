@@ -94,8 +94,6 @@ public final class WorkersCommand implements Callable<Integer> {
     }
     /** {@code "key": value}, one array element per line: the layout people expect from jq and friends. */
     private static final DefaultPrettyPrinter PRETTY = prettyPrinter();
-    /** The deadline of asking a draining worker its holders: a coordinator's default probe timeout. */
-    private static final Duration HOLDERS_TIMEOUT = Duration.ofSeconds(2);
     /** Clears an ANSI terminal and puts the cursor home: how {@code --watch} redraws on a terminal. */
     private static final String CLEAR_SCREEN = "\033[H\033[2J";
 
@@ -189,7 +187,7 @@ public final class WorkersCommand implements Callable<Integer> {
             }
             boolean settled = settled(first);
             boolean redraw = watch && terminals.stdout() && output == Format.table;
-            print(out, first, holders(resolver, first), redraw, false);
+            print(out, first, redraw, false);
             if (!watch) {
                 if (!settled) {
                     err.println("rollcall workers: " + unsettled(first));
@@ -199,7 +197,7 @@ public final class WorkersCommand implements Callable<Integer> {
             long last = first.number();
             for (int printed = 1; count == null || printed < count; printed++) {
                 FleetSnapshot next = next(resolver, last);
-                print(out, next, holders(resolver, next), redraw, true);
+                print(out, next, redraw, true);
                 last = next.number();
             }
             return 0;
@@ -280,23 +278,16 @@ public final class WorkersCommand implements Callable<Integer> {
                 + " candidates still have no verdict (--wait waits longer)";
     }
 
-    /** The holders of the snapshot's draining workers, by URL ({@link DrainHolders}); none asked when none drains. */
-    private static Map<String, Integer> holders(WorkerResolver resolver, FleetSnapshot snapshot)
-            throws InterruptedException {
-        return snapshot.counts().draining() == 0 ? Map.of() : DrainHolders.ask(resolver, snapshot, HOLDERS_TIMEOUT);
-    }
-
-    private void print(PrintWriter out, FleetSnapshot snapshot, Map<String, Integer> holders, boolean redraw,
-                       boolean again) {
+    private void print(PrintWriter out, FleetSnapshot snapshot, boolean redraw, boolean again) {
         if (output == Format.json) {
-            out.println(json(snapshot, holders, !watch));
+            out.println(json(snapshot, !watch));
         } else {
             if (redraw) {
                 out.print(CLEAR_SCREEN);
             } else if (again) {
                 out.println();
             }
-            FleetTable.printWorkers(out, snapshot, holders);
+            FleetTable.printWorkers(out, snapshot);
         }
         out.flush();
     }
@@ -309,14 +300,10 @@ public final class WorkersCommand implements Callable<Integer> {
      * Absent values ({@code version} of a worker that never answered, {@code reason} of a compatible
      * one, {@code staleSince} while discovery is healthy, {@code holders} of a worker that is not
      * draining or did not say) are {@code null}; {@code holders} is how many coordinators still hold a
-     * draining worker (exact drain; 0 from a worker before it).
+     * draining worker, as the snapshot says ({@link WorkerStatus#holders()}: exact drain; 0 from a
+     * worker from before it that sends revisions).
      */
     static String json(FleetSnapshot snapshot, boolean pretty) {
-        return json(snapshot, Map.of(), pretty);
-    }
-
-    /** As {@link #json(FleetSnapshot, boolean)}, with the holders of draining workers by URL ({@link DrainHolders}). */
-    static String json(FleetSnapshot snapshot, Map<String, Integer> holders, boolean pretty) {
         ObjectNode root = JSON.createObjectNode();
         root.put("snapshot", snapshot.number());
         root.put("publishedAt", snapshot.publishedAt().toString());
@@ -333,11 +320,10 @@ public final class WorkersCommand implements Callable<Integer> {
             w.put("instance", s.info().map(i -> i.instanceId()).filter(id -> !id.isEmpty()).orElse(null));
             w.put("status", s.state().name().toLowerCase(Locale.ROOT));
             w.put("reason", s.reason().isEmpty() ? null : s.reason());
-            Integer held = s.state() == State.DRAINING ? holders.get(s.endpoint().url()) : null;
-            if (held == null) {
-                w.putNull("holders");
+            if (s.holders().isPresent()) {
+                w.put("holders", s.holders().getAsInt());
             } else {
-                w.put("holders", Integer.toUnsignedLong(held));
+                w.putNull("holders");
             }
         }
         var counts = snapshot.counts();

@@ -172,6 +172,11 @@ final class FleetJson {
         w.member("labels", labels);
         Instant since = status.state() == WorkerStatus.State.DRAINING ? timeline.drainingSince(url) : null;
         w.member("drainingSince", since == null ? null : since.toString());
+        if (status.holders().isPresent()) { // a draining worker's own count (exact drain); null for the others
+            w.member("holders", status.holders().getAsInt());
+        } else {
+            w.member("holders", (String) null);
+        }
         w.endObject();
     }
 

@@ -123,6 +123,13 @@
     }
   }
 
+  // 'draining 3s ago (2 holders)': a drain's age and, when the worker says, how many coordinators still hold it.
+  function stateText(w) {
+    const held = typeof w.holders === 'number'
+      ? ' (' + w.holders + (w.holders === 1 ? ' holder)' : ' holders)') : '';
+    return (STATE_NAMES[w.state] || w.state) + (w.drainingSince ? ' ' + ago(w.drainingSince) : '') + held;
+  }
+
   function rowFor(w) {
     let row = rows.get(w.endpoint);
     if (!row) {
@@ -141,7 +148,7 @@
     }
     setCell(row, 0, w.endpoint);
     setCell(row, 1, w.version === null ? '—' : (w.version === '' ? '(none)' : w.version));
-    setCell(row, 2, (STATE_NAMES[w.state] || w.state) + (w.drainingSince ? ' ' + ago(w.drainingSince) : ''));
+    setCell(row, 2, stateText(w));
     if (row.state !== w.state) {
       row.state = w.state;
       row.cells[2].className = 'state ' + w.state;
@@ -259,7 +266,7 @@
   // Drains in progress: how long, updated every second without a new snapshot.
   setInterval(() => {
     for (const row of rows.values()) {
-      if (row.drainingSince) setCell(row, 2, STATE_NAMES.draining + ' ' + ago(row.drainingSince));
+      if (row.drainingSince) setCell(row, 2, stateText(row.worker));
     }
   }, 1000);
   connect();

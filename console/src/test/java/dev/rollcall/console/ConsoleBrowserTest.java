@@ -77,6 +77,9 @@ class ConsoleBrowserTest {
         f.await(s -> s.status(drainedUrl).map(st -> st.state() == State.DRAINING).orElse(false));
         new WebDriverWait(driver, Duration.ofSeconds(1)).until(d -> cell(d, drainedUrl, "state").getText()
                 .startsWith("draining"));
+        // The worker's own count of holders (the console's resolver holds nothing: 0), kept by the per-second redraw.
+        new WebDriverWait(driver, Duration.ofSeconds(3)).until(d -> cell(d, drainedUrl, "state").getText()
+                .endsWith(" (0 holders)"));
         assertThat(driver.executeScript("return window.__sameLoad")).isEqualTo("yes");
         assertThat(driver.findElement(By.cssSelector("tr[data-endpoint='" + drainedUrl + "']"))
                 .getAttribute("data-state")).isEqualTo("draining");

@@ -84,6 +84,10 @@ class ConsoleFleetJsonTest {
         JsonNode w = ConsoleFleet.workerIn(fleet, f.worker(0).endpoint().url());
         assertThat(w.get("state").asText()).isEqualTo("draining");
         assertThat(w.get("drainingSince").isNull()).as("drainingSince of %s", w).isFalse();
+        assertThat(w.get("holders").asInt()).as("holders of %s: the console's resolver holds nothing", w).isZero();
+        assertThat(w.get("holders").isNumber()).as("holders of %s", w).isTrue();
+        assertThat(ConsoleFleet.workerIn(fleet, f.worker(1).endpoint().url()).get("holders").isNull())
+                .as("a serving worker has no count").isTrue();
         assertThat(fleet.get("counts").get("draining").asInt()).isEqualTo(1);
         assertThat(fleet.get("timeline").toString()).contains("draining " + f.worker(0).endpoint().url());
     }

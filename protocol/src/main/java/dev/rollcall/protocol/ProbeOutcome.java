@@ -4,6 +4,7 @@ import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerInfo;
 import io.grpc.Status;
 import java.util.Objects;
+import java.util.OptionalInt;
 
 /**
  * What one {@code WorkerInfo} probe came to: the worker {@linkplain Answered answered}, or the probe
@@ -25,11 +26,26 @@ public sealed interface ProbeOutcome permits ProbeOutcome.Answered, ProbeOutcome
      * grows with every change the process announces, so that of two answers of one instance the
      * one with the lower revision is the older, whichever arrived last; 0 when the worker sends none
      * (workers from before the field), and such answers are taken in the order they arrive.
+     * {@code holders} is, for a {@link ServingState#DRAINING} answer that carries it (exact drain,
+     * {@code WorkerInfoResponse.holders}), how many coordinators still hold the worker (0: none);
+     * empty for any other answer and for protocols without the count.
+     *
+     * @throws IllegalArgumentException when {@code holders} is negative or present while not draining
      */
-    record Answered(WorkerInfo info, ServingState state, long revision) implements ProbeOutcome {
+    record Answered(WorkerInfo info, ServingState state, long revision, OptionalInt holders) implements ProbeOutcome {
         public Answered {
             Objects.requireNonNull(info, "info");
             Objects.requireNonNull(state, "state");
+            Objects.requireNonNull(holders, "holders");
+            if (holders.isPresent() && (state != ServingState.DRAINING || holders.getAsInt() < 0)) {
+                throw new IllegalArgumentException("holders " + holders.getAsInt() + " in an answer " + state
+                        + ": a count of holders is for a DRAINING answer, and at least 0");
+            }
+        }
+
+        /** An answer without a count of holders. */
+        public Answered(WorkerInfo info, ServingState state, long revision) {
+            this(info, state, revision, OptionalInt.empty());
         }
 
         /** An answer without a revision. */

@@ -4,6 +4,7 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * Where one candidate endpoint stands in a snapshot. Immutable.
@@ -13,14 +14,33 @@ import java.util.Optional;
  * @param reason   why it is not compatible ({@code ""} when it is): the policy's reason, or the
  *                 probe failure
  * @param info     what the worker last reported, when it has answered a probe
+ * @param holders  for a {@link State#DRAINING} worker whose own last answer said it (exact drain,
+ *                 {@code WorkerInfoResponse.holders}): how many coordinators still hold it, 0 when
+ *                 none does (it stops once its calls in flight are done); empty for every other
+ *                 worker: not draining, drained by discovery's label only, or probed over a protocol
+ *                 that carries no count. It changes only while the worker drains, each change a new
+ *                 snapshot
+ * @throws IllegalArgumentException when {@code holders} is negative, or present for a worker that is
+ *                                  not {@code DRAINING}
  */
-public record WorkerStatus(WorkerEndpoint endpoint, State state, String reason, Optional<WorkerInfo> info) {
+public record WorkerStatus(WorkerEndpoint endpoint, State state, String reason, Optional<WorkerInfo> info,
+                           OptionalInt holders) {
 
     public WorkerStatus {
         Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(state, "state");
         Objects.requireNonNull(reason, "reason");
         Objects.requireNonNull(info, "info");
+        Objects.requireNonNull(holders, "holders");
+        if (holders.isPresent() && (state != State.DRAINING || holders.getAsInt() < 0)) {
+            throw new IllegalArgumentException("holders " + holders.getAsInt() + " for a worker " + state
+                    + ": a count of holders is for a DRAINING worker, and at least 0 (" + endpoint.url() + ")");
+        }
+    }
+
+    /** A status without a count of holders (as before exact drain). */
+    public WorkerStatus(WorkerEndpoint endpoint, State state, String reason, Optional<WorkerInfo> info) {
+        this(endpoint, state, reason, info, OptionalInt.empty());
     }
 
     /** The places a candidate can be. */

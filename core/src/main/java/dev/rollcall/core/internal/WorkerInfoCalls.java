@@ -77,7 +77,7 @@ final class WorkerInfoCalls {
 
     private static ProbeOutcome.Answered answered(WorkerEndpoint endpoint, WorkerInfoResponse response) {
         return new ProbeOutcome.Answered(WireFormat.toWorkerInfo(endpoint, response),
-                WireFormat.fromWire(response.getState()), response.getRevision());
+                WireFormat.fromWire(response.getState()), response.getRevision(), WireFormat.holders(response));
     }
 
     /** See {@link ProbeClient#watch}. */

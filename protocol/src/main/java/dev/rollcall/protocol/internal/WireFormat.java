@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * Converts between the {@code rollcall.v1} messages and the API's value types. Internal: not part
@@ -57,6 +58,21 @@ public final class WireFormat {
         }
         return new WorkerInfo(endpoint, shared(response.getVersion()), response.getInstanceId(),
                 response.getLabelsMap(), services);
+    }
+
+    /**
+     * How many coordinators still hold a draining worker, as its answer says ({@code holders}, W21):
+     * present only for a {@code DRAINING} answer with a revision (an answer without one is from a
+     * worker older than the count; one with a revision but from before the count says 0, which no
+     * answer tells apart). Unsigned on the wire: a count past {@link Integer#MAX_VALUE} reads as
+     * that.
+     */
+    public static OptionalInt holders(WorkerInfoResponse response) {
+        if (response.getState() != dev.rollcall.protocol.v1.ServingState.DRAINING || response.getRevision() == 0) {
+            return OptionalInt.empty();
+        }
+        int h = response.getHolders();
+        return OptionalInt.of(h < 0 ? Integer.MAX_VALUE : h);
     }
 
     /** The response a worker sends about itself. */

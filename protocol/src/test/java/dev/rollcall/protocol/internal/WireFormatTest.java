@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -108,5 +109,31 @@ class WireFormatTest {
         } catch (com.google.protobuf.InvalidProtocolBufferException e) {
             throw new AssertionError(e);
         }
+    }
+
+    // ---------------------------------------------------------------- holders
+
+    @Test
+    void holdersAreReadOnlyFromADrainingAnswerWithARevision() {
+        WorkerInfoResponse.Builder draining = WorkerInfoResponse.newBuilder()
+                .setState(dev.rollcall.protocol.v1.ServingState.DRAINING).setRevision(7);
+        assertThat(WireFormat.holders(draining.setHolders(2).build())).hasValue(2);
+        assertThat(WireFormat.holders(draining.setHolders(0).build())).as("nobody holds it").hasValue(0);
+        assertThat(WireFormat.holders(draining.setHolders(-1).build())).as("unsigned, past int")
+                .hasValue(Integer.MAX_VALUE);
+        assertThat(WireFormat.holders(draining.setRevision(0).setHolders(3).build()))
+                .as("no revision: a worker older than the count").isEmpty();
+        assertThat(WireFormat.holders(WorkerInfoResponse.newBuilder().setRevision(7).build()))
+                .as("serving").isEqualTo(OptionalInt.empty());
+    }
+
+    @Test
+    void anAnswerCarriesHoldersOnlyWhileDraining() {
+        WorkerInfo info = WorkerInfo.of(ENDPOINT, "1");
+        assertThat(new dev.rollcall.protocol.ProbeOutcome.Answered(info, ServingState.DRAINING, 3).holders()).isEmpty();
+        assertThat(new dev.rollcall.protocol.ProbeOutcome.Answered(info, ServingState.DRAINING, 3, OptionalInt.of(0))
+                .holders()).hasValue(0);
+        assertThatThrownBy(() -> new dev.rollcall.protocol.ProbeOutcome.Answered(info, ServingState.SERVING, 3,
+                OptionalInt.of(1))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("holders 1");
     }
 }

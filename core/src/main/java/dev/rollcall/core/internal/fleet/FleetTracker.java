@@ -23,6 +23,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -335,11 +336,13 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
             TrackedWorker.State was = t.state();
             ServingState serving = t.serving();
             WorkerInfo info = t.info();
-            urgent = t.answered(a.info(), a.state(), a.revision(), context.nanoTime());
+            OptionalInt holders = t.holders();
+            urgent = t.answered(a.info(), a.state(), a.revision(), a.holders(), context.nanoTime());
             if (drains != null && probes.kept(t)) { // past the kept-channel cap: it keeps drain-quiet for us
                 drains.answered(t.url(), t.info().instanceId(), t.said());
             }
-            if (!urgent && was == t.state() && serving == t.serving() && Objects.equals(info, t.info())) {
+            if (!urgent && was == t.state() && serving == t.serving() && Objects.equals(info, t.info())
+                    && holders.equals(t.holders())) {
                 // The same answer again (a refresh, a stream's first push): nothing for a reader to see,
                 // and no build. Right after converging on 10,000 workers each stream's first answer
                 // used to cost a full (no-change) build on this thread.

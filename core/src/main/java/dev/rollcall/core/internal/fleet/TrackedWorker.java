@@ -10,6 +10,7 @@ import dev.rollcall.core.internal.probe.ProbeTarget;
 import dev.rollcall.core.internal.snapshot.ShownState;
 import dev.rollcall.core.internal.snapshot.ShownWorker;
 import java.util.Locale;
+import java.util.OptionalInt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,6 +59,8 @@ final class TrackedWorker implements ProbeTarget, ShownWorker {
     private WorkerInfo info;           // the last answer; null until the first and after a failure
     private State state = State.NEW;
     private ServingState serving = ServingState.SERVING; // as the last answer said
+    /** How many coordinators hold it, as its last answer said (only a DRAINING answer says it). */
+    private OptionalInt holders = OptionalInt.empty();
     private String reason = "not probed yet";
     private int failures;              // failed probes since it last stayed up
     private long upSince = NOT_UP;     // ticker reading of the first answer since the last failure
@@ -165,6 +168,15 @@ final class TrackedWorker implements ProbeTarget, ShownWorker {
         return labelledDraining ? ServingState.DRAINING : serving;
     }
 
+    /**
+     * How many coordinators still hold it, as its own last answer said: present only while that
+     * answer says DRAINING and carried the count (not for a drain that only discovery's label says).
+     */
+    @Override
+    public OptionalInt holders() {
+        return holders;
+    }
+
     /** What its own last answer said (discovery's label aside): whether the process itself drains. */
     ServingState said() {
         return serving;
@@ -212,9 +224,14 @@ final class TrackedWorker implements ProbeTarget, ShownWorker {
         return true;
     }
 
-    /** As {@link #answered(WorkerInfo, ServingState, long, long)} for an answer without a revision. */
+    /** As {@link #answered(WorkerInfo, ServingState, long, OptionalInt, long)} for an answer without a revision. */
     boolean answered(WorkerInfo answer, ServingState says, long now) {
-        return answered(answer, says, 0, now);
+        return answered(answer, says, 0, OptionalInt.empty(), now);
+    }
+
+    /** As {@link #answered(WorkerInfo, ServingState, long, OptionalInt, long)} for an answer without holders. */
+    boolean answered(WorkerInfo answer, ServingState says, long revision, long now) {
+        return answered(answer, says, revision, OptionalInt.empty(), now);
     }
 
     /**
@@ -226,15 +243,17 @@ final class TrackedWorker implements ProbeTarget, ShownWorker {
      * {@code revision} is below the highest one taken from it was overtaken on its way (a unary
      * probe's answer sent before a change, delivered after the stream pushed the change). It still
      * proves the worker reachable, but what it says is dropped: the newer answer held stands.
-     * Revision 0 (not sent) is taken in the order it arrives.
+     * Revision 0 (not sent) is taken in the order it arrives. {@code held} is the answer's count of
+     * holders (see {@link #holders()}); a change of it alone is not urgent: it changes nobody's use.
      */
-    boolean answered(WorkerInfo answer, ServingState says, long revision, long now) {
+    boolean answered(WorkerInfo answer, ServingState says, long revision, OptionalInt held, long now) {
         if (revision != 0 && info != null && answer.instanceId().equals(revisionOf)
                 && Long.compareUnsigned(revision, this.revision) < 0) {
             log.debug("worker {}: dropping an answer of revision {}, overtaken by revision {}", url,
                     Long.toUnsignedString(revision), Long.toUnsignedString(this.revision));
             answer = info;
             says = serving;
+            held = holders;
         } else if (revision != 0) {
             if (!answer.instanceId().equals(revisionOf) || Long.compareUnsigned(revision, this.revision) > 0) {
                 this.revision = revision;
@@ -250,6 +269,7 @@ final class TrackedWorker implements ProbeTarget, ShownWorker {
             log.info("worker {} is {}", url, says.name().toLowerCase(Locale.ROOT).replace('_', ' '));
         }
         serving = says;
+        holders = says == ServingState.DRAINING ? held : OptionalInt.empty();
         if (info != null && !info.instanceId().equals(answered.instanceId())) {
             log.info("worker {} restarted in place: instance {} -> {}, version '{}' -> '{}'", url,
                     info.instanceId(), answered.instanceId(), info.version(), answered.version());
@@ -285,6 +305,7 @@ final class TrackedWorker implements ProbeTarget, ShownWorker {
         state = State.UNREACHABLE;
         reason = why;
         info = null;
+        holders = OptionalInt.empty();
         return wasInUse;
     }
 

@@ -4,6 +4,7 @@ import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.WorkerStatus;
+import java.util.OptionalInt;
 
 /**
  * What the snapshot code reads of a tracked worker to show it, and the {@link ShownState} it keeps
@@ -26,6 +27,14 @@ public interface ShownWorker {
 
     /** Whether it takes new work (meaningful once it answered). */
     ServingState serving();
+
+    /**
+     * How many coordinators still hold it, when its own answer says it drains and carried the count;
+     * empty otherwise. Shown only on a {@code DRAINING} status.
+     */
+    default OptionalInt holders() {
+        return OptionalInt.empty();
+    }
 
     /** Why it is out ({@code ""} once it answered). */
     String reason();

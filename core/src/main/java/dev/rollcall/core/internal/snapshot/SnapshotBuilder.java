@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
@@ -280,6 +281,7 @@ public final class SnapshotBuilder {
         State state = t.shownBeforePolicy();
         String reason = t.reason();
         boolean serving = t.serving() == ServingState.SERVING;
+        OptionalInt holders = OptionalInt.empty();
         if (t.answered() && !serving) {
             boolean draining = t.serving() == ServingState.DRAINING;
             state = draining ? State.DRAINING : State.NOT_SERVING;
@@ -288,6 +290,9 @@ public final class SnapshotBuilder {
                             t.endpoint().labels().get(WorkerEndpoint.STATE_LABEL))
                     ? "draining: discovery says it is on its way out (terminating), takes no new work"
                     : "draining: finishing its work in flight, takes no new work";
+            if (draining) {
+                holders = t.holders();
+            }
         } else if (awaitsSchema) {
             state = State.PENDING;
             reason = "fetching the schema of version '" + t.info().version() + "'";
@@ -299,9 +304,10 @@ public final class SnapshotBuilder {
         ShownState shown = t.shownState();
         WorkerStatus status = shown.status;
         if (status == null || status.state() != state || !status.reason().equals(reason)
-                || status.endpoint() != t.endpoint() || shown.statusInfo != info) {
+                || status.endpoint() != t.endpoint() || shown.statusInfo != info || !status.holders().equals(holders)) {
             WorkerStatus was = status;
-            status = new WorkerStatus(t.endpoint(), state, reason, Optional.ofNullable(info));
+            // A new count of holders is a new status, so a new snapshot: it changes only while draining.
+            status = new WorkerStatus(t.endpoint(), state, reason, Optional.ofNullable(info), holders);
             shown.status = status;
             shown.statusInfo = info;
             // Verdicts that changed, for the log: found here, where a changed status gets a new
