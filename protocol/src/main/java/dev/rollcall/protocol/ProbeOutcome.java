@@ -28,9 +28,8 @@ public sealed interface ProbeOutcome permits ProbeOutcome.Answered, ProbeOutcome
      * (workers from before the field), and such answers are taken in the order they arrive.
      * {@code holders} is, for a {@link ServingState#DRAINING} answer that carries it (exact drain,
      * {@code WorkerInfoResponse.holders}), how many coordinators still hold the worker (0: none);
-     * empty for any other answer and for protocols without the count.
-     *
-     * @throws IllegalArgumentException when {@code holders} is negative or present while not draining
+     * empty for any other answer and for protocols without the count. The constructor throws
+     * {@link IllegalArgumentException} when {@code holders} is negative or present while not draining.
      */
     record Answered(WorkerInfo info, ServingState state, long revision, OptionalInt holders) implements ProbeOutcome {
         public Answered {

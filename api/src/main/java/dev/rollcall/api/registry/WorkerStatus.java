@@ -19,9 +19,8 @@ import java.util.OptionalInt;
  *                 none does (it stops once its calls in flight are done); empty for every other
  *                 worker: not draining, drained by discovery's label only, or probed over a protocol
  *                 that carries no count. It changes only while the worker drains, each change a new
- *                 snapshot
- * @throws IllegalArgumentException when {@code holders} is negative, or present for a worker that is
- *                                  not {@code DRAINING}
+ *                 snapshot. The constructor throws {@link IllegalArgumentException} when
+ *                 {@code holders} is negative, or present for a worker that is not {@code DRAINING}
  */
 public record WorkerStatus(WorkerEndpoint endpoint, State state, String reason, Optional<WorkerInfo> info,
                            OptionalInt holders) {
