@@ -17,7 +17,6 @@ import io.grpc.health.v1.HealthGrpc;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code grpc.health.v1.Health} as a probe protocol: {@code Check} for a probe, {@code Watch} for
@@ -45,42 +44,17 @@ final class GrpcHealthProtocol implements ProbeProtocol {
 
     @Override
     public CompletableFuture<ProbeOutcome> probe(ProbeRequest request) {
-        CompletableFuture<ProbeOutcome> result = new CompletableFuture<>();
         ProbeOutcome claim = DiscoveryAnswers.answer(request.candidate(), ServingState.SERVING, GrpcHealthProtocolProvider.NAME);
         if (!claim.answered()) {
-            result.complete(claim);
-            return result;
+            return CompletableFuture.completedFuture(claim);
         }
-        ClientCall<HealthCheckRequest, HealthCheckResponse> call;
-        try {
-            call = request.channel().newCall(HealthGrpc.getCheckMethod(), CallOptions.DEFAULT
-                    .withDeadlineAfter(request.timeout().toNanos(), TimeUnit.NANOSECONDS)
-                    .withMaxInboundMessageSize(request.maxResponseBytes()));
-        } catch (RuntimeException shutDown) {
-            result.complete(ProbeFailures.failed(shutDown, request.timeout()));
-            return result;
-        }
-        ClientCalls.asyncUnaryCall(call, question, new StreamObserver<>() {
-            @Override
-            public void onNext(HealthCheckResponse response) {
-                result.complete(answer(request, response.getStatus()));
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                result.complete(Status.fromThrowable(t).getCode() == Status.Code.NOT_FOUND
+        // A server that does not know the service answers Check NOT_FOUND: it does not serve it.
+        return UnaryProbe.call(request, HealthGrpc.getCheckMethod(), question,
+                response -> answer(request, response.getStatus()),
+                t -> Status.fromThrowable(t).getCode() == Status.Code.NOT_FOUND
                         ? DiscoveryAnswers.answer(request.candidate(), ServingState.NOT_SERVING,
                                 GrpcHealthProtocolProvider.NAME)
                         : ProbeFailures.failed(t, request.timeout()));
-            }
-
-            @Override
-            public void onCompleted() {
-                result.complete(new ProbeOutcome.Failed(Status.Code.INTERNAL,
-                        "INTERNAL: Health/Check completed without a response"));
-            }
-        });
-        return result;
     }
 
     @Override
