@@ -150,10 +150,7 @@ public final class DrainReleases {
         }
         Drain d = byUrl.get(url);
         if (d != null) {
-            if (d.stage == Stage.HELD) {
-                held--;
-            }
-            cancelRetry(d);
+            forget(url, d); // whatever it was (held, released, or already a leaver): counted once from here
         }
         Drain leaving = new Drain(instanceId == null ? "" : instanceId, d != null ? d.since : context.nanoTime());
         leaving.stage = Stage.LEFT;

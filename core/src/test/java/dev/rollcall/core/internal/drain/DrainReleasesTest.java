@@ -201,6 +201,24 @@ class DrainReleasesTest {
     }
 
     @Test
+    void aWorkerThatLeavesTwiceIsCountedOnceAndNothingIsLeftHeldOnceItIsFreed() {
+        AtomicInteger freed = new AtomicInteger();
+        drains.onLeaverFree(freed::incrementAndGet);
+        drains.published(snapshot(A, B));
+        LeaseTable.Slot lease = drains.leases().acquire();
+        drains.left(A.url(), "i-1");
+        drains.left(A.url(), "i-1"); // it came back and left again while the lease still held it
+        drains.published(snapshot(B));
+        lease.release();
+        time.runUntilIdle();
+        assertThat(freed).hasValue(1);
+        LeaseTable.Slot later = drains.leases().acquire();
+        drains.published(snapshot(B));
+        later.release();
+        assertThat(time.queuedTasks()).as("tasks a lease close queued with nothing held").isZero();
+    }
+
+    @Test
     void holderIdsAre32HexDigitsAndDiffer() {
         String one = DrainReleases.newHolderId();
         assertThat(one).matches("[0-9a-f]{32}");
