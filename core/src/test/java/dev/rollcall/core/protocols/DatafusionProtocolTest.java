@@ -68,7 +68,7 @@ class DatafusionProtocolTest {
     void aRestartInPlaceWithAnotherVersionIsNoticedThroughTheConnectionDrop() throws Exception {
         AtomicInteger calls = new AtomicInteger();
         HandedDiscovery discovery = new HandedDiscovery();
-        HealthServer first = HealthServer.start(0, worker("0.9.0", calls));
+        HealthServer first = HealthServer.startBelowEphemeral(worker("0.9.0", calls)); // rebound below
         int port = first.port();
         WorkerEndpoint endpoint = WorkerEndpoint.of("127.0.0.1", port);
         try (WorkerResolver resolver = WorkerResolver.builder().name("datafusion-restart").discovery(discovery)

@@ -7,6 +7,7 @@ import io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /** A plain grpc-java server on loopback serving the given services: what a worker of another engine is. */
@@ -36,6 +37,26 @@ final class HealthServer implements AutoCloseable {
             b.addService(s);
         }
         return new HealthServer(b.build().start());
+    }
+
+    /**
+     * As {@link #start} on a free port below the kernel's ephemeral range (from 32768 by default on
+     * Linux), for a test that restarts a server on its port: an ephemeral port may be handed to an
+     * outgoing connection (the resolver reconnecting to it, even connecting to itself) in the moment
+     * between the close and the successor's bind, which then fails "Failed to bind". The testkit's
+     * ports do the same; core's tests cannot use the testkit.
+     */
+    static HealthServer startBelowEphemeral(BindableService... services) throws IOException {
+        IOException last = null;
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port = ThreadLocalRandom.current().nextInt(20_000, 32_000);
+            try {
+                return start(port, services);
+            } catch (IOException inUse) {
+                last = inUse;
+            }
+        }
+        throw last;
     }
 
     int port() {
