@@ -66,7 +66,7 @@ final class ScenarioWatchdog {
             String where = top(thread.getStackTrace());
             Path dump = dump(name, logs);
             thread.interrupt();
-            return new Outcome(new Hung("did not finish within " + limit.toMinutes() + " min (hung) at " + where
+            return new Outcome(new Hung("did not finish within " + Report.duration(limit.toNanos()) + " (hung) at " + where
                     + (dump == null ? "" : "; every thread's stack in " + dump)));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -79,7 +79,9 @@ final class ScenarioWatchdog {
     private static String top(StackTraceElement[] stack) {
         StringBuilder b = new StringBuilder();
         for (StackTraceElement e : stack) {
-            if (e.getClassName().startsWith("dev.rollcall.benchmarks.") && !e.getClassName().contains("ScenarioWatchdog")) {
+            String c = e.getClassName();
+            boolean own = c.equals(ScenarioWatchdog.class.getName()) || c.startsWith(ScenarioWatchdog.class.getName() + "$");
+            if (c.startsWith("dev.rollcall.benchmarks.") && !own) {
                 b.append(b.length() == 0 ? "" : " ← ").append(e.getFileName()).append(':').append(e.getLineNumber());
                 if (b.length() > 120) {
                     break;
