@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -70,6 +71,8 @@ public final class Bench {
         }
         Plan plan = chosen;
         Path logs = Files.createDirectories(logDir);
+        scenarioLimit = plan.scenarioLimit();
+        hangLogs = logs;
         String machine = machine();
         String loadBefore = loadAverage();
         System.out.println("Rollcall benchmarks, " + plan.name() + " run; " + machine + "; load average " + loadBefore);
@@ -163,14 +166,17 @@ public final class Bench {
         void run() throws Exception;
     }
 
+    /** Set once by {@link #main}: how long one scenario may take before it is reported as hung. */
+    private static volatile Duration scenarioLimit = Plan.FULL.scenarioLimit();
+    private static volatile Path hangLogs = Path.of(".");
+
     private static void scenario(Report report, String name, Scenario scenario) {
         System.out.println("== " + name);
         long t = System.nanoTime();
-        try {
-            scenario.run();
-        } catch (Exception | Error e) {
-            e.printStackTrace();
-            report.failed(name, e);
+        ScenarioWatchdog.Outcome outcome = ScenarioWatchdog.run(name, scenario::run, scenarioLimit, hangLogs);
+        if (outcome.failure() != null) {
+            outcome.failure().printStackTrace();
+            report.failed(name, outcome.failure());
         }
         System.out.printf(Locale.ROOT, "   (%s took %.0f s)%n", name, (System.nanoTime() - t) / 1e9);
     }

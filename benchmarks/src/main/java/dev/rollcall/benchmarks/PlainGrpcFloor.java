@@ -68,6 +68,18 @@ final class PlainGrpcFloor {
     /** As above; {@code answers}, when given, gets each answer's time since the start, in the order they came. */
     static long converge(List<WorkerEndpoint> fleet, Call call, long[] atAnswer, Latencies latencies,
                          KernelCounters.Snapshot kernelBefore, long[] answers) throws InterruptedException {
+        return converge(fleet, call, atAnswer, latencies, kernelBefore, answers, null);
+    }
+
+    /** What runs once every worker answered, with every channel (and stream) still open. */
+    interface WhileOpen {
+        void run() throws InterruptedException;
+    }
+
+    /** As above; {@code whileOpen}, when given, runs after the last answer, before the channels close. */
+    static long converge(List<WorkerEndpoint> fleet, Call call, long[] atAnswer, Latencies latencies,
+                         KernelCounters.Snapshot kernelBefore, long[] answers, WhileOpen whileOpen)
+            throws InterruptedException {
         java.util.concurrent.atomic.AtomicInteger answeredSoFar = new java.util.concurrent.atomic.AtomicInteger();
         EventLoopGroup loop = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("plain-grpc", true),
                 NioIoHandler.newFactory());
@@ -139,6 +151,9 @@ final class PlainGrpcFloor {
                 if (kernelBefore != null) {
                     System.arraycopy(KernelCounters.since(kernelBefore), 0, atAnswer, 2, 4);
                 }
+            }
+            if (whileOpen != null) {
+                whileOpen.run();
             }
             return nanos;
         } finally {

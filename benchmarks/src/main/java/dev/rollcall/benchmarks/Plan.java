@@ -26,4 +26,12 @@ record Plan(String name, int jmhWarmups, int jmhIterations, int jmhSeconds, int 
 
     static final Plan QUICK = new Plan("quick", 1, 2, 1, 6, 3, 3, 1, 30, 1_000, 100);
     static final Plan FULL = new Plan("full", 5, 5, 2, 45, 10, 6, 3, 60, 2_000, 200);
+
+    /**
+     * How long one scenario may run before the harness reports it as hung and goes on: about three
+     * times the longest one takes on a quiet machine (2 and 9), so a loaded machine still finishes.
+     */
+    java.time.Duration scenarioLimit() {
+        return java.time.Duration.ofMinutes(name.equals("quick") ? 8 : 25);
+    }
 }

@@ -4,7 +4,6 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.policy.SemverRangePolicy;
 import dev.rollcall.testkit.PushDiscovery;
-import dev.rollcall.testkit.WorkerFleet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -29,17 +28,24 @@ final class ProbeEconomy {
         int churn = (int) (n * Plan.CHURN);
         List<WorkerEndpoint> live = all.subList(0, n);
         List<WorkerEndpoint> spares = all.subList(n, n + churn);
-        List<WorkerEndpoint> dead = new ArrayList<>();
-        for (int i = 0; i < churn; i++) {
-            dead.add(WorkerFleet.freeEndpoint());
+        PushDiscovery discovery = new PushDiscovery("push[benchmark]");
+        try (DownEndpoints down = DownEndpoints.reserve(churn)) {
+            run(plan, live, spares, down.endpoints(), discovery, report);
         }
+    }
+
+    private static void run(Plan plan, List<WorkerEndpoint> live, List<WorkerEndpoint> spares,
+                            List<WorkerEndpoint> dead, PushDiscovery discovery, Report report) throws Exception {
+        int n = live.size();
+        int churn = spares.size();
         List<WorkerEndpoint> fleet = new ArrayList<>(live);
         fleet.addAll(dead);
         List<WorkerEndpoint> churned = Convergence.churned(live, spares);
         churned.addAll(dead);
         List<String> fresh = spares.stream().map(WorkerEndpoint::url).toList();
+        distinct(fleet);
+        distinct(churned);
 
-        PushDiscovery discovery = new PushDiscovery("push[benchmark]");
         try (WorkerResolver resolver = WorkerResolver.builder().name("economy").discovery(discovery)
                 .policy(SemverRangePolicy.of("^1.0.0")).build();
              HandRolledResolver baseline = new HandRolledResolver(discovery::urls, Convergence.VERSION)) {
@@ -91,6 +97,17 @@ final class ProbeEconomy {
                     + " baseline's %d (every down worker each 5 s; it never re-checks a worker that answered, so it"
                     + " never notices one that restarted in place with another version).",
                     dead.size() * 2, n / 10, dead.size() * 2 + n / 10, dead.size() * 12));
+        }
+    }
+
+    /** A URL listed twice would make the fleet one candidate short, and the wait for its counts endless. */
+    private static void distinct(List<WorkerEndpoint> fleet) {
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (WorkerEndpoint e : fleet) {
+            if (!seen.add(e.url())) {
+                throw new IllegalStateException("the fleet lists " + e.url() + " twice (a down candidate on a live"
+                        + " worker's port?): its counts would never add up");
+            }
         }
     }
 }

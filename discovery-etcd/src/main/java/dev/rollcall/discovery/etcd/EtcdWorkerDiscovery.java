@@ -22,8 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -459,7 +458,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
 
     private void publish(boolean force) {
         // One candidate per URL: two keys naming one worker (a re-registration under a new id) count once.
-        Map<String, WorkerEndpoint> byUrl = new LinkedHashMap<>();
+        Map<String, WorkerEndpoint> byUrl = new HashMap<>(entries.size() * 4 / 3 + 1);
         entries.forEach((key, endpoint) -> {
             WorkerEndpoint first = byUrl.putIfAbsent(endpoint.url(), endpoint);
             if (first != null && !first.equals(endpoint)) {
@@ -467,7 +466,9 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
                         PeerText.escape(key), endpoint.url());
             }
         });
-        Set<WorkerEndpoint> set = Collections.unmodifiableSet(new LinkedHashSet<>(byUrl.values()));
+        // One URL a value: no two are equal, so Set.of takes them as they are. An immutable set is what the
+        // resolver would copy the set into; handed one, it copies nothing (this runs for every watch event).
+        Set<WorkerEndpoint> set = Set.of(byUrl.values().toArray(new WorkerEndpoint[0]));
         if (!force && set.equals(published)) {
             return;
         }

@@ -6,7 +6,6 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.discovery.CandidateListener;
 import dev.rollcall.api.discovery.WorkerDiscovery;
 import java.time.Duration;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -247,7 +246,7 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
     }
 
     private void publish(boolean fullRead) {
-        Set<WorkerEndpoint> set = Set.copyOf(new LinkedHashSet<>(entries.values()));
+        Set<WorkerEndpoint> set = Set.copyOf(entries.values()); // immutable: the resolver copies nothing more
         if (published != null && !stale && published.equals(set)) {
             return;
         }

@@ -58,6 +58,7 @@ public final class DiscoveryFeed implements CandidateListener {
             onError(new TooManyCandidates(size, maxCandidates));
             return;
         }
+        // Set.copyOf keeps an immutable set as it is (the etcd and ZooKeeper backends hand one): no copy per event.
         if (pending.getAndSet(new News(Set.copyOf(latest), null)) == null) {
             context.execute(this::apply);
         }

@@ -119,7 +119,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         if (cache != null) {
             cache.offer(latest);
         }
-        settle();
+        settle(true);
         closeLeaving();
     }
 
@@ -366,11 +366,22 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
 
     @Override
     public void settle() {
+        settle(false);
+    }
+
+    /**
+     * Asks for the build of what changed. {@code candidateSet}: a set from discovery was just applied; its
+     * build is never spaced out behind the probes it started. Applying a set costs time in proportion to
+     * the set already, so building it at once at most doubles that (the spacing is for probe answers, each
+     * of which costs next to nothing to apply), and a new candidate is listed within one build of
+     * discovery's news instead of up to 40 ms later.
+     */
+    private void settle(boolean candidateSet) {
         if (probes.overKeptCap() != builder.last().counts().overKeptCap()) {
             pacer.changed(); // a worker went past the kept-channel cap, was promoted, or left
         }
         boolean busy = probes.busy();
-        pacer.requestBuild(busy);
+        pacer.requestBuild(busy && !candidateSet);
         if (!busy) {
             closeLeaving(); // no-op unless workers that left wait for the probes to be done
         }

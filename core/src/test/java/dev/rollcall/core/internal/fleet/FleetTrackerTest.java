@@ -167,6 +167,19 @@ class FleetTrackerTest extends TrackerHarness {
     }
 
     @Test
+    void aNewCandidateIsListedAtOnceWhileProbesAreInFlight() {
+        tracker(1);
+        candidates(a, b);
+        answer(a, "1.0.0", "i1"); // b still in flight: this build is spaced, 4 ms
+        time.advance(Duration.ofMillis(5));
+        int before = published.size();
+
+        candidates(a, b, c); // discovery's news: the new candidate is listed in the next build, not 4 ms later
+        assertThat(published).hasSize(before + 1);
+        assertThat(last().status(c.url())).get().extracting(s -> s.state()).isEqualTo(State.PENDING);
+    }
+
+    @Test
     void newsThatTakesAWorkerInUseAwayIsNeverSpaced() {
         tracker(1);
         candidates(a, b, c);
