@@ -30,7 +30,8 @@ import java.util.TreeSet;
  *       restart in place behind a channel, kill to last call, shared channels; 9 a fleet of 100,000
  *       without kept channels; 10 the faults of a production network: a host cut off, Flight traffic
  *       beside the probes; 11 probe protocols: {@code none} on 9's size, the {@code grpc-health} drain
- *       against the {@code rollcall} one); default all.</li>
+ *       against the {@code rollcall} one; 12 subsets: the model of 100 coordinators over 10,000 workers
+ *       and 8 resolvers over 1,000 loopback workers); default all.</li>
  * </ul>
  * The table always goes to {@code <logs>/results-<quick|full>.md} too; logs of the child JVMs, JMH
  * and etcd go to {@code --logs} (default {@code benchmarks/target/bench-logs}).
@@ -48,7 +49,7 @@ public final class Bench {
         }
         Plan chosen = Plan.FULL;
         boolean writeDoc = false;
-        Set<Integer> only = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11));
+        Set<Integer> only = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12));
         Path logDir = Files.isDirectory(Path.of("benchmarks")) ? Path.of("benchmarks", "target", "bench-logs")
                 : Path.of("bench-logs");
         for (int i = 0; i < args.length; i++) {
@@ -64,7 +65,7 @@ public final class Bench {
                 case "--logs" -> logDir = Path.of(args[++i]);
                 default -> {
                     System.err.println("unknown argument " + args[i]
-                            + "; usage: [--quick] [--write-doc] [--only 1,2,3,4,5,6,7,8,9,10,11] [--logs DIR]");
+                            + "; usage: [--quick] [--write-doc] [--only 1,2,3,4,5,6,7,8,9,10,11,12] [--logs DIR]");
                     System.exit(2);
                 }
             }
@@ -111,6 +112,10 @@ public final class Bench {
         if (only.contains(11)) {
             // No fleet of its own beyond two loopback servers; before 9 takes the machine's descriptors.
             scenario(report, "11. probe protocols", () -> ProtocolRuns.run(plan, report));
+        }
+        if (only.contains(12)) {
+            // 1,000 loopback servers of its own, closed before 9 and the fleets of 2-5 take the descriptors.
+            scenario(report, "12. subsets", () -> Subsets.run(plan, report));
         }
         if (only.contains(9)) {
             // Its own server and coordinator JVMs, before the fleets of 2-5 take their descriptors.

@@ -2,12 +2,14 @@ package dev.rollcall.benchmarks;
 
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.worker.WorkerInfoService;
+import io.grpc.Attributes;
 import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
+import io.grpc.ServerTransportFilter;
 import io.grpc.netty.NettyServerBuilder;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -20,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -38,6 +41,9 @@ final class LoopbackServers implements AutoCloseable {
     private final List<Server> servers = new ArrayList<>();
     private final List<WorkerEndpoint> endpoints = new ArrayList<>();
     private final AtomicLong probesAnswered = new AtomicLong();
+    private static final Attributes.Key<Boolean> COUNTED = Attributes.Key.create("rollcall-bench-counted");
+    /** Connections open to any of the servers now, as their transports count them. */
+    private final AtomicInteger connections = new AtomicInteger();
     /** With Arrow Flight: its allocator, producer and the executor its calls run on; otherwise null. */
     private FlightParts flight;
 
@@ -91,7 +97,21 @@ final class LoopbackServers implements AutoCloseable {
                 .workerEventLoopGroup(workers)
                 .channelType(NioServerSocketChannel.class)
                 .addService(ServerInterceptors.intercept(WorkerInfoService.builder().version(version).build(),
-                        new Counter()));
+                        new Counter()))
+                .addTransportFilter(new ServerTransportFilter() {
+                    @Override
+                    public Attributes transportReady(Attributes attributes) {
+                        connections.incrementAndGet();
+                        return attributes.toBuilder().set(COUNTED, Boolean.TRUE).build();
+                    }
+
+                    @Override
+                    public void transportTerminated(Attributes attributes) {
+                        if (attributes.get(COUNTED) != null) { // a transport that never got ready was not counted
+                            connections.decrementAndGet();
+                        }
+                    }
+                });
         if (flight == null) {
             builder.directExecutor();
         } else {
@@ -112,6 +132,11 @@ final class LoopbackServers implements AutoCloseable {
     /** Where the servers listen, in start order. */
     List<WorkerEndpoint> endpoints() {
         return List.copyOf(endpoints);
+    }
+
+    /** Connections open to the servers now (all of them together), as the servers count them. */
+    int openConnections() {
+        return connections.get();
     }
 
     /** {@code WorkerInfo} calls answered so far, by all servers. */

@@ -199,6 +199,7 @@ final class FleetJson {
             case PENDING -> "being probed";
             case DRAINING -> "draining";
             case NOT_SERVING -> "not ready";
+            case OUTSIDE_SUBSET -> "used by other coordinators";
         };
     }
 }

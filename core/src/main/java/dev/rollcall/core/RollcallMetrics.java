@@ -28,7 +28,7 @@ import java.util.function.ToIntFunction;
  * <ul>
  *   <li>{@code rollcall.workers} (gauge, tag {@code state}: {@code candidate}, {@code compatible},
  *       {@code rejected} (by version), {@code unreachable}, {@code pending}, {@code draining},
- *       {@code not_serving}) — from the current snapshot;
+ *       {@code not_serving}, {@code outside_subset}) — from the current snapshot;
  *   <li>{@code rollcall.snapshot.number} (gauge) — the current snapshot's number;
  *   <li>{@code rollcall.discovery.staleness} (gauge, seconds) — how long discovery has been failing,
  *       0 while it is healthy;
@@ -62,6 +62,7 @@ public final class RollcallMetrics implements MeterBinder {
         workers(registry, tags, "pending", FleetCounts::pending);
         workers(registry, tags, "draining", FleetCounts::draining);
         workers(registry, tags, "not_serving", FleetCounts::notServing);
+        workers(registry, tags, "outside_subset", FleetCounts::outsideSubset);
         Gauge.builder("rollcall.snapshot.number", resolver, r -> r.pin().number())
                 .description("the number of the current snapshot").tags(tags).register(registry);
         Gauge.builder("rollcall.discovery.staleness", resolver, RollcallMetrics::staleSeconds)

@@ -522,6 +522,38 @@ public final class WorkerResolver implements AutoCloseable {
         }
 
         /**
+         * Subsets ({@code rollcall.subset.size}, default unset: every accepted worker is used): this
+         * resolver uses {@code size} of the workers the policy accepts, those with the highest
+         * rendezvous weight on its {@link #coordinatorId coordinator id}, so that N coordinators over
+         * M workers hold about N × size connections rather than N × M, each worker used by about
+         * N × size / M of them. The policy still decides over the whole fleet (every coordinator picks
+         * the same cohort: a {@code rollout} quorum is the fleet's); the accepted workers outside the
+         * subset are {@code OUTSIDE_SUBSET} in the snapshot, in no view and no {@code rollcall:}
+         * channel, probed over a connection of their own each time. When a member goes, the next
+         * accepted worker in rank takes its place. Not with {@link #exactDrain} ({@link #build()}
+         * fails naming both keys). See docs/subsets.md.
+         *
+         * @throws IllegalArgumentException if {@code size} is below 1
+         */
+        public Builder subsetSize(int size) {
+            overrides.subsetSize(size);
+            return this;
+        }
+
+        /**
+         * The id this coordinator's subset is chosen by ({@code rollcall.subset.coordinator-id});
+         * default the {@code HOSTNAME} environment variable, else the local host's name, else a random
+         * UUID (with a WARN: a restarted coordinator then picks another subset). Two coordinators
+         * with one id use the same workers. Unused without {@link #subsetSize}.
+         *
+         * @throws IllegalArgumentException if {@code id} is blank
+         */
+        public Builder coordinatorId(String id) {
+            overrides.coordinatorId(id);
+            return this;
+        }
+
+        /**
          * How a worker whose host goes silent (no FIN, no RST: power loss, a partition) is noticed
          * over its kept connection ({@code rollcall.probe.keepalive-time} and
          * {@code rollcall.probe.keepalive-timeout}, default 5 s and 3 s). Each {@code WatchWorkerInfo}

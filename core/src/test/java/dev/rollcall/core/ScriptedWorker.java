@@ -12,6 +12,7 @@ import io.grpc.Server;
 import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
 import io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -33,6 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class ScriptedWorker implements AutoCloseable {
 
     private final Server server;
+    private final WorkerEndpoint endpoint;      // kept: the server says no port once shut down
     private final List<String> holderIds = new CopyOnWriteArrayList<>();
     private final List<ReleaseWorkerRequest> releases = new CopyOnWriteArrayList<>();
     private final List<StreamObserver<WorkerInfoResponse>> watches = new CopyOnWriteArrayList<>();
@@ -59,6 +61,7 @@ final class ScriptedWorker implements AutoCloseable {
                         connections.decrementAndGet();
                     }
                 }).build().start();
+        endpoint = WorkerEndpoint.of("127.0.0.1", server.getPort());
     }
 
     /** A worker that implements ReleaseWorker, answering with {@code statuses} first, then OK. */
@@ -76,7 +79,7 @@ final class ScriptedWorker implements AutoCloseable {
     }
 
     WorkerEndpoint endpoint() {
-        return WorkerEndpoint.of("127.0.0.1", server.getPort());
+        return endpoint;
     }
 
     /** Pushes {@code state} (and {@code instanceId}) to every watch, as a new revision. */
@@ -96,6 +99,11 @@ final class ScriptedWorker implements AutoCloseable {
     /** The holder_id of each WatchWorkerInfo request so far ("" for none). */
     List<String> holderIds() {
         return List.copyOf(holderIds);
+    }
+
+    /** WatchWorkerInfo streams open to it now (a cancelled one is gone). */
+    int openWatches() {
+        return watches.size();
     }
 
     /** Connections open to it now, as its server counts them. */
@@ -123,6 +131,9 @@ final class ScriptedWorker implements AutoCloseable {
         @Override
         public void watchWorkerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> observer) {
             holderIds.add(request.getHolderId());
+            if (observer instanceof ServerCallStreamObserver<WorkerInfoResponse> call) {
+                call.setOnCancelHandler(() -> watches.remove(observer));
+            }
             synchronized (ScriptedWorker.this) {
                 watches.add(observer);
                 synchronized (observer) {

@@ -14,9 +14,18 @@ package dev.rollcall.api.registry;
  *                    {@code rollcall.probe.max-kept-channels} was reached (probed over a connection
  *                    of their own each time, a restart noticed by instance id at the next probe);
  *                    not a state: these workers are counted in the others too
+ * @param outsideSubset answered and accepted by the policy, but not in this coordinator's subset
+ *                      ({@code rollcall.subset.size}): used by other coordinators, not by this one;
+ *                      0 without subsets
  */
 public record FleetCounts(int candidates, int compatible, int rejected, int unreachable, int pending, int draining,
-                          int notServing, int overKeptCap) {
+                          int notServing, int overKeptCap, int outsideSubset) {
+
+    /** Counts without subsets: no worker outside the subset. */
+    public FleetCounts(int candidates, int compatible, int rejected, int unreachable, int pending, int draining,
+                       int notServing, int overKeptCap) {
+        this(candidates, compatible, rejected, unreachable, pending, draining, notServing, overKeptCap, 0);
+    }
 
     /** Counts with no worker past the kept-channel cap. */
     public FleetCounts(int candidates, int compatible, int rejected, int unreachable, int pending, int draining,
@@ -35,6 +44,7 @@ public record FleetCounts(int candidates, int compatible, int rejected, int unre
                 + unreachable + " unreachable, " + pending + " pending"
                 + (draining == 0 ? "" : ", " + draining + " draining")
                 + (notServing == 0 ? "" : ", " + notServing + " not serving")
+                + (outsideSubset == 0 ? "" : ", " + outsideSubset + " outside this coordinator's subset")
                 + (overKeptCap == 0 ? "" : "; " + overKeptCap + " without a kept channel (over rollcall.probe.max-kept-channels)");
     }
 }

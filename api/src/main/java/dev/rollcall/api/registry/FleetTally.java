@@ -32,7 +32,7 @@ final class FleetTally {
     final WorkerInfo[] workers;
     final WorkerEndpoint[] endpoints;
     private final int[] byState;
-    /** Compatible and rejected workers per version; compatible ones per version (never a zero). */
+    /** Compatible, rejected and outside-subset workers per version; compatible ones per version (never a zero). */
     private final Map<String, int[]> perVersion;
     private final Map<String, int[]> compatiblePerVersion;
 
@@ -129,14 +129,14 @@ final class FleetTally {
     FleetCounts counts(int overKeptCap) {
         return new FleetCounts(states.length, at(WorkerStatus.State.COMPATIBLE), at(WorkerStatus.State.REJECTED),
                 at(WorkerStatus.State.UNREACHABLE), at(WorkerStatus.State.PENDING), at(WorkerStatus.State.DRAINING),
-                at(WorkerStatus.State.NOT_SERVING), overKeptCap);
+                at(WorkerStatus.State.NOT_SERVING), overKeptCap, at(WorkerStatus.State.OUTSIDE_SUBSET));
     }
 
     private int at(WorkerStatus.State state) {
         return byState[state.ordinal()];
     }
 
-    /** Compatible and rejected workers per version, by version. */
+    /** Compatible, rejected and outside-subset workers per version, by version. */
     SortedMap<String, Integer> histogram() {
         TreeMap<String, Integer> h = new TreeMap<>();
         perVersion.forEach((version, count) -> h.put(version, count[0]));
@@ -153,6 +153,12 @@ final class FleetTally {
         return Arrays.equals(states, other.states) && Arrays.equals(workers, other.workers)
                 && Arrays.equals(endpoints, other.endpoints) && Arrays.equals(byState, other.byState)
                 && histogram().equals(other.histogram()) && compatibleVersions().equals(other.compatibleVersions());
+    }
+
+    /** Whether a worker in {@code state} is in the histogram: it answered and the policy had its say. */
+    private static boolean answered(WorkerStatus.State state) {
+        return state == WorkerStatus.State.COMPATIBLE || state == WorkerStatus.State.REJECTED
+                || state == WorkerStatus.State.OUTSIDE_SUBSET;
     }
 
     /** A tally being made. */
@@ -183,7 +189,7 @@ final class FleetTally {
             WorkerStatus.State state = s.state();
             states[i] = (byte) state.ordinal();
             byState[state.ordinal()]++;
-            if (state == WorkerStatus.State.COMPATIBLE || state == WorkerStatus.State.REJECTED) {
+            if (answered(state)) {
                 WorkerInfo info = s.info().orElseThrow();
                 String version = info.version();
                 if (version != runVersion) {
@@ -207,7 +213,7 @@ final class FleetTally {
         void remove(WorkerStatus s, byte state) {
             byState[state]--;
             WorkerStatus.State st = STATES[state];
-            if (st == WorkerStatus.State.COMPATIBLE || st == WorkerStatus.State.REJECTED) {
+            if (answered(st)) {
                 String version = s.info().orElseThrow().version();
                 lower(perVersion, version);
                 if (st == WorkerStatus.State.COMPATIBLE) {

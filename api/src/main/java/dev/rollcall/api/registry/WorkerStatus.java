@@ -58,7 +58,14 @@ public record WorkerStatus(WorkerEndpoint endpoint, State state, String reason, 
          */
         DRAINING,
         /** Answered, and says it is not ready yet (warming up): never in the workers of a new snapshot. */
-        NOT_SERVING
+        NOT_SERVING,
+        /**
+         * Answered, and accepted by the policy, but not in this coordinator's subset
+         * ({@code rollcall.subset.size}): other coordinators use it, this one does not. Never in the
+         * workers of a snapshot, a view or a {@code rollcall:} channel; becomes {@link #COMPATIBLE}
+         * when a member of the subset goes and it is next in rank. Only with subsets on.
+         */
+        OUTSIDE_SUBSET
     }
 
     @Override

@@ -22,11 +22,24 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param resolver   {@code rollcall.resolver.*}
  * @param worker     {@code rollcall.worker.*}
  * @param drain      {@code rollcall.drain.*}
+ * @param subset     {@code rollcall.subset.*}
  */
 @ConfigurationProperties("rollcall")
 public record RollcallProperties(Discovery discovery, Policy policy, Probe probe, Schemas schemas, String selector,
                                  PreferLabels preferLabels, Readiness readiness, Resolver resolver, Worker worker,
-                                 Drain drain) {
+                                 Drain drain, Subset subset) {
+
+    /**
+     * Subsets: each coordinator uses only some of the workers the policy accepts (docs/subsets.md).
+     *
+     * @param size          use only this many of the accepted workers, those of highest rendezvous weight on the
+     *                      coordinator id; the others are OUTSIDE_SUBSET and keep no probe channel. Unset: all.
+     *                      Not with drain.exact
+     * @param coordinatorId the id the subset is chosen by; default the HOSTNAME environment variable, else the
+     *                      host's name, else a random UUID (a restarted coordinator then picks another subset)
+     */
+    public record Subset(Integer size, String coordinatorId) {
+    }
 
     /**
      * Exact drain, the coordinator's side.

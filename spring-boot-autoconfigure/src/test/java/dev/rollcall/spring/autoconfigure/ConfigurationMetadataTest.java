@@ -63,5 +63,7 @@ class ConfigurationMetadataTest {
         assertThat(metadata.get("rollcall.probe.max-kept-channels").path("description").asString())
                 .as("its default is derived, so the description says the rule").contains("descriptor limit");
         assertThat(metadata.get("rollcall.probe.max-kept-channels").has("defaultValue")).as("no fixed default").isFalse();
+        assertThat(metadata.get("rollcall.subset.size").path("description").asString()).contains("rendezvous");
+        assertThat(metadata.get("rollcall.subset.coordinator-id").path("description").asString()).contains("HOSTNAME");
     }
 }

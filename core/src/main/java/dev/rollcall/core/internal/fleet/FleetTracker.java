@@ -15,6 +15,7 @@ import dev.rollcall.core.internal.settings.ProbeSettings;
 import dev.rollcall.core.internal.snapshot.Changes;
 import dev.rollcall.core.internal.snapshot.PublishPacer;
 import dev.rollcall.core.internal.snapshot.SnapshotBuilder;
+import dev.rollcall.core.internal.snapshot.Subset;
 import dev.rollcall.protocol.ProbeOutcome;
 import io.grpc.ManagedChannel;
 import java.time.Clock;
@@ -68,6 +69,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     private boolean candidatesKnown;            // from discovery, or from the cache file
     private CandidateCache cache;               // null when none is configured
     private DrainReleases drains;               // null unless rollcall.drain.exact
+    private Subset subset;                      // null unless rollcall.subset.size
     private SerialContext.Timer recheck;        // a build the label preference asked for later
     private boolean closed;
     /** What the user's failed calls do to their workers. */
@@ -125,6 +127,8 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
 
     private void applySet(Set<WorkerEndpoint> latest) {
         long set = ++sets;
+        // With subsets, newcomers are probed once the ranks say which may keep a channel (below).
+        List<TrackedWorker> joined = subset == null ? null : new ArrayList<>();
         for (WorkerEndpoint e : latest) {
             TrackedWorker t = tracked.get(e.url());
             if (t == null) {
@@ -132,7 +136,11 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
                 t.seenIn(set);
                 add(t);
                 pacer.changed();
-                probes.request(t); // in the set's order
+                if (joined == null) {
+                    probes.request(t); // in the set's order
+                } else {
+                    joined.add(t);
+                }
                 continue;
             }
             if (t.seenInSet() == set && !t.endpoint().labels().equals(e.labels())) {
@@ -173,6 +181,10 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
                 }
             }
             leavers.left(left);
+        }
+        if (joined != null) {
+            rerank(); // the eligible newcomers are asked for first: their probes keep their channels
+            joined.forEach(probes::request);
         }
         if (builder.last().number() == 0) {
             pacer.changed();
@@ -220,6 +232,22 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         this.drains = drains;
         leavers.holdWhile(t -> drains.holdsLeaver(t.url()));
         drains.onLeaverFree(leavers::closeFreed);
+    }
+
+    /**
+     * Subsets ({@code rollcall.subset.*}): the builder shows only {@code subset}'s members as
+     * compatible, and only the workers it ranks eligible keep a probe channel. Before the first set.
+     */
+    public void useSubset(Subset subset) {
+        this.subset = subset;
+        builder.useSubset(subset);
+        probes.keepOnlyEligible();
+    }
+
+    /** Ranks the tracked workers again and demotes or promotes their kept channels to match. */
+    private void rerank() {
+        subset.rank(tracked.values());
+        probes.keepOnly(tracked.values(), subset::keptEligible);
     }
 
     /** Whether candidates are known, from discovery or from the cache file. */
@@ -403,6 +431,10 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         builder.overKeptCap(probes.overKeptCap());
         FleetSnapshot next = builder.build(changes, tracked::ordered, staleSince, discoveryProblem,
                 t -> schemas.ready(t.info().version(), t.endpoint(), () -> channelOf(t.url())));
+        if (subset != null) {
+            // The build ranked them by what it showed; a member that went hands its channel on.
+            probes.keepOnly(tracked.values(), subset::keptEligible);
+        }
         if (next != null) {
             publisher.accept(next);
         }

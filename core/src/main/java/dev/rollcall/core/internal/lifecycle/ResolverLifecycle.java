@@ -29,6 +29,7 @@ import dev.rollcall.core.internal.snapshot.LiveViews;
 import dev.rollcall.core.internal.snapshot.SnapshotAwaits;
 import dev.rollcall.core.internal.snapshot.SnapshotBuilder;
 import dev.rollcall.core.internal.snapshot.SnapshotFanOut;
+import dev.rollcall.core.internal.snapshot.Subset;
 import io.grpc.ManagedChannel;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
@@ -143,6 +144,11 @@ public final class ResolverLifecycle {
                 given.clock(), jitter, ManagementFactory.getThreadMXBean()::getCurrentThreadCpuTime);
         this.tracker = new FleetTracker(parts, probe, schemas, new SnapshotBuilder(policy, given.clock(), schemas,
                 schema.keys(), settings.labels(), context::nanoTime, initial), this::publish);
+        if (settings.subset() != null) {
+            tracker.useSubset(new Subset(settings.subset()));
+            log.info("resolver {}: subsets on: using {} of the accepted workers, chosen on coordinator id '{}'", name,
+                    settings.subset().size(), settings.subset().coordinatorId());
+        }
         if (settings.exactDrain()) {
             this.drains = new DrainReleases(context, new ReleaseCall(tracker::channelOf, probe.timeout()), holderId,
                     initial);

@@ -22,6 +22,9 @@ import org.slf4j.LoggerFactory;
  * promoted on its next probe (a refresh at the latest) once a kept worker left. Workers past the cap
  * are probed as without kept channels: a connection per probe, closed after the answer.
  *
+ * <p>With subsets ({@link #selective()}) only the workers the subset ranks eligible take a place; one
+ * that stops being eligible gives its place up at once ({@link ProbeScheduler#keepOnly}).
+ *
  * <p>Confined to the resolver's serial context, except {@link #keptNow()} and {@link #overCapNow()},
  * which any thread may read.
  */
@@ -54,6 +57,8 @@ final class KeptChannels<W extends ProbeTarget> {
     private final StreamLiveness<W> liveness;
     private final boolean keep;
     private final int cap;
+    /** With subsets: only workers marked {@link ProbeSlot#eligible} take a place. */
+    private boolean selective;
     private int kept;
     private int overCap;
     private boolean capReached;
@@ -89,6 +94,9 @@ final class KeptChannels<W extends ProbeTarget> {
         if (!keep || s.kept) {
             return s.kept;
         }
+        if (selective && !s.eligible) {
+            return false; // outside the subset and below its rank: not past any cap
+        }
         if (kept < cap) {
             s.kept = true;
             kept++;
@@ -113,6 +121,11 @@ final class KeptChannels<W extends ProbeTarget> {
             }
         }
         return false;
+    }
+
+    /** From now on only eligible workers take a place ({@link ProbeScheduler#keepOnly}). */
+    void selective() {
+        selective = true;
     }
 
     /** {@code w} is forgotten: its place, if it held one, is free for the next worker probed. */

@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 
 /**
@@ -207,6 +208,37 @@ public final class ProbeScheduler<W extends ProbeTarget> {
      */
     public boolean kept(W w) {
         return w.probeSlot().kept;
+    }
+
+    /** With subsets: from now on only workers {@link #keepOnly} marks eligible keep a channel. */
+    public void keepOnlyEligible() {
+        keptChannels.selective();
+    }
+
+    /**
+     * Marks which of {@code workers} may keep a channel: a kept one that may not any more is demoted
+     * (its stream and connection closed at once, or when its probe in flight ends; a channel handed
+     * to the user stays, without its stream); one that may and holds none is promoted (probed soon,
+     * and that probe keeps its channel), unless it is past the kept-channel cap. O(M).
+     */
+    public void keepOnly(Iterable<? extends W> workers, Predicate<? super W> eligible) {
+        for (W w : workers) {
+            ProbeSlot s = w.probeSlot();
+            s.eligible = eligible.test(w);
+            if (s.kept && !s.eligible) {
+                keptChannels.release(w);
+                if (s.stage != ProbeSlot.Stage.IN_FLIGHT && s.stage != ProbeSlot.Stage.IN_FLIGHT_AGAIN) {
+                    if (s.shared) {
+                        s.cancelStream();
+                    } else {
+                        closeLink(s);
+                    }
+                } // else finished() closes it: the worker keeps no link any more
+            } else if (s.eligible && !s.kept && !s.overCap && settings.keepChannels() && transport.sends()
+                    && s.stage == ProbeSlot.Stage.IDLE && w.answered()) {
+                request(w); // promoted: its next probe takes a place (a pending one is probed anyway)
+            }
+        }
     }
 
     /** Workers holding a kept channel now. Any thread. */

@@ -29,6 +29,7 @@ public final class ProbeSlot {
     ProbeTransport.Link link;           // kept between probes when the worker holds a kept channel
     boolean kept;                       // holds one of max-kept-channels' places (KeptChannels)
     boolean overCap;                    // tracked without a kept channel because the cap was reached
+    boolean eligible;                   // with subsets: may hold a kept channel (ProbeScheduler#keepOnly)
     boolean watched;                    // a connection watch is registered on link
     ProbeClient.Watch stream;           // the worker's WatchWorkerInfo stream (also while its probe is in flight)
     StreamLiveness.Heard heard;         // when stream last said anything; set with stream

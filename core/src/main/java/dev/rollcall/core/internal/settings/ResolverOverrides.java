@@ -17,7 +17,8 @@ public record ResolverOverrides(Duration probeTimeout, Integer probeConcurrency,
                          Integer maxCandidates, Path tlsCa, Path tlsCert, Path tlsKey, String tlsAuthority,
                          Boolean fetchSchemas, KeyPaths keyPaths, LabelSelector selector,
                          LabelSelector preferLabels, int preferMinWorkers, Boolean exactDrain,
-                         String probeProtocol, Integer maxKeptChannels) {
+                         String probeProtocol, Integer maxKeptChannels, Integer subsetSize,
+                         String coordinatorId) {
 
     /** Nothing given in code. */
     static final ResolverOverrides NONE = new Draft().done();
@@ -49,6 +50,8 @@ public record ResolverOverrides(Duration probeTimeout, Integer probeConcurrency,
         private Boolean exactDrain;
         private String probeProtocol;
         private Integer maxKeptChannels;
+        private Integer subsetSize;
+        private String coordinatorId;
 
         public Draft probeTimeout(Duration timeout) {
             probeTimeout = positive(timeout, "probeTimeout");
@@ -84,6 +87,20 @@ public record ResolverOverrides(Duration probeTimeout, Integer probeConcurrency,
         /** At most {@code max} kept channels; 0 only with {@code keepChannels(false)} (checked at build). */
         public Draft maxKeptChannels(int max) {
             maxKeptChannels = atLeast(max, 0, "maxKeptChannels");
+            return this;
+        }
+
+        public Draft subsetSize(int size) {
+            subsetSize = atLeast(size, 1, "subsetSize");
+            return this;
+        }
+
+        public Draft coordinatorId(String id) {
+            Objects.requireNonNull(id, "coordinatorId");
+            if (id.isBlank()) {
+                throw new IllegalArgumentException("coordinatorId is blank");
+            }
+            coordinatorId = id.strip();
             return this;
         }
 
@@ -172,7 +189,7 @@ public record ResolverOverrides(Duration probeTimeout, Integer probeConcurrency,
             return new ResolverOverrides(probeTimeout, probeConcurrency, backoffInitial, backoffMax, refreshInterval,
                     keepChannels, keepaliveTime, keepaliveTimeout, maxResponseBytes, maxCandidates, tlsCa, tlsCert,
                     tlsKey, tlsAuthority, fetchSchemas, keyPaths, selector, preferLabels, preferMinWorkers, exactDrain,
-                    probeProtocol, maxKeptChannels);
+                    probeProtocol, maxKeptChannels, subsetSize, coordinatorId);
         }
 
         private static Duration positive(Duration d, String what) {

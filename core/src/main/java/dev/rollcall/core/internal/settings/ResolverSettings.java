@@ -11,9 +11,16 @@ import dev.rollcall.api.Settings;
  *
  * @param cache      the cache file's settings, or {@code null} when none is configured
  * @param exactDrain {@code rollcall.drain.exact}: hold workers only under leases and release them
+ * @param subset     {@code rollcall.subset.*}, or {@code null} when subsets are off
  */
 public record ResolverSettings(ProbeSettings probe, SchemaSettings schema, LabelSettings labels, int maxCandidates,
-                        CacheSettings cache, boolean exactDrain) {
+                        CacheSettings cache, boolean exactDrain, SubsetSettings subset) {
+
+    /** Settings without subsets. */
+    public ResolverSettings(ProbeSettings probe, SchemaSettings schema, LabelSettings labels, int maxCandidates,
+                            CacheSettings cache, boolean exactDrain) {
+        this(probe, schema, labels, maxCandidates, cache, exactDrain, null);
+    }
 
     public static final String EXACT_DRAIN_KEY = "rollcall.drain.exact";
     static final String KEEP_CHANNELS_KEY = "rollcall.probe.keep-channels";
@@ -48,7 +55,16 @@ public record ResolverSettings(ProbeSettings probe, SchemaSettings schema, Label
                     + " is false (exact drain holds and releases workers over the kept connections;"
                     + " set " + KEEP_CHANNELS_KEY + "=true or " + EXACT_DRAIN_KEY + "=false)");
         }
-        return new ResolverSettings(probe, schema, labels, candidates, cache, exact);
+        SubsetSettings subset = SubsetSettings.read(root, overrides.subsetSize(), overrides.coordinatorId())
+                .orElse(null);
+        if (exact && subset != null) {
+            // A worker demoted out of the subset closes its kept connection, and with it the stream that
+            // holds it: exact drain would have to keep it open until the leases that saw it close.
+            throw ConfigurationException.invalid(EXACT_DRAIN_KEY, "true", "false while " + SubsetSettings.SIZE_KEY
+                    + " is set (" + subset.size() + "): exact drain does not follow workers leaving the subset yet;"
+                    + " unset " + SubsetSettings.SIZE_KEY + " or set " + EXACT_DRAIN_KEY + "=false");
+        }
+        return new ResolverSettings(probe, schema, labels, candidates, cache, exact, subset);
     }
 
     /** {@code rollcall.discovery.max-candidates}, or {@code set} when the builder gave one. */

@@ -37,6 +37,11 @@ public final class ShownState {
     String countedVersion;
     /** Where {@link ShownFleet} last found it (a hint: checked before use). */
     int at;
+    /** Its rendezvous weight on the coordinator id of {@link #weighedBy} ({@link Subset}); null: not yet. */
+    long subsetWeight;
+    Subset weighedBy;
+    /** Whether it may hold a kept channel, as {@link Subset#rank} last found. */
+    boolean keptEligible;
 
     public ShownState(ShownWorker owner) {
         this.owner = owner;

@@ -80,6 +80,10 @@ public final class SnapshotBuilder {
     private String lastPreference;
     /** Workers tracked without a kept channel because of the cap, for the next snapshot's counts. */
     private int overKeptCap;
+    /** {@code rollcall.subset.*}; null when off. */
+    private Subset subset;
+    /** The URLs of the subset in the build running; null without subsets. */
+    private Set<String> members;
 
     public SnapshotBuilder(VersionPolicy policy, Clock clock, VersionSchemas schemas, KeyPaths keyPaths, LabelSettings labels,
                     LongSupplier ticker, FleetSnapshot initial) {
@@ -101,6 +105,15 @@ public final class SnapshotBuilder {
      */
     public void overKeptCap(int workers) {
         overKeptCap = workers;
+    }
+
+    /**
+     * From now on, only {@code subset}'s members of the accepted workers are {@code COMPATIBLE}, the
+     * others {@code OUTSIDE_SUBSET}. Every build reads every worker then: a member going changes
+     * another worker's status (the next in rank enters).
+     */
+    public void useSubset(Subset subset) {
+        this.subset = subset;
     }
 
     /** The last snapshot built (or the initial one). */
@@ -147,6 +160,11 @@ public final class SnapshotBuilder {
             chosen = choice.choose(answered);
         }
         String preferred = choice.prefer(answered, chosen.verdicts());
+        if (subset != null) {
+            // After the policy and the preference, over the whole fleet: the cohort is every coordinator's.
+            Map<String, String> verdicts = chosen.verdicts();
+            members = subset.members(workers, t -> t.answered() && "".equals(verdicts.get(t.url())));
+        }
         List<WorkerStatus> statuses = new ArrayList<>(workers.size());
         verdictChanges = null;
         for (ShownWorker t : workers) {
@@ -161,6 +179,9 @@ public final class SnapshotBuilder {
         }
         if (schemas != null) {
             schemas.retain(runs.versions);
+        }
+        if (subset != null) {
+            subset.rank(workers); // by the statuses just shown
         }
         return publish(statuses, !same(statuses, last.statuses()), chosen, preferred, staleSince, discoveryProblem);
     }
@@ -260,7 +281,7 @@ public final class SnapshotBuilder {
 
     /** The common case: a per-worker rule, no label rules; verdicts are remembered per answer. */
     private boolean direct() {
-        return choice.direct();
+        return subset == null && choice.direct();
     }
 
     /**
@@ -300,6 +321,10 @@ public final class SnapshotBuilder {
             reason = chosen == null ? verdictOf(t)
                     : chosen.verdicts().getOrDefault(t.url(), "the policy made no decision about it");
             state = reason.isEmpty() ? State.COMPATIBLE : State.REJECTED;
+            if (members != null && state == State.COMPATIBLE && !members.contains(t.url())) {
+                state = State.OUTSIDE_SUBSET;
+                reason = subset.reason();
+            }
         }
         ShownState shown = t.shownState();
         WorkerStatus status = shown.status;

@@ -12,7 +12,9 @@ import dev.rollcall.core.internal.probe.FakeTransport;
 import dev.rollcall.core.internal.serial.VirtualTime;
 import dev.rollcall.core.internal.settings.LabelSettings;
 import dev.rollcall.core.internal.settings.ProbeSettings;
+import dev.rollcall.core.internal.settings.SubsetSettings;
 import dev.rollcall.core.internal.snapshot.SnapshotBuilder;
+import dev.rollcall.core.internal.snapshot.Subset;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,6 +42,8 @@ public abstract class TrackerHarness {
     boolean keepChannels = true;
     /** The next {@link #tracker}'s {@code max-kept-channels}: more than any test's workers unless set. */
     int maxKeptChannels = 1_000;
+    /** The next {@link #tracker}'s subset ({@code rollcall.subset.*}); null: off. */
+    SubsetSettings subset;
     /** The policy of the next {@link #tracker}. */
     VersionPolicy policy = ONE_OH;
     final VirtualTime time = new VirtualTime();
@@ -66,6 +70,9 @@ public abstract class TrackerHarness {
                 () -> cpu += 500_000), settings, null,
                 new SnapshotBuilder(policy, clock, null, KeyPaths.none(), labels, time::read, initial),
                 published::add);
+        if (subset != null) {
+            tracker.useSubset(new Subset(subset));
+        }
         return tracker;
     }
 

@@ -1,0 +1,86 @@
+package dev.rollcall.core.internal.settings;
+
+import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.Settings;
+import java.net.InetAddress;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code rollcall.subset.*}: how many of the workers the policy accepts this coordinator uses, and
+ * the id their rendezvous weights are computed on (docs/subsets.md). Both keys are read even when
+ * subsets are off, so that a {@code coordinator-id} set without a {@code size} is not reported as unknown.
+ *
+ * @param size          {@code rollcall.subset.size}: the workers used, at least 1
+ * @param coordinatorId {@code rollcall.subset.coordinator-id}: never blank
+ */
+public record SubsetSettings(int size, String coordinatorId) {
+
+    private static final Logger log = LoggerFactory.getLogger(SubsetSettings.class);
+
+    public static final String SIZE_KEY = "rollcall.subset.size";
+    public static final String COORDINATOR_ID_KEY = "rollcall.subset.coordinator-id";
+    /** As {@code max-candidates}' own limit: a subset larger than any set discovery may hand over is no subset. */
+    static final int MOST_SIZE = ResolverSettings.MOST_MAX_CANDIDATES;
+
+    public SubsetSettings {
+        if (size < 1) {
+            throw new IllegalArgumentException("subset size " + size + " is below 1");
+        }
+        if (coordinatorId == null || coordinatorId.isBlank()) {
+            throw new IllegalArgumentException("coordinator id '" + coordinatorId + "' is blank");
+        }
+    }
+
+    /**
+     * The subset settings of {@code root} (overrides win), or empty when {@code rollcall.subset.size}
+     * is unset: every accepted worker is used, as without the feature.
+     *
+     * @throws ConfigurationException naming the key and the value: a size that is no whole number
+     *                                from 1 to {@value #MOST_SIZE}, a blank coordinator id
+     */
+    public static Optional<SubsetSettings> read(Settings root, Integer givenSize, String givenId) {
+        Optional<String> rawId = root.raw(COORDINATOR_ID_KEY);
+        Optional<String> rawSize = root.raw(SIZE_KEY);
+        if (givenSize == null && rawSize.isEmpty()) {
+            return Optional.empty();
+        }
+        int size = givenSize != null ? givenSize : root.integer(SIZE_KEY, 1, 1, MOST_SIZE);
+        String id = givenId != null ? givenId
+                : rawId.orElseGet(() -> defaultCoordinatorId(System::getenv, SubsetSettings::localHostName));
+        return Optional.of(new SubsetSettings(size, id));
+    }
+
+    /**
+     * The id used when none is set: {@code HOSTNAME} from {@code env} (a Kubernetes pod's name), else
+     * {@code localHost} (null when the host has no name), else a random UUID, with one WARN naming
+     * the key: a restarted coordinator then picks another subset.
+     */
+    static String defaultCoordinatorId(Function<String, String> env, Supplier<String> localHost) {
+        String host = env.apply("HOSTNAME");
+        if (host != null && !host.isBlank()) {
+            return host.strip();
+        }
+        host = localHost.get();
+        if (host != null && !host.isBlank()) {
+            return host.strip();
+        }
+        String random = UUID.randomUUID().toString();
+        log.warn("{} is unset and this host has no name (no HOSTNAME, no local host name): using the random id {};"
+                + " a restarted coordinator will pick another subset. Set {} to keep it", COORDINATOR_ID_KEY, random,
+                COORDINATOR_ID_KEY);
+        return random;
+    }
+
+    private static String localHostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException | SecurityException e) {
+            return null;
+        }
+    }
+}
