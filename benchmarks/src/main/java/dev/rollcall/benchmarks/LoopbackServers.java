@@ -107,7 +107,8 @@ final class LoopbackServers implements AutoCloseable {
 
                     @Override
                     public void transportTerminated(Attributes attributes) {
-                        if (attributes.get(COUNTED) != null) { // a transport that never got ready was not counted
+                        // grpc-java passes null for a transport that never got ready: it was not counted
+                        if (attributes != null && attributes.get(COUNTED) != null) {
                             connections.decrementAndGet();
                         }
                     }
