@@ -32,7 +32,7 @@ final class Drain {
     static void run(Plan plan, Report report) throws Exception {
         boolean quick = plan == Plan.QUICK;
         int drains = quick ? 200 : 1_000;
-        int polled = quick ? 6 : 12;
+        int polled = quick ? 4 : 12;
         try (RollcallWorker a = RollcallWorker.builder().version("1.0.0").start();
              RollcallWorker b = RollcallWorker.builder().version("1.0.0").start()) {
             long[] pushed = pushed(a, b, drains);

@@ -57,7 +57,7 @@ final class KillToLastCall {
     }
 
     static void run(Plan plan, Report report, Path logs) throws Exception {
-        int kills = plan == Plan.QUICK ? 20 : 30;
+        int kills = plan == Plan.QUICK ? 12 : 30;
         List<PlainWorker> fleet = new ArrayList<>();
         try {
             for (int i = 0; i < FLEET; i++) {
@@ -69,7 +69,7 @@ final class KillToLastCall {
             Kills quietAlone = kills(fleet, false, false, 3, window, jvm, logs);
             Kills keptObserved = kills(fleet, true, true, kills, window, jvm, logs);
             Kills keptAlone = kills(fleet, true, false, kills, window, jvm, logs);
-            int viaTarget = plan == Plan.QUICK ? 10 : 20;
+            int viaTarget = plan == Plan.QUICK ? 6 : 20;
             Kills target = kills(fleet, true, false, true, viaTarget, window, jvm, logs);
             long[] gone = java.util.stream.Stream.of(quietObserved, quietAlone, keptObserved, keptAlone, target)
                     .flatMapToLong(k -> Arrays.stream(k.goneNanos())).toArray();
