@@ -9,6 +9,9 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Notices {@code WatchWorkerInfo} streams that went silent: a worker that granted heartbeats repeats
@@ -23,9 +26,18 @@ import java.util.Map;
  * (workers from before heartbeats) are not followed: their silence is not absence, and HTTP/2
  * keepalive on the connection is what notices their host going away.
  *
+ * <p>A stall of the coordinator itself (a GC pause, a CPU starved by its neighbours, a throttled
+ * container) is not its workers' silence: the heartbeats wait unread in the socket buffers meanwhile,
+ * and a sweep right after it would take every stream for gone and re-probe the whole fleet at once,
+ * on a coordinator already short of CPU. The sweep notices a stall by running late, and the time a
+ * sweep is late beyond a quarter of its interval is not counted against any stream heard before it.
+ * A host cut off during a stall is therefore noticed up to the stall's length later.
+ *
  * <p>Confined to the resolver's serial context, except {@link Heard#now}, which any thread calls.
  */
 final class StreamLiveness<W> {
+
+    private static final Logger log = LoggerFactory.getLogger(StreamLiveness.class);
 
     /** What the sweep asks of and tells the scheduler, on the serial context. */
     interface Streams<W> {
@@ -39,16 +51,26 @@ final class StreamLiveness<W> {
     /** When one stream last said anything (a ticker reading); written on network threads. */
     static final class Heard {
         private final Ticker ticker;
+        private final StreamLiveness<?> liveness;
+        private volatile long stalledAt;
         private volatile long at;
 
-        private Heard(Ticker ticker) {
+        private Heard(Ticker ticker, StreamLiveness<?> liveness) {
             this.ticker = ticker;
-            this.at = ticker.read();
+            this.liveness = liveness;
+            now();
         }
 
-        /** The stream just said something. Any thread; one ticker read and one volatile write. */
+        /** The stream just said something. Any thread; one ticker read, a volatile read and two writes. */
         void now() {
+            stalledAt = liveness.stalledNanos;
             at = ticker.read();
+        }
+
+        /** How long the stream has said nothing at {@code now}, less the coordinator's own stalls since. */
+        long silence(long now) {
+            long heardAt = at;
+            return now - heardAt - (liveness.stalledNanos - stalledAt);
         }
     }
 
@@ -61,6 +83,13 @@ final class StreamLiveness<W> {
     private final Streams<W> streams;
     private final Map<W, Followed> followed = new HashMap<>();
     private SerialContext.Timer sweep;
+    /** When the scheduled sweep is due (a ticker reading). */
+    private long sweepDue;
+    /**
+     * The coordinator's stalls so far: the sum of the sweeps' lateness beyond a quarter of their
+     * interval. Written on the serial context, read by {@link Heard} on network threads.
+     */
+    private volatile long stalledNanos;
     private boolean closed;
 
     StreamLiveness(SerialContext context, ProbeSettings settings, Streams<W> streams) {
@@ -72,7 +101,7 @@ final class StreamLiveness<W> {
 
     /** A clock for a stream about to open: it counts as heard from now. */
     Heard heard() {
-        return new Heard(ticker);
+        return new Heard(ticker, this);
     }
 
     /**
@@ -86,7 +115,7 @@ final class StreamLiveness<W> {
         heard.now();
         followed.put(w, new Followed(stream, heard));
         if (sweep == null) {
-            sweep = context.schedule(this::sweep, settings.sweepNanos());
+            scheduleSweep();
         }
     }
 
@@ -101,6 +130,14 @@ final class StreamLiveness<W> {
             return;
         }
         long now = context.nanoTime();
+        long late = now - sweepDue;
+        if (late > settings.sweepNanos() / 4) {
+            stalledNanos += late; // the coordinator itself ran late: not the streams' silence
+            if (late >= TimeUnit.SECONDS.toNanos(1)) {
+                log.info("the resolver's threads stalled for {} ms (a GC pause or a starved CPU); streams' silence"
+                        + " meanwhile is not counted", TimeUnit.NANOSECONDS.toMillis(late));
+            }
+        }
         List<Map.Entry<W, Followed>> silent = null;
         for (Iterator<Map.Entry<W, Followed>> it = followed.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<W, Followed> e = it.next();
@@ -110,7 +147,7 @@ final class StreamLiveness<W> {
                 continue;
             }
             long granted = f.stream().heartbeatMillis();
-            if (granted > 0 && now - f.heard().at > settings.silenceLimitNanos(granted)) {
+            if (granted > 0 && f.heard().silence(now) > settings.silenceLimitNanos(granted)) {
                 if (silent == null) {
                     silent = new ArrayList<>();
                 }
@@ -124,8 +161,13 @@ final class StreamLiveness<W> {
             }
         }
         if (!followed.isEmpty() && !closed) {
-            sweep = context.schedule(this::sweep, settings.sweepNanos());
+            scheduleSweep();
         }
+    }
+
+    private void scheduleSweep() {
+        sweepDue = context.nanoTime() + settings.sweepNanos();
+        sweep = context.schedule(this::sweep, settings.sweepNanos());
     }
 
     /** Stops the sweep and follows nothing more. */

@@ -82,6 +82,37 @@ class StreamLivenessTest extends TrackerHarness {
     }
 
     @Test
+    void aStallOfTheCoordinatorItselfIsNotTakenForItsWorkersSilence() {
+        net.heartbeatMillis = 5_000;
+        tracker(64);
+        candidates(a, b);
+        answer(a, "1.0.0", "i1");
+        answer(b, "1.0.0", "i2");
+        linkOf(a).heartbeat();
+        linkOf(b).heartbeat();
+        time.advance(Duration.ofSeconds(4));
+        long probes = net.sentTo(a.url()) + net.sentTo(b.url());
+
+        // The coordinator runs nothing for 20 s (a GC pause, a starved CPU): the workers' heartbeats wait
+        // unread meanwhile, and the first sweep after it runs 19 s late, before the network threads read them.
+        time.stall(Duration.ofSeconds(20));
+        time.advance(Duration.ZERO);
+        assertThat(state(a)).as("24 s since a's last heartbeat, 19 of them the coordinator's own stall")
+                .isEqualTo(State.COMPATIBLE);
+        assertThat(state(b)).isEqualTo(State.COMPATIBLE);
+        assertThat(net.sentTo(a.url()) + net.sentTo(b.url())).as("no re-probe storm").isEqualTo(probes);
+
+        // b's heartbeats are read again; a's host is cut off from here on: its silence still counts.
+        linkOf(b).heartbeat();
+        passWithBHeartbeating(3);
+        assertThat(state(a)).as("27 s since a's heartbeat, 19 of them the stall: 8 s, within 5 s + 3 s")
+                .isEqualTo(State.COMPATIBLE);
+        passWithBHeartbeating(1);
+        assertThat(state(a)).as("past 5 s + 3 s, the stall aside").isEqualTo(State.PENDING);
+        assertThat(state(b)).isEqualTo(State.COMPATIBLE);
+    }
+
+    @Test
     void heartbeatsKeepAStreamAliveWithoutATaskOnTheSerialContextOrASnapshot() {
         net.heartbeatMillis = 5_000;
         tracker(64);

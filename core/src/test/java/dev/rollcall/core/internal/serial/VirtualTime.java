@@ -70,6 +70,14 @@ public final class VirtualTime implements Ticker, Scheduler {
         now = until;
     }
 
+    /**
+     * A stall of the process: time moves forward by {@code d} and nothing runs meanwhile, as in a GC
+     * pause; timers that fell due run at the next {@link #advance}, late.
+     */
+    public void stall(Duration d) {
+        now += d.toNanos();
+    }
+
     /** Serial tasks waiting to run. */
     public int queuedTasks() {
         return serial.size();
