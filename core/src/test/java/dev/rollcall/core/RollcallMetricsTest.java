@@ -104,7 +104,7 @@ class RollcallMetricsTest {
                     "rollcall.workers", "rollcall.snapshot.number", "rollcall.discovery.staleness",
                     "rollcall.probes.sent", "rollcall.probes.failed", "rollcall.probe.latency",
                     "rollcall.version.claims.differed", "rollcall.probe.kept-channels", "rollcall.probe.over-kept-cap");
-            assertThat(registry.getMeters()).hasSize(16); // rollcall.workers has 7 states, the latency 2 outcomes
+            assertThat(registry.getMeters()).hasSize(17); // rollcall.workers has 8 states (outside_subset too), the latency 2 outcomes
         }
     }
 }
