@@ -191,11 +191,13 @@ final class Subsets {
                 + " probes every worker (the policy decides over the whole fleet): the probes are not subset.");
     }
 
-    /** {@code count}'s value once it reached {@code expected}, or what it is after 30 s (a poll, not a sync). */
-    private static int settle(IntSupplier count, int expected) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (count.getAsInt() != expected && System.nanoTime() < deadline) {
-            Thread.sleep(20);
+    /** {@code count}'s value once it reached {@code expected}, or what it is after 30 s (the row shows it either way). */
+    private static int settle(IntSupplier count, int expected) {
+        try {
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> count.getAsInt() == expected);
+        } catch (org.awaitility.core.ConditionTimeoutException notReached) {
+            // reported as counted: a row, not a failure
         }
         return count.getAsInt();
     }
