@@ -18,6 +18,12 @@ public interface CandidateListener {
      * means there are no candidates. Endpoints are identified by {@link WorkerEndpoint#url()}.
      * The resolver refuses a set larger than its {@code rollcall.discovery.max-candidates} (by its
      * {@code size()}, without reading it) as it would an {@link #onError}: the last good set stays.
+     *
+     * <p>A backend that learns of one change at a time (a watch event) hands a {@link CandidateSet}
+     * made from the one it handed before ({@link CandidateSet#with}, {@link CandidateSet#without},
+     * or {@link KeyedCandidates} for a registry of keys): it is still the whole set, but the
+     * resolver then reads only the URLs that changed since the set it applied last, sets skipped in
+     * between included, and copies nothing. Any other set is copied and compared in full.
      */
     void onCandidates(Set<WorkerEndpoint> latest);
 

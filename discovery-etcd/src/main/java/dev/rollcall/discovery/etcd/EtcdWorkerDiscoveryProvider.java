@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * checks every key (endpoints, prefix, timeouts, backoff, TLS files, user and password) and throws
  * {@link dev.rollcall.api.ConfigurationException} naming the full key for a bad one, the password
  * masked; it reads the TLS files to check them but does not contact etcd. The backend it returns
- * does everything else on its own daemon thread, {@code rollcall-etcd-watch}: see its
+ * does everything else on its own daemon thread, {@code rollcall-etcd-watch} (a watch response on
+ * jetcd's callback thread when that one is idle): see its
  * {@link WorkerDiscovery#start} and {@link WorkerDiscovery#close}.
  */
 public final class EtcdWorkerDiscoveryProvider implements WorkerDiscoveryProvider {

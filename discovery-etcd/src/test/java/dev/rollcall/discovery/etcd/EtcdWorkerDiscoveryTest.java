@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -103,6 +104,42 @@ class EtcdWorkerDiscoveryTest {
 
         awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.1.2:7001").withLabels(Map.of("zone", "b"))));
         assertThat(listener.errors()).isEmpty();
+    }
+
+    /**
+     * Watch responses are applied on jetcd's thread while the loop thread is idle; those that arrive
+     * while it is busy are handed to it, and none overtakes another: the last write wins.
+     */
+    @Test
+    void responsesThatArriveWhileTheLoopIsBusyAreAppliedInEtcdsOrder() throws Exception {
+        etcd.put(prefix + "w", "grpc://127.0.4.1:7000");
+        EtcdWorkerDiscovery d = (EtcdWorkerDiscovery) start(Map.of());
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.4.1:7000")));
+        CountDownLatch busy = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        d.onLoop(() -> {
+            busy.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        busy.await();
+        for (int i = 1; i <= 20; i++) {
+            etcd.put(prefix + "w", "grpc://127.0.4.1:" + (7000 + i));
+        }
+        etcd.put(prefix + "x", "grpc://127.0.4.2:7000");
+        etcd.delete(prefix + "x");
+        await().atMost(WAIT).until(() -> d.responsesHandedOver() == 22);
+        assertThat(listener.latest()).as("nothing applied while the loop is busy")
+                .isEqualTo(Set.of(WorkerEndpoint.parse("grpc://127.0.4.1:7000")));
+
+        release.countDown();
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.4.1:7020")));
+        etcd.put(prefix + "y", "grpc://127.0.4.3:7000");
+        awaitLatest(Set.of(WorkerEndpoint.parse("grpc://127.0.4.1:7020"), WorkerEndpoint.parse("grpc://127.0.4.3:7000")));
+        assertThat(d.responsesHandedOver()).as("the loop idle again: applied where jetcd delivers it").isEqualTo(22);
     }
 
     @Test

@@ -4,14 +4,15 @@ import dev.rollcall.api.Backoff;
 import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.discovery.CandidateListener;
+import dev.rollcall.api.discovery.CandidateSet;
+import dev.rollcall.api.discovery.KeyedCandidates;
 import dev.rollcall.api.discovery.WorkerDiscovery;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeMap;
+import java.util.HashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -71,9 +72,10 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
     private long watchedZooKeeperSession;       // the ZooKeeper session the current watch belongs to
     private ScheduledFuture<?> retry;           // the next full read after a failure
     private int failures;
-    private Map<String, WorkerEndpoint> entries = new TreeMap<>();
+    /** The workers by child name, and the candidate set they make (kept up to date one event at a time). */
+    private final KeyedCandidates entries = new KeyedCandidates();
     private boolean complete;                   // entries hold a whole read; false from a failure to the next one
-    private Set<WorkerEndpoint> published;      // null until the first read
+    private CandidateSet published;             // null until the first read
     private boolean stale;                      // onError was called after the last publish
 
     // Counters for status output and tests: written on the loop thread, read anywhere.
@@ -151,11 +153,14 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
                 LOG.debug("{} does not exist (yet): no workers", settings.path());
             }
             // Into a new map: a read that fails halfway must not leave a partial set to publish.
-            Map<String, WorkerEndpoint> read = new TreeMap<>();
+            Map<String, WorkerEndpoint> read = new HashMap<>();
             for (String child : children) {
-                readChild(child, read);
+                WorkerEndpoint endpoint = readChild(child);
+                if (endpoint != null) {
+                    read.put(child, endpoint);
+                }
             }
-            entries = read;
+            entries.replaceAll(read);
             complete = true;
             currentZooKeeperSession = client.getZookeeperClient().getZooKeeper().getSessionId();
             fullReads.incrementAndGet();
@@ -179,28 +184,28 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
         watchesAdded.incrementAndGet();
     }
 
-    /** Reads one child into {@code into}; returns whether it changed. */
-    private boolean readChild(String child, Map<String, WorkerEndpoint> into) throws Exception {
+    /** Reads one child: the worker it describes, or null when it is gone, malformed (logged) or disabled. */
+    private WorkerEndpoint readChild(String child) throws Exception {
         String path = settings.childPath(child);
         String shown = PeerText.escape(path);   // ZooKeeper allows bidi controls in names
         byte[] data;
         try {
             data = client.getData().forPath(path);
         } catch (KeeperException.NoNodeException gone) {
-            return into.remove(child) != null;
+            return null;
         }
         Optional<WorkerEndpoint> endpoint;
         try {
             endpoint = WorkerNode.parse(data);
         } catch (IllegalArgumentException e) {
             LOG.warn("skipping ZooKeeper node {} on {}: {}", shown, settings.connect(), PeerText.escape(e.getMessage()));
-            return into.remove(child) != null;
+            return null;
         }
         if (endpoint.isEmpty()) {
             LOG.debug("{} is an x-discovery instance marked disabled: not a candidate", shown);
-            return into.remove(child) != null;
+            return null;
         }
-        return !endpoint.get().equals(into.put(child, endpoint.get()));
+        return endpoint.get();
     }
 
     private void onEvent(long id, WatchedEvent event) {
@@ -219,8 +224,7 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
             if (event.getType() != Watcher.Event.EventType.NodeDeleted) {
                 return;
             }
-            changed = !entries.isEmpty();
-            entries.clear();
+            changed = entries.clear();
         } else {
             String rest = path.startsWith(settings.path() + "/") ? path.substring(settings.path().length() + 1) : "";
             if (rest.isEmpty() || rest.indexOf('/') >= 0) {
@@ -228,8 +232,11 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
             }
             try {
                 changed = switch (event.getType()) {
-                    case NodeDeleted -> entries.remove(rest) != null;
-                    case NodeCreated, NodeDataChanged -> readChild(rest, entries);
+                    case NodeDeleted -> entries.remove(rest);
+                    case NodeCreated, NodeDataChanged -> {
+                        WorkerEndpoint endpoint = readChild(rest);
+                        yield endpoint == null ? entries.remove(rest) : entries.put(rest, endpoint);
+                    }
                     default -> false;
                 };
             } catch (InterruptedException e) {
@@ -246,8 +253,10 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
     }
 
     private void publish(boolean fullRead) {
-        Set<WorkerEndpoint> set = Set.copyOf(entries.values()); // immutable: the resolver copies nothing more
-        if (published != null && !stale && published.equals(set)) {
+        // Kept one event at a time: the resolver applies only what changed. One endpoint per URL: of two nodes
+        // naming one URL, the smaller name's.
+        CandidateSet set = entries.candidates();
+        if (!stale && set == published) { // KeyedCandidates hands the same set while nothing changed
             return;
         }
         if (stale) {

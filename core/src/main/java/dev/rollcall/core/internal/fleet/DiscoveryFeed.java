@@ -2,6 +2,7 @@ package dev.rollcall.core.internal.fleet;
 
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.discovery.CandidateListener;
+import dev.rollcall.api.discovery.CandidateSet;
 import dev.rollcall.core.internal.serial.SerialContext;
 import dev.rollcall.core.internal.settings.ResolverSettings;
 import java.util.Set;
@@ -58,8 +59,10 @@ public final class DiscoveryFeed implements CandidateListener {
             onError(new TooManyCandidates(size, maxCandidates));
             return;
         }
-        // Set.copyOf keeps an immutable set as it is (the etcd and ZooKeeper backends hand one): no copy per event.
-        if (pending.getAndSet(new News(Set.copyOf(latest), null)) == null) {
+        // A CandidateSet is immutable and says what changed since the set applied before (the etcd and ZooKeeper
+        // backends hand one): no copy per event. Set.copyOf keeps any other immutable set as it is.
+        Set<WorkerEndpoint> set = latest instanceof CandidateSet candidates ? candidates : Set.copyOf(latest);
+        if (pending.getAndSet(new News(set, null)) == null) {
             context.execute(this::apply);
         }
     }

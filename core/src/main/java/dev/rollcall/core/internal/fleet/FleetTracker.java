@@ -4,6 +4,7 @@ import dev.rollcall.api.PeerText;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.discovery.CandidateSet;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.core.internal.drain.DrainReleases;
@@ -62,6 +63,13 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     private final Leavers leavers;
     /** Counts the candidate sets applied: a worker's {@link TrackedWorker#seenInSet()} says which set last listed it. */
     private long sets;
+    /**
+     * The set applied last (discovery's or the cache file's): when the next is a {@link CandidateSet}
+     * made from it, only the URLs that changed between them are read.
+     */
+    private Set<WorkerEndpoint> applied;
+    /** How many sets were compared with the tracked workers in full, for tests. */
+    private long wholeSetsRead;
     private Instant staleSince;
     /** Why discovery is failing (this outage's first cause), or null while it is healthy. */
     private String discoveryProblem;
@@ -126,50 +134,34 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     }
 
     private void applySet(Set<WorkerEndpoint> latest) {
+        Set<String> changed = latest instanceof CandidateSet now && applied instanceof CandidateSet before
+                ? now.changesSince(before).orElse(null) : null;
+        applied = latest;
         long set = ++sets;
         // With subsets, newcomers are probed once the ranks say which may keep a channel (below).
         List<TrackedWorker> joined = subset == null ? null : new ArrayList<>();
-        for (WorkerEndpoint e : latest) {
-            TrackedWorker t = tracked.get(e.url());
-            if (t == null) {
-                t = new TrackedWorker(e);
-                t.seenIn(set);
-                add(t);
-                pacer.changed();
-                if (joined == null) {
-                    probes.request(t); // in the set's order
-                } else {
-                    joined.add(t);
-                }
-                continue;
-            }
-            if (t.seenInSet() == set && !t.endpoint().labels().equals(e.labels())) {
-                log.warn("discovery reported {} twice with different labels ({} and {}); using the latter",
-                        e.url(), PeerText.escape(t.endpoint().labels().toString()),
-                        PeerText.escape(e.labels().toString()));
-            }
-            t.seenIn(set);
-            boolean wasInUse = t.inUse();
-            TrackedWorker.State was = t.state();
-            if (t.relabel(e)) {
-                if (wasInUse && !t.inUse()) {
-                    pacer.changedUrgently(); // a new instance, or labelled draining by discovery
-                } else {
-                    pacer.changed();
-                }
-                if (was == TrackedWorker.State.ANSWERED && t.state() == TrackedWorker.State.RECONNECTING) {
-                    probes.request(t); // a new instance id: probe the new process now
-                }
-                probes.relabelled(t); // a protocol that answers with discovery's labels answers anew
-            }
-        }
         List<TrackedWorker> left = null;
-        for (TrackedWorker t : tracked.values()) {
-            if (t.seenInSet() != set) {
-                if (left == null) {
-                    left = new ArrayList<>();
+        if (changed != null) {
+            // What changed since the set applied last, and nothing else: one watch event reads one worker.
+            for (String url : changed) {
+                WorkerEndpoint e = ((CandidateSet) latest).get(url).orElse(null);
+                if (e != null) {
+                    listed(e, set, joined);
+                } else if (tracked.get(url) != null) {
+                    left = left == null ? new ArrayList<>() : left;
+                    left.add(tracked.get(url));
                 }
-                left.add(t);
+            }
+        } else {
+            wholeSetsRead++;
+            for (WorkerEndpoint e : latest) {
+                listed(e, set, joined);
+            }
+            for (TrackedWorker t : tracked.values()) {
+                if (t.seenInSet() != set) {
+                    left = left == null ? new ArrayList<>() : left;
+                    left.add(t);
+                }
             }
         }
         if (left != null) {
@@ -188,6 +180,45 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         }
         if (builder.last().number() == 0) {
             pacer.changed();
+        }
+    }
+
+    /**
+     * {@code e} is a candidate in set number {@code set}: tracked and probed if new (or added to
+     * {@code joined}, with subsets, to be probed once ranked), relabelled if it was tracked.
+     */
+    private void listed(WorkerEndpoint e, long set, List<TrackedWorker> joined) {
+        TrackedWorker t = tracked.get(e.url());
+        if (t == null) {
+            t = new TrackedWorker(e);
+            t.seenIn(set);
+            add(t);
+            pacer.changed();
+            if (joined == null) {
+                probes.request(t); // in the set's order
+            } else {
+                joined.add(t);
+            }
+            return;
+        }
+        if (t.seenInSet() == set && !t.endpoint().labels().equals(e.labels())) {
+            log.warn("discovery reported {} twice with different labels ({} and {}); using the latter",
+                    e.url(), PeerText.escape(t.endpoint().labels().toString()),
+                    PeerText.escape(e.labels().toString()));
+        }
+        t.seenIn(set);
+        boolean wasInUse = t.inUse();
+        TrackedWorker.State was = t.state();
+        if (t.relabel(e)) {
+            if (wasInUse && !t.inUse()) {
+                pacer.changedUrgently(); // a new instance, or labelled draining by discovery
+            } else {
+                pacer.changed();
+            }
+            if (was == TrackedWorker.State.ANSWERED && t.state() == TrackedWorker.State.RECONNECTING) {
+                probes.request(t); // a new instance id: probe the new process now
+            }
+            probes.relabelled(t); // a protocol that answers with discovery's labels answers anew
         }
     }
 
@@ -451,6 +482,11 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     public ManagedChannel channelOf(String url) {
         TrackedWorker t = tracked.get(url);
         return t == null ? null : probes.channel(t);
+    }
+
+    /** How many candidate sets were compared with the tracked workers in full (not as changes): for tests. */
+    long wholeSetsRead() {
+        return wholeSetsRead;
     }
 
     /** The candidates as tracked now, in URL order: for tests and diagnostics. */
