@@ -166,9 +166,28 @@ final class Convergence {
                     default -> {
                         fLarge[i] = floorLogged(largeFleet, PlainGrpcFloor.Call.UNARY);
                         fcLarge.addAll(floorChurns(large, largeSpares));
-                        settle();
-                        fsLarge[i] = floorLogged(largeFleet, PlainGrpcFloor.Call.STREAM);
+                        if (plan != Plan.QUICK) { // informational, and the quick run's 10 minutes are tight
+                            settle();
+                            fsLarge[i] = floorLogged(largeFleet, PlainGrpcFloor.Call.STREAM);
+                        }
                     }
+                }
+                settle();
+            }
+        }
+
+        // Channels closed (keepProbeChannels(false), as past the kept-channel cap) at 10,000: Rollcall against
+        // plain grpc-java shutting each channel down at its answer, and the same churn floor (plain grpc-java
+        // probes a churn's newcomers over new channels either way).
+        int repsClosed = Math.max(1, plan.repsLarge() / 3);
+        List<Run> rClosed = new ArrayList<>();
+        long[] fClosed = new long[repsClosed];
+        for (int i = 0; i < repsClosed; i++) {
+            for (int k = 0; k < 2; k++) {
+                if ((i + k) % 2 == 0) {
+                    rClosed.add(rollcall("closed-" + i, largeFleet, largeSpares, false));
+                } else {
+                    fClosed[i] = floorLogged(largeFleet, PlainGrpcFloor.Call.UNARY_CLOSED);
                 }
                 settle();
             }
@@ -196,11 +215,15 @@ final class Convergence {
                         && rs.nanos() < bs.nanos() && rl.nanos() < bl.nanos())));
         long fss = Latencies.median(fsSmall);
         long fsl = Latencies.median(fsLarge);
+        boolean streamLarge = plan != Plan.QUICK;
         report.add(new Report.Row("2. … the same against plain grpc-java making Rollcall's call, its stream"
-                + " (WatchWorkerInfo, first answer, kept open; the floor: 1,000 / 10,000)",
-                Report.times(rs.nanos() / (double) fss) + " / " + Report.times(rl.nanos() / (double) fsl) + " the floor",
-                Report.times(bs.nanos() / (double) fss) + " / " + Report.times(bl.nanos() / (double) fsl) + " the floor",
-                "floor " + Report.duration(fss) + " / " + Report.duration(fsl), "—", "—"));
+                + " (WatchWorkerInfo, first answer, kept open; the floor: 1,000 / 10,000"
+                + (streamLarge ? ")" : ", the full run only)"),
+                Report.times(rs.nanos() / (double) fss) + (streamLarge ? " / " + Report.times(rl.nanos() / (double) fsl) : "")
+                        + " the floor",
+                Report.times(bs.nanos() / (double) fss) + (streamLarge ? " / " + Report.times(bl.nanos() / (double) fsl) : "")
+                        + " the floor",
+                "floor " + Report.duration(fss) + (streamLarge ? " / " + Report.duration(fsl) : ""), "—", "—"));
         report.add(latencyRow("2. probe latency p50 / p99 while converging on 1,000", rs, bs, small));
         report.add(latencyRow("2. probe latency p50 / p99 while converging on 10,000", rl, bl, large));
         // Each side's churns are a measurement of their own: the median of all its churns in all reps,
@@ -223,6 +246,27 @@ final class Convergence {
                 Report.times(bcs / (double) fcs) + " / " + Report.times(bcl / (double) fcl) + " the floor",
                 "floor " + Report.duration(fcs) + " / " + Report.duration(fcl), "≤ ×1.25 the floor, ahead of the baseline",
                 Report.met(rcs <= 1.25 * fcs && rcl <= 1.25 * fcl && rcs < bcs && rcl < bcl)));
+        // Issue 42's tails, in both modes: the churn of 10,000 and the probe p99 at 10,000 against the floor.
+        Run rc = median(rClosed);
+        long fcl99 = floorP99(PlainGrpcFloor.Call.UNARY, large);
+        long fclosed = Latencies.median(fClosed);
+        long fclosed99 = floorP99(PlainGrpcFloor.Call.UNARY_CLOSED, large);
+        long rcc = medianChurn(rClosed);
+        String ofClosed = repsClosed > 1 ? " (median of " + repsClosed + ")" : " (one run)";
+        report.add(new Report.Row("2. converge on 10,000 fresh workers, `keepProbeChannels(false)`, against plain grpc-java"
+                + " shutting each channel down at its answer (the floor)" + ofClosed,
+                Report.duration(rc.nanos()) + " (" + Report.times(rc.nanos() / (double) fclosed) + " the floor)", "—",
+                "floor " + Report.duration(fclosed), "≤ ×1.25 the floor", Report.met(rc.nanos() <= 1.25 * fclosed)));
+        report.add(new Report.Row("2. churn of 10,000 (100 replaced) against the floor, channels kept / closed (median of "
+                + plan.repsLarge() * Plan.CHURNS + " / " + repsClosed * Plan.CHURNS + ")",
+                Report.duration(rcl) + " / " + Report.duration(rcc) + " (" + Report.times(rcl / (double) fcl) + " / "
+                        + Report.times(rcc / (double) fcl) + " the floor)", "—", "floor " + Report.duration(fcl),
+                "≤ ×1.25 the floor", Report.met(rcl <= 1.25 * fcl && rcc <= 1.25 * fcl)));
+        report.add(new Report.Row("2. probe p99 while converging on 10,000 against the floor's, channels kept / closed",
+                Report.duration(rl.p99()) + " / " + Report.duration(rc.p99()) + " (" + Report.times(rl.p99() / (double) fcl99)
+                        + " / " + Report.times(rc.p99() / (double) fclosed99) + " the floor's)", "—",
+                "floor's p99 " + Report.duration(fcl99) + " / " + Report.duration(fclosed99), "≤ ×1.1 the floor's",
+                Report.met(rl.p99() <= 1.1 * fcl99 && rc.p99() <= 1.1 * fclosed99)));
         int perChurn = (int) (large * Plan.CHURN);
         long rMost = mostChurnProbes(rLarge);
         long bMost = mostChurnProbes(bLarge);
@@ -267,8 +311,9 @@ final class Convergence {
         return new Report.Row(scenario, Report.duration(r.p50()) + " / " + Report.duration(r.p99()),
                 Report.duration(b.p50()) + " / " + Report.duration(b.p99()), "p99 " + Report.lessIsBetter(r.p99(), b.p99())
                         + "; the floor's p99 " + Report.duration(unary) + " (×" + String.format(Locale.ROOT, "%.2f",
-                        r.p99() / (double) unary) + "), with the stream " + Report.duration(stream) + " (×"
-                        + String.format(Locale.ROOT, "%.2f", r.p99() / (double) stream) + ")",
+                        r.p99() / (double) unary) + ")" + (FLOOR_P99.containsKey(PlainGrpcFloor.Call.STREAM + " " + size)
+                        ? ", with the stream " + Report.duration(stream) + " (×"
+                        + String.format(Locale.ROOT, "%.2f", r.p99() / (double) stream) + ")" : ""),
                 "p99 < 50 ms", Report.met(r.p99() < 50e6));
     }
 
@@ -300,12 +345,22 @@ final class Convergence {
 
     /** A new resolver converges on {@code fleet}, then on {@code fleet} with its first spares.size() replaced. */
     static Run rollcall(String name, List<WorkerEndpoint> fleet, List<WorkerEndpoint> spares) throws Exception {
+        return rollcall(name, fleet, spares, true);
+    }
+
+    /** As above; {@code keep} false: {@code keepProbeChannels(false)}, a connection per probe. */
+    static Run rollcall(String name, List<WorkerEndpoint> fleet, List<WorkerEndpoint> spares, boolean keep)
+            throws Exception {
         int n = fleet.size();
         PushDiscovery discovery = new PushDiscovery("push[benchmark]");
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         registry.config().meterFilter(PERCENTILES);
+        // Every worker kept, as the floor keeps every channel: the cap this machine's descriptor limit derives
+        // (20,000: 9,744) left 256 of 10,000, and a churn's newcomers while the leavers' channels were still
+        // open, probed over a connection each, which the floor never is.
         try (WorkerResolver resolver = WorkerResolver.builder().name("bench-" + name).discovery(discovery)
-                .policy(SemverRangePolicy.of("^1.0.0")).build()) {
+                .policy(SemverRangePolicy.of("^1.0.0")).keepProbeChannels(keep)
+                .maxKeptChannels(fleet.size() + spares.size()).build()) {
             new RollcallMetrics(resolver).bindTo(registry);
             Map<String, Long> threadsBefore = ThreadCpu.byGroup();
             KernelCounters.Snapshot kernelBefore = KernelCounters.now();
@@ -437,7 +492,8 @@ final class Convergence {
     private static long floorLogged(List<WorkerEndpoint> fleet, PlainGrpcFloor.Call call) throws InterruptedException {
         Run run = floor(fleet, call);
         FLOOR_P99.computeIfAbsent(call + " " + fleet.size(), n -> new ArrayList<>()).add(run.p99());
-        System.out.println(run.detail((call == PlainGrpcFloor.Call.STREAM ? "floor-stream " : "floor ") + fleet.size()));
+        System.out.println(run.detail((call == PlainGrpcFloor.Call.STREAM ? "floor-stream "
+                : call == PlainGrpcFloor.Call.UNARY_CLOSED ? "floor-closed " : "floor ") + fleet.size()));
         return run.nanos();
     }
 

@@ -57,7 +57,7 @@ final class KillToLastCall {
     }
 
     static void run(Plan plan, Report report, Path logs) throws Exception {
-        int kills = plan == Plan.QUICK ? 12 : 30;
+        int kills = plan == Plan.QUICK ? 8 : 30;
         List<PlainWorker> fleet = new ArrayList<>();
         try {
             for (int i = 0; i < FLEET; i++) {

@@ -43,7 +43,12 @@ final class PlainGrpcFloor {
         /** {@code WorkerInfo}: one answer, and the call is over. */
         UNARY,
         /** {@code WatchWorkerInfo}: answered once at the start and kept open, as Rollcall's probe. */
-        STREAM
+        STREAM,
+        /**
+         * {@code WorkerInfo} over a channel shut down at its answer: a connection per probe, as
+         * Rollcall probes with {@code keepProbeChannels(false)} (or past its kept-channel cap).
+         */
+        UNARY_CLOSED
     }
 
     private PlainGrpcFloor() {
@@ -127,6 +132,9 @@ final class PlainGrpcFloor {
                         }
                         if (answers != null) {
                             answers[answeredSoFar.getAndIncrement()] = System.nanoTime() - start;
+                        }
+                        if (call == Call.UNARY_CLOSED) {
+                            channel.shutdown();
                         }
                         inFlight.release();
                         answered.countDown();

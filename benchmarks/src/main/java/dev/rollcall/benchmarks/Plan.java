@@ -24,7 +24,7 @@ record Plan(String name, int jmhWarmups, int jmhIterations, int jmhSeconds, int 
     /** Churns per convergence run (scenario 2), each bringing workers never seen before. */
     static final int CHURNS = 5;
 
-    static final Plan QUICK = new Plan("quick", 1, 2, 1, 6, 3, 3, 1, 30, 1_000, 100);
+    static final Plan QUICK = new Plan("quick", 1, 2, 1, 6, 3, 3, 1, 20, 1_000, 100);
     static final Plan FULL = new Plan("full", 5, 5, 2, 45, 10, 6, 3, 60, 2_000, 200);
 
     /**
