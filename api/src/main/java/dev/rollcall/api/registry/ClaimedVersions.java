@@ -3,7 +3,6 @@ package dev.rollcall.api.registry;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Claim against answer: a worker whose discovery metadata claims one version
@@ -16,20 +15,25 @@ final class ClaimedVersions {
     private ClaimedVersions() {
     }
 
-    /** Adds a {@link FleetEvent.VersionClaimDiffers} for each worker of {@code after} whose pair is new since {@code before}. */
-    static void differences(Map<String, WorkerStatus> before, FleetSnapshot after, List<FleetEvent> events) {
-        for (WorkerStatus is : after.statuses()) {
-            String claimed = differingClaim(is);
+    /**
+     * Adds a {@link FleetEvent.VersionClaimDiffers} for each worker whose pair is new: {@code changed}
+     * holds the statuses that differ between two snapshots as {@code {was, is}} (an unchanged status
+     * tells nothing new); {@code snapshot} is the later one's number.
+     */
+    static void differences(List<WorkerStatus[]> changed, long snapshot, List<FleetEvent> events) {
+        for (WorkerStatus[] pair : changed) {
+            WorkerStatus was = pair[0];
+            WorkerStatus is = pair[1];
+            String claimed = is == null ? null : differingClaim(is);
             if (claimed == null) {
                 continue;
             }
-            WorkerStatus was = before.get(is.endpoint().url());
             String answered = is.info().orElseThrow().version();
             if (was != null && claimed.equals(differingClaim(was))
                     && answered.equals(was.info().orElseThrow().version())) {
                 continue; // told already
             }
-            events.add(new FleetEvent.VersionClaimDiffers(after.number(), is.endpoint(), claimed, answered));
+            events.add(new FleetEvent.VersionClaimDiffers(snapshot, is.endpoint(), claimed, answered));
         }
     }
 

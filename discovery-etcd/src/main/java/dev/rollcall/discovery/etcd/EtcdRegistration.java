@@ -135,7 +135,7 @@ final class EtcdRegistration implements WorkerRegistration {
             abandon();
             Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
             throw new RegistrationException("cannot register worker " + worker + " at etcd key " + keyText
-                    + " on " + settings.endpointList() + ": " + EtcdWorkerDiscovery.describe(cause), cause);
+                    + " on " + settings.endpointList() + ": " + EtcdFailures.describe(cause), cause);
         } catch (InterruptedException e) {
             abandon();
             Thread.currentThread().interrupt();
@@ -223,7 +223,7 @@ final class EtcdRegistration implements WorkerRegistration {
             }
             Duration delay = backoff.delay(++rewriteFailures);
             LOG.warn("worker {}: cannot write etcd key {} again on {} ({}); retrying in {} ms", worker, keyText,
-                    settings.endpointList(), EtcdWorkerDiscovery.describe(e), delay.toMillis());
+                    settings.endpointList(), EtcdFailures.describe(e), delay.toMillis());
             try {
                 loopExecutor().schedule(guarded(() -> rewrite(lease)), delay.toNanos(), TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException closed) {
@@ -241,7 +241,7 @@ final class EtcdRegistration implements WorkerRegistration {
             return;
         }
         LOG.debug("worker {}: the watch on etcd key {} ended ({}); watching it again", worker, keyText,
-                EtcdWorkerDiscovery.describe(error));
+                EtcdFailures.describe(error));
         closeKeyWatch();
         Duration delay = backoff.delay(1);
         try {
@@ -326,7 +326,7 @@ final class EtcdRegistration implements WorkerRegistration {
             closeClient();
             Duration delay = backoff.delay(++failures);
             String message = "worker " + worker + ": cannot register etcd key " + keyText + " again on "
-                    + settings.endpointList() + " (" + EtcdWorkerDiscovery.describe(e) + "); retrying in "
+                    + settings.endpointList() + " (" + EtcdFailures.describe(e) + "); retrying in "
                     + delay.toMillis() + " ms";
             if (failures == 1) {
                 LOG.warn(message);
@@ -444,7 +444,7 @@ final class EtcdRegistration implements WorkerRegistration {
                 } else {
                     // jetcd re-opens the keep-alive stream by itself; checkLease notices if that fails for a TTL.
                     LOG.debug("worker {}: keep-alive of lease {} interrupted: {}", worker, lease,
-                            EtcdWorkerDiscovery.describe(t));
+                            EtcdFailures.describe(t));
                 }
             });
         }
@@ -518,7 +518,7 @@ final class EtcdRegistration implements WorkerRegistration {
             deregistered.get(3 * settings.callBudgetMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
             LOG.warn("worker {}: leaving etcd did not finish ({}); key {} vanishes when its lease expires", worker,
-                    EtcdWorkerDiscovery.describe(e), keyText);
+                    EtcdFailures.describe(e), keyText);
             l.shutdownNow();
         } catch (InterruptedException e) {
             l.shutdownNow();
@@ -567,7 +567,7 @@ final class EtcdRegistration implements WorkerRegistration {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
             LOG.warn("worker {}: cannot remove etcd key {} on {} ({}); it vanishes when its lease expires within {} s",
-                    worker, keyText, settings.endpointList(), EtcdWorkerDiscovery.describe(e), grantedTtlSeconds);
+                    worker, keyText, settings.endpointList(), EtcdFailures.describe(e), grantedTtlSeconds);
         } finally {
             closeClient();
         }

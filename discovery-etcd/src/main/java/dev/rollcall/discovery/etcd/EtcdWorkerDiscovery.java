@@ -10,9 +10,6 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
-import io.etcd.jetcd.common.exception.CompactedException;
-import io.etcd.jetcd.common.exception.ErrorCode;
-import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.OptionsUtil;
@@ -28,7 +25,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -210,7 +206,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
             try {
                 r = client.getKVClient().get(from, option.build()).get(settings.callBudgetMillis(), TimeUnit.MILLISECONDS);
             } catch (ExecutionException e) {
-                if (limit > 1 && isTooLarge(e)) {
+                if (limit > 1 && EtcdFailures.isTooLarge(e)) {
                     limit = Math.max(1, limit / 2);
                     LOG.debug("a page of {} keys under {} is larger than one answer may be; asking for {} at once",
                             limit * 2, settings.prefix(), limit);
@@ -252,20 +248,6 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         byte[] k = key.getBytes();
         byte[] next = java.util.Arrays.copyOf(k, k.length + 1);
         return ByteSequence.from(next);
-    }
-
-    /** gRPC refused an answer larger than the client takes ({@code RESOURCE_EXHAUSTED}). */
-    static boolean isTooLarge(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof io.grpc.StatusRuntimeException sre
-                    && sre.getStatus().getCode() == io.grpc.Status.Code.RESOURCE_EXHAUSTED) {
-                return true;
-            }
-            if (t instanceof EtcdException ee && ee.getErrorCode() == ErrorCode.RESOURCE_EXHAUSTED) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private void openWatch() {
@@ -372,7 +354,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
             return;
         }
         closeWatcher();
-        if (isCompaction(error)) {
+        if (EtcdFailures.isCompaction(error)) {
             needFullRead = true;
             LOG.info("etcd compacted revision {} away before the watch on {} resumed; reading the whole prefix"
                     + " again", revision + 1, settings.prefix());
@@ -426,31 +408,14 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         if (error == null) {
             return;
         }
-        if (!isSilence(error)) {
+        if (!EtcdFailures.isSilence(error)) {
             // An error status is an answer all the same: etcd is there. The watch reports real trouble itself.
-            LOG.debug("etcd {} answered a sign-of-life read with an error: {}", settings.endpointList(), describe(error));
+            LOG.debug("etcd {} answered a sign-of-life read with an error: {}", settings.endpointList(),
+                    EtcdFailures.describe(error));
             return;
         }
         failed("etcd " + settings.endpointList() + " did not answer a read within " + settings.requestTimeout().toMillis()
                 + " ms (request-timeout) while watching " + settings.prefix() + "; it is hung or cut off", error);
-    }
-
-    /** No answer came: a deadline ran out, or there is no connection to answer on. */
-    static boolean isSilence(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof TimeoutException) {
-                return true;
-            }
-            if (t instanceof io.grpc.StatusRuntimeException sre) {
-                io.grpc.Status.Code code = sre.getStatus().getCode();
-                return code == io.grpc.Status.Code.DEADLINE_EXCEEDED || code == io.grpc.Status.Code.UNAVAILABLE;
-            }
-            if (t instanceof EtcdException ee && (ee.getErrorCode() == ErrorCode.DEADLINE_EXCEEDED
-                    || ee.getErrorCode() == ErrorCode.UNAVAILABLE)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**
@@ -467,7 +432,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         freshConnection = true;
         cancelPending();
         Duration delay = backoff.delay(++failures);
-        String message = what + (cause == null ? "" : ": " + describe(cause));
+        String message = what + (cause == null ? "" : ": " + EtcdFailures.describe(cause));
         if (!failing) {
             LOG.warn("{}; {}, retrying with backoff (next in {} ms)", message, published == null
                     ? "no set was read from etcd since start-up" : "keeping the last " + knownCount + " workers",
@@ -623,42 +588,6 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
 
     private static String key(KeyValue kv) {
         return kv.getKey().toString(StandardCharsets.UTF_8);
-    }
-
-    static boolean isCompaction(Throwable error) {
-        Throwable t = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        if (t instanceof CompactedException) {
-            return true;
-        }
-        return t instanceof EtcdException e && e.getErrorCode() == ErrorCode.OUT_OF_RANGE
-                && String.valueOf(e.getMessage()).contains("compacted");
-    }
-
-    /**
-     * A short reason for logs and the listener, e.g. {@code UNAVAILABLE: io exception (Connection
-     * refused: /127.0.0.1:2379)}; etcd's and gRPC's messages carry no secrets.
-     */
-    static String describe(Throwable t) {
-        Throwable c = t;
-        while ((c instanceof ExecutionException || c instanceof CompletionException) && c.getCause() != null) {
-            c = c.getCause();
-        }
-        if (c instanceof TimeoutException) {
-            return "no answer in time";
-        }
-        String m = message(c);
-        Throwable root = c;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String r = message(root);
-        return root == c || m.contains(r) ? m : m + " (" + r + ")";
-    }
-
-    /** A status message comes from the server (or whatever answers at its address): escaped and bounded. */
-    private static String message(Throwable t) {
-        String m = t.getMessage();
-        return m == null || m.isBlank() ? t.getClass().getSimpleName() : PeerText.escape(m);
     }
 
     // ---- any thread -------------------------------------------------------------------------

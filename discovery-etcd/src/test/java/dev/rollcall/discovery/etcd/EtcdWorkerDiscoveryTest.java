@@ -305,11 +305,11 @@ class EtcdWorkerDiscoveryTest {
     /** Only no answer is silence: an error status is etcd answering, and must not tear the watch down. */
     @Test
     void aSignOfLifeThatGetsAnErrorStatusIsAnAnswerOnlyADeadlineOrNoConnectionIsSilence() {
-        assertThat(EtcdWorkerDiscovery.isSilence(new java.util.concurrent.CompletionException(
+        assertThat(EtcdFailures.isSilence(new java.util.concurrent.CompletionException(
                 io.grpc.Status.DEADLINE_EXCEEDED.asRuntimeException()))).isTrue();
-        assertThat(EtcdWorkerDiscovery.isSilence(io.grpc.Status.UNAVAILABLE.asRuntimeException())).isTrue();
-        assertThat(EtcdWorkerDiscovery.isSilence(new java.util.concurrent.TimeoutException())).isTrue();
-        assertThat(EtcdWorkerDiscovery.isSilence(io.grpc.Status.PERMISSION_DENIED.asRuntimeException())).isFalse();
-        assertThat(EtcdWorkerDiscovery.isSilence(io.grpc.Status.RESOURCE_EXHAUSTED.asRuntimeException())).isFalse();
+        assertThat(EtcdFailures.isSilence(io.grpc.Status.UNAVAILABLE.asRuntimeException())).isTrue();
+        assertThat(EtcdFailures.isSilence(new java.util.concurrent.TimeoutException())).isTrue();
+        assertThat(EtcdFailures.isSilence(io.grpc.Status.PERMISSION_DENIED.asRuntimeException())).isFalse();
+        assertThat(EtcdFailures.isSilence(io.grpc.Status.RESOURCE_EXHAUSTED.asRuntimeException())).isFalse();
     }
 }
