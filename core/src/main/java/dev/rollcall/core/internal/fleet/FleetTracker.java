@@ -145,11 +145,12 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
             // What changed since the set applied last, and nothing else: one watch event reads one worker.
             for (String url : changed) {
                 WorkerEndpoint e = ((CandidateSet) latest).get(url).orElse(null);
+                TrackedWorker gone = e == null ? tracked.get(url) : null;
                 if (e != null) {
                     listed(e, set, joined);
-                } else if (tracked.get(url) != null) {
+                } else if (gone != null) {
                     left = left == null ? new ArrayList<>() : left;
-                    left.add(tracked.get(url));
+                    left.add(gone);
                 }
             }
         } else {
