@@ -22,7 +22,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * A worker whose {@code WorkerInfo} answer the test scripts: what it says, how late, or never. A real
  * gRPC server on loopback, not a Rollcall worker, so that it can misbehave in ways a
  * {@code RollcallWorker} never would. It counts the probes it receives and the connections open to
- * it (a {@link ServerTransportFilter}), and can go down and come back on the same port.
+ * it (a {@link ServerTransportFilter}), and can go down. (It does not come back on its port: that
+ * port is an ephemeral one, and a closed NIO server socket keeps its port until its event loop
+ * selects once more; a restart in place is the testkit's {@code WorkerFleet}'s, which handles both.)
  */
 final class ScriptedWorker implements AutoCloseable {
 
@@ -151,12 +153,6 @@ final class ScriptedWorker implements AutoCloseable {
             }
             server = null;
         }
-    }
-
-    /** Comes back on the same port. */
-    synchronized void restart() {
-        stop();
-        server = serve(port);
     }
 
     @Override
