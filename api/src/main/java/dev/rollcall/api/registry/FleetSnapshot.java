@@ -3,6 +3,7 @@ package dev.rollcall.api.registry;
 import dev.rollcall.api.WorkerInfo;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -133,11 +134,18 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
 
         /** Adds candidates' statuses, in any order. */
         public Builder statuses(Collection<WorkerStatus> all) {
-            for (WorkerStatus status : all) {
+            // One copy, checked as an array: walking a resolver's 10,000 statuses through the
+            // collection's iterator, then copying them twice more, was most of a build (a profile of churns).
+            WorkerStatus[] given = all.toArray(new WorkerStatus[0]);
+            checkStatuses(given);
+            statuses.addAll(Arrays.asList(given));
+            return this;
+        }
+
+        private static void checkStatuses(WorkerStatus[] given) {
+            for (WorkerStatus status : given) {
                 Objects.requireNonNull(status, "status");
             }
-            statuses.addAll(all); // one array copy: a resolver's 10,000 statuses, for every snapshot
-            return this;
         }
 
         /** The cohort a policy chose and its explanation (see {@link dev.rollcall.api.policy.Selection}). */
@@ -209,9 +217,27 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
          * {@link #build()}. Not API: reached through {@link InternalSnapshots} by the resolver.
          */
         FleetSnapshot build(FleetSnapshot previous) {
+            return build(statuses.toArray(new WorkerStatus[0]), previous);
+        }
+
+        /**
+         * As {@link #build(FleetSnapshot)}, with the statuses {@code owned} instead of the ones added
+         * (there must be none): the array is the snapshot's from now on, not copied, and must not be
+         * changed by anyone. Not API: reached through {@link InternalSnapshots} by the resolver.
+         */
+        FleetSnapshot build(WorkerStatus[] owned, FleetSnapshot previous) {
             return new ImmutableFleetSnapshot(number, publishedAt != null ? publishedAt : Instant.now(), staleSince,
-                    policy, statuses, cohort, explanation, schemasByVersion, keys, selector, preference,
+                    policy, owned, cohort, explanation, schemasByVersion, keys, selector, preference,
                     discoveryProblem, overKeptCap, previous);
+        }
+
+        /** {@link #build(WorkerStatus[], FleetSnapshot)}'s checks: no statuses added, none null. */
+        FleetSnapshot buildOwned(WorkerStatus[] owned, FleetSnapshot previous) {
+            if (!statuses.isEmpty()) {
+                throw new IllegalStateException("statuses were added to this builder; hand them over or add them, not both");
+            }
+            checkStatuses(owned);
+            return build(owned, previous);
         }
     }
 }

@@ -55,7 +55,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     private final KeyPaths keys;
 
     ImmutableFleetSnapshot(long number, Instant publishedAt, Instant staleSince, String policy,
-                           List<WorkerStatus> statuses, Optional<String> cohort, String explanation,
+                           WorkerStatus[] owned, Optional<String> cohort, String explanation,
                            Map<String, ProtoSchema> schemasByVersion, KeyPaths keys, String selector,
                            String preference, String discoveryProblem, int overKeptCap, FleetSnapshot previous) {
         this.discoveryProblem = discoveryProblem;
@@ -63,7 +63,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         this.publishedAt = Objects.requireNonNull(publishedAt, "publishedAt");
         this.staleSince = staleSince;
         this.policy = Objects.requireNonNull(policy, "policy");
-        WorkerStatus[] sorted = statuses.toArray(new WorkerStatus[0]);
+        WorkerStatus[] sorted = owned; // the caller's copy, handed over
         // From the previous snapshot when there is one: only the statuses that are not its own are
         // read (the resolver hands its unchanged workers' status objects over again).
         FleetTally tally = previous instanceof ImmutableFleetSnapshot p

@@ -19,4 +19,18 @@ public final class InternalSnapshots {
     public static FleetSnapshot buildAfter(FleetSnapshot.Builder builder, FleetSnapshot previous) {
         return builder.build(previous);
     }
+
+    /**
+     * As {@link #buildAfter(FleetSnapshot.Builder, FleetSnapshot)}, with {@code statuses} handed over
+     * instead of added to {@code builder} (which must hold none): the snapshot keeps the array as it
+     * is, so the caller must not change it afterwards. One copy fewer per snapshot than
+     * {@link FleetSnapshot.Builder#statuses}, which copies what it is given.
+     *
+     * @throws NullPointerException if a status is null
+     * @throws IllegalStateException if statuses were added to {@code builder}
+     */
+    public static FleetSnapshot buildAfter(FleetSnapshot.Builder builder, WorkerStatus[] statuses,
+                                           FleetSnapshot previous) {
+        return builder.buildOwned(statuses, previous);
+    }
 }

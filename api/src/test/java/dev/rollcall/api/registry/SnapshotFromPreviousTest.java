@@ -1,6 +1,7 @@
 package dev.rollcall.api.registry;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
@@ -71,13 +72,30 @@ class SnapshotFromPreviousTest {
             if (round % 50 == 0) {
                 Collections.shuffle(next, new java.util.Random(round)); // out of order: sorted as without the hint
             }
-            FleetSnapshot fromPrevious = InternalSnapshots.buildAfter(FleetSnapshot.builder(round).publishedAt(Instant.EPOCH).statuses(next), previous);
+            // Odd rounds hand the statuses over as an array (the resolver's way), even ones add them.
+            FleetSnapshot fromPrevious = round % 2 == 1
+                    ? InternalSnapshots.buildAfter(FleetSnapshot.builder(round).publishedAt(Instant.EPOCH),
+                            next.toArray(new WorkerStatus[0]), previous)
+                    : InternalSnapshots.buildAfter(FleetSnapshot.builder(round).publishedAt(Instant.EPOCH).statuses(next), previous);
             FleetSnapshot fromScratch = FleetSnapshot.builder(round).publishedAt(Instant.EPOCH).statuses(next).build();
             assertSameAnswers(fromPrevious, fromScratch);
             previous = fromPrevious;
             current = new ArrayList<>(fromPrevious.statuses());
         }
         assertThat(previous.counts().candidates()).as("the fleet after the rounds").isPositive();
+    }
+
+    @Test
+    void statusesHandedOverMustBeTheOnlyOnesAndNoneNull() {
+        WorkerEndpoint a = WorkerEndpoint.of("127.0.0.1", 7001);
+        WorkerStatus pending = new WorkerStatus(a, WorkerStatus.State.PENDING, "not probed yet", Optional.empty());
+        assertThatThrownBy(() -> InternalSnapshots.buildAfter(FleetSnapshot.builder(1).status(pending),
+                new WorkerStatus[] {pending}, null)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("statuses were added");
+        assertThatThrownBy(() -> InternalSnapshots.buildAfter(FleetSnapshot.builder(1), new WorkerStatus[] {pending, null}, null))
+                .isInstanceOf(NullPointerException.class).hasMessage("status");
+        assertThatThrownBy(() -> FleetSnapshot.builder(1).statuses(java.util.Arrays.asList(pending, null)))
+                .isInstanceOf(NullPointerException.class).hasMessage("status");
     }
 
     @Test

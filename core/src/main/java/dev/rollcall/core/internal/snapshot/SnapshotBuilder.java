@@ -365,11 +365,13 @@ public final class SnapshotBuilder {
             logVerdictChanges(verdictChanges);
         }
         publishedSchemas = schemasNow;
+        // The statuses are copied once here (the list may be a view of the shown fleet, which the next build
+        // changes) and handed over: no other copy, no walk through the list's iterator.
         last = InternalSnapshots.buildAfter(FleetSnapshot.builder(last.number() + 1).publishedAt(clock.instant())
-                .staleSince(staleSince).policy(policy.description()).statuses(statuses)
+                .staleSince(staleSince).policy(policy.description())
                 .selection(chosen.cohort(), chosen.explanation()).schemas(schemasNow).keyPaths(keyPaths)
                 .selector(choice.selector().toString()).preference(preferred).discoveryProblem(discoveryProblem)
-                .overKeptCap(overKeptCap), last);
+                .overKeptCap(overKeptCap), statuses.toArray(new WorkerStatus[0]), last);
         // Once per change of choice at INFO; the explanation's counts move with every probe answer.
         boolean preferenceSwitched = preferred.startsWith("preferring") != lastPreference.startsWith("preferring");
         if (!chosen.cohort().equals(lastCohort) || preferenceSwitched) {
