@@ -4,7 +4,6 @@ import dev.rollcall.api.PeerText;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
-import dev.rollcall.api.discovery.CandidateSet;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.core.internal.drain.DrainReleases;
@@ -61,15 +60,8 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     private final Changes changes = new Changes();
     /** Workers that left discovery whose connections are still open. */
     private final Leavers leavers;
-    /** Counts the candidate sets applied: a worker's {@link TrackedWorker#seenInSet()} says which set last listed it. */
-    private long sets;
-    /**
-     * The set applied last (discovery's or the cache file's): when the next is a {@link CandidateSet}
-     * made from it, only the URLs that changed between them are read.
-     */
-    private Set<WorkerEndpoint> applied;
-    /** How many sets were compared with the tracked workers in full, for tests. */
-    private long wholeSetsRead;
+    /** Reads discovery's sets against the tracked workers: as changes, against the set before, or whole. */
+    private final SetReader reader = new SetReader(tracked);
     private Instant staleSince;
     /** Why discovery is failing (this outage's first cause), or null while it is healthy. */
     private String discoveryProblem;
@@ -134,38 +126,10 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     }
 
     private void applySet(Set<WorkerEndpoint> latest) {
-        Set<String> changed = latest instanceof CandidateSet now && applied instanceof CandidateSet before
-                ? now.changesSince(before).orElse(null) : null;
-        applied = latest;
-        long set = ++sets;
         // With subsets, newcomers are probed once the ranks say which may keep a channel (below).
         List<TrackedWorker> joined = subset == null ? null : new ArrayList<>();
-        List<TrackedWorker> left = null;
-        if (changed != null) {
-            // What changed since the set applied last, and nothing else: one watch event reads one worker.
-            for (String url : changed) {
-                WorkerEndpoint e = ((CandidateSet) latest).get(url).orElse(null);
-                TrackedWorker gone = e == null ? tracked.get(url) : null;
-                if (e != null) {
-                    listed(e, set, joined);
-                } else if (gone != null) {
-                    left = left == null ? new ArrayList<>() : left;
-                    left.add(gone);
-                }
-            }
-        } else {
-            wholeSetsRead++;
-            for (WorkerEndpoint e : latest) {
-                listed(e, set, joined);
-            }
-            for (TrackedWorker t : tracked.values()) {
-                if (t.seenInSet() != set) {
-                    left = left == null ? new ArrayList<>() : left;
-                    left.add(t);
-                }
-            }
-        }
-        if (left != null) {
+        List<TrackedWorker> left = reader.read(latest, (e, set) -> listed(e, set, joined));
+        if (!left.isEmpty()) {
             for (TrackedWorker t : left) {
                 untrack(t);
                 log.info("worker {} left discovery", t.url());
@@ -485,9 +449,14 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         return t == null ? null : probes.channel(t);
     }
 
-    /** How many candidate sets were compared with the tracked workers in full (not as changes): for tests. */
+    /** How many candidate sets were compared with every tracked worker (see {@link SetReader}): for tests. */
     long wholeSetsRead() {
-        return wholeSetsRead;
+        return reader.wholeSetsRead();
+    }
+
+    /** For tests: reads every candidate set whole, the reference the cheaper ways must end at. */
+    void readEverySetWhole() {
+        reader.readEverySetWhole();
     }
 
     /** The candidates as tracked now, in URL order: for tests and diagnostics. */

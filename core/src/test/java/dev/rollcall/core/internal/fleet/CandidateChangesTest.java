@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A backend that hands {@link CandidateSet}s made one from another (etcd, ZooKeeper): the tracker
- * reads only the URLs that changed since the set it applied last, and ends where reading the whole
- * set would have.
+ * reads only the URLs that changed since the set it applied last; any other set is read against the
+ * set before it. Both end where reading the whole set would have.
  */
 class CandidateChangesTest extends TrackerHarness {
 
@@ -77,51 +77,92 @@ class CandidateChangesTest extends TrackerHarness {
     }
 
     @Test
-    void aSetOfAnotherChainOrAPlainSetIsReadWhole() {
+    void aSetOfAnotherChainOrAPlainSetIsReadAgainstTheSetBefore() {
         tracker(64);
         apply(CandidateSet.of(List.of(a, b)));
-        apply(CandidateSet.of(List.of(a, c)));                // a new chain: a full read of the registry
-        assertThat(tracker.wholeSetsRead()).isEqualTo(2);
-        apply(new LinkedHashSet<>(List.of(a, c)));
+        apply(CandidateSet.of(List.of(a, c)));                // a new chain: read against the set before
+        assertThat(last().statuses()).extracting(s -> s.endpoint().url()).containsExactly(a.url(), c.url());
+        apply(new LinkedHashSet<>(List.of(a, instance(c, "p1"))));
+        assertThat(last().status(c.url()).orElseThrow().endpoint().labels()).as("relabelled")
+                .containsEntry(WorkerEndpoint.INSTANCE_ID_LABEL, "p1");
         apply(CandidateSet.of(List.of(a)).with(b));           // after a plain set, whatever it is made from
-        assertThat(tracker.wholeSetsRead()).isEqualTo(4);
         assertThat(last().statuses()).extracting(s -> s.endpoint().url()).containsExactly(a.url(), b.url());
+        assertThat(tracker.wholeSetsRead()).as("only the first set read whole").isEqualTo(1);
+        assertThat(net.sentTo(b.url())).as("b probed again when it came back").isEqualTo(2);
     }
 
     /**
-     * Random changes over 60 URLs, each set applied or skipped (latest wins), beside a tracker fed
-     * the same sets as plain sets: both show the same workers with the same labels and states.
+     * A set that names a URL twice, with other labels: read whole (which warns and keeps one), and so
+     * is the next set, as the one before it did not name each URL once; nobody is taken out for it.
+     */
+    @Test
+    void aSetThatNamesAUrlTwiceIsReadWhole() {
+        tracker(64);
+        apply(Set.of(a, b));
+        answer(a, "1.0.0", "i1");
+        apply(Set.of(a, instance(a, "p2"), b));
+        assertThat(tracker.wholeSetsRead()).isEqualTo(2);
+        assertThat(last().status(a.url())).as("still listed").isPresent();
+        apply(Set.of(instance(a, "p2"), b));
+        assertThat(tracker.wholeSetsRead()).as("the set before named a twice").isEqualTo(3);
+        assertThat(tracker.workers()).filteredOn(t -> t.url().equals(a.url())).singleElement()
+                .satisfies(t -> assertThat(t.endpoint().labels()).containsEntry(WorkerEndpoint.INSTANCE_ID_LABEL, "p2"));
+        apply(Set.of(b));
+        assertThat(tracker.wholeSetsRead()).as("read against the set before").isEqualTo(3);
+        assertThat(last().status(a.url())).as("left").isEmpty();
+        assertThat(last().statuses()).extracting(s -> s.endpoint().url()).containsExactly(b.url());
+    }
+
+    /**
+     * Random changes over 60 URLs, each set applied or skipped (latest wins), beside a tracker fed the
+     * same sets as plain sets (read against the set before, or whole when a URL is named twice) and one
+     * that reads every set whole: all three show the same workers with the same labels and states.
      */
     @Test
     void endsWhereReadingEverySetWholeEnds() {
         Random random = new Random(7);
         tracker(1_000);
-        FleetTracker changes = tracker;
-        List<WorkerStatus> viaChanges = new ArrayList<>();
+        CandidateChangesTest plain = new CandidateChangesTest();
+        plain.tracker(1_000);
         CandidateChangesTest whole = new CandidateChangesTest();
         whole.tracker(1_000);
+        whole.tracker.readEverySetWhole();
         CandidateSet set = CandidateSet.of();
         Map<String, String> versions = new HashMap<>();
+        int twice = 0;
         for (int step = 0; step < 400; step++) {
             int n = random.nextInt(60);
             WorkerEndpoint e = WorkerEndpoint.parse("grpc://127.0.0.1:" + (8000 + n));
             set = random.nextInt(3) == 0 ? set.without(e.url())
                     : set.with(instance(e, "p" + random.nextInt(3)));
             if (random.nextInt(4) != 0) {
+                Set<WorkerEndpoint> copy = new HashSet<>(set);
+                if (random.nextInt(10) == 0 && !set.isEmpty()) {
+                    // Now and then a plain set names a URL twice: both plain trackers read it whole.
+                    WorkerEndpoint listed = set.iterator().next();
+                    copy.add(instance(listed, "twice"));
+                    twice++;
+                }
                 apply(set);
-                whole.apply(new HashSet<>(set));
+                plain.apply(copy);
+                whole.apply(copy);
                 answerAll(this, versions);
+                answerAll(plain, versions);
                 answerAll(whole, versions);
             }
         }
         apply(set);
+        plain.apply(new HashSet<>(set));
         whole.apply(new HashSet<>(set));
         answerAll(this, versions);
+        answerAll(plain, versions);
         answerAll(whole, versions);
-        assertThat(changes.wholeSetsRead()).isLessThan(whole.tracker.wholeSetsRead());
-        viaChanges.addAll(last().statuses());
-        assertThat(shown(viaChanges)).isEqualTo(shown(whole.last().statuses()));
-        assertThat(viaChanges).extracting(WorkerStatus::endpoint).containsExactlyInAnyOrderElementsOf(set);
+        assertThat(twice).as("sets that named a URL twice").isPositive();
+        assertThat(tracker.wholeSetsRead()).isLessThan(plain.tracker.wholeSetsRead());
+        assertThat(plain.tracker.wholeSetsRead()).isLessThan(whole.tracker.wholeSetsRead());
+        assertThat(shown(last().statuses())).isEqualTo(shown(whole.last().statuses()));
+        assertThat(shown(plain.last().statuses())).isEqualTo(shown(whole.last().statuses()));
+        assertThat(last().statuses()).extracting(WorkerStatus::endpoint).containsExactlyInAnyOrderElementsOf(set);
     }
 
     /** Answers every probe in flight with the URL's version (1.0.0 or 2.0.0, drawn once per URL). */
