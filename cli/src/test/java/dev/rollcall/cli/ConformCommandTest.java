@@ -87,8 +87,10 @@ class ConformCommandTest {
             int exit = background.exit().get(60, TimeUnit.SECONDS);
             assertThat(exit).as(run.out() + run.err()).isZero();
             assertThat(run.outLines()).anyMatch(l -> l.startsWith("W13  passed      stops by draining: DRAINING pushed"));
-            assertThat(run.outLines()).as(run.out()) // exact drain: held for --hold, stopped right after the release
-                    .anyMatch(l -> l.startsWith("W19  passed") && l.contains("held 750 ms after DRAINING"))
+            // Exact drain: held for at least --hold (750 ms; the kit measures it, so a little more on a busy
+            // machine: "751 ms" once failed an exact match), stopped right after the release.
+            assertThat(run.outLines()).as(run.out())
+                    .anyMatch(l -> l.startsWith("W19  passed") && heldMillis(l) >= 750)
                     .anyMatch(l -> l.startsWith("W22  passed      stop when the last holder lets go: the stream ended"));
         } finally {
             worker.close();
@@ -143,5 +145,11 @@ class ConformCommandTest {
 
         assertThat(run.exit()).isEqualTo(2);
         assertThat(run.err()).contains("Missing required parameter: 'ENDPOINT'");
+    }
+
+    /** The hold W19 reports ("held 751 ms after DRAINING"), or -1. */
+    private static long heldMillis(String line) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("held (\\d+) ms after DRAINING").matcher(line);
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 }
