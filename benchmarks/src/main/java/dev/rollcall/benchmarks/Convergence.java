@@ -154,6 +154,7 @@ final class Convergence {
         long[] fLarge = new long[plan.repsLarge()];
         long[] fsLarge = new long[plan.repsLarge()];
         List<Long> fcLarge = new ArrayList<>();
+        List<Long> fcsLarge = new ArrayList<>(); // the churn floor making Rollcall's call, the stream (full run)
         for (int i = 0; i < plan.repsLarge(); i++) {
             // Each rep runs the three in another order: the JIT is still warming up at this size, and
             // whoever runs first pays for it; three reps (quick) let each side go first once, six
@@ -169,6 +170,7 @@ final class Convergence {
                         if (plan != Plan.QUICK) { // informational, and the quick run's 10 minutes are tight
                             settle();
                             fsLarge[i] = floorLogged(largeFleet, PlainGrpcFloor.Call.STREAM);
+                            fcsLarge.addAll(floorChurns(large, largeSpares, PlainGrpcFloor.Call.STREAM));
                         }
                     }
                 }
@@ -262,6 +264,15 @@ final class Convergence {
                 Report.duration(rcl) + " / " + Report.duration(rcc) + " (" + Report.times(rcl / (double) fcl) + " / "
                         + Report.times(rcc / (double) fcl) + " the floor)", "—", "floor " + Report.duration(fcl),
                 "≤ ×1.25 the floor", Report.met(rcl <= 1.25 * fcl && rcc <= 1.25 * fcl)));
+        if (!fcsLarge.isEmpty()) {
+            // With channels kept, Rollcall's probe is the WatchWorkerInfo stream, which the workers answer and
+            // keep: the same churn with plain grpc-java opening that stream, for comparison (not a target).
+            long fcsl = Latencies.median(fcsLarge.stream().mapToLong(Long::longValue).toArray());
+            report.add(new Report.Row("2. … the same churn, channels kept, against plain grpc-java opening the same stream"
+                    + " (WatchWorkerInfo, kept open; informational)",
+                    Report.duration(rcl) + " (" + Report.times(rcl / (double) fcsl) + ")", "—",
+                    "floor " + Report.duration(fcsl), "—", "—"));
+        }
         report.add(new Report.Row("2. probe p99 while converging on 10,000 against the floor's, channels kept / closed",
                 Report.duration(rl.p99()) + " / " + Report.duration(rc.p99()) + " (" + Report.times(rl.p99() / (double) fcl99)
                         + " / " + Report.times(rc.p99() / (double) fclosed99) + " the floor's)", "—",
@@ -575,12 +586,19 @@ final class Convergence {
      * workers that are not still closing the connections of what ran before.
      */
     private static List<Long> floorChurns(int fleetSize, List<WorkerEndpoint> spares) throws InterruptedException {
+        return floorChurns(fleetSize, spares, PlainGrpcFloor.Call.UNARY);
+    }
+
+    /** As above, making {@code call}: the stream is what Rollcall's probe is when it keeps the channel. */
+    private static List<Long> floorChurns(int fleetSize, List<WorkerEndpoint> spares, PlainGrpcFloor.Call call)
+            throws InterruptedException {
         long[] nanos = new long[Plan.CHURNS];
         for (int c = 0; c < Plan.CHURNS; c++) {
             settle();
-            nanos[c] = PlainGrpcFloor.converge(inDiscoveryOrder(churnsIn(spares, c)));
+            nanos[c] = PlainGrpcFloor.converge(inDiscoveryOrder(churnsIn(spares, c)), call, null, null, null);
         }
-        System.out.println("    floor churns of " + fleetSize + ": " + millis(nanos) + " ms");
+        System.out.println("    floor churns of " + fleetSize + (call == PlainGrpcFloor.Call.UNARY ? "" : " (" + call + ")")
+                + ": " + millis(nanos) + " ms");
         return java.util.Arrays.stream(nanos).boxed().toList();
     }
 
