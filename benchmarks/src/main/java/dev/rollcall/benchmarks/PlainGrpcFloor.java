@@ -45,6 +45,13 @@ final class PlainGrpcFloor {
         /** {@code WatchWorkerInfo}: answered once at the start and kept open, as Rollcall's probe. */
         STREAM,
         /**
+         * {@code WatchWorkerInfo} as Rollcall's probe asks for it with its defaults: heartbeats
+         * every 5 s ({@code probe.keepalive-time}) and the channel's HTTP/2 keepalive (5 s, 3 s,
+         * without calls; grpc-java pings at most every 10 s): what each kept channel carries
+         * while it is idle, so that a fleet held open this way costs what Rollcall's costs.
+         */
+        STREAM_LIVE,
+        /**
          * {@code WorkerInfo} over a channel shut down at its answer: a connection per probe, as
          * Rollcall probes with {@code keepProbeChannels(false)} (or past its kept-channel cap).
          */
@@ -102,6 +109,10 @@ final class PlainGrpcFloor {
                         .directExecutor().usePlaintext();
                 InternalNettyChannelBuilder.setStatsEnabled(builder, false);
                 InternalNettyChannelBuilder.setTracingEnabled(builder, false);
+                if (call == Call.STREAM_LIVE) {
+                    builder.keepAliveTime(5, TimeUnit.SECONDS).keepAliveTimeout(3, TimeUnit.SECONDS)
+                            .keepAliveWithoutCalls(true);
+                }
                 ManagedChannel channel = builder.build();
                 channels.add(channel);
                 StreamObserver<WorkerInfoResponse> observer = new StreamObserver<>() {
@@ -140,9 +151,10 @@ final class PlainGrpcFloor {
                         answered.countDown();
                     }
                 };
-                if (call == Call.STREAM) {
+                if (call == Call.STREAM || call == Call.STREAM_LIVE) {
                     ClientCalls.asyncServerStreamingCall(channel.newCall(WorkerServiceGrpc.getWatchWorkerInfoMethod(),
-                            CallOptions.DEFAULT), WorkerInfoRequest.getDefaultInstance(), observer);
+                            CallOptions.DEFAULT), call == Call.STREAM ? WorkerInfoRequest.getDefaultInstance()
+                            : WorkerInfoRequest.newBuilder().setHeartbeatMillis(5_000).build(), observer);
                 } else {
                     ClientCalls.asyncUnaryCall(channel.newCall(WorkerServiceGrpc.getWorkerInfoMethod(),
                                     CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS)),
