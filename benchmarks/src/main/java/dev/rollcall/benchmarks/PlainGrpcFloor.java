@@ -17,6 +17,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -57,6 +58,13 @@ final class PlainGrpcFloor {
          */
         UNARY_CLOSED
     }
+
+    /**
+     * Rollcall's default {@code probe.keepalive-time} (also the heartbeat its probe asks for) and
+     * {@code probe.keepalive-timeout}, for {@link Call#STREAM_LIVE}: copied, as they are core's internals.
+     */
+    private static final Duration KEEPALIVE_TIME = Duration.ofSeconds(5);
+    private static final Duration KEEPALIVE_TIMEOUT = Duration.ofSeconds(3);
 
     private PlainGrpcFloor() {
     }
@@ -110,8 +118,8 @@ final class PlainGrpcFloor {
                 InternalNettyChannelBuilder.setStatsEnabled(builder, false);
                 InternalNettyChannelBuilder.setTracingEnabled(builder, false);
                 if (call == Call.STREAM_LIVE) {
-                    builder.keepAliveTime(5, TimeUnit.SECONDS).keepAliveTimeout(3, TimeUnit.SECONDS)
-                            .keepAliveWithoutCalls(true);
+                    builder.keepAliveTime(KEEPALIVE_TIME.toNanos(), TimeUnit.NANOSECONDS)
+                            .keepAliveTimeout(KEEPALIVE_TIMEOUT.toNanos(), TimeUnit.NANOSECONDS).keepAliveWithoutCalls(true);
                 }
                 ManagedChannel channel = builder.build();
                 channels.add(channel);
@@ -154,7 +162,7 @@ final class PlainGrpcFloor {
                 if (call == Call.STREAM || call == Call.STREAM_LIVE) {
                     ClientCalls.asyncServerStreamingCall(channel.newCall(WorkerServiceGrpc.getWatchWorkerInfoMethod(),
                             CallOptions.DEFAULT), call == Call.STREAM ? WorkerInfoRequest.getDefaultInstance()
-                            : WorkerInfoRequest.newBuilder().setHeartbeatMillis(5_000).build(), observer);
+                            : WorkerInfoRequest.newBuilder().setHeartbeatMillis((int) KEEPALIVE_TIME.toMillis()).build(), observer);
                 } else {
                     ClientCalls.asyncUnaryCall(channel.newCall(WorkerServiceGrpc.getWorkerInfoMethod(),
                                     CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS)),
