@@ -26,10 +26,11 @@ final class ProbeChannels {
 
     /**
      * A channel to {@code endpoint}, connecting lazily: on {@code loop} (null: gRPC's shared event
-     * loop), with {@code tls} for {@code grpcs://}, and {@code keepalive} (null: none).
+     * loop), with {@code tls} for {@code grpcs://}, and {@code keepalive} (null: none); its sockets
+     * are counted in {@code sockets} (null: not counted; only on a {@code loop} of Rollcall's own).
      */
     static ManagedChannel build(WorkerEndpoint endpoint, ProbeTls tls, EventLoopGroup loop,
-                                ProbeClient.Http2Keepalive keepalive) {
+                                ProbeClient.Http2Keepalive keepalive, OpenSockets sockets) {
         NettyChannelBuilder builder;
         if (endpoint.tls()) {
             builder = InetAddresses.isInetAddress(endpoint.host())
@@ -43,7 +44,9 @@ final class ProbeChannels {
                     : NettyChannelBuilder.forAddress(endpoint.host(), endpoint.port());
             builder.usePlaintext();
         }
-        if (loop != null) {
+        if (loop != null && sockets != null) {
+            builder.eventLoopGroup(loop).channelFactory(sockets.counting(NioSocketChannel::new), InetSocketAddress.class);
+        } else if (loop != null) {
             builder.eventLoopGroup(loop).channelType(NioSocketChannel.class, InetSocketAddress.class);
         }
         // Census stats and tracing are on by default: every build then looks io.grpc.census up with

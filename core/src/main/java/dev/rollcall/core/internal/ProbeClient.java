@@ -16,6 +16,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -136,9 +137,17 @@ public final class ProbeClient implements AutoCloseable {
 
     /** As {@link #open(WorkerEndpoint, Executor)}, with {@code keepalive} (null: none). */
     public ManagedChannel open(WorkerEndpoint endpoint, Executor lane, Http2Keepalive keepalive) {
+        return open(endpoint, lane, keepalive, null);
+    }
+
+    /**
+     * As {@link #open(WorkerEndpoint, Executor, Http2Keepalive)}, counting the channel's sockets in
+     * {@code sockets} (null: not counted) for {@link #whenClosed}.
+     */
+    public ManagedChannel open(WorkerEndpoint endpoint, Executor lane, Http2Keepalive keepalive, OpenSockets sockets) {
         EventLoop own = eventLoop == null ? null : ours(lane);
         EventLoopGroup loop = own != null ? own : eventLoop; // null: gRPC's shared event loop
-        return ProbeChannels.build(endpoint, tls, loop, keepalive);
+        return ProbeChannels.build(endpoint, tls, loop, keepalive, loop == null ? null : sockets);
     }
 
     /**
@@ -227,33 +236,29 @@ public final class ProbeClient implements AutoCloseable {
         return calls.watchFirst(channel, own != null ? own : eventLoop.next(), endpoint, timeout, heartbeat, listener);
     }
 
-    /** How long {@link #whenTerminated} waits for a shut-down channel at most. */
-    private static final long TERMINATION_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** How long {@link #whenClosed} waits for a shut-down channel's sockets at most. */
+    private static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     /**
-     * Completes {@code gone} once {@code channel}, already shut down, has terminated (its sockets
-     * closed), looking every millisecond on this client's event loop, and after two seconds at the
-     * latest; at once without an event loop of its own. gRPC has no callback for termination.
+     * Completes {@code gone} once a channel, already shut down, whose sockets {@code sockets}
+     * counted ({@link #open(WorkerEndpoint, Executor, Http2Keepalive, OpenSockets)}) has none open,
+     * on the thread that closed the last, and after two seconds at the latest; at once without an
+     * event loop of this client's own (nothing was counted).
      */
-    public void whenTerminated(ManagedChannel channel, CompletableFuture<Void> gone) {
-        if (eventLoop == null || channel.isTerminated()) {
+    public void whenClosed(OpenSockets sockets, CompletableFuture<Void> gone) {
+        if (eventLoop == null) {
             gone.complete(null);
             return;
         }
-        long giveUp = System.nanoTime() + TERMINATION_WAIT_NANOS;
-        EventLoop loop = eventLoop.next();
-        Runnable[] check = new Runnable[1];
-        check[0] = () -> {
-            if (channel.isTerminated() || System.nanoTime() - giveUp > 0) {
+        sockets.whenNoneOpen(gone);
+        if (!gone.isDone()) {
+            try {
+                ScheduledFuture<?> bound = eventLoop.next().schedule(() -> gone.complete(null), CLOSE_WAIT_NANOS,
+                        TimeUnit.NANOSECONDS);
+                gone.whenComplete((v, e) -> bound.cancel(false));
+            } catch (RejectedExecutionException stopped) {
                 gone.complete(null);
-            } else {
-                loop.schedule(check[0], 1, TimeUnit.MILLISECONDS);
             }
-        };
-        try {
-            loop.schedule(check[0], 1, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException stopped) {
-            gone.complete(null);
         }
     }
 

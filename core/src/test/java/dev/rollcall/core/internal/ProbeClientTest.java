@@ -9,8 +9,10 @@ import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
 import dev.rollcall.worker.RollcallWorker;
+import io.grpc.Attributes;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
+import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
@@ -26,6 +28,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -89,6 +92,51 @@ class ProbeClientTest {
                     channels.forEach(ManagedChannel::shutdownNow);
                 }
             }
+        }
+    }
+
+    @Test
+    void aShutDownChannelIsGoneWhenItsSocketHasClosedNotBefore() throws Exception {
+        AtomicInteger serverSawClosed = new AtomicInteger();
+        Server server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                .addService(new WorkerServiceGrpc.WorkerServiceImplBase() {
+                    @Override
+                    public void workerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> out) {
+                        out.onNext(WorkerInfoResponse.newBuilder().setVersion("1.0.0").setInstanceId("i1").build());
+                        out.onCompleted();
+                    }
+                })
+                .addTransportFilter(new ServerTransportFilter() {
+                    @Override
+                    public void transportTerminated(Attributes transportAttrs) {
+                        serverSawClosed.incrementAndGet();
+                    }
+                }).build().start();
+        try (ProbeClient client = new ProbeClient("probe-close-test", 1 << 20)) {
+            WorkerEndpoint endpoint = WorkerEndpoint.of("127.0.0.1", server.getPort());
+            OpenSockets sockets = new OpenSockets();
+            Executor lane = client.lane();
+            ManagedChannel channel = client.open(endpoint, lane, null, sockets);
+            assertThat(sockets.open()).as("a channel connects lazily").isZero();
+            assertThat(client.probe(channel, endpoint, TIMEOUT).get(10, TimeUnit.SECONDS))
+                    .isInstanceOf(ProbeOutcome.Answered.class);
+            assertThat(sockets.open()).as("sockets open after the answer").isEqualTo(1);
+            CompletableFuture<Void> whileOpen = new CompletableFuture<>();
+            sockets.whenNoneOpen(whileOpen);
+            assertThat(whileOpen).as("the connection is still open").isNotDone();
+
+            CompletableFuture<Void> gone = new CompletableFuture<>();
+            lane.execute(() -> {
+                channel.shutdownNow();
+                client.whenClosed(sockets, gone);
+            });
+            gone.get(10, TimeUnit.SECONDS);
+            assertThat(sockets.open()).isZero();
+            assertThat(whileOpen).isDone();
+            Awaitility.await().atMost(TIMEOUT).until(() -> serverSawClosed.get() == 1);
+            assertThat(channel.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }
     }
 

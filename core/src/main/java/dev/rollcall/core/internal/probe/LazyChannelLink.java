@@ -1,6 +1,7 @@
 package dev.rollcall.core.internal.probe;
 
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.core.internal.OpenSockets;
 import dev.rollcall.core.internal.ProbeClient;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
@@ -25,6 +26,8 @@ abstract class LazyChannelLink implements ProbeTransport.Link {
     final Executor lane;
     /** The channel's HTTP/2 keepalive; null: no pings. */
     private final ProbeClient.Http2Keepalive keepalive;
+    /** The sockets the channel has open, for a close that waits until they are gone. */
+    private final OpenSockets sockets = new OpenSockets();
     private ManagedChannel channel; // guarded by this
     private boolean closed;         // guarded by this
 
@@ -57,7 +60,7 @@ abstract class LazyChannelLink implements ProbeTransport.Link {
     /** The channel, built now if it is not yet; null once closed. */
     final synchronized ManagedChannel built() {
         if (channel == null && !closed) {
-            channel = client.open(endpoint, lane, keepalive);
+            channel = client.open(endpoint, lane, keepalive, sockets);
         }
         return channel;
     }
@@ -133,7 +136,7 @@ abstract class LazyChannelLink implements ProbeTransport.Link {
             lane.execute(() -> {
                 c.shutdownNow();
                 if (untilGone) {
-                    client.whenTerminated(c, gone);
+                    client.whenClosed(sockets, gone);
                 }
             });
         } catch (RejectedExecutionException stopped) {
