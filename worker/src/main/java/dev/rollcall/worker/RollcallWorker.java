@@ -185,7 +185,9 @@ public final class RollcallWorker implements AutoCloseable {
      * released it or its stream has ended; when coordinators without a holder id watched it at the
      * drain (or nobody did), also until neither a call started nor the drain was announced for
      * {@code drain-quiet}. Then it leaves discovery, ends the coordinators' watches and stops the
-     * server, cancelling whatever is still running; releases the Flight executor and Rollcall's own
+     * server, cancelling whatever is still running after a second's grace (a tenth of a second after
+     * an exact drain that ended: every holder let go, no call in flight, so that a connected peer
+     * that went silent does not hold it). It releases the Flight executor and Rollcall's own
      * allocator. The log says whom it waited for and how long. When it returns, the port can be
      * bound again (a restart in place). Idempotent.
      */
@@ -195,11 +197,11 @@ public final class RollcallWorker implements AutoCloseable {
             return;
         }
         drain.drain(false); // after a drain() this changes nothing: its wait started then
-        drain.awaitDone();
+        boolean nothingRuns = drain.awaitDone();
         long stopping = System.nanoTime();
         registrar.leave(endpoint.url());
         info.endWatches();
-        server.stop();
+        server.stop(nothingRuns);
         PushThread.release();
         log.debug("worker {} version '{}' stopped, {} ms after its wait ended", endpoint.url(), info.version(),
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopping));

@@ -74,8 +74,11 @@ final class WorkerDrain {
     /**
      * Waits, after {@link #drain()}, until the worker may stop (see the class), and logs whom it
      * waited for and how long. Keeps the thread's interrupt.
+     *
+     * @return whether the drain was exact and ended as one: every holder let go, no call in
+     *         flight, within the grace (the server may then stop without a grace of its own)
      */
-    void awaitDone() {
+    boolean awaitDone() {
         boolean exactNow;
         boolean plain;
         long since;
@@ -91,7 +94,7 @@ final class WorkerDrain {
             done = calls.awaitQuiet(quiet, shutdownGraceMillis, () -> info.holding() == 0);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return;
+            return false;
         }
         long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         String ends = info.holdEnds();
@@ -107,5 +110,6 @@ final class WorkerDrain {
                     exactNow ? "" : plain ? "; and drain-quiet passed for the watchers without a holder id"
                             : "; and drain-quiet passed since the last call started");
         }
+        return done && exactNow;
     }
 }

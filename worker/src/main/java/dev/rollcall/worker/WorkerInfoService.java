@@ -173,10 +173,15 @@ public final class WorkerInfoService implements BindableService {
                 }
                 if (outcome == Holders.Release.CHANGED) {
                     streams.push();
-                    holdersChanged.run();
                 }
+                // Answered before the close that this release may let go of is told: after an exact
+                // drain the server's grace is short (WorkerServer.stop), and the answer is then queued
+                // on the connection before the stop starts.
                 observer.onNext(ReleaseWorkerResponse.newBuilder().setHolders(left).build());
                 observer.onCompleted();
+                if (outcome == Holders.Release.CHANGED) {
+                    holdersChanged.run();
+                }
             }
         }.bindService();
         this.definition = ServerInterceptors.intercept(own, limit);

@@ -29,6 +29,8 @@ import org.slf4j.LoggerFactory;
 final class WorkerServer {
 
     private static final Logger log = LoggerFactory.getLogger(WorkerServer.class);
+    /** How long a stop after an exact drain that ended waits for its connections to close (see {@link #stop}). */
+    private static final long EXACT_END_GRACE_MILLIS = 100;
 
     private final Server server;
     private final EventLoopGroup eventLoops;
@@ -96,12 +98,17 @@ final class WorkerServer {
 
     /**
      * Stops taking calls, gives the running ones a second, cancels what is left, releases the
-     * port, the executor and the allocator it owns. Keeps the thread's interrupt.
+     * port, the executor and the allocator it owns. With {@code nothingRuns} (an exact drain that
+     * ended: every holder let go and no call in flight) the grace is {@value #EXACT_END_GRACE_MILLIS}
+     * ms: a graceful stop also waits for every connected peer to answer gRPC's shutdown ping, and a
+     * silent one (a host cut off, a long GC pause) held it the whole second; what the stop itself
+     * queued (the watches' last answers, a release's answer) is written long before, and nothing
+     * else should arrive. Keeps the thread's interrupt.
      */
-    void stop() {
+    void stop(boolean nothingRuns) {
         server.shutdown();
         try {
-            if (!server.awaitTermination(1, TimeUnit.SECONDS)) {
+            if (!server.awaitTermination(nothingRuns ? EXACT_END_GRACE_MILLIS : 1_000, TimeUnit.MILLISECONDS)) {
                 server.shutdownNow();
                 server.awaitTermination(5, TimeUnit.SECONDS);
             }

@@ -112,6 +112,30 @@ class ExactDrainTest {
     }
 
     @Test
+    void anExactDrainThatEndedStopsWithoutWaitingForAPeerThatWentSilentWithItsConnectionOpen() throws Exception {
+        RollcallWorker worker = worker().start();
+        try (TestCoordinator holder = TestCoordinator.watch(worker.port(), "coordinator-s");
+             SilentHttp2Peer silent = SilentHttp2Peer.connect(worker.port())) {
+            holder.awaitAnswer(a -> true);
+            await().atMost(TestCoordinator.TIMEOUT).until(() -> worker.coordinatorsHolding() == 1);
+            worker.drain();
+            holder.awaitAnswer(ExactDrainTest::draining);
+            assertThat(holder.release(worker.instanceId()).getHolders()).isZero();
+
+            long start = System.nanoTime();
+            worker.close();
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            log.info("close() returned {} ms after the last release, beside a silent peer", tookMillis);
+            // A graceful stop sends every connection a GOAWAY and a ping and waits for the answer: the
+            // silent peer held close() for the server's whole second of grace (10 s in gRPC's own).
+            assertThat(tookMillis).as("ms from close() to its return, every holder let go").isLessThan(1_000);
+            assertThat(holder.awaitEnd().getCode()).isEqualTo(Status.Code.OK);
+        } finally {
+            worker.close();
+        }
+    }
+
+    @Test
     void aHolderWhoseConnectionIsCutCountsAsReleased() throws Exception {
         RollcallWorker worker = worker().start();
         try (CutProxy proxy = new CutProxy(worker.port());
