@@ -7,6 +7,7 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.testkit.CandidateRecorder;
 import dev.rollcall.testkit.dns.DnsServer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
@@ -66,8 +67,9 @@ class DnsWorkerDiscoveryRecoveryTest {
         int setsDuringOutage = listener.sets().size();
 
         dns.restoreZone();
-        dns.add(NAME, "A", 1, "127.0.0.2");
-        dns.add(NAME, "A", 1, "127.0.0.3");
+        // The zone comes back with the set changed during the outage: one update, both records. Two
+        // updates were two sets (a poll every 100 ms read the zone between them: [.2], then [.2, .3]).
+        dns.replace(NAME, "A", 1, List.of("127.0.0.2", "127.0.0.3"));
 
         awaitLatest(Set.of(WorkerEndpoint.of("127.0.0.2", 7001), WorkerEndpoint.of("127.0.0.3", 7001)));
         assertThat(listener.stale()).isFalse();
