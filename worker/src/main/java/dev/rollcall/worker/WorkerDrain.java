@@ -76,7 +76,7 @@ final class WorkerDrain {
      * waited for and how long. Keeps the thread's interrupt.
      *
      * @return whether the drain was exact and ended as one: every holder let go, no call in
-     *         flight, within the grace (the server may then stop without a grace of its own)
+     *         flight, within the grace (the server then stops with a short grace of its own)
      */
     boolean awaitDone() {
         boolean exactNow;
