@@ -111,9 +111,12 @@ final class Convergence {
         // processes, and 4,000 of them in one JVM whose JIT is still compiling their call paths
         // charge its warm-up to whichever side runs first (runs at 10,000 took 3.6, 3.1 and 2.1 s
         // one after another; the workers' JVMs spent 10.6 s of CPU on the first, 1.5 s on a later one).
+        // The quick run stops at three: on a slow day five took 100 s of its 10 minutes (2026-12-05:
+        // 10 min 37 s), and its three reps at 10,000 let each side go first once anyway.
         warmLarge = new ArrayList<>();
         long previous = Long.MAX_VALUE;
-        for (int round = 0; round < 5; round++) {
+        int maxRounds = plan == Plan.QUICK ? 3 : 5;
+        for (int round = 0; round < maxRounds; round++) {
             long nanos = PlainGrpcFloor.converge(largeFleet);
             warmLarge.add(nanos);
             settle();
@@ -187,12 +190,14 @@ final class Convergence {
         int repsClosed = Math.max(1, plan.repsLarge() / 3);
         List<Run> rClosed = new ArrayList<>();
         long[] fClosed = new long[repsClosed];
+        List<Long> fccLarge = new ArrayList<>(); // the churn floor shutting each newcomer's channel down, as Rollcall
         for (int i = 0; i < repsClosed; i++) {
             for (int k = 0; k < 2; k++) {
                 if ((i + k) % 2 == 0) {
                     rClosed.add(rollcall("closed-" + i, largeFleet, largeSpares, false));
                 } else {
                     fClosed[i] = floorLogged(largeFleet, PlainGrpcFloor.Call.UNARY_CLOSED);
+                    fccLarge.addAll(floorChurns(large, largeSpares, PlainGrpcFloor.Call.UNARY_CLOSED));
                 }
                 settle();
             }
@@ -278,6 +283,15 @@ final class Convergence {
                     Report.duration(rcl) + " (" + Report.times(rcl / (double) fcsl) + ")", "—",
                     "floor " + Report.duration(fcsl), "—", "—"));
         }
+        // With channels closed, Rollcall shuts each newcomer's connection down at its answer and gives its slot back
+        // once the socket is gone (at most probe.concurrency sockets); the floor above keeps its channels open until
+        // the timing ends. The same churn with plain grpc-java shutting each channel down at its answer (its slot back
+        // at once), for comparison (not a target).
+        long fccl = Latencies.median(fccLarge.stream().mapToLong(Long::longValue).toArray());
+        report.add(new Report.Row("2. … the same churn, channels closed, against plain grpc-java shutting each newcomer's"
+                + " channel down at its answer (median of " + fccLarge.size() + "; informational)",
+                Report.duration(rcc) + " (" + Report.times(rcc / (double) fccl) + ")", "—",
+                "floor " + Report.duration(fccl), "—", "—"));
         report.add(new Report.Row("2. probe p99 while converging on 10,000 against the floor's, channels kept / closed",
                 Report.duration(rl.p99()) + " / " + Report.duration(rc.p99()) + " (" + Report.times(rl.p99() / (double) fcl99)
                         + " / " + Report.times(rc.p99() / (double) fclosed99) + " the floor's)", "—",
