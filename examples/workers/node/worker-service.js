@@ -10,6 +10,12 @@ const MIN_HEARTBEAT_MS = 1000;
 const MAX_HEARTBEAT_MS = 60000;
 /** A heartbeat goes this much early, so that a late timer never leaves a stream silent past its grant. */
 const HEARTBEAT_SLACK_MS = 100;
+/**
+ * Heartbeats go out on the wall clock's ticks, multiples of this (W10): the heartbeats of many
+ * workers then reach a coordinator together, one wake-up of its event loop for many. Half the slack,
+ * so that waiting for a tick still leaves half of it for a late timer.
+ */
+const HEARTBEAT_TICK_MS = HEARTBEAT_SLACK_MS / 2;
 
 /** What coordinators accept ("Field bounds"); a worker that breaks one is left out by all of them. */
 const BOUNDS = {
@@ -164,12 +170,14 @@ class Watch {
     return this.heartbeatMs ? { ...answer, heartbeat_millis: this.heartbeatMs } : answer;
   }
 
-  /** The next heartbeat, counted from now: a write is the stream's sign of life. */
+  /** The next heartbeat, counted from now (a write is the stream's sign of life), on the next tick after it. */
   armHeartbeat() {
     if (!this.heartbeatMs) {
       return;
     }
     clearTimeout(this.timer);
+    const due = Date.now() + this.heartbeatMs - HEARTBEAT_SLACK_MS;
+    const onTick = due + (HEARTBEAT_TICK_MS - (due % HEARTBEAT_TICK_MS)) % HEARTBEAT_TICK_MS;
     this.timer = setTimeout(() => {
       if (this.done) {
         return;
@@ -180,7 +188,7 @@ class Watch {
       } else {
         this.write(this.sent); // the same answer, the same revision
       }
-    }, this.heartbeatMs - HEARTBEAT_SLACK_MS);
+    }, onTick - Date.now());
   }
 
   /**

@@ -20,6 +20,10 @@ MIN_HEARTBEAT_MS = 1000
 MAX_HEARTBEAT_MS = 60000
 #: A heartbeat goes this much early, so that a late timer never leaves a stream silent past its grant.
 HEARTBEAT_SLACK_S = 0.1
+#: Heartbeats go out on the wall clock's ticks, multiples of this (W10): the heartbeats of many workers then
+#: reach a coordinator together, one wake-up of its event loop for many. Half the slack, so that waiting for
+#: a tick still leaves half of it for a late timer.
+HEARTBEAT_TICK_S = HEARTBEAT_SLACK_S / 2
 #: What coordinators accept ("Field bounds"); a worker that breaks one is left out by all of them.
 BOUNDS = dict(version=256, instance_id=128, labels=128, label_key=317, label_value=1024,
               services=256, handlers=1024, name=256)
@@ -354,6 +358,7 @@ class WorkerInfoService:
                 timeout = None
                 if w.heartbeat_ms:
                     timeout = max(0.0, last_send + w.heartbeat_ms / 1000 - HEARTBEAT_SLACK_S - time.monotonic())
+                    timeout += -(time.time() + timeout) % HEARTBEAT_TICK_S  # on the next tick of the wall clock
                 try:
                     await asyncio.wait_for(w.woken.wait(), timeout)
                 except asyncio.TimeoutError:

@@ -17,16 +17,31 @@ import org.slf4j.LoggerFactory;
  * threads: a change is handed to {@code executor} once (a burst of changes is one pass, carrying
  * the newest answer), and heartbeats come from one timer for all streams, a sweep that visits
  * every stream and is set again for the earliest one due. Thread-safe.
+ *
+ * <p>Sweeps run on the ticks of a shared grid: instants at which the wall clock reads a multiple of
+ * {@link #GRID_NANOS}. Every worker on a host (and, with clocks in sync, every worker of a fleet)
+ * sends its heartbeats on the same ticks, so that a coordinator reads them in bursts, one event-loop
+ * wake-up for many, instead of one wake-up for each (at 10,000 kept streams the wake-ups were most
+ * of what an idle fleet cost both sides). A heartbeat waits at most one tick for it; the wall clock
+ * only places the ticks (a step of it moves them, and delays no heartbeat by more than a tick).
  */
 final class WatchStreams {
 
     private static final Logger log = LoggerFactory.getLogger(WatchStreams.class);
+
+    /**
+     * The spacing of the sweeps' ticks: half of {@link WatchStream#SLACK_NANOS}, so that a heartbeat
+     * that waits for its tick still leaves half the slack for the timer's own lateness.
+     */
+    static final long GRID_NANOS = WatchStream.SLACK_NANOS / 2;
 
     private final Set<WatchStream> streams = ConcurrentHashMap.newKeySet();
     private final Supplier<Answer> current;
     private final Executor executor;
     private final Scheduler scheduler;
     private final Ticker ticker;
+    /** Nanoseconds on the clock whose multiples of {@link #GRID_NANOS} are the sweeps' ticks. */
+    private final Ticker wallClock;
     private final AtomicBoolean pushQueued = new AtomicBoolean();
     private final Object sweepLock = new Object();
     // Guarded by sweepLock: the one sweep set (null: none), when it runs, and which one it is.
@@ -34,11 +49,12 @@ final class WatchStreams {
     private long sweepAt;
     private long sweepToken;
 
-    WatchStreams(Supplier<Answer> current, Executor executor, Scheduler scheduler, Ticker ticker) {
+    WatchStreams(Supplier<Answer> current, Executor executor, Scheduler scheduler, Ticker ticker, Ticker wallClock) {
         this.current = current;
         this.executor = executor;
         this.scheduler = scheduler;
         this.ticker = ticker;
+        this.wallClock = wallClock;
     }
 
     Ticker ticker() {
@@ -103,11 +119,16 @@ final class WatchStreams {
         }
     }
 
-    /** Sets the sweep to run by {@code at} (a {@link Ticker} reading); an earlier one set stays. */
+    /**
+     * Sets the sweep to run at the first tick at or after {@code at} (a {@link Ticker} reading); an
+     * earlier one set stays.
+     */
     private void sweepBy(long at) {
         if (at == Long.MAX_VALUE) {
             return;
         }
+        long now = ticker.read();
+        at = onTick(Math.max(at, now), wallClock.read() - now);
         synchronized (sweepLock) {
             if (sweep != null && sweepAt <= at) {
                 return;
@@ -121,6 +142,16 @@ final class WatchStreams {
                     Math.max(0, at - ticker.read()),
                     TimeUnit.NANOSECONDS);
         }
+    }
+
+    /**
+     * The first tick at or after {@code at}, a {@link Ticker} reading; {@code wallMinusTicker} is
+     * what the wall clock reads more than the ticker at the same instant.
+     */
+    static long onTick(long at, long wallMinusTicker) {
+        long wall = at + wallMinusTicker;
+        long past = Math.floorMod(wall, GRID_NANOS);
+        return past == 0 ? at : at + (GRID_NANOS - past);
     }
 
     private void sweep(long token) {

@@ -59,7 +59,10 @@ import java.util.concurrent.Executor;
  * host from a quiet one. The interval is clamped to
  * [{@value #MIN_HEARTBEAT_MILLIS} ms, {@value #MAX_HEARTBEAT_MILLIS} ms], and each answer on the
  * stream says what was granted in its own {@code heartbeat_millis} (0 when none was asked). One
- * timer serves all streams of a service.
+ * timer serves all streams of a service, and it fires on the wall clock's ticks (multiples of
+ * 50 ms): the workers of a host, and with clocks in sync those of a fleet, send their heartbeats
+ * at the same instants, so that a coordinator reads many in one wake-up. A step of the wall clock
+ * moves the ticks and delays no heartbeat past its interval.
  *
  * <p><b>Limits.</b> At most {@link Builder#maxWatches} streams in all and
  * {@link Builder#maxWatchesPerConnection} per connection; a stream past either is refused with
@@ -107,7 +110,7 @@ public final class WorkerInfoService implements BindableService {
         this.holders = new Holders(b.maxWatches);
         this.holdersChanged = b.holdersChanged;
         this.answer = answer();
-        this.streams = new WatchStreams(() -> answer, b.executor, b.scheduler, b.ticker);
+        this.streams = new WatchStreams(() -> answer, b.executor, b.scheduler, b.ticker, b.wallClock);
         this.limit = new WatchLimit(b.maxWatches, b.maxWatchesPerConnection);
         ServerServiceDefinition own = new WorkerServiceGrpc.WorkerServiceImplBase() {
             @Override
@@ -361,6 +364,7 @@ public final class WorkerInfoService implements BindableService {
         private Executor executor = PushThread.shared();
         private Scheduler scheduler = Scheduler.forScheduledExecutorService(PushThread.shared());
         private Ticker ticker = Ticker.systemTicker();
+        private Ticker wallClock = () -> System.currentTimeMillis() * 1_000_000L;
         private Runnable holdersChanged = () -> { };
 
         private Builder() {
@@ -432,12 +436,23 @@ public final class WorkerInfoService implements BindableService {
 
         /**
          * For tests: where pushes and heartbeats are sent from, the timer of the heartbeats and its
-         * clock, instead of the shared push thread and {@link System#nanoTime()}.
+         * clock, instead of the shared push thread and {@link System#nanoTime()}; the heartbeats'
+         * ticks are then on {@code clock} too (see {@link #wallClock}).
          */
         Builder time(Executor pushes, Scheduler timer, Ticker clock) {
             this.executor = Objects.requireNonNull(pushes, "pushes");
             this.scheduler = Objects.requireNonNull(timer, "timer");
             this.ticker = Objects.requireNonNull(clock, "clock");
+            this.wallClock = clock;
+            return this;
+        }
+
+        /**
+         * For tests: the clock (nanoseconds) whose ticks the heartbeat sweeps run on, instead of the
+         * wall clock ({@link System#currentTimeMillis()}).
+         */
+        Builder wallClock(Ticker wall) {
+            this.wallClock = Objects.requireNonNull(wall, "wall");
             return this;
         }
 

@@ -113,6 +113,58 @@ class HeartbeatTest {
     }
 
     @Test
+    void workersWhoseStreamsOpenedApartSendTheirHeartbeatsOnTheSameTicksOfTheWallClock() {
+        long wallAhead = Duration.ofMillis(17).toNanos(); // the ticks are the wall clock's, not the ticker's
+        List<FakeWatch> watches = new ArrayList<>();
+        long start = time.read();
+        for (int opened : new int[] {0, 9, 21, 32}) { // milliseconds after the first, all before its tick
+            time.advance(Duration.ofNanos(start + Duration.ofMillis(opened).toNanos() - time.read()));
+            WorkerInfoService worker = WorkerInfoService.builder().version("1.0.0").time(time.executor(), time, time)
+                    .wallClock(() -> time.read() + wallAhead).build();
+            watches.add(FakeWatch.open(worker, new InetSocketAddress("127.0.0.1", port++), 2_000, time::read));
+            time.runUntilIdle();
+        }
+        time.advance(Duration.ofSeconds(20));
+
+        List<Long> first = heartbeats(watches.get(0));
+        assertThat(first).hasSizeGreaterThanOrEqualTo(9);
+        assertThat(first).allSatisfy(at -> assertThat(Math.floorMod(at + wallAhead, WatchStreams.GRID_NANOS))
+                .as("a heartbeat at %d ns off a tick of the wall clock", at).isZero());
+        assertThat(watches).allSatisfy(w -> assertThat(heartbeats(w))
+                .as("one burst a tick for the coordinator: the same instants as the first worker's").isEqualTo(first));
+    }
+
+    @Test
+    void aStepOfTheWallClockLeavesNoStreamSilentForLongerThanItWasGranted() {
+        long[] wallAhead = {Duration.ofMillis(3).toNanos()};
+        WorkerInfoService worker = WorkerInfoService.builder().version("1.0.0").time(time.executor(), time, time)
+                .wallClock(() -> time.read() + wallAhead[0]).build();
+        FakeWatch w = FakeWatch.open(worker, new InetSocketAddress("127.0.0.1", port++), 1_000, time::read);
+        time.runUntilIdle();
+        long start = time.read();
+        Random random = new Random(42);
+        for (int i = 0; i < 200; i++) {
+            time.advance(Duration.ofMillis(random.nextInt(700)));
+            if (random.nextInt(5) == 0) { // NTP steps it: back an hour, or forward a few milliseconds
+                wallAhead[0] += random.nextBoolean() ? -Duration.ofHours(1).toNanos() + 23_000_000L : 7_000_000L;
+            }
+        }
+        List<Long> at = new ArrayList<>(w.sentAt);
+        at.add(time.read());
+        long longest = 0;
+        for (int i = 1; i < at.size(); i++) {
+            longest = Math.max(longest, at.get(i) - at.get(i - 1));
+        }
+        assertThat(at.get(0)).isLessThanOrEqualTo(start);
+        assertThat(millis(longest)).isLessThanOrEqualTo(1_000);
+    }
+
+    /** When {@code w} heard its heartbeats: every answer after the first, none of which was a change. */
+    private static List<Long> heartbeats(FakeWatch w) {
+        return w.sentAt.subList(1, w.sentAt.size());
+    }
+
+    @Test
     void oneTimerServesEveryStreamAndNoneIsLeftWhenTheyAreGone() {
         List<FakeWatch> watches = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
