@@ -113,21 +113,15 @@ final class Convergence {
         // one after another; the workers' JVMs spent 10.6 s of CPU on the first, 1.5 s on a later one).
         // The quick run stops at three: on a slow day five took 100 s of its 10 minutes (2026-12-05:
         // 10 min 37 s), and its three reps at 10,000 let each side go first once anyway.
-        warmLarge = new ArrayList<>();
-        long previous = Long.MAX_VALUE;
-        int maxRounds = plan == Plan.QUICK ? 3 : 5;
-        for (int round = 0; round < maxRounds; round++) {
+        int[] round = {0};
+        warmLarge = untilSteady(plan == Plan.QUICK ? 3 : 5, () -> {
             long nanos = PlainGrpcFloor.converge(largeFleet);
-            warmLarge.add(nanos);
             settle();
             // The workers serve Rollcall's WatchWorkerInfo stream on another path than the unary call.
-            rollcall("warm-large-" + round, largeFleet, List.of());
+            rollcall("warm-large-" + round[0]++, largeFleet, List.of());
             settle();
-            if (round > 0 && Math.abs(nanos - previous) <= 0.15 * Math.min(nanos, previous)) {
-                break;
-            }
-            previous = nanos;
-        }
+            return nanos;
+        });
         System.out.println("    workers' JVMs warmed up by rounds on 10,000 (plain gRPC's times): "
                 + warmLarge.stream().map(n -> Report.duration(n)).toList());
 
@@ -351,6 +345,22 @@ final class Convergence {
     private static long floorP99(PlainGrpcFloor.Call call, int size) {
         return Latencies.median(FLOOR_P99.getOrDefault(call + " " + size, List.of()).stream()
                 .mapToLong(Long::longValue).toArray());
+    }
+
+    /**
+     * Runs untimed warm-up {@code round}s (each returns the time it compares) until two in a row are
+     * within 15 % of each other, at most {@code maxRounds}; returns their times.
+     */
+    static List<Long> untilSteady(int maxRounds, java.util.concurrent.Callable<Long> round) throws Exception {
+        List<Long> times = new ArrayList<>();
+        for (int i = 0; i < maxRounds; i++) {
+            long now = round.call();
+            times.add(now);
+            if (i > 0 && Math.abs(now - times.get(i - 1)) <= 0.15 * Math.min(now, times.get(i - 1))) {
+                break;
+            }
+        }
+        return times;
     }
 
     /**

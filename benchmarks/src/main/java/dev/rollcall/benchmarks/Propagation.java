@@ -14,7 +14,6 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -166,16 +165,11 @@ final class Propagation {
      * against 13–17 ms in full runs, where scenario 2 has warmed the same workers first.
      */
     private static void warmUp(List<WorkerEndpoint> workers) throws Exception {
-        List<Long> rounds = new ArrayList<>();
-        for (int round = 0; round < 5; round++) {
+        int[] round = {0};
+        List<Long> rounds = Convergence.untilSteady(5, () -> {
             PlainGrpcFloor.converge(workers);
-            rounds.add(Convergence.rollcall("warm-propagation-" + round, workers, List.of()).nanos());
-            int last = rounds.size() - 1;
-            if (last > 0 && Math.abs(rounds.get(last) - rounds.get(last - 1))
-                    <= 0.15 * Math.min(rounds.get(last), rounds.get(last - 1))) {
-                break;
-            }
-        }
+            return Convergence.rollcall("warm-propagation-" + round[0]++, workers, List.of()).nanos();
+        });
         System.out.println("propagation: warmed up by " + rounds.size() + " convergences on " + workers.size()
                 + " workers (Rollcall's times): " + rounds.stream().map(Report::duration).toList());
     }
