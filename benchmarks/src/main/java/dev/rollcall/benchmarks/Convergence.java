@@ -81,6 +81,8 @@ final class Convergence {
 
     /** The floor's probe p99 per call and fleet size ("UNARY 10000"), one per timed rep. */
     private static final Map<String, List<Long>> FLOOR_P99 = new java.util.HashMap<>();
+    /** The floor's runs per call and fleet size, one per timed rep: their heap allocation and GC pauses. */
+    private static final Map<String, List<Run>> FLOOR_RUNS = new java.util.HashMap<>();
 
     /** The untimed warm-up rounds at 10,000 of the last run (for the note). */
     private static List<Long> warmLarge = List.of();
@@ -291,6 +293,7 @@ final class Convergence {
                         + " / " + Report.times(rc.p99() / (double) fclosed99) + " the floor's)", "—",
                 "floor's p99 " + Report.duration(fcl99) + " / " + Report.duration(fclosed99), "≤ ×1.1 the floor's",
                 Report.met(rl.p99() <= 1.1 * fcl99 && rc.p99() <= 1.1 * fclosed99)));
+        report.add(allocationRow(rLarge, FLOOR_RUNS.getOrDefault(PlainGrpcFloor.Call.UNARY + " " + large, List.of())));
         int perChurn = (int) (large * Plan.CHURN);
         long rMost = mostChurnProbes(rLarge);
         long bMost = mostChurnProbes(bLarge);
@@ -339,6 +342,30 @@ final class Convergence {
                         ? ", with the stream " + Report.duration(stream) + " (×"
                         + String.format(Locale.ROOT, "%.2f", r.p99() / (double) stream) + ")" : ""),
                 "p99 < 50 ms", Report.met(r.p99() < 50e6));
+    }
+
+    /**
+     * What each side allocated while converging on 10,000 with channels kept, and its GC pauses: the
+     * probe p99 at that size is mostly young-collection pauses (history, the eleventh round), and
+     * how often the young generation is collected follows the allocation (informational).
+     */
+    private static Report.Row allocationRow(List<Run> rollcall, List<Run> floor) {
+        long rMb = medianOf(rollcall, "(allocated MB)");
+        long fMb = medianOf(floor, "(allocated MB)");
+        return new Report.Row("2. … heap allocated while converging on 10,000, channels kept, and the GC's pauses"
+                + " and collections meanwhile (median of " + rollcall.size() + " / " + floor.size() + "; informational)",
+                rMb + " MB (" + Report.times(rMb / (double) Math.max(1, fMb)) + "), pauses " + medianOf(rollcall, "(gc pauses)")
+                        + " ms in " + medianOf(rollcall, "(gc count)"), "—",
+                "floor " + fMb + " MB, pauses " + medianOf(floor, "(gc pauses)") + " ms in " + medianOf(floor, "(gc count)"),
+                "—", "—");
+    }
+
+    /** The median over {@code runs} of a pseudo-group of their {@link ThreadCpu} maps (0 when absent). */
+    private static long medianOf(List<Run> runs, String key) {
+        if (runs.isEmpty()) {
+            return 0;
+        }
+        return Latencies.median(runs.stream().mapToLong(r -> r.threadCpu().getOrDefault(key, 0L)).toArray());
     }
 
     /** The median over the timed reps of the floor's probe p99 with {@code call} at {@code size}. */
@@ -532,6 +559,7 @@ final class Convergence {
     private static long floorLogged(List<WorkerEndpoint> fleet, PlainGrpcFloor.Call call) throws InterruptedException {
         Run run = floor(fleet, call);
         FLOOR_P99.computeIfAbsent(call + " " + fleet.size(), n -> new ArrayList<>()).add(run.p99());
+        FLOOR_RUNS.computeIfAbsent(call + " " + fleet.size(), n -> new ArrayList<>()).add(run);
         System.out.println(run.detail((call == PlainGrpcFloor.Call.STREAM ? "floor-stream "
                 : call == PlainGrpcFloor.Call.UNARY_CLOSED ? "floor-closed " : "floor ") + fleet.size()));
         return run.nanos();
@@ -564,7 +592,8 @@ final class Convergence {
         }
         long[] kernel = java.util.Arrays.copyOfRange(atAnswer, 2, 6);
         return new Run(nanos, latencies.percentile(50), latencies.percentile(99), fleet.size(), new long[0], new long[0],
-                atAnswer[0] - cpuBefore, ThreadCpu.since(threadsBefore), 0, atAnswer[1] - serverBefore, kernel,
+                atAnswer[0] - cpuBefore, ThreadCpu.since(threadsBefore, PlainGrpcFloor.groupsAtAnswer), 0,
+                atAnswer[1] - serverBefore, kernel,
                 latencies.sum());
     }
 

@@ -39,6 +39,12 @@ import java.util.concurrent.TimeUnit;
  */
 final class PlainGrpcFloor {
 
+    /**
+     * {@link ThreadCpu#byGroup()} at the last answer of the last {@link #converge} given an
+     * {@code atAnswer}, before its event loop's threads end: the scenario thread reads it right after.
+     */
+    static volatile java.util.Map<String, Long> groupsAtAnswer = java.util.Map.of();
+
     /** Which call probes a worker. */
     enum Call {
         /** {@code WorkerInfo}: one answer, and the call is over. */
@@ -176,6 +182,7 @@ final class PlainGrpcFloor {
             if (atAnswer != null) {
                 atAnswer[0] = Convergence.processCpu();
                 atAnswer[1] = Convergence.childrenCpu();
+                groupsAtAnswer = ThreadCpu.byGroup(); // its event loop's threads end with it
                 if (kernelBefore != null) {
                     System.arraycopy(KernelCounters.since(kernelBefore), 0, atAnswer, 2, 4);
                 }

@@ -6,26 +6,39 @@ import java.lang.management.ThreadMXBean;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** CPU time of this JVM's threads, grouped by name without trailing numbers: a profiling aid. */
+/**
+ * CPU time of this JVM's threads, grouped by name without trailing numbers, and what they allocated:
+ * a profiling aid.
+ */
 final class ThreadCpu {
+
+    /** Keys of the bytes each live thread allocated so far, by thread id; {@link #since} adds them up. */
+    private static final String ALLOCATED_BY = "\u0000allocated by ";
 
     private ThreadCpu() {
     }
 
-    /** Milliseconds spent so far in GC pauses ("gc") and JIT compilation ("jit"), as pseudo-groups. */
+    /**
+     * Pseudo-groups, in the groups' unit (nanoseconds, shown as milliseconds): time so far in GC pauses
+     * and JIT compilation, and collections so far (shown as their number).
+     */
     static Map<String, Long> vm() {
         long gc = 0;
+        long collections = 0;
         for (java.lang.management.GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) {
             gc += Math.max(0, b.getCollectionTime());
+            collections += Math.max(0, b.getCollectionCount());
         }
         java.lang.management.CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         long compiled = jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
-        return Map.of("(gc pauses)", gc * 1_000_000, "(jit)", compiled * 1_000_000);
+        return Map.of("(gc pauses)", gc * 1_000_000, "(gc count)", collections * 1_000_000, "(jit)", compiled * 1_000_000);
     }
 
-    /** Nanoseconds of CPU per thread group, for the threads alive now. */
+    /** Nanoseconds of CPU per thread group, for the threads alive now, and the bytes each allocated so far. */
     static Map<String, Long> byGroup() {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        com.sun.management.ThreadMXBean allocation = threads instanceof com.sun.management.ThreadMXBean t
+                && t.isThreadAllocatedMemorySupported() && t.isThreadAllocatedMemoryEnabled() ? t : null;
         Map<String, Long> groups = new TreeMap<>();
         for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
             if (info == null) {
@@ -35,21 +48,41 @@ final class ThreadCpu {
             if (cpu > 0) {
                 groups.merge(info.getThreadName().replaceAll("[-#]?\\d+", "-N"), cpu, Long::sum);
             }
+            long bytes = allocation == null ? -1 : allocation.getThreadAllocatedBytes(info.getThreadId());
+            if (bytes > 0) {
+                groups.put(ALLOCATED_BY + info.getThreadId(), bytes);
+            }
         }
         groups.putAll(vm());
         return groups;
     }
 
-    /** Milliseconds of CPU per group since {@code before} (groups that used less than 10 ms left out). */
+    /** Milliseconds of CPU per group since {@code before} (groups that used less than 10 ms left out; the pseudo-groups kept). */
     static Map<String, Long> since(Map<String, Long> before) {
-        Map<String, Long> now = byGroup();
+        return since(before, byGroup());
+    }
+
+    /**
+     * As {@link #since(Map)}, up to {@code now} (a {@link #byGroup()} taken earlier, while a side's
+     * threads were alive), with "(allocated MB)": what the threads alive at {@code now} allocated
+     * since {@code before} (those that ended in between are left out, not subtracted).
+     */
+    static Map<String, Long> since(Map<String, Long> before, Map<String, Long> now) {
         Map<String, Long> delta = new TreeMap<>();
-        now.forEach((group, cpu) -> {
-            long ms = (cpu - before.getOrDefault(group, 0L)) / 1_000_000;
-            if (ms >= 10) {
+        long allocated = 0;
+        for (Map.Entry<String, Long> e : now.entrySet()) {
+            String group = e.getKey();
+            long was = before.getOrDefault(group, 0L);
+            if (group.startsWith(ALLOCATED_BY)) {
+                allocated += e.getValue() - was;
+                continue;
+            }
+            long ms = (e.getValue() - was) / 1_000_000;
+            if (ms >= 10 || group.startsWith("(")) {
                 delta.put(group, ms);
             }
-        });
+        }
+        delta.put("(allocated MB)", allocated / 1_000_000);
         return delta;
     }
 }

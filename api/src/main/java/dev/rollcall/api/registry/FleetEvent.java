@@ -104,8 +104,10 @@ public sealed interface FleetEvent {
     static List<FleetEvent> between(FleetSnapshot before, FleetSnapshot after) {
         long n = after.number();
         List<FleetEvent> events = new ArrayList<>();
-        Optional<String> from = before.selection().cohort();
-        Optional<String> to = after.selection().cohort();
+        // The cohorts without the selection reports: a report lists every worker left out (thousands
+        // while converging on 10,000), and a snapshot builds it only when asked.
+        Optional<String> from = ImmutableFleetSnapshot.cohortOf(before);
+        Optional<String> to = ImmutableFleetSnapshot.cohortOf(after);
         if (!from.equals(to)) {
             events.add(new CohortSwitched(n, from, to, after.selection().explanation()));
         }

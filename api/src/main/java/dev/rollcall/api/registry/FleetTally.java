@@ -25,22 +25,29 @@ final class FleetTally {
 
     private static final WorkerStatus.State[] STATES = WorkerStatus.State.values();
     private static final byte COMPATIBLE = (byte) WorkerStatus.State.COMPATIBLE.ordinal();
+    /** Room for this many more compatible workers than the tally before had, before an array grows. */
+    private static final int SPARE = 64;
 
     /** Each status's state's ordinal, in the statuses' order. */
     final byte[] states;
-    /** The compatible workers and their endpoints, in URL order (exactly {@code compatible} long). */
+    /**
+     * The compatible workers and their endpoints, in URL order: the first {@link #compatible} of
+     * each array (an array may be a little longer: a build does not copy it to trim it).
+     */
     final WorkerInfo[] workers;
     final WorkerEndpoint[] endpoints;
+    final int compatible;
     private final int[] byState;
     /** Compatible, rejected and outside-subset workers per version; compatible ones per version (never a zero). */
     private final Map<String, int[]> perVersion;
     private final Map<String, int[]> compatiblePerVersion;
 
-    private FleetTally(byte[] states, WorkerInfo[] workers, WorkerEndpoint[] endpoints, int[] byState,
+    private FleetTally(byte[] states, WorkerInfo[] workers, WorkerEndpoint[] endpoints, int compatible, int[] byState,
                        Map<String, int[]> perVersion, Map<String, int[]> compatiblePerVersion) {
         this.states = states;
         this.workers = workers;
         this.endpoints = endpoints;
+        this.compatible = compatible;
         this.byState = byState;
         this.perVersion = perVersion;
         this.compatiblePerVersion = compatiblePerVersion;
@@ -48,7 +55,8 @@ final class FleetTally {
 
     /** The tally of {@code statuses}, reading each. */
     static FleetTally count(WorkerStatus[] statuses) {
-        Builder b = new Builder(statuses.length, new int[STATES.length], new HashMap<>(), new HashMap<>());
+        Builder b = new Builder(statuses.length, statuses.length, new int[STATES.length], new HashMap<>(),
+                new HashMap<>());
         for (int i = 0; i < statuses.length; i++) {
             b.add(i, statuses[i]);
         }
@@ -61,7 +69,11 @@ final class FleetTally {
      * is not in strict URL order (the caller sorts and {@link #count counts}); {@code was} is.
      */
     static FleetTally update(FleetTally before, WorkerStatus[] was, WorkerStatus[] now) {
-        Builder b = new Builder(now.length, before.byState.clone(), copy(before.perVersion),
+        // Room for the compatible workers before and a few more: while converging on 10,000 workers a
+        // resolver builds hundreds of snapshots, each with a few more compatible workers than the last;
+        // arrays as long as the fleet, then trimmed, were half of what its builds allocated.
+        int room = (int) Math.min(now.length, (long) before.compatible + Math.max(0, now.length - was.length) + SPARE);
+        Builder b = new Builder(now.length, room, before.byState.clone(), copy(before.perVersion),
                 copy(before.compatiblePerVersion));
         int n = now.length;
         int m = was.length;
@@ -79,8 +91,7 @@ final class FleetTally {
                 byte state = before.states[j];
                 b.states[i] = state;
                 if (state == COMPATIBLE) {
-                    b.workers[b.compatible] = before.workers[k];
-                    b.endpoints[b.compatible++] = before.endpoints[k++];
+                    b.list(before.workers[k], before.endpoints[k++]);
                 }
                 afterNew = false;
                 i++;
@@ -150,8 +161,10 @@ final class FleetTally {
 
     /** Whether {@code other} tallies the same (for assertions: an update must equal a count). */
     boolean sameAs(FleetTally other) {
-        return Arrays.equals(states, other.states) && Arrays.equals(workers, other.workers)
-                && Arrays.equals(endpoints, other.endpoints) && Arrays.equals(byState, other.byState)
+        return Arrays.equals(states, other.states)
+                && Arrays.equals(workers, 0, compatible, other.workers, 0, other.compatible)
+                && Arrays.equals(endpoints, 0, compatible, other.endpoints, 0, other.compatible)
+                && Arrays.equals(byState, other.byState)
                 && histogram().equals(other.histogram()) && compatibleVersions().equals(other.compatibleVersions());
     }
 
@@ -164,8 +177,8 @@ final class FleetTally {
     /** A tally being made. */
     private static final class Builder {
         final byte[] states;
-        final WorkerInfo[] workers;
-        final WorkerEndpoint[] endpoints;
+        WorkerInfo[] workers;
+        WorkerEndpoint[] endpoints;
         int compatible;
         final int[] byState;
         final Map<String, int[]> perVersion;
@@ -175,10 +188,12 @@ final class FleetTally {
         private String compatibleRunVersion;
         private int[] compatibleRunCount;
 
-        Builder(int size, int[] byState, Map<String, int[]> perVersion, Map<String, int[]> compatiblePerVersion) {
+        /** A tally of {@code size} statuses, with room for {@code room} compatible ones before its arrays grow. */
+        Builder(int size, int room, int[] byState, Map<String, int[]> perVersion,
+                Map<String, int[]> compatiblePerVersion) {
             this.states = new byte[size];
-            this.workers = new WorkerInfo[size];
-            this.endpoints = new WorkerEndpoint[size];
+            this.workers = new WorkerInfo[room];
+            this.endpoints = new WorkerEndpoint[room];
             this.byState = byState;
             this.perVersion = perVersion;
             this.compatiblePerVersion = compatiblePerVersion;
@@ -198,8 +213,7 @@ final class FleetTally {
                 }
                 runCount[0]++;
                 if (state == WorkerStatus.State.COMPATIBLE) {
-                    workers[compatible] = info;
-                    endpoints[compatible++] = s.endpoint();
+                    list(info, s.endpoint());
                     if (version != compatibleRunVersion) {
                         compatibleRunVersion = version;
                         compatibleRunCount = compatiblePerVersion.computeIfAbsent(version, v -> new int[1]);
@@ -207,6 +221,17 @@ final class FleetTally {
                     compatibleRunCount[0]++;
                 }
             }
+        }
+
+        /** Lists a compatible worker after those listed so far; the arrays grow by half when full (never past the statuses). */
+        void list(WorkerInfo info, WorkerEndpoint endpoint) {
+            if (compatible == workers.length) {
+                int grown = Math.min(states.length, Math.max(compatible + SPARE, compatible + (compatible >> 1)));
+                workers = Arrays.copyOf(workers, grown);
+                endpoints = Arrays.copyOf(endpoints, grown);
+            }
+            workers[compatible] = info;
+            endpoints[compatible++] = endpoint;
         }
 
         /** {@code s}, counted with {@code state} before, is not among the statuses any more. */
@@ -232,11 +257,14 @@ final class FleetTally {
         }
 
         FleetTally done() {
-            // Every worker compatible (a converged fleet): the arrays are full, no copy to make.
-            return compatible == workers.length ? new FleetTally(states, workers, endpoints, byState, perVersion,
-                    compatiblePerVersion)
-                    : new FleetTally(states, Arrays.copyOf(workers, compatible), Arrays.copyOf(endpoints, compatible),
-                    byState, perVersion, compatiblePerVersion);
+            // Trimmed only when much of the arrays is empty (a count of a fleet mostly not compatible, a
+            // burst that grew them): a snapshot keeps them as long as it lives.
+            int unused = workers.length - compatible;
+            if (unused > SPARE + compatible / 8) {
+                workers = Arrays.copyOf(workers, compatible);
+                endpoints = Arrays.copyOf(endpoints, compatible);
+            }
+            return new FleetTally(states, workers, endpoints, compatible, byState, perVersion, compatiblePerVersion);
         }
     }
 }

@@ -78,8 +78,8 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         this.tally = tally;
         this.statusArray = sorted;
         this.statuses = readOnly(sorted);
-        this.workers = readOnly(tally.workers);
-        this.endpoints = readOnly(tally.endpoints);
+        this.workers = readOnly(tally.workers, tally.compatible);
+        this.endpoints = readOnly(tally.endpoints, tally.compatible);
         this.histogram = tally.histogram();
         this.counts = tally.counts(overKeptCap);
         this.cohort = Objects.requireNonNull(cohort, "cohort");
@@ -88,6 +88,11 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         this.preference = Objects.requireNonNull(preference, "preference");
         this.schemasByVersion = Objects.requireNonNull(schemasByVersion, "schemasByVersion");
         this.keys = Objects.requireNonNull(keys, "keys");
+    }
+
+    /** {@code snapshot}'s chosen cohort, as its selection report says, without building the report for one of these. */
+    static Optional<String> cohortOf(FleetSnapshot snapshot) {
+        return snapshot instanceof ImmutableFleetSnapshot s ? s.cohort : snapshot.selection().cohort();
     }
 
     /** Whether {@code statuses} are in strict URL order. */
@@ -102,7 +107,16 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
 
     /** A read-only list over an array no one else holds (no copy, unlike List.of). */
     private static <T> List<T> readOnly(T[] owned) {
-        return owned.length == 0 ? List.of() : Collections.unmodifiableList(Arrays.asList(owned));
+        return readOnly(owned, owned.length);
+    }
+
+    /** A read-only list over the first {@code length} elements of an array no one else holds. */
+    private static <T> List<T> readOnly(T[] owned, int length) {
+        if (length == 0) {
+            return List.of();
+        }
+        List<T> all = Arrays.asList(owned);
+        return Collections.unmodifiableList(length == owned.length ? all : all.subList(0, length));
     }
 
     /**

@@ -86,6 +86,39 @@ class SnapshotFromPreviousTest {
     }
 
     @Test
+    void manyWorkersTurningCompatibleAtOnceAreAllListedInUrlOrder() {
+        // A snapshot from its previous one makes room for a few more compatible workers than it had;
+        // a burst of hundreds (a fleet answering together) must still list every one, and a fleet
+        // that then loses most again must not keep listing those gone.
+        List<WorkerStatus> pending = new ArrayList<>();
+        List<WorkerStatus> compatible = new ArrayList<>();
+        for (int port = 7000; port < 8000; port++) {
+            WorkerEndpoint e = WorkerEndpoint.of("127.0.0.1", port);
+            pending.add(new WorkerStatus(e, WorkerStatus.State.PENDING, "not probed yet", Optional.empty()));
+            compatible.add(new WorkerStatus(e, WorkerStatus.State.COMPATIBLE, "",
+                    Optional.of(new WorkerInfo(e, VERSIONS[port % 2], "i" + port, Map.of(), List.of()))));
+        }
+        List<List<WorkerStatus>> steps = new ArrayList<>();
+        for (int ready : new int[] {0, 1, 70, 71, 400, 1000, 10, 0, 999}) {
+            List<WorkerStatus> step = new ArrayList<>();
+            for (int i = 0; i < 1000; i++) {
+                step.add(i < ready ? compatible.get(i) : pending.get(i));
+            }
+            steps.add(step);
+        }
+        FleetSnapshot previous = null;
+        long n = 1;
+        for (List<WorkerStatus> step : steps) {
+            FleetSnapshot fromPrevious = InternalSnapshots.buildAfter(FleetSnapshot.builder(n).publishedAt(Instant.EPOCH),
+                    step.toArray(new WorkerStatus[0]), previous);
+            FleetSnapshot fromScratch = FleetSnapshot.builder(n++).publishedAt(Instant.EPOCH).statuses(step).build();
+            assertSameAnswers(fromPrevious, fromScratch);
+            assertThat(fromPrevious.workers()).hasSize(fromScratch.counts().compatible());
+            previous = fromPrevious;
+        }
+    }
+
+    @Test
     void statusesHandedOverMustBeTheOnlyOnesAndNoneNull() {
         WorkerEndpoint a = WorkerEndpoint.of("127.0.0.1", 7001);
         WorkerStatus pending = new WorkerStatus(a, WorkerStatus.State.PENDING, "not probed yet", Optional.empty());

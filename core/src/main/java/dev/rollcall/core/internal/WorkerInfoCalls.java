@@ -10,6 +10,7 @@ import dev.rollcall.protocol.v1.WorkerServiceGrpc;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
@@ -97,36 +98,43 @@ final class WorkerInfoCalls {
             asked.setHolderId(holderId); // unset otherwise: the request of a coordinator before exact drain
         }
         WorkerInfoRequest request = asked.build();
-        final class Observer implements StreamObserver<WorkerInfoResponse>, ProbeClient.Watch {
+        // A call listener, not the stub's StreamObserver: the observer is handed a stream's end as an
+        // exception, whose stack trace is taken on the event loop for every stream that ends (each
+        // leaver of a churn, all 10,000 when a resolver closes); the status is what the listener needs.
+        final class Observer extends ClientCall.Listener<WorkerInfoResponse> implements ProbeClient.Watch {
             /** The last answer taken; only the call's callbacks touch it, one at a time. */
             private WorkerInfoResponse last;
             private volatile long heartbeatMillis;
 
             @Override
-            public void onNext(WorkerInfoResponse response) {
+            public void onMessage(WorkerInfoResponse response) {
+                if (take(response)) {
+                    call.request(1);
+                }
+            }
+
+            /** Whether the stream goes on after {@code response}. */
+            private boolean take(WorkerInfoResponse response) {
                 heartbeatMillis = Integer.toUnsignedLong(response.getHeartbeatMillis());
                 if (last != null && repeats(response, last)) {
                     listener.repeated();
-                    return;
+                    return true;
                 }
                 last = response;
                 String problem = AnswerCheck.problem(response);
                 if (problem != null) {
                     listener.answer(new ProbeOutcome.Failed(Status.Code.INTERNAL, "malformed answer: " + problem));
                     call.cancel("malformed answer", null);
-                    return;
+                    return false;
                 }
                 listener.answer(answered(endpoint, response));
+                return true;
             }
 
             @Override
-            public void onError(Throwable t) {
-                listener.ended(Status.fromThrowable(t));
-            }
-
-            @Override
-            public void onCompleted() {
-                listener.ended(Status.UNAVAILABLE.withDescription("the worker ended its WatchWorkerInfo stream"));
+            public void onClose(Status status, Metadata trailers) {
+                listener.ended(status.isOk()
+                        ? Status.UNAVAILABLE.withDescription("the worker ended its WatchWorkerInfo stream") : status);
             }
 
             @Override
@@ -140,7 +148,16 @@ final class WorkerInfoCalls {
             }
         }
         Observer observer = new Observer();
-        ClientCalls.asyncServerStreamingCall(call, request, observer);
+        // What the stub's asyncServerStreamingCall does: one answer asked for at a time.
+        try {
+            call.start(observer, new Metadata());
+            call.request(1);
+            call.sendMessage(request);
+            call.halfClose();
+        } catch (RuntimeException | Error e) {
+            call.cancel("the WatchWorkerInfo call could not start", e);
+            throw e;
+        }
         return observer;
     }
 
