@@ -64,10 +64,11 @@ final class Convergence {
 
         /** One line for the log: where the CPU went (this JVM's threads, the workers' JVMs). */
         String detail(String who) {
-            return String.format(Locale.ROOT, "    %s: %.1f ms, churns %s ms, %d snapshots, %.1f probes in flight on average,"
-                            + " CPU %.0f ms here + %.0f ms"
+            return String.format(Locale.ROOT, "    %s: %.1f ms, probe p50 / p99 %.1f / %.1f ms, churns %s ms, %d snapshots,"
+                            + " %.1f probes in flight on average, CPU %.0f ms here + %.0f ms"
                             + " in the workers' JVMs; of it in the kernel %d + %d ms; context switches %d + %d;"
-                            + " threads (ms) %s", who, nanos / 1e6, millis(churns), snapshots, probeNanos / (double) nanos,
+                            + " threads (ms) %s", who, nanos / 1e6, p50 / 1e6, p99 / 1e6, millis(churns), snapshots,
+                    probeNanos / (double) nanos,
                     cpuNanos / 1e6,
                     serverCpuNanos / 1e6, kernel[KernelCounters.KERNEL_MS_HERE], kernel[KernelCounters.KERNEL_MS_THERE],
                     kernel[KernelCounters.SWITCHES_HERE], kernel[KernelCounters.SWITCHES_THERE], threadCpu);
@@ -199,10 +200,10 @@ final class Convergence {
             }
         }
 
-        Run rs = median(rSmall);
-        Run bs = median(bSmall);
-        Run rl = median(rLarge);
-        Run bl = median(bLarge);
+        Run rs = typical(rSmall);
+        Run bs = typical(bSmall);
+        Run rl = typical(rLarge);
+        Run bl = typical(bLarge);
         String ofSmall = " (median of " + plan.repsSmall() + ")";
         String ofLarge = plan.repsLarge() > 1 ? " (median of " + plan.repsLarge() + ")" : " (one run)";
         report.add(new Report.Row("2. converge on 1,000 fresh workers, warm JVM" + ofSmall,
@@ -253,7 +254,7 @@ final class Convergence {
                 "floor " + Report.duration(fcs) + " / " + Report.duration(fcl), "≤ ×1.25 the floor, ahead of the baseline",
                 Report.met(rcs <= 1.25 * fcs && rcl <= 1.25 * fcl && rcs < bcs && rcl < bcl)));
         // Issue 42's tails, in both modes: the churn of 10,000 and the probe p99 at 10,000 against the floor.
-        Run rc = median(rClosed);
+        Run rc = typical(rClosed);
         long fcl99 = floorP99(PlainGrpcFloor.Call.UNARY, large);
         long fclosed = Latencies.median(fClosed);
         long fclosed99 = floorP99(PlainGrpcFloor.Call.UNARY_CLOSED, large);
@@ -460,6 +461,7 @@ final class Convergence {
             int churns = spares.isEmpty() ? 0 : Plan.CHURNS;
             long[] churnNanos = new long[churns];
             long[] churnProbes = new long[churns];
+            Map<String, Long> beforeChurns = ThreadCpu.byGroup();
             for (int c = 0; c < churns; c++) {
                 // A churn comes to a coordinator in its steady state, not in the same millisecond as
                 // the convergence before it: as the floor's churn does, it starts once the workers'
@@ -479,6 +481,11 @@ final class Convergence {
             Run run = new Run(nanos, percentile(latency, 0.5), percentile(latency, 0.99), probes, churnNanos,
                     churnProbes, cpu, threadCpu, snapshots, serverCpu, kernel, (long) latency.total(TimeUnit.NANOSECONDS));
             System.out.println(run.detail("rollcall " + name));
+            if (churns > 0) {
+                // The churns' own share, settle() and its full GCs included: whole reps of slow churns follow some
+                // convergences (the history's seventeenth round), and this says what else ran meanwhile.
+                System.out.println("      its churns, settle() included: threads (ms) " + ThreadCpu.since(beforeChurns));
+            }
             return run;
         }
     }
@@ -704,6 +711,19 @@ final class Convergence {
         List<Run> sorted = new ArrayList<>(runs);
         sorted.sort((a, b) -> Long.compare(a.nanos(), b.nanos()));
         return sorted.get((sorted.size() - 1) / 2);
+    }
+
+    /**
+     * The run of median time, with the probe p50 and p99 the medians over all {@code runs}: the
+     * floor's latencies are reported that way ({@link #floorP99}), and at 10,000 a run's p99 is made
+     * of the GC pauses that run had, which the run of median time need not have in the median.
+     */
+    private static Run typical(List<Run> runs) {
+        Run m = median(runs);
+        long p50 = Latencies.median(runs.stream().mapToLong(Run::p50).toArray());
+        long p99 = Latencies.median(runs.stream().mapToLong(Run::p99).toArray());
+        return new Run(m.nanos(), p50, p99, m.probes(), m.churns(), m.churnProbes(), m.cpuNanos(), m.threadCpu(),
+                m.snapshots(), m.serverCpuNanos(), m.kernel(), m.probeNanos());
     }
 
     /** Runs one side's first convergence on the URLs in {@code urls} in a new JVM; its time in nanoseconds. */
