@@ -53,37 +53,11 @@ final class Convergence {
         }
     };
 
-    /**
-     * One convergence, and the {@value Plan#CHURNS} churns after it when there were spares: each
-     * churn's time, and the probes each sent. {@code kernel} is {@link KernelCounters#since}'s;
-     * {@code probeNanos} the convergence's probe latencies added up, which divided by its time is
-     * how many probes were in flight on average (Little's law).
-     */
-    record Run(long nanos, long p50, long p99, long probes, long[] churns, long[] churnProbes, long cpuNanos,
-               Map<String, Long> threadCpu, long snapshots, long serverCpuNanos, long[] kernel, long probeNanos) {
-
-        /** One line for the log: where the CPU went (this JVM's threads, the workers' JVMs). */
-        String detail(String who) {
-            return String.format(Locale.ROOT, "    %s: %.1f ms, probe p50 / p99 %.1f / %.1f ms, churns %s ms, %d snapshots,"
-                            + " %.1f probes in flight on average, CPU %.0f ms here + %.0f ms"
-                            + " in the workers' JVMs; of it in the kernel %d + %d ms; context switches %d + %d;"
-                            + " threads (ms) %s", who, nanos / 1e6, p50 / 1e6, p99 / 1e6, millis(churns), snapshots,
-                    probeNanos / (double) nanos,
-                    cpuNanos / 1e6,
-                    serverCpuNanos / 1e6, kernel[KernelCounters.KERNEL_MS_HERE], kernel[KernelCounters.KERNEL_MS_THERE],
-                    kernel[KernelCounters.SWITCHES_HERE], kernel[KernelCounters.SWITCHES_THERE], threadCpu);
-        }
-    }
-
-    /** Durations in milliseconds, one decimal, for the log. */
-    static String millis(long[] nanos) {
-        return java.util.Arrays.stream(nanos).mapToObj(n -> String.format(Locale.ROOT, "%.1f", n / 1e6)).toList().toString();
-    }
 
     /** The floor's probe p99 per call and fleet size ("UNARY 10000"), one per timed rep. */
     private static final Map<String, List<Long>> FLOOR_P99 = new java.util.HashMap<>();
     /** The floor's runs per call and fleet size, one per timed rep: their heap allocation and GC pauses. */
-    private static final Map<String, List<Run>> FLOOR_RUNS = new java.util.HashMap<>();
+    private static final Map<String, List<ConvergenceRun>> FLOOR_RUNS = new java.util.HashMap<>();
 
     /** The untimed warm-up rounds at 10,000 of the last run (for the note). */
     private static List<Long> warmLarge = List.of();
@@ -128,8 +102,8 @@ final class Convergence {
         System.out.println("    workers' JVMs warmed up by rounds on 10,000 (plain gRPC's times): "
                 + warmLarge.stream().map(n -> Report.duration(n)).toList());
 
-        List<Run> rSmall = new ArrayList<>();
-        List<Run> bSmall = new ArrayList<>();
+        List<ConvergenceRun> rSmall = new ArrayList<>();
+        List<ConvergenceRun> bSmall = new ArrayList<>();
         long[] fSmall = new long[plan.repsSmall()];
         long[] fsSmall = new long[plan.repsSmall()]; // the floor making Rollcall's call, the stream
         List<Long> fcSmall = new ArrayList<>(); // the floor of a churn: plain gRPC probing only the new URLs
@@ -149,8 +123,8 @@ final class Convergence {
                 settle();
             }
         }
-        List<Run> rLarge = new ArrayList<>();
-        List<Run> bLarge = new ArrayList<>();
+        List<ConvergenceRun> rLarge = new ArrayList<>();
+        List<ConvergenceRun> bLarge = new ArrayList<>();
         long[] fLarge = new long[plan.repsLarge()];
         long[] fsLarge = new long[plan.repsLarge()];
         List<Long> fcLarge = new ArrayList<>();
@@ -185,7 +159,7 @@ final class Convergence {
         // plain grpc-java shutting each channel down at its answer, and the same churn floor (plain grpc-java
         // probes a churn's newcomers over new channels either way).
         int repsClosed = Math.max(1, plan.repsLarge() / 3);
-        List<Run> rClosed = new ArrayList<>();
+        List<ConvergenceRun> rClosed = new ArrayList<>();
         long[] fClosed = new long[repsClosed];
         List<Long> fccLarge = new ArrayList<>(); // the churn floor shutting each newcomer's channel down, as Rollcall
         for (int i = 0; i < repsClosed; i++) {
@@ -200,10 +174,10 @@ final class Convergence {
             }
         }
 
-        Run rs = typical(rSmall);
-        Run bs = typical(bSmall);
-        Run rl = typical(rLarge);
-        Run bl = typical(bLarge);
+        ConvergenceRun rs = ConvergenceRun.typical(rSmall);
+        ConvergenceRun bs = ConvergenceRun.typical(bSmall);
+        ConvergenceRun rl = ConvergenceRun.typical(rLarge);
+        ConvergenceRun bl = ConvergenceRun.typical(bLarge);
         String ofSmall = " (median of " + plan.repsSmall() + ")";
         String ofLarge = plan.repsLarge() > 1 ? " (median of " + plan.repsLarge() + ")" : " (one run)";
         report.add(new Report.Row("2. converge on 1,000 fresh workers, warm JVM" + ofSmall,
@@ -236,10 +210,10 @@ final class Convergence {
         // Each side's churns are a measurement of their own: the median of all its churns in all reps,
         // as the floor's (not the churns that followed the median convergence). One churn at 10,000
         // takes tens of milliseconds, and the reps of one run differed by ×1.5–×2: five a rep.
-        long rcs = medianChurn(rSmall);
-        long bcs = medianChurn(bSmall);
-        long rcl = medianChurn(rLarge);
-        long bcl = medianChurn(bLarge);
+        long rcs = ConvergenceRun.medianChurn(rSmall);
+        long bcs = ConvergenceRun.medianChurn(bSmall);
+        long rcl = ConvergenceRun.medianChurn(rLarge);
+        long bcl = ConvergenceRun.medianChurn(bLarge);
         String churnsSmall = " (median of " + plan.repsSmall() * Plan.CHURNS + ")";
         String churnsLarge = " (median of " + plan.repsLarge() * Plan.CHURNS + ")";
         report.add(new Report.Row("2. converge after 1 % churn of 1,000 (10 replaced)" + churnsSmall,
@@ -254,11 +228,11 @@ final class Convergence {
                 "floor " + Report.duration(fcs) + " / " + Report.duration(fcl), "≤ ×1.25 the floor, ahead of the baseline",
                 Report.met(rcs <= 1.25 * fcs && rcl <= 1.25 * fcl && rcs < bcs && rcl < bcl)));
         // Issue 42's tails, in both modes: the churn of 10,000 and the probe p99 at 10,000 against the floor.
-        Run rc = typical(rClosed);
+        ConvergenceRun rc = ConvergenceRun.typical(rClosed);
         long fcl99 = floorP99(PlainGrpcFloor.Call.UNARY, large);
         long fclosed = Latencies.median(fClosed);
         long fclosed99 = floorP99(PlainGrpcFloor.Call.UNARY_CLOSED, large);
-        long rcc = medianChurn(rClosed);
+        long rcc = ConvergenceRun.medianChurn(rClosed);
         String ofClosed = repsClosed > 1 ? " (median of " + repsClosed + ")" : " (one run)";
         report.add(new Report.Row("2. converge on 10,000 fresh workers, `keepProbeChannels(false)`, against plain grpc-java"
                 + " shutting each channel down at its answer (the floor)" + ofClosed,
@@ -296,8 +270,8 @@ final class Convergence {
                 Report.met(rl.p99() <= 1.1 * fcl99 && rc.p99() <= 1.1 * fclosed99)));
         report.add(allocationRow(rLarge, FLOOR_RUNS.getOrDefault(PlainGrpcFloor.Call.UNARY + " " + large, List.of())));
         int perChurn = (int) (large * Plan.CHURN);
-        long rMost = mostChurnProbes(rLarge);
-        long bMost = mostChurnProbes(bLarge);
+        long rMost = ConvergenceRun.mostChurnProbes(rLarge);
+        long bMost = ConvergenceRun.mostChurnProbes(bLarge);
         report.add(new Report.Row("3. probes per churn event: 100 of 10,000 replaced (the most in any churn)",
                 Report.count(rMost), Report.count(bMost), Report.lessIsBetter(rMost, bMost), "= 100 (the new URLs only)",
                 Report.met(rLarge.stream().flatMapToLong(r -> java.util.Arrays.stream(r.churnProbes()))
@@ -333,7 +307,7 @@ final class Convergence {
                 Report.duration(rf), Report.duration(bf), Report.lessIsBetter(rf, bf), "≤ 4 s", Report.met(rf <= 4e9)));
     }
 
-    private static Report.Row latencyRow(String scenario, Run r, Run b, int size) {
+    private static Report.Row latencyRow(String scenario, ConvergenceRun r, ConvergenceRun b, int size) {
         long unary = floorP99(PlainGrpcFloor.Call.UNARY, size);
         long stream = floorP99(PlainGrpcFloor.Call.STREAM, size);
         return new Report.Row(scenario, Report.duration(r.p50()) + " / " + Report.duration(r.p99()),
@@ -350,24 +324,17 @@ final class Convergence {
      * probe p99 at that size is mostly young-collection pauses (history, the eleventh round), and
      * how often the young generation is collected follows the allocation (informational).
      */
-    private static Report.Row allocationRow(List<Run> rollcall, List<Run> floor) {
-        long rMb = medianOf(rollcall, "(allocated MB)");
-        long fMb = medianOf(floor, "(allocated MB)");
+    private static Report.Row allocationRow(List<ConvergenceRun> rollcall, List<ConvergenceRun> floor) {
+        long rMb = ConvergenceRun.medianOf(rollcall, "(allocated MB)");
+        long fMb = ConvergenceRun.medianOf(floor, "(allocated MB)");
         return new Report.Row("2. … heap allocated while converging on 10,000, channels kept, and the GC's pauses"
                 + " and collections meanwhile (median of " + rollcall.size() + " / " + floor.size() + "; informational)",
-                rMb + " MB (" + Report.times(rMb / (double) Math.max(1, fMb)) + "), pauses " + medianOf(rollcall, "(gc pauses)")
-                        + " ms in " + medianOf(rollcall, "(gc count)"), "—",
-                "floor " + fMb + " MB, pauses " + medianOf(floor, "(gc pauses)") + " ms in " + medianOf(floor, "(gc count)"),
+                rMb + " MB (" + Report.times(rMb / (double) Math.max(1, fMb)) + "), pauses " + ConvergenceRun.medianOf(rollcall, "(gc pauses)")
+                        + " ms in " + ConvergenceRun.medianOf(rollcall, "(gc count)"), "—",
+                "floor " + fMb + " MB, pauses " + ConvergenceRun.medianOf(floor, "(gc pauses)") + " ms in " + ConvergenceRun.medianOf(floor, "(gc count)"),
                 "—", "—");
     }
 
-    /** The median over {@code runs} of a pseudo-group of their {@link ThreadCpu} maps (0 when absent). */
-    private static long medianOf(List<Run> runs, String key) {
-        if (runs.isEmpty()) {
-            return 0;
-        }
-        return Latencies.median(runs.stream().mapToLong(r -> r.threadCpu().getOrDefault(key, 0L)).toArray());
-    }
 
     /** The median over the timed reps of the floor's probe p99 with {@code call} at {@code size}. */
     private static long floorP99(PlainGrpcFloor.Call call, int size) {
@@ -412,12 +379,12 @@ final class Convergence {
     }
 
     /** A new resolver converges on {@code fleet}, then on {@code fleet} with its first spares.size() replaced. */
-    static Run rollcall(String name, List<WorkerEndpoint> fleet, List<WorkerEndpoint> spares) throws Exception {
+    static ConvergenceRun rollcall(String name, List<WorkerEndpoint> fleet, List<WorkerEndpoint> spares) throws Exception {
         return rollcall(name, fleet, spares, true);
     }
 
     /** As above; {@code keep} false: {@code keepProbeChannels(false)}, a connection per probe. */
-    static Run rollcall(String name, List<WorkerEndpoint> fleet, List<WorkerEndpoint> spares, boolean keep)
+    static ConvergenceRun rollcall(String name, List<WorkerEndpoint> fleet, List<WorkerEndpoint> spares, boolean keep)
             throws Exception {
         int n = fleet.size();
         PushDiscovery discovery = new PushDiscovery("push[benchmark]");
@@ -478,7 +445,7 @@ final class Convergence {
                 churnNanos[c] = System.nanoTime() - churnStart;
                 churnProbes[c] = resolver.probesSent() - before;
             }
-            Run run = new Run(nanos, percentile(latency, 0.5), percentile(latency, 0.99), probes, churnNanos,
+            ConvergenceRun run = new ConvergenceRun(nanos, percentile(latency, 0.5), percentile(latency, 0.99), probes, churnNanos,
                     churnProbes, cpu, threadCpu, snapshots, serverCpu, kernel, (long) latency.total(TimeUnit.NANOSECONDS));
             System.out.println(run.detail("rollcall " + name));
             if (churns > 0) {
@@ -491,7 +458,7 @@ final class Convergence {
     }
 
     /** A new baseline converges on {@code fleet} (a pass, then another every period until all answered), then the churn. */
-    static Run baseline(List<WorkerEndpoint> fleet, List<WorkerEndpoint> spares) throws Exception {
+    static ConvergenceRun baseline(List<WorkerEndpoint> fleet, List<WorkerEndpoint> spares) throws Exception {
         int n = fleet.size();
         PushDiscovery discovery = new PushDiscovery("push[benchmark]");
         try (HandRolledResolver baseline = new HandRolledResolver(discovery::urls, VERSION)) {
@@ -527,7 +494,7 @@ final class Convergence {
                 churnNanos[c] = System.nanoTime() - churnStart;
                 churnProbes[c] = baseline.probesSent() - before;
             }
-            Run run = new Run(nanos, p50, p99, probes, churnNanos, churnProbes, cpu, threadCpu, 0, serverCpu, kernel,
+            ConvergenceRun run = new ConvergenceRun(nanos, p50, p99, probes, churnNanos, churnProbes, cpu, threadCpu, 0, serverCpu, kernel,
                     probeNanos);
             System.out.println(run.detail("baseline " + n));
             return run;
@@ -564,7 +531,7 @@ final class Convergence {
 
     /** {@link PlainGrpcFloor#converge}, with its detail line in the log and its p99 kept for the report. */
     private static long floorLogged(List<WorkerEndpoint> fleet, PlainGrpcFloor.Call call) throws InterruptedException {
-        Run run = floor(fleet, call);
+        ConvergenceRun run = floor(fleet, call);
         FLOOR_P99.computeIfAbsent(call + " " + fleet.size(), n -> new ArrayList<>()).add(run.p99());
         FLOOR_RUNS.computeIfAbsent(call + " " + fleet.size(), n -> new ArrayList<>()).add(run);
         System.out.println(run.detail((call == PlainGrpcFloor.Call.STREAM ? "floor-stream "
@@ -573,10 +540,10 @@ final class Convergence {
     }
 
     /**
-     * {@link PlainGrpcFloor} as a {@link Run}: its CPU (this JVM's and the workers' JVMs') read at
+     * {@link PlainGrpcFloor} as a {@link ConvergenceRun}: its CPU (this JVM's and the workers' JVMs') read at
      * the last answer, before it closes its channels, and its probes' p50 / p99.
      */
-    private static Run floor(List<WorkerEndpoint> fleet, PlainGrpcFloor.Call call) throws InterruptedException {
+    private static ConvergenceRun floor(List<WorkerEndpoint> fleet, PlainGrpcFloor.Call call) throws InterruptedException {
         fleet = inDiscoveryOrder(fleet);
         Map<String, Long> threadsBefore = ThreadCpu.byGroup();
         KernelCounters.Snapshot kernelBefore = KernelCounters.now();
@@ -598,7 +565,7 @@ final class Convergence {
             chartCurve(fleet.size(), "plain grpc-java (the floor)", Charts.seconds(at), Charts.doubles(count));
         }
         long[] kernel = java.util.Arrays.copyOfRange(atAnswer, 2, 6);
-        return new Run(nanos, latencies.percentile(50), latencies.percentile(99), fleet.size(), new long[0], new long[0],
+        return new ConvergenceRun(nanos, latencies.percentile(50), latencies.percentile(99), fleet.size(), new long[0], new long[0],
                 atAnswer[0] - cpuBefore, ThreadCpu.since(threadsBefore, PlainGrpcFloor.groupsAtAnswer), 0,
                 atAnswer[1] - serverBefore, kernel,
                 latencies.sum());
@@ -675,7 +642,7 @@ final class Convergence {
             nanos[c] = PlainGrpcFloor.converge(inDiscoveryOrder(churnsIn(spares, c)), call, null, null, null);
         }
         System.out.println("    floor churns of " + fleetSize + (call == PlainGrpcFloor.Call.UNARY ? "" : " (" + call + ")")
-                + ": " + millis(nanos) + " ms");
+                + ": " + ConvergenceRun.millis(nanos) + " ms");
         return java.util.Arrays.stream(nanos).boxed().toList();
     }
 
@@ -699,32 +666,6 @@ final class Convergence {
         throw new IllegalStateException("no percentile " + p + " in " + h);
     }
 
-    private static long mostChurnProbes(List<Run> runs) {
-        return runs.stream().flatMapToLong(r -> java.util.Arrays.stream(r.churnProbes())).max().orElse(0);
-    }
-
-    private static long medianChurn(List<Run> runs) {
-        return Latencies.median(runs.stream().flatMapToLong(r -> java.util.Arrays.stream(r.churns())).toArray());
-    }
-
-    private static Run median(List<Run> runs) {
-        List<Run> sorted = new ArrayList<>(runs);
-        sorted.sort((a, b) -> Long.compare(a.nanos(), b.nanos()));
-        return sorted.get((sorted.size() - 1) / 2);
-    }
-
-    /**
-     * The run of median time, with the probe p50 and p99 the medians over all {@code runs}: the
-     * floor's latencies are reported that way ({@link #floorP99}), and at 10,000 a run's p99 is made
-     * of the GC pauses that run had, which the run of median time need not have in the median.
-     */
-    private static Run typical(List<Run> runs) {
-        Run m = median(runs);
-        long p50 = Latencies.median(runs.stream().mapToLong(Run::p50).toArray());
-        long p99 = Latencies.median(runs.stream().mapToLong(Run::p99).toArray());
-        return new Run(m.nanos(), p50, p99, m.probes(), m.churns(), m.churnProbes(), m.cpuNanos(), m.threadCpu(),
-                m.snapshots(), m.serverCpuNanos(), m.kernel(), m.probeNanos());
-    }
 
     /** Runs one side's first convergence on the URLs in {@code urls} in a new JVM; its time in nanoseconds. */
     private static long fresh(String side, Path urls, Path logs) {
@@ -742,7 +683,7 @@ final class Convergence {
     static void freshChild(String side, Path urlsFile, int times) throws Exception {
         List<WorkerEndpoint> fleet = Files.readAllLines(urlsFile).stream().map(WorkerEndpoint::parse).toList();
         for (int i = 0; i < times; i++) {
-            Run run = switch (side) {
+            ConvergenceRun run = switch (side) {
                 case "rollcall" -> rollcall("fresh-" + i, fleet, List.of());
                 case "baseline" -> baseline(fleet, List.of());
                 case "floor-stream" -> floor(fleet, PlainGrpcFloor.Call.STREAM);
