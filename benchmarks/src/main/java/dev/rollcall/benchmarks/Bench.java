@@ -74,6 +74,7 @@ public final class Bench {
         Path logs = Files.createDirectories(logDir);
         scenarioLimit = plan.scenarioLimit();
         hangLogs = logs;
+        Timeline.start(logs);
         String machine = machine();
         String loadBefore = loadAverage();
         System.out.println("Rollcall benchmarks, " + plan.name() + " run; " + machine + "; load average " + loadBefore);
@@ -130,7 +131,7 @@ public final class Bench {
                         (System.nanoTime() - t) / 1e9);
                 var all = fleets.endpoints();
                 if (only.contains(2)) {
-                    scenario(report, "2. convergence", () -> Convergence.run(plan, all, report, logs));
+                    scenario(report, "2. convergence", () -> Convergence.run(plan, fleets, report, logs));
                 }
                 // 5 runs in a JVM of its own and measures nothing that depends on speed; 3 counts probes,
                 // which does not either: they share the time. 4 times latencies, so it runs alone.

@@ -59,13 +59,18 @@ final class Convergence {
     /** The floor's runs per call and fleet size, one per timed rep: their heap allocation and GC pauses. */
     private static final Map<String, List<ConvergenceRun>> FLOOR_RUNS = new java.util.HashMap<>();
 
+    /** The workers' JVMs of the scenario running now, collected in {@link #settle()}; null before. */
+    private static volatile ServerFleets workers;
+
     /** The untimed warm-up rounds at 10,000 of the last run (for the note). */
     private static List<Long> warmLarge = List.of();
 
     private Convergence() {
     }
 
-    static void run(Plan plan, List<WorkerEndpoint> all, Report report, Path logs) throws Exception {
+    static void run(Plan plan, ServerFleets fleets, Report report, Path logs) throws Exception {
+        workers = fleets;
+        List<WorkerEndpoint> all = fleets.endpoints();
         int small = Plan.SMALL;
         int large = Plan.LARGE;
         List<WorkerEndpoint> smallFleet = all.subList(0, small);
@@ -361,8 +366,10 @@ final class Convergence {
     /**
      * Lets the workers' JVMs finish closing the last run's connections before the next run starts:
      * waits until they use less than a tenth of a core over 100 ms (at most 10 s), after a GC in
-     * this JVM. Closing 10,000 connections keeps them busy for a second or more, and a run that
-     * starts meanwhile pays for the run before it.
+     * this JVM; then collects their heaps. Closing 10,000 connections keeps them busy for a second or
+     * more, and a run that starts meanwhile pays for the run before it; and a young collection of
+     * theirs (40–720 ms each on two cores shared with this JVM, up to one a convergence) lands on
+     * whichever side happens to be running.
      */
     private static void settle() throws InterruptedException {
         System.gc();
@@ -372,10 +379,14 @@ final class Convergence {
             Thread.sleep(100);
             long now = childrenCpu();
             if (now - before < TimeUnit.MILLISECONDS.toNanos(10)) {
-                return;
+                break;
             }
             before = now;
         } while (System.nanoTime() < end);
+        ServerFleets fleets = workers;
+        if (fleets != null) {
+            fleets.collectGarbage();
+        }
     }
 
     /** A new resolver converges on {@code fleet}, then on {@code fleet} with its first spares.size() replaced. */
@@ -412,6 +423,7 @@ final class Convergence {
             discovery.push(fleet);
             long snapshots = resolver.await(s -> s.counts().compatible() == n, TIMEOUT).number();
             long nanos = System.nanoTime() - start;
+            Timeline.mark(java.time.Instant.now().minusNanos(nanos), "rollcall " + name + " converged on " + n, nanos);
             curve.close();
             if (!name.startsWith("warm")) {
                 at.add(nanos);
@@ -438,12 +450,22 @@ final class Convergence {
                 List<String> fresh = churnsIn(spares, c).stream().map(WorkerEndpoint::url).toList();
                 Set<WorkerEndpoint> next = Set.copyOf(churned(fleet, spares, c)); // discovery's set, as the floor's list, made before
                 long before = resolver.probesSent();
+                var probeTimer = registry.get("rollcall.probe.latency").tag("outcome", "answered").timer();
+                long answeredBefore = probeTimer.count();
+                double probeMsBefore = probeTimer.totalTime(TimeUnit.MILLISECONDS);
+                java.time.Instant wall = java.time.Instant.now();
+                Map<String, Long> cpuAt = ThreadCpu.byGroup();
+                long workersAt = childrenCpu();
                 long churnStart = System.nanoTime();
                 discovery.push(next);
                 resolver.await(s -> s.counts().compatible() == n && s.counts().candidates() == n
                         && fresh.stream().allMatch(url -> compatible(s, url)), TIMEOUT);
                 churnNanos[c] = System.nanoTime() - churnStart;
                 churnProbes[c] = resolver.probesSent() - before;
+                long answered = probeTimer.count() - answeredBefore;
+                Timeline.mark(wall, String.format(Locale.ROOT, "rollcall %s churn %d of %d: %d answered, mean probe %.1f ms; %s",
+                        name, c, n, answered, (probeTimer.totalTime(TimeUnit.MILLISECONDS) - probeMsBefore)
+                                / Math.max(1, answered), ThreadCpu.compact(cpuAt, childrenCpu() - workersAt)), churnNanos[c]);
             }
             ConvergenceRun run = new ConvergenceRun(nanos, percentile(latency, 0.5), percentile(latency, 0.99), probes, churnNanos,
                     churnProbes, cpu, threadCpu, snapshots, serverCpu, kernel, (long) latency.total(TimeUnit.NANOSECONDS));
@@ -531,7 +553,9 @@ final class Convergence {
 
     /** {@link PlainGrpcFloor#converge}, with its detail line in the log and its p99 kept for the report. */
     private static long floorLogged(List<WorkerEndpoint> fleet, PlainGrpcFloor.Call call) throws InterruptedException {
+        java.time.Instant wall = java.time.Instant.now();
         ConvergenceRun run = floor(fleet, call);
+        Timeline.mark(wall, "floor " + call + " converged on " + fleet.size(), run.nanos());
         FLOOR_P99.computeIfAbsent(call + " " + fleet.size(), n -> new ArrayList<>()).add(run.p99());
         FLOOR_RUNS.computeIfAbsent(call + " " + fleet.size(), n -> new ArrayList<>()).add(run);
         System.out.println(run.detail((call == PlainGrpcFloor.Call.STREAM ? "floor-stream "
@@ -639,7 +663,13 @@ final class Convergence {
         long[] nanos = new long[Plan.CHURNS];
         for (int c = 0; c < Plan.CHURNS; c++) {
             settle();
-            nanos[c] = PlainGrpcFloor.converge(inDiscoveryOrder(churnsIn(spares, c)), call, null, null, null);
+            List<WorkerEndpoint> order = inDiscoveryOrder(churnsIn(spares, c));
+            java.time.Instant wall = java.time.Instant.now();
+            Map<String, Long> cpuAt = ThreadCpu.byGroup();
+            long workersAt = childrenCpu();
+            nanos[c] = PlainGrpcFloor.converge(order, call, null, null, null);
+            Timeline.mark(wall, "floor " + call + " churn " + c + " of " + fleetSize + "; "
+                    + ThreadCpu.compact(cpuAt, childrenCpu() - workersAt), nanos[c]);
         }
         System.out.println("    floor churns of " + fleetSize + (call == PlainGrpcFloor.Call.UNARY ? "" : " (" + call + ")")
                 + ": " + ConvergenceRun.millis(nanos) + " ms");

@@ -33,6 +33,12 @@ public final class ServerFleetMain {
                 if (line.equals("answered")) {
                     System.out.println("ANSWERED " + servers.probesAnswered());
                     System.out.flush();
+                } else if (line.equals("gc")) {
+                    // The harness's settle(): a timed phase starts with this JVM's young generation empty.
+                    long start = System.nanoTime();
+                    System.gc();
+                    System.out.println("COLLECTED " + (System.nanoTime() - start) / 1_000_000);
+                    System.out.flush();
                 } else if (line.equals("quit")) {
                     break;
                 }

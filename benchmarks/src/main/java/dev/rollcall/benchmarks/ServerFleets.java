@@ -39,8 +39,13 @@ final class ServerFleets implements AutoCloseable {
             for (int i = 0; i < jvmCount; i++) {
                 int n = Math.min(PER_JVM, count - i * PER_JVM);
                 int first = FIRST_PORT + i * span;
+                // Their pauses on the wall clock (a line is written at a pause's end), to lay beside the
+                // harness's Timeline. A young generation of a fixed 512 MB holds what a convergence on
+                // 10,000 allocates in each (about 150 MB), so that with collectGarbage() between runs
+                // none is collected during one; by default one came every 250-300 MB, in every other run.
+                String gcLog = "-Xlog:gc:file=" + logDir.resolve("servers-" + i + "-gc.log").toAbsolutePath() + ":time,uptime";
                 fleets.jvms.add(ChildJvm.start("servers-" + i,
-                        List.of("-Xmx1g", "-XX:+UseParallelGC", "-Xss256k"), ServerFleetMain.class,
+                        List.of("-Xms1g", "-Xmx1g", "-Xmn512m", "-XX:+UseParallelGC", "-Xss256k", gcLog), ServerFleetMain.class,
                         List.of(String.valueOf(n), String.valueOf(first), String.valueOf(first + span - 1), version,
                                 flight ? "flight" : "plain"),
                         logDir.resolve("servers-" + i + ".log")));
@@ -68,6 +73,16 @@ final class ServerFleets implements AutoCloseable {
             sum += Long.parseLong(jvm.awaitLine("ANSWERED "));
         }
         return sum;
+    }
+
+    /**
+     * Collects every servers JVM's heap (all at once) and returns when all are done: a timed phase
+     * that starts after it meets no young collection of theirs, which on two cores shared with the
+     * harness took 40–720 ms each and landed on whichever side happened to be running.
+     */
+    void collectGarbage() {
+        jvms.forEach(jvm -> jvm.send("gc"));
+        jvms.forEach(jvm -> jvm.awaitLine("COLLECTED "));
     }
 
     @Override

@@ -85,4 +85,20 @@ final class ThreadCpu {
         delta.put("(allocated MB)", allocated / 1_000_000);
         return delta;
     }
+
+    /**
+     * One line for a short step (a churn): CPU milliseconds since {@code before} per thread group
+     * that used at least 0.1 ms (threads that ended meanwhile are left out), and {@code workersNanos}
+     * of the workers' JVMs (their clock ticks every 10 ms).
+     */
+    static String compact(Map<String, Long> before, long workersNanos) {
+        StringBuilder b = new StringBuilder("CPU ms {");
+        for (Map.Entry<String, Long> e : byGroup().entrySet()) {
+            long d = e.getValue() - before.getOrDefault(e.getKey(), 0L);
+            if (!e.getKey().startsWith(ALLOCATED_BY) && d >= 100_000) {
+                b.append(String.format(java.util.Locale.ROOT, "%s=%.1f, ", e.getKey(), d / 1e6));
+            }
+        }
+        return b.append("workers' JVMs=").append(workersNanos / 1_000_000).append('}').toString();
+    }
 }
