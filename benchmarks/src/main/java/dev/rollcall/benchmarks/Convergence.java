@@ -667,9 +667,11 @@ final class Convergence {
             java.time.Instant wall = java.time.Instant.now();
             Map<String, Long> cpuAt = ThreadCpu.byGroup();
             long workersAt = childrenCpu();
-            nanos[c] = PlainGrpcFloor.converge(order, call, null, null, null);
+            long[] atAnswer = new long[6];
+            nanos[c] = PlainGrpcFloor.converge(order, call, atAnswer, null, null);
+            // Read at its last answer, while its event loop's threads were alive.
             Timeline.mark(wall, "floor " + call + " churn " + c + " of " + fleetSize + "; "
-                    + ThreadCpu.compact(cpuAt, childrenCpu() - workersAt), nanos[c]);
+                    + ThreadCpu.compact(cpuAt, PlainGrpcFloor.groupsAtAnswer, atAnswer[1] - workersAt), nanos[c]);
         }
         System.out.println("    floor churns of " + fleetSize + (call == PlainGrpcFloor.Call.UNARY ? "" : " (" + call + ")")
                 + ": " + ConvergenceRun.millis(nanos) + " ms");

@@ -92,8 +92,13 @@ final class ThreadCpu {
      * of the workers' JVMs (their clock ticks every 10 ms).
      */
     static String compact(Map<String, Long> before, long workersNanos) {
+        return compact(before, byGroup(), workersNanos);
+    }
+
+    /** As {@link #compact(Map, long)}, up to {@code now} (a {@link #byGroup()} taken earlier). */
+    static String compact(Map<String, Long> before, Map<String, Long> now, long workersNanos) {
         StringBuilder b = new StringBuilder("CPU ms {");
-        for (Map.Entry<String, Long> e : byGroup().entrySet()) {
+        for (Map.Entry<String, Long> e : now.entrySet()) {
             long d = e.getValue() - before.getOrDefault(e.getKey(), 0L);
             if (!e.getKey().startsWith(ALLOCATED_BY) && d >= 100_000) {
                 b.append(String.format(java.util.Locale.ROOT, "%s=%.1f, ", e.getKey(), d / 1e6));
