@@ -27,9 +27,18 @@ final class Timeline {
     private Timeline() {
     }
 
-    /** Starts writing to {@code <logs>/timeline.tsv} (appending) and listening to this JVM's collections. */
+    /**
+     * Starts writing to {@code <logs>/timeline.tsv} (emptied first: the default logs directory is
+     * reused run after run) and listening to this JVM's collections.
+     */
     static void start(Path logs) {
-        file = logs.resolve("timeline.tsv");
+        Path f = logs.resolve("timeline.tsv");
+        try {
+            Files.writeString(f, "", StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + f, e);
+        }
+        file = f;
         long startedAtWall = System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getUptime();
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
             if (gc instanceof NotificationEmitter emitter) {
