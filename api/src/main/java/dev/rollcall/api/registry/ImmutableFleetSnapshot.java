@@ -90,6 +90,11 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         this.keys = Objects.requireNonNull(keys, "keys");
     }
 
+    /** The statuses in URL order: the array itself, for readers in this package that never write it. */
+    WorkerStatus[] inUrlOrder() {
+        return statusArray;
+    }
+
     /** {@code snapshot}'s chosen cohort, as its selection report says, without building the report for one of these. */
     static Optional<String> cohortOf(FleetSnapshot snapshot) {
         return snapshot instanceof ImmutableFleetSnapshot s ? s.cohort : snapshot.selection().cohort();

@@ -64,6 +64,39 @@ class FleetEventTest {
     }
 
     @Test
+    void aSnapshotOfAnotherMakeListingItsWorkersOutOfOrderGivesTheSameEvents() {
+        FleetSnapshot before = snapshot(4, Optional.of("1.0.0"),
+                answered(7001, "1.0.0", State.COMPATIBLE, ""),
+                answered(7002, "1.0.0", State.COMPATIBLE, ""),
+                silent(7003, State.PENDING, ""));
+        FleetSnapshot after = snapshot(5, Optional.of("1.0.0"),
+                answered(7002, "1.0.0", State.COMPATIBLE, ""),
+                answered(7003, "1.0.0", State.COMPATIBLE, ""),
+                answered(7004, "2.0.0", State.REJECTED, "too new"));
+        List<FleetEvent> expected = List.of(
+                new WorkerLeft(5, WorkerEndpoint.of("127.0.0.1", 7001), "left discovery"),
+                new WorkerRejected(5, info(7004, "2.0.0"), "too new"),
+                new WorkerJoined(5, info(7003, "1.0.0")));
+
+        assertThat(FleetEvent.between(before, after)).containsExactlyElementsOf(expected);
+        assertThat(FleetEvent.between(reversed(before), reversed(after))).containsExactlyElementsOf(expected);
+        assertThat(FleetEvent.between(before, reversed(after))).containsExactlyElementsOf(expected);
+    }
+
+    /** {@code snapshot} as a user's own implementation might hand it over: its statuses in reverse URL order. */
+    private static FleetSnapshot reversed(FleetSnapshot snapshot) {
+        return (FleetSnapshot) java.lang.reflect.Proxy.newProxyInstance(FleetSnapshot.class.getClassLoader(),
+                new Class<?>[] {FleetSnapshot.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("statuses") && method.getParameterCount() == 0) {
+                        List<WorkerStatus> statuses = new java.util.ArrayList<>(snapshot.statuses());
+                        java.util.Collections.reverse(statuses);
+                        return statuses;
+                    }
+                    return method.invoke(snapshot, args);
+                });
+    }
+
+    @Test
     void aWorkerRejectedBeforeIsNotRejectedAgainAndTheSameSnapshotTwiceIsNoEvent() {
         FleetSnapshot one = snapshot(1, Optional.empty(), answered(7001, "1.0.0", State.COMPATIBLE, ""),
                 answered(7002, "0.1.0", State.REJECTED, "too old"));
