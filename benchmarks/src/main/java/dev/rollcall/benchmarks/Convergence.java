@@ -100,7 +100,11 @@ final class Convergence {
             long nanos = PlainGrpcFloor.converge(largeFleet);
             settle();
             // The workers serve Rollcall's WatchWorkerInfo stream on another path than the unary call.
-            rollcall("warm-large-" + round[0]++, largeFleet, List.of());
+            // Its churns too: the floor's churn is its convergence's path, Rollcall's is another
+            // (leavers forgotten, newcomers beside 9,900 held streams), and without them here the
+            // JIT compiled it in the first timed rep's churns (up to 45 ms of the JIT's CPU in one;
+            // the quick run's median churn came from that rep: 33.3 ms, 25.6 without it).
+            rollcall("warm-large-" + round[0]++, largeFleet, largeSpares);
             settle();
             return nanos;
         });
@@ -167,6 +171,10 @@ final class Convergence {
         List<ConvergenceRun> rClosed = new ArrayList<>();
         long[] fClosed = new long[repsClosed];
         List<Long> fccLarge = new ArrayList<>(); // the churn floor shutting each newcomer's channel down, as Rollcall
+        // Untimed, as the kept mode's warm-up rounds: channels closed at each answer is another path
+        // again, and its first timed churns had the JIT compiling it (1–299 ms of its CPU a churn).
+        rollcall("warm-closed", largeFleet, largeSpares, false);
+        settle();
         for (int i = 0; i < repsClosed; i++) {
             for (int k = 0; k < 2; k++) {
                 if ((i + k) % 2 == 0) {
@@ -290,7 +298,7 @@ final class Convergence {
                 + " with its 5 s period it starts on average 2.5 s later, which the table leaves out."
                 + " The JVM was warmed up by " + warmRounds + " round" + (warmRounds == 1 ? "" : "s") + " of all three on"
                 + " 1,000 workers (" + plan.warmUpSeconds() + " s) and " + warmLarge.size() + " untimed rounds of"
-                + " plain gRPC and Rollcall on 10,000 (until two plain ones were within 15 % of each other, so that the"
+                + " plain gRPC and Rollcall on 10,000, Rollcall's with its five churns (until two plain ones were within 15 % of each other, so that the"
                 + " workers' JVMs are warm:"
                 + " " + warmLarge.stream().map(Report::duration).toList() + ")"
                 + "; every rep runs the three sides in another order, so that each goes first as often as the others"
@@ -445,8 +453,11 @@ final class Convergence {
                 // A churn comes to a coordinator in its steady state, not in the same millisecond as
                 // the convergence before it: as the floor's churn does, it starts once the workers'
                 // JVMs are done with that convergence (they were still busy, and the churn's probes
-                // took two to three times as long as on a quiet machine).
-                settle();
+                // took two to three times as long as on a quiet machine). A warm-up's churns only
+                // compile their path.
+                if (!name.startsWith("warm")) {
+                    settle();
+                }
                 List<String> fresh = churnsIn(spares, c).stream().map(WorkerEndpoint::url).toList();
                 Set<WorkerEndpoint> next = Set.copyOf(churned(fleet, spares, c)); // discovery's set, as the floor's list, made before
                 long before = resolver.probesSent();
