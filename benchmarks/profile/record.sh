@@ -15,11 +15,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 out=${1:?usage: record.sh OUT_DIR [benchmark options]}
 shift
 mkdir -p "$out/maps"
-./benchmark --help > /dev/null 2>&1 || true # builds the jar when sources changed
-ulimit -n "$(ulimit -Hn)"
-ROLLCALL_BENCH_LAUNCHER=./benchmark java --add-opens=java.base/java.nio=ALL-UNNAMED -Djava.awt.headless=true \
-    -XX:+PreserveFramePointer -jar benchmarks/target/benchmarks.jar --logs "$out" "$@" > "$out/out.txt" 2>&1 &
+# ./benchmark builds what changed, raises the descriptor limit and execs the harness's JVM: $! is its pid.
+ROLLCALL_BENCH_JAVA_OPTS=-XX:+PreserveFramePointer ./benchmark --logs "$out" "$@" > "$out/out.txt" 2>&1 &
 pid=$!
+# Attach once it is the JVM: attached while the launcher was still exec'ing (env, bash, java), perf
+# recorded nothing.
+while kill -0 "$pid" 2> /dev/null && [[ $(readlink "/proc/$pid/exe" || true) != */java ]]; do
+  sleep 0.05
+done
 perf record -F 997 -g -k CLOCK_REALTIME -p "$pid" -o "$out/perf.data" > "$out/perf.log" 2>&1 &
 perf_pid=$!
 while kill -0 "$pid" 2> /dev/null; do
