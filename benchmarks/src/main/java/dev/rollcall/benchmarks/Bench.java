@@ -31,7 +31,8 @@ import java.util.TreeSet;
  *       without kept channels; 10 the faults of a production network: a host cut off, Flight traffic
  *       beside the probes; 11 probe protocols: {@code none} on 9's size, the {@code grpc-health} drain
  *       against the {@code rollcall} one; 12 subsets: the model of 100 coordinators over 10,000 workers
- *       and 8 resolvers over 1,000 loopback workers); default all.</li>
+ *       and 8 resolvers over 1,000 loopback workers); default 1 to 12. 13, a study of how a probe's latency
+ *       follows the probes in flight (the floor at 24 to 64, Rollcall at 32 and 64), runs only when named.</li>
  * </ul>
  * The table always goes to {@code <logs>/results-<quick|full>.md} too; logs of the child JVMs, JMH
  * and etcd go to {@code --logs} (default {@code benchmarks/target/bench-logs}).
@@ -65,7 +66,8 @@ public final class Bench {
                 case "--logs" -> logDir = Path.of(args[++i]);
                 default -> {
                     System.err.println("unknown argument " + args[i]
-                            + "; usage: [--quick] [--write-doc] [--only 1,2,3,4,5,6,7,8,9,10,11,12] [--logs DIR]");
+                            + "; usage: [--quick] [--write-doc] [--only 1,2,3,4,5,6,7,8,9,10,11,12,13] [--logs DIR]"
+                            + " (13, a study of probe concurrency, runs only when named)");
                     System.exit(2);
                 }
             }
@@ -100,7 +102,8 @@ public final class Bench {
             // Shared channels counts descriptors and heap in JVMs of their own and the restart counts calls:
             // neither depends on speed, so they share the time; kill to last call times latencies, alone.
             var shared = java.util.concurrent.CompletableFuture.runAsync(
-                    () -> scenario(report, "8. shared channels", () -> SharedChannels.run(report, logs)));
+                    () -> scenario(report, "8. shared channels", () -> SharedChannels.run(report, logs)),
+                    onThread("8. shared channels"));
             scenario(report, "8. restart in place", () -> RestartInPlace.run(plan, report));
             shared.join();
             scenario(report, "8. kill to last call", () -> KillToLastCall.run(plan, report, logs));
@@ -117,6 +120,10 @@ public final class Bench {
         if (only.contains(12)) {
             // 1,000 loopback servers of its own, closed before 9 and the fleets of 2-5 take the descriptors.
             scenario(report, "12. subsets", () -> Subsets.run(plan, report));
+        }
+        if (only.contains(13)) {
+            // A study, not a target: only when asked for (--only 13); its own fleet of 10,000, before 9 and 2-5.
+            scenario(report, "13. probe concurrency", () -> ProbeConcurrency.run(plan, report, logs));
         }
         if (only.contains(9)) {
             // Its own server and coordinator JVMs, before the fleets of 2-5 take their descriptors.
@@ -139,7 +146,7 @@ public final class Bench {
                     if (only.contains(5)) {
                         scenario(report, "5. memory and threads", () -> Footprint.run(all, report, logs));
                     }
-                });
+                }, onThread("5. memory and threads"));
                 if (only.contains(3)) {
                     scenario(report, "3. probe economy", () -> ProbeEconomy.run(plan, all, report));
                 }
@@ -175,6 +182,20 @@ public final class Bench {
     /** Set once by {@link #main}: how long one scenario may take before it is reported as hung. */
     private static volatile Duration scenarioLimit = Plan.FULL.scenarioLimit();
     private static volatile Path hangLogs = Path.of(".");
+
+    /**
+     * An executor that runs each task on a new daemon thread named {@code name}: for the harness's
+     * tasks that block (a scenario beside another, a child JVM's answer). Not the common pool: on two
+     * cores it has one thread, and a task queued behind a blocked one waited for it (on Java 25 the
+     * shared-channels scenario's second child JVM waited out the 8-minute watchdog).
+     */
+    static java.util.concurrent.Executor onThread(String name) {
+        return task -> {
+            Thread t = new Thread(task, name);
+            t.setDaemon(true);
+            t.start();
+        };
+    }
 
     private static void scenario(Report report, String name, Scenario scenario) {
         System.out.println("== " + name);

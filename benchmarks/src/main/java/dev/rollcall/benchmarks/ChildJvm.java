@@ -20,6 +20,11 @@ final class ChildJvm implements AutoCloseable {
 
     /** Arrow (in core's class path) needs this on Java 17; harmless when Arrow is not loaded. */
     static final String ARROW_OPENS = "--add-opens=java.base/java.nio=ALL-UNNAMED";
+    /**
+     * And this on Java 24 or newer, or every Arrow allocation fails inside Netty (Java 17 refuses
+     * the flag): as {@code ./benchmark} starts the harness.
+     */
+    private static final String ARROW_UNSAFE = "--sun-misc-unsafe-memory-access=allow";
 
     private final String what;
     private final Process process;
@@ -39,6 +44,9 @@ final class ChildJvm implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add(ARROW_OPENS);
+        if (Runtime.version().feature() >= 24) {
+            command.add(ARROW_UNSAFE);
+        }
         command.addAll(jvmArgs);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));

@@ -208,7 +208,7 @@ final class ExactDrainRestart {
                 var closed = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
                     worker.close();
                     return System.nanoTime();
-                });
+                }, Bench.onThread("exact-drain-close"));
                 long killedAt = System.nanoTime();
                 child.destroyForcibly();
                 long returned = closed.get(WAIT.toSeconds(), TimeUnit.SECONDS);

@@ -117,17 +117,7 @@ final class PlainGrpcFloor {
             for (WorkerEndpoint endpoint : fleet) {
                 inFlight.acquire();
                 long probeStart = System.nanoTime();
-                NettyChannelBuilder builder = NettyChannelBuilder
-                        .forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), endpoint.port()))
-                        .eventLoopGroup(loop).channelType(NioSocketChannel.class, InetSocketAddress.class)
-                        .directExecutor().usePlaintext();
-                InternalNettyChannelBuilder.setStatsEnabled(builder, false);
-                InternalNettyChannelBuilder.setTracingEnabled(builder, false);
-                if (call == Call.STREAM_LIVE) {
-                    builder.keepAliveTime(KEEPALIVE_TIME.toNanos(), TimeUnit.NANOSECONDS)
-                            .keepAliveTimeout(KEEPALIVE_TIMEOUT.toNanos(), TimeUnit.NANOSECONDS).keepAliveWithoutCalls(true);
-                }
-                ManagedChannel channel = builder.build();
+                ManagedChannel channel = channel(endpoint, call, loop);
                 channels.add(channel);
                 StreamObserver<WorkerInfoResponse> observer = new StreamObserver<>() {
                     private boolean done; // callbacks of one call come one after another
@@ -198,5 +188,20 @@ final class PlainGrpcFloor {
             }
             loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         }
+    }
+
+    /** {@code endpoint}'s channel on {@code loop}, as the floor builds it for {@code call}. */
+    static ManagedChannel channel(WorkerEndpoint endpoint, Call call, EventLoopGroup loop) {
+        NettyChannelBuilder builder = NettyChannelBuilder
+                .forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), endpoint.port()))
+                .eventLoopGroup(loop).channelType(NioSocketChannel.class, InetSocketAddress.class)
+                .directExecutor().usePlaintext();
+        InternalNettyChannelBuilder.setStatsEnabled(builder, false);
+        InternalNettyChannelBuilder.setTracingEnabled(builder, false);
+        if (call == Call.STREAM_LIVE) {
+            builder.keepAliveTime(KEEPALIVE_TIME.toNanos(), TimeUnit.NANOSECONDS)
+                    .keepAliveTimeout(KEEPALIVE_TIMEOUT.toNanos(), TimeUnit.NANOSECONDS).keepAliveWithoutCalls(true);
+        }
+        return builder.build();
     }
 }

@@ -39,7 +39,8 @@ final class SharedChannels {
             Path urls = Files.createTempFile(logs, "flight-fleet-", ".txt");
             Files.write(urls, fleet.endpoints().stream().map(WorkerEndpoint::url).toList());
             // Counts, not times: both ways at once, each in its own JVM.
-            var sharing = java.util.concurrent.CompletableFuture.supplyAsync(() -> measure("shared", urls, logs));
+            var sharing = java.util.concurrent.CompletableFuture.supplyAsync(() -> measure("shared", urls, logs),
+                    Bench.onThread("shared-channels-shared"));
             Map<String, Long> separate = measure("separate", urls, logs);
             Map<String, Long> shared = sharing.join();
             report.add(new Report.Row("8. coordinator calling 1,000 workers over Flight: open file descriptors"
