@@ -702,7 +702,7 @@ final class Convergence {
         return s.status(url).map(st -> st.state() == WorkerStatus.State.COMPATIBLE).orElse(false);
     }
 
-    /** {@code h}'s percentile {@code p} (one of {@link #PERCENTILES}'), in nanoseconds. */
+    /** {@code h}'s percentile {@code p} (one of {@link #PERCENTILES}'s), in nanoseconds. */
     static long percentile(HistogramSnapshot h, double p) {
         for (ValueAtPercentile v : h.percentileValues()) {
             if (v.percentile() == p) {

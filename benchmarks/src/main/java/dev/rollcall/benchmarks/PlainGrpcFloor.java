@@ -182,11 +182,7 @@ final class PlainGrpcFloor {
             }
             return nanos;
         } finally {
-            channels.forEach(ManagedChannel::shutdownNow);
-            for (ManagedChannel c : channels) {
-                c.awaitTermination(5, TimeUnit.SECONDS);
-            }
-            loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+            closeAll(channels, loop);
         }
     }
 
@@ -203,5 +199,14 @@ final class PlainGrpcFloor {
                     .keepAliveTimeout(KEEPALIVE_TIMEOUT.toNanos(), TimeUnit.NANOSECONDS).keepAliveWithoutCalls(true);
         }
         return builder.build();
+    }
+
+    /** Shuts {@code channels} down at once, waits for each (5 s at most), then ends {@code loop}. */
+    static void closeAll(List<ManagedChannel> channels, EventLoopGroup loop) throws InterruptedException {
+        channels.forEach(ManagedChannel::shutdownNow);
+        for (ManagedChannel c : channels) {
+            c.awaitTermination(5, TimeUnit.SECONDS);
+        }
+        loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
 }

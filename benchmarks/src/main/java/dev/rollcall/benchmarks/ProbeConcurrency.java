@@ -175,11 +175,7 @@ final class ProbeConcurrency {
             long nanos = System.nanoTime() - start;
             return new Run(nanos, latencies.percentile(50), latencies.percentile(99), latencies.sum());
         } finally {
-            channels.forEach(ManagedChannel::shutdownNow);
-            for (ManagedChannel c : channels) {
-                c.awaitTermination(5, TimeUnit.SECONDS);
-            }
-            loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+            PlainGrpcFloor.closeAll(channels, loop);
         }
     }
 
