@@ -31,8 +31,8 @@ final class Verdicts {
                     + " start is seen only when a restart is watched: expectRestart, --expect-restart)");
         }
         f.pass("W4", quoted(every.version()) + " in all answers of the process");
+        // A worker without revisions was found not to implement W9 by EveryAnswer, which wins over this pass.
         f.pass("W9", "every answer had a revision; none lower than one before it, none reused for another answer");
-        // A worker without revisions was said not to implement W9 by EveryAnswer, which wins over this pass.
         f.pass("W12", "states seen: " + String.join(", ", every.states()));
         f.pass("W14", every.count() + " answers within every bound of docs/protocol.md");
         f.notChecked("W11", "needs a coordinator that stops reading (HTTP/2 flow control), which this kit does not do");
