@@ -195,10 +195,7 @@ final class ConformanceRun {
     private void handle(Event e) {
         WatchedStream s = e.stream();
         s.taken(e);
-        if (e.answer() == null && s.overflowed() && !s.ended()) {
-            // The kit's own cut-off, not the worker's end of the stream (W7, W18): W6 says why.
-            s.end = e.end();
-            s.endAt = e.atNanos();
+        if (s.endedByKit(e)) { // not the worker's end of the stream (W7, W18): W6 says why
             f.fail("W6", s.overflowFinding());
             return;
         }

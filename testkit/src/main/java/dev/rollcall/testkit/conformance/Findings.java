@@ -99,10 +99,7 @@ final class Findings {
     }
 
     private static String check(String rule) {
-        if (!RULES.contains(rule)) {
-            throw new IllegalArgumentException("no rule " + rule);
-        }
-        return rule;
+        return Rule.of(rule).name();
     }
 
     private static String bounded(String seen) {

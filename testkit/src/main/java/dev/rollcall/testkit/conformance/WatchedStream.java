@@ -96,6 +96,19 @@ final class WatchedStream implements ClientResponseObserver<WorkerInfoRequest, W
                 + " not the newest answer";
     }
 
+    /**
+     * Whether {@code e} ends this stream because the kit cut it off (over its budget); such an end is
+     * recorded here, so that it is never judged as the worker's. Run thread only.
+     */
+    boolean endedByKit(Event e) {
+        if (e.answer() != null || overflow == null || ended()) {
+            return false;
+        }
+        end = e.end();
+        endAt = e.atNanos();
+        return true;
+    }
+
     /** The run's thread took {@code e} from the queue: its bytes leave the budget. */
     void taken(Event e) {
         if (e.answer() != null) {
