@@ -15,8 +15,8 @@ import java.util.function.IntSupplier;
 
 /**
  * The checks every answer of a run gets, unary or streamed: W3 (one instance id per process), W4
- * (one version), W9 (a revision in every answer or in none, one answer per revision), W12 (a known state), W14 (the bounds a
- * coordinator checks, with the coordinator's own check), W21 ({@code holders} 0 unless draining, and
+ * (one version), W9 (a revision in every answer or in none, one answer per revision), W12 (a known
+ * state), W14 (the bounds a coordinator checks, with the coordinator's own check), W21 ({@code holders} 0 unless draining, and
  * while draining at least the kit's own holder streams that still hold the worker). Confined to the run's thread.
  */
 final class EveryAnswer {
