@@ -30,7 +30,7 @@ enum Rule {
     W14("every answer within the bounds"),
     W15("unknown request fields ignored"),
     W16("bounded, but two streams per connection taken"),
-    W17("reflection optional, prompt when served",
+    W17("reflection served, and prompt",
             "coordinators know no schema for its version (an empty one)"),
     W18("a holder_id opens a holder stream",
             "no exact drain: the worker ends its drain on its quiet period (W13), not when its holders let go"),
