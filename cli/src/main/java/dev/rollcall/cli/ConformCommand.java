@@ -23,15 +23,18 @@ import picocli.CommandLine.Spec;
  * {@code rollcall conform grpc://host:port}: checks one running worker, in any language, against
  * the rules of {@code docs/protocol.md} that can be seen from outside (testkit's
  * {@link WorkerConformance}), and prints one line per rule (W1 to W22): {@code passed},
- * {@code FAILED} with what it saw, or {@code not checked} with why, then a summary line.
+ * {@code FAILED} with what it saw, {@code not implemented (recommended)} with what coordinators lose
+ * without it, or {@code not checked} with why, then a summary line. A recommended rule is one whose
+ * absence coordinators tolerate (revisions, heartbeats, the stream, reflection, exact drain): its
+ * absence fails the run only with {@code --strict}.
  *
  * <p>{@code --expect-drain} and {@code --expect-restart} first watch for {@code --watch}, then wait
  * (up to {@code --wait}) for the operator to stop the worker gracefully or restart it on the same
  * address while the command watches; a line on stderr says when to do it. In a drain the command's
  * streams hold the worker (exact drain, W18 to W22) for {@code --hold} before they release it.
  *
- * <p>Exit codes: 0 when no rule failed, 1 when one did, 2 on a usage error (a malformed endpoint,
- * duration or option), with a message naming it.
+ * <p>Exit codes: 0 when no rule failed, 1 when one did (with {@code --strict}: or a recommended rule is
+ * not implemented), 2 on a usage error (a malformed endpoint, duration or option), with a message naming it.
  */
 @Command(name = "conform",
         mixinStandardHelpOptions = true,
@@ -39,13 +42,13 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         description = {
             "Checks a running worker against the rules of the rollcall.v1 protocol (docs/protocol.md) that can be"
-                    + " seen from outside, and prints one line per rule: passed, FAILED with what it saw, or not checked"
-                    + " with why."
+                    + " seen from outside, and prints one line per rule: passed, FAILED with what it saw, not implemented"
+                    + " (recommended) with what coordinators lose without it, or not checked with why."
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:no rule failed",
-            "1:a rule failed",
+            "1:a rule failed (with --strict: or a recommended rule is not implemented)",
             "2:usage error (malformed endpoint, duration or option)"
         })
 public final class ConformCommand implements Callable<Integer> {
@@ -67,6 +70,11 @@ public final class ConformCommand implements Callable<Integer> {
             description = "Wait for the worker to be restarted on the same address while watched, and check that a new"
                     + " instance id answers there (W3).")
     private boolean expectRestart;
+
+    @Option(names = "--strict",
+            description = "Fail on a recommended rule the worker does not implement (one whose absence coordinators"
+                    + " tolerate: revisions, heartbeats, the stream, reflection, exact drain), not only on a broken one.")
+    private boolean strict;
 
     @Option(names = {"-t", "--timeout"}, paramLabel = "DURATION", defaultValue = "2s",
             converter = Converters.PositiveDuration.class,
@@ -117,7 +125,7 @@ public final class ConformCommand implements Callable<Integer> {
         WorkerConformance.Builder kit = WorkerConformance.builder().target(target);
         try {
             kit.callTimeout(timeout).watch(watch).waitFor(waitFor).hold(hold).heartbeat(heartbeat)
-                    .expectDrain(expectDrain).expectRestart(expectRestart);
+                    .expectDrain(expectDrain).expectRestart(expectRestart).strict(strict);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "Invalid value for option '--heartbeat': " + e.getMessage());
         }
@@ -149,10 +157,15 @@ public final class ConformCommand implements Callable<Integer> {
         ConformanceReport report = kit.build().check();
         report.lines().forEach(out::println);
         long failed = report.failures().size();
-        long passed = report.results().stream().filter(r -> r.outcome() == RuleResult.Outcome.PASSED).count();
-        out.println(target.url() + ": " + passed + " passed, " + failed + " failed, "
-                + (report.results().size() - passed - failed) + " not checked");
+        long passed = count(report, RuleResult.Outcome.PASSED);
+        long absent = count(report, RuleResult.Outcome.NOT_IMPLEMENTED);
+        out.println(target.url() + ": " + passed + " passed, " + failed + " failed, " + absent
+                + " not implemented (recommended), " + count(report, RuleResult.Outcome.NOT_CHECKED) + " not checked");
         out.flush();
         return failed == 0 ? 0 : 1;
+    }
+
+    private static long count(ConformanceReport report, RuleResult.Outcome outcome) {
+        return report.results().stream().filter(r -> r.outcome() == outcome).count();
     }
 }

@@ -46,7 +46,8 @@ class ConformCommandTest {
             assertThat(run.lines().get(0)).startsWith("W1   passed      serves rollcall.v1.WorkerService: WorkerInfo answered");
             // the outcome column: W20's evidence quotes FAILED_PRECONDITION
             assertThat(run.lines()).filteredOn(l -> l.matches("W[0-9]+ +FAILED .*")).isEmpty();
-            assertThat(run.lines().get(22)).matches(java.util.regex.Pattern.quote(url) + ": 1[0-9] passed, 0 failed, [0-9] not checked");
+            assertThat(run.lines().get(22)).matches(java.util.regex.Pattern.quote(url)
+                    + ": 1[0-9] passed, 0 failed, 0 not implemented \\(recommended\\), [0-9] not checked");
         }
     }
 
@@ -68,7 +69,50 @@ class ConformCommandTest {
             assertThat(run.lines()).as(run.transcript()).anyMatch(l -> l.startsWith("W3   FAILED      instance id new per"
                     + " process, stable within it: WorkerInfo call 2 (another connection): instance id '"));
             assertThat(run.lines()).as(run.transcript())
-                    .anyMatch(l -> l.startsWith("W8   passed") && l.contains("UNIMPLEMENTED"));
+                    .anyMatch(l -> l.startsWith("W8   not implemented (recommended)") && l.contains("UNIMPLEMENTED"));
+        } finally {
+            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aWorkerFromBeforeRevisionsAndHeartbeats_exitsZero_andOneUnderStrict() throws Exception {
+        // Written from the .proto of the first v1: a unary answer and a stream, revision 0, no heartbeat
+        // granted, neither reflection nor ReleaseWorker. Coordinators tolerate all of that.
+        WorkerInfoResponse answer = WorkerInfoResponse.newBuilder().setVersion("1.0.0")
+                .setInstanceId(UUID.randomUUID().toString()).build();
+        Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+                .addService(new WorkerServiceGrpc.WorkerServiceImplBase() {
+                    @Override
+                    public void workerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> out) {
+                        out.onNext(answer);
+                        out.onCompleted();
+                    }
+
+                    @Override
+                    public void watchWorkerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> out) {
+                        out.onNext(answer); // then nothing: it never changes, and grants no heartbeat
+                    }
+                }).build().start();
+        try {
+            String url = "grpc://127.0.0.1:" + server.getPort();
+            var run = conform(url);
+            var strict = conform(url, "--strict");
+
+            assertThat(run.exit()).as(run.transcript()).isZero();
+            assertThat(run.lines()).as(run.transcript())
+                    .anyMatch(l -> l.startsWith("W9   not implemented (recommended) revisions grow, one answer per"
+                            + " revision: revision 0 (not sent) in WorkerInfo call 1: without it, coordinators order"))
+                    .anyMatch(l -> l.startsWith("W10  not implemented (recommended) heartbeats granted, said and kept:"
+                            + " the heartbeat stream asked for 1000 ms and was granted 0: without it,"))
+                    .noneMatch(l -> l.matches("W[0-9]+ +FAILED .*"));
+            assertThat(run.lines().get(22)).as(run.transcript())
+                    .endsWith(": 11 passed, 0 failed, 8 not implemented (recommended), 3 not checked");
+            assertThat(strict.exit()).as(strict.transcript()).isEqualTo(1);
+            assertThat(strict.lines()).as(strict.transcript())
+                    .anyMatch(l -> l.startsWith("W9   FAILED      revisions grow, one answer per revision: not implemented"
+                            + " (recommended; a strict run requires it): revision 0 (not sent)"))
+                    .filteredOn(l -> l.matches("W[0-9]+ +FAILED .*")).hasSize(8);
         } finally {
             server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }

@@ -46,10 +46,12 @@ class WorkerConformanceTest {
         assertThat(report.failures()).as(String.join("\n", report.lines())).isEmpty();
         assertThat(report.results()).filteredOn(r -> r.outcome() == Outcome.PASSED).extracting(RuleResult::rule)
                 .as(String.join("\n", report.lines()))
-                .contains("W1", "W2", "W3", "W4", "W5", "W7", "W8", "W9", "W10", "W12", "W14", "W15", "W16", "W17",
+                .contains("W1", "W2", "W3", "W4", "W5", "W7", "W8", "W9", "W10", "W12", "W14", "W15", "W16",
                         "W18", "W20");
-        assertThat(report.results()).filteredOn(r -> r.rule().matches("W1[89]|W2[0-2]")).as(String.join("\n", report.lines()))
-                .noneMatch(r -> r.seen().contains("not implemented")); // exact drain is implemented, not skipped
+        // Every recommended rule is implemented (exact drain included), but reflection: the Node and Python
+        // workers serve no services of their own to describe.
+        assertThat(report.results()).filteredOn(r -> r.outcome() == Outcome.NOT_IMPLEMENTED).extracting(RuleResult::rule)
+                .as(String.join("\n", report.lines())).isSubsetOf("W17");
     }
 
     /** The drain as exact drain sees it: held by the kit's holder streams, stopped right after their release. */

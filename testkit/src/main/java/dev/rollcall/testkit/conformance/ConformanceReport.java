@@ -6,7 +6,8 @@ import java.util.Optional;
 
 /**
  * The outcome of one {@link WorkerConformance#check()}: one {@link RuleResult} per rule of
- * {@code docs/protocol.md} (W1 to W22, in order), each passed, failed or not checked.
+ * {@code docs/protocol.md} (W1 to W22, in order), each passed, failed, not implemented (a recommended
+ * rule the worker lacks: failed instead in a strict run) or not checked.
  *
  * @param target  the address checked, {@code host:port}
  * @param results one per rule, in the page's order
@@ -18,7 +19,7 @@ public record ConformanceReport(String target, List<RuleResult> results) {
         results = List.copyOf(results);
     }
 
-    /** Whether no rule failed (rules not checked do not count). */
+    /** Whether no rule failed (rules not checked, and recommended rules not implemented unless the run was strict, do not count). */
     public boolean passed() {
         return results.stream().noneMatch(RuleResult::failed);
     }

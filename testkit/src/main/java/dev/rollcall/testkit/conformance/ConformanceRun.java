@@ -33,12 +33,12 @@ final class ConformanceRun {
     private static final AtomicInteger RUNS = new AtomicInteger();
 
     private final WorkerConformance c;
-    private final Findings f = new Findings();
+    private final Findings f;
     private final long t0 = System.nanoTime();
     private final long timeoutNanos;
     private final Calls calls;
     private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
-    private final EveryAnswer every = new EveryAnswer(f);
+    private final EveryAnswer every;
     private final ExactDrain exact;
 
     private WorkerInfoResponse latestUnary;
@@ -61,6 +61,8 @@ final class ConformanceRun {
 
     ConformanceRun(WorkerConformance conformance) {
         this.c = conformance;
+        this.f = new Findings(conformance.strict);
+        this.every = new EveryAnswer(f);
         this.timeoutNanos = conformance.callTimeout.toNanos();
         this.calls = new Calls(conformance, RUNS.incrementAndGet());
         this.exact = new ExactDrain(this);
@@ -75,7 +77,7 @@ final class ConformanceRun {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            Findings.RULES.keySet().forEach(rule -> f.notChecked(rule, "interrupted before it was observed"));
+            Findings.RULES.forEach(rule -> f.notChecked(rule, "interrupted before it was observed"));
         } finally {
             for (WatchedStream s : new WatchedStream[] {beating, quiet}) {
                 if (s != null) {
@@ -98,7 +100,7 @@ final class ConformanceRun {
         if (u1.answer() == null) {
             f.fail("W1", "WorkerInfo did not answer: " + status(u1.status()));
             every.tooLarge("WorkerInfo", u1.status());
-            Findings.RULES.keySet().forEach(rule -> f.notChecked(rule, "nothing more to check: WorkerInfo did not answer"));
+            Findings.RULES.forEach(rule -> f.notChecked(rule, "nothing more to check: WorkerInfo did not answer"));
             return false;
         }
         f.pass("W1", "WorkerInfo answered in " + ms(u1.nanos()) + ": " + describe(u1.answer())
@@ -192,6 +194,11 @@ final class ConformanceRun {
 
     private void handle(Event e) {
         WatchedStream s = e.stream();
+        s.taken(e);
+        if (s.endedByKit(e)) { // not the worker's end of the stream (W7, W18): W6 says why
+            f.fail("W6", s.overflowFinding());
+            return;
+        }
         if (exact.owns(s)) {
             exact.handle(e);
             return;
@@ -223,7 +230,7 @@ final class ConformanceRun {
     private void first(WatchedStream s, WorkerInfoResponse r, long at) {
         s.grantedMillis = r.getHeartbeatMillis();
         if (s.askedHeartbeatMillis > 0 && s.grantedMillis == 0) {
-            f.fail("W10", "the " + s.name + " stream asked for " + s.askedHeartbeatMillis + " ms and was granted 0");
+            f.notImplemented("W10", "the " + s.name + " stream asked for " + s.askedHeartbeatMillis + " ms and was granted 0");
         } else if (s.askedHeartbeatMillis == 0 && s.grantedMillis != 0) {
             f.fail("W10", "the " + s.name + " stream asked for none and was granted " + Integer.toUnsignedString(s.grantedMillis) + " ms");
         }
@@ -253,8 +260,10 @@ final class ConformanceRun {
         long rev = r.getRevision();
         long before = s.last.getRevision();
         if (rev != 0 && before != 0 && Long.compareUnsigned(rev, before) < 0) {
-            f.fail("W6", where + ": revision " + Long.toUnsignedString(rev) + " after revision "
-                    + Long.toUnsignedString(before) + ", an older answer after a newer one");
+            String back = where + ": revision " + Long.toUnsignedString(rev) + " after revision "
+                    + Long.toUnsignedString(before);
+            f.fail("W6", back + ", an older answer after a newer one");
+            f.fail("W9", back + ": revisions never go down");
         }
         if (same(r, s.last)) {
             s.repeats++;

@@ -15,8 +15,8 @@ import java.util.function.IntSupplier;
 
 /**
  * The checks every answer of a run gets, unary or streamed: W3 (one instance id per process), W4
- * (one version), W9 (a revision, one answer per revision), W12 (a known state), W14 (the bounds a
- * coordinator checks, with the coordinator's own check), W21 ({@code holders} 0 unless draining, and
+ * (one version), W9 (a revision in every answer or in none, one answer per revision), W12 (a known
+ * state), W14 (the bounds a coordinator checks, with the coordinator's own check), W21 ({@code holders} 0 unless draining, and
  * while draining at least the kit's own holder streams that still hold the worker). Confined to the run's thread.
  */
 final class EveryAnswer {
@@ -26,7 +26,9 @@ final class EveryAnswer {
     private String instanceId;
     private String version;
     private int count;
-    private boolean revisionZeroReported;
+    /** Where the process first sent revision 0 (none), and a revision; null until then. */
+    private String firstWithout;
+    private String firstWith;
     private IntSupplier kitHolding = () -> 0;
     private int drainingAnswers;
 
@@ -90,10 +92,26 @@ final class EveryAnswer {
                         + " of the kit's holder streams held the worker");
             }
         }
-        if (r.getRevision() == 0 && !revisionZeroReported) {
-            revisionZeroReported = true;
-            f.fail("W9", where + ": revision 0 (not sent): coordinators then order answers by arrival and cannot drop"
-                    + " an overtaken one");
+        revision(where, r.getRevision());
+    }
+
+    /**
+     * W9: a process that never sends a revision does not implement it (recommended); one that sends
+     * revisions in some answers and 0 in others breaks it, since coordinators order its answers by
+     * revision only while it sends them.
+     */
+    private void revision(String where, long revision) {
+        if (revision == 0 && firstWithout == null) {
+            firstWithout = where;
+            if (firstWith == null) {
+                f.notImplemented("W9", "revision 0 (not sent) in " + where);
+            }
+        } else if (revision != 0 && firstWith == null) {
+            firstWith = where;
+        }
+        if (firstWithout != null && firstWith != null) {
+            f.fail("W9", "revision 0 (not sent) in " + firstWithout + ", a revision in " + firstWith
+                    + ": a process sends one in every answer or in none");
         }
     }
 
@@ -119,6 +137,8 @@ final class EveryAnswer {
         String old = instanceId;
         instanceId = null;
         version = null;
+        firstWithout = null;
+        firstWith = null;
         return old;
     }
 

@@ -2,13 +2,18 @@ package dev.rollcall.testkit.conformance;
 
 import dev.rollcall.testkit.conformance.RuleResult.Outcome;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
- * What a run has found so far, rule by rule: failures win over passes, passes over "not checked".
+ * What a run has found so far, rule by rule: failures win over "not implemented" (a recommended
+ * rule the worker lacks), that over passes, passes over "not checked". In a strict run a rule not
+ * implemented is reported failed.
  * Confined to the thread that runs the check. Keeps at most three failures per rule and bounds
  * every line, so that a worker that breaks a rule on every answer cannot grow the report.
  */
@@ -16,39 +21,21 @@ final class Findings {
 
     private static final int MAX_FAILURES_KEPT = 3;
     private static final int MAX_SEEN_CHARS = 600;
+    private static final String NOT_IMPLEMENTED_STRICT = "not implemented (recommended; a strict run requires it): ";
 
-    /** The rules of docs/protocol.md, in order, with what each asks. */
-    static final Map<String, String> RULES = rules();
+    /** The rules' numbers, in the page's order ({@link Rule} defines them). */
+    static final Set<String> RULES = Arrays.stream(Rule.values()).map(Rule::name)
+            .collect(Collectors.toCollection(LinkedHashSet::new));
 
+    private final boolean strict;
     private final Map<String, List<String>> failures = new LinkedHashMap<>();
     private final Map<String, String> passes = new LinkedHashMap<>();
+    private final Map<String, String> absent = new LinkedHashMap<>();
     private final Map<String, String> notChecked = new LinkedHashMap<>();
 
-    private static Map<String, String> rules() {
-        Map<String, String> r = new LinkedHashMap<>();
-        r.put("W1", "serves rollcall.v1.WorkerService");
-        r.put("W2", "WorkerInfo answers at once, the same between changes");
-        r.put("W3", "instance id new per process, stable within it");
-        r.put("W4", "version fixed for the process");
-        r.put("W5", "the stream's first answer is the unary answer");
-        r.put("W6", "one push per change, newest only");
-        r.put("W7", "the stream stays open");
-        r.put("W8", "the stream is served, or UNIMPLEMENTED");
-        r.put("W9", "revisions grow, one answer per revision");
-        r.put("W10", "heartbeats granted, said and kept");
-        r.put("W11", "nothing more while the coordinator does not read");
-        r.put("W12", "known states, every change pushed");
-        r.put("W13", "stops by draining");
-        r.put("W14", "every answer within the bounds");
-        r.put("W15", "unknown request fields ignored");
-        r.put("W16", "bounded, but two streams per connection taken");
-        r.put("W17", "reflection optional, prompt when served");
-        r.put("W18", "a holder_id opens a holder stream");
-        r.put("W19", "a holder holds the drain until it releases or its stream ends");
-        r.put("W20", "ReleaseWorker releases only this process");
-        r.put("W21", "every answer while draining says holders");
-        r.put("W22", "stop when the last holder lets go");
-        return Collections.unmodifiableMap(r);
+    /** @param strict whether a recommended rule the worker does not implement fails the run */
+    Findings(boolean strict) {
+        this.strict = strict;
     }
 
     void fail(String rule, String seen) {
@@ -63,6 +50,19 @@ final class Findings {
         passes.put(check(rule), seen);
     }
 
+    /**
+     * Records that the worker does not implement {@code rule}, a recommended one (its absence only:
+     * one implemented wrongly is {@link #fail}ed); wins over passes, the first word is kept.
+     *
+     * @throws IllegalArgumentException for a required rule, whose absence is a failure
+     */
+    void notImplemented(String rule, String seen) {
+        if (!Rule.of(rule).recommended()) {
+            throw new IllegalArgumentException(rule + " is required: its absence is a failure");
+        }
+        absent.putIfAbsent(rule, seen);
+    }
+
     /** Records why {@code rule} could not be observed, unless something was observed already. */
     void notChecked(String rule, String why) {
         notChecked.putIfAbsent(check(rule), why);
@@ -73,20 +73,25 @@ final class Findings {
     }
 
     boolean decided(String rule) {
-        return failures.containsKey(rule) || passes.containsKey(rule);
+        return failures.containsKey(rule) || passes.containsKey(rule) || absent.containsKey(rule);
     }
 
     ConformanceReport report(String target) {
         List<RuleResult> results = new ArrayList<>();
-        for (Map.Entry<String, String> rule : RULES.entrySet()) {
-            String id = rule.getKey();
+        for (Rule rule : Rule.values()) {
+            String id = rule.name();
             List<String> failed = failures.get(id);
             if (failed != null) {
-                results.add(new RuleResult(id, rule.getValue(), Outcome.FAILED, bounded(String.join("; ", failed))));
+                results.add(new RuleResult(id, rule.asks, Outcome.FAILED, bounded(String.join("; ", failed))));
+            } else if (absent.containsKey(id)) {
+                String seen = absent.get(id) + ": without it, " + rule.lost;
+                results.add(strict
+                        ? new RuleResult(id, rule.asks, Outcome.FAILED, bounded(NOT_IMPLEMENTED_STRICT + seen))
+                        : new RuleResult(id, rule.asks, Outcome.NOT_IMPLEMENTED, bounded(seen)));
             } else if (passes.containsKey(id)) {
-                results.add(new RuleResult(id, rule.getValue(), Outcome.PASSED, bounded(passes.get(id))));
+                results.add(new RuleResult(id, rule.asks, Outcome.PASSED, bounded(passes.get(id))));
             } else {
-                results.add(new RuleResult(id, rule.getValue(), Outcome.NOT_CHECKED,
+                results.add(new RuleResult(id, rule.asks, Outcome.NOT_CHECKED,
                         bounded(notChecked.getOrDefault(id, "not observed in this run"))));
             }
         }
@@ -94,10 +99,7 @@ final class Findings {
     }
 
     private static String check(String rule) {
-        if (!RULES.containsKey(rule)) {
-            throw new IllegalArgumentException("no rule " + rule);
-        }
-        return rule;
+        return Rule.of(rule).name();
     }
 
     private static String bounded(String seen) {

@@ -15,7 +15,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** W17: {@code grpc.reflection.v1} is optional; when served, {@code list_services} answers within the call timeout. */
+/**
+ * W17: {@code grpc.reflection.v1} is recommended (not served: {@code UNIMPLEMENTED}); when served,
+ * {@code list_services} answers within the call timeout.
+ */
 final class Reflection {
 
     private Reflection() {
@@ -59,8 +62,7 @@ final class Reflection {
         } catch (ExecutionException e) {
             Status s = Status.fromThrowable(e.getCause());
             if (s.getCode() == Status.Code.UNIMPLEMENTED) {
-                f.pass("W17", "reflection is not served (UNIMPLEMENTED): optional; coordinators then know no schema"
-                        + " for this version");
+                f.notImplemented("W17", "reflection is not served (UNIMPLEMENTED)");
             } else {
                 f.fail("W17", "reflection's list_services failed: " + status(s));
             }

@@ -31,6 +31,7 @@ final class Verdicts {
                     + " start is seen only when a restart is watched: expectRestart, --expect-restart)");
         }
         f.pass("W4", quoted(every.version()) + " in all answers of the process");
+        // A worker without revisions was found not to implement W9 by EveryAnswer, which wins over this pass.
         f.pass("W9", "every answer had a revision; none lower than one before it, none reused for another answer");
         f.pass("W12", "states seen: " + String.join(", ", every.states()));
         f.pass("W14", every.count() + " answers within every bound of docs/protocol.md");
@@ -49,13 +50,13 @@ final class Verdicts {
                     + (run.pushesConfirmed() == 0 ? "already" : "within " + ms(run.slowestPush()))
                     + "; never an older answer after a newer one");
         }
-        f.pass("W7", beating.ended() ? "open until " + run.since(beating.endAt) + ", when it ended with "
+        f.pass("W7", beating.overflowed() ? "open until the kit cut it off (W6)"
+                : beating.ended() ? "open until " + run.since(beating.endAt) + ", when it ended with "
                 + status(beating.end) + (run.drainPushedAt() != 0 ? " after the drain" : " with the restart")
                 : "open for the whole watch (" + seconds(watchedNanos) + ")");
         for (WatchedStream s : new WatchedStream[] {beating, run.quiet()}) {
             if (s.overflowed()) {
-                f.fail("W6", "the " + s.name + " stream sent more than " + WatchedStream.MAX_QUEUED
-                        + " answers faster than they were read, and was cut off: a queue, not the newest answer");
+                f.fail("W6", s.overflowFinding());
             }
         }
         int granted = beating.grantedMillis;
@@ -88,8 +89,7 @@ final class Verdicts {
                 continue;
             }
             if (s.ended() && s.end.getCode() == Status.Code.UNIMPLEMENTED && s == beating) {
-                f.pass("W8", "WatchWorkerInfo answered UNIMPLEMENTED: coordinators fall back to WorkerInfo, and see"
-                        + " a drain only at the next probe and a silent host only through HTTP/2 keepalive");
+                f.notImplemented("W8", "WatchWorkerInfo answered UNIMPLEMENTED");
                 for (String rule : List.of("W5", "W6", "W7", "W10", "W11", "W12", "W13", "W16", "W18", "W19", "W20",
                         "W21", "W22")) {
                     f.notChecked(rule, "the stream is not served (W8)");

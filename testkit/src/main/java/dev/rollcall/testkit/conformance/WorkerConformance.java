@@ -33,15 +33,23 @@ import java.util.function.Consumer;
  * {@code WorkerInfo} never says a revision lower than one already pushed (W9); the heartbeat granted
  * is in every answer of its stream, the stream is never silent for longer than it plus
  * {@link Builder#heartbeatSlack} nor repeats more than about twice per interval, and the stream that
- * asked for none gets no repeats (W10); a stream that floods the kit (10,000 answers unread) is cut
- * off and fails W6.
+ * asked for none gets no repeats (W10); a stream that floods the kit (more than 10,000 answers, or more
+ * than 16 MiB of answers, unread: its budget) is cut off and fails W6, so that a run keeps at most
+ * that much of a worker's answers per stream, whatever the worker sends.
+ *
+ * <p><b>Required and recommended.</b> A rule whose absence coordinators tolerate is recommended
+ * ({@code docs/protocol.md} marks each): no stream (W8), revision 0 (W9), no heartbeat granted (W10), no
+ * reflection (W17), no {@code ReleaseWorker} (W18 to W22). Its absence is reported
+ * {@link RuleResult.Outcome#NOT_IMPLEMENTED} with what coordinators lose, and does not fail the run
+ * unless it is {@link Builder#strict}; a recommended rule implemented wrongly (revisions that go down, a
+ * heartbeat granted and not kept) fails.
  * Exact drain (W18 to W22): a third stream, on a connection of its own, is a holder stream (a random
  * {@code holder_id} of 64 characters) and must answer as any watch; holder ids of 65 characters or
  * with a space are refused with {@code INVALID_ARGUMENT} (W18); {@code ReleaseWorker} with another
  * process's {@code instance_id} is refused with {@code FAILED_PRECONDITION} and with this one's
  * answers OK, {@code holders} 0 while serving (W20); an answer that is not {@code DRAINING} says
  * {@code holders} 0 (W21). A worker that answers {@code ReleaseWorker} {@code UNIMPLEMENTED} is from
- * before exact drain: W18 to W22 pass as "not implemented (optional, keeps W13)".
+ * before exact drain: W18 to W22 are not implemented (recommended; it keeps W13).
  * With {@link Builder#expectDrain}, after that watch {@link Builder#onWaiting} tells the operator to
  * stop the worker while the kit goes on watching, and {@code DRAINING} must be pushed, then the
  * stream end, then the address refuse new calls (W13). In a drain the two streams hold the worker
@@ -89,6 +97,7 @@ public final class WorkerConformance {
     final Duration waitFor;
     final Duration hold;
     final Consumer<Expectation> onWaiting;
+    final boolean strict;
 
     private WorkerConformance(Builder b) {
         this.host = b.host;
@@ -103,6 +112,7 @@ public final class WorkerConformance {
         this.waitFor = b.waitFor;
         this.hold = b.hold;
         this.onWaiting = b.onWaiting;
+        this.strict = b.strict;
     }
 
     public static Builder builder() {
@@ -137,6 +147,7 @@ public final class WorkerConformance {
         private Duration waitFor = Duration.ofSeconds(60);
         private Duration hold = Duration.ofMillis(750);
         private Consumer<Expectation> onWaiting = e -> { };
+        private boolean strict;
 
         private Builder() {
         }
@@ -243,6 +254,18 @@ public final class WorkerConformance {
          */
         public Builder onWaiting(Consumer<Expectation> callback) {
             this.onWaiting = Objects.requireNonNull(callback, "onWaiting");
+            return this;
+        }
+
+        /**
+         * Whether a recommended rule the worker does not implement fails the run (default false). A rule is
+         * recommended when coordinators tolerate its absence (revisions, heartbeats, the stream, reflection,
+         * exact drain: {@code docs/protocol.md} marks each); by default its absence is reported
+         * {@link RuleResult.Outcome#NOT_IMPLEMENTED}, saying what coordinators lose, and the run passes.
+         * Strict, it is {@link RuleResult.Outcome#FAILED}. A recommended rule implemented wrongly fails either way.
+         */
+        public Builder strict(boolean strict) {
+            this.strict = strict;
             return this;
         }
 

@@ -26,13 +26,20 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A {@code rollcall.v1} worker written by hand on grpc-java, as a team in another stack would write
  * one, with one fault switched on at a time: a new instance id on every call, a stream that never
  * pushes a change, an answer out of bounds, heartbeats far more often than granted, a
- * {@code ReleaseWorker} that checks neither the holder id nor the instance id. Without a fault it
+ * {@code ReleaseWorker} that checks neither the holder id nor the instance id, revisions that go back;
+ * or written before revisions and heartbeats existed (not a fault: both are recommended). Without a fault it
  * serves no {@code ReleaseWorker} (a worker from before exact drain) and keeps every rule, so that a test can
  * say the kit names exactly the broken one. On 127.0.0.1, a free port.
  */
 final class HandmadeWorker extends WorkerServiceGrpc.WorkerServiceImplBase implements AutoCloseable {
 
-    enum Fault { NONE, NEW_ID_EVERY_CALL, NEVER_PUSHES, VERSION_TOO_LONG, REPEATS_EVERY_50_MS, RELEASES_ANYTHING }
+    enum Fault {
+        NONE, NEW_ID_EVERY_CALL, NEVER_PUSHES, VERSION_TOO_LONG, REPEATS_EVERY_50_MS, RELEASES_ANYTHING,
+        /** Written from the .proto before revisions and heartbeats: revision 0 in every answer, no heartbeat granted. */
+        NO_REVISIONS_NO_HEARTBEATS,
+        /** Its change goes under a lower revision than the answer before it. */
+        REVISIONS_GO_BACK
+    }
 
     private final Fault fault;
     private final Server server;
@@ -49,7 +56,11 @@ final class HandmadeWorker extends WorkerServiceGrpc.WorkerServiceImplBase imple
         this.fault = fault;
         this.current = WorkerInfoResponse.newBuilder()
                 .setVersion(fault == Fault.VERSION_TOO_LONG ? "1.0.0-" + "x".repeat(300) : "1.0.0")
-                .setInstanceId(UUID.randomUUID().toString()).setRevision(1).putLabels("zone", "a").build();
+                .setInstanceId(UUID.randomUUID().toString()).setRevision(switch (fault) {
+                    case NO_REVISIONS_NO_HEARTBEATS -> 0;
+                    case REVISIONS_GO_BACK -> 10;
+                    default -> 1;
+                }).putLabels("zone", "a").build();
         try {
             this.server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(this).build().start();
         } catch (IOException e) {
@@ -67,7 +78,12 @@ final class HandmadeWorker extends WorkerServiceGrpc.WorkerServiceImplBase imple
 
     /** A change of state (revision + 1), pushed to every stream unless the fault is {@code NEVER_PUSHES}. */
     synchronized void state(ServingState state) {
-        current = current.toBuilder().setState(state).setRevision(current.getRevision() + 1).build();
+        long revision = switch (fault) {
+            case NO_REVISIONS_NO_HEARTBEATS -> 0;
+            case REVISIONS_GO_BACK -> current.getRevision() - 1;
+            default -> current.getRevision() + 1;
+        };
+        current = current.toBuilder().setState(state).setRevision(revision).build();
         if (fault != Fault.NEVER_PUSHES) {
             watchers.forEach(w -> w.send(current));
         }
@@ -86,11 +102,14 @@ final class HandmadeWorker extends WorkerServiceGrpc.WorkerServiceImplBase imple
 
     @Override
     public void watchWorkerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> out) {
-        int granted = request.getHeartbeatMillis() == 0 ? 0 : Math.max(200, Math.min(60_000, request.getHeartbeatMillis()));
+        int granted = request.getHeartbeatMillis() == 0 || fault == Fault.NO_REVISIONS_NO_HEARTBEATS ? 0
+                : Math.max(200, Math.min(60_000, request.getHeartbeatMillis()));
         Watcher w = new Watcher((ServerCallStreamObserver<WorkerInfoResponse>) out, granted);
         watchers.add(w);
         w.send(answer());
-        if (fault == Fault.NEVER_PUSHES && changeScheduled.compareAndSet(false, true)) {
+        boolean changes = fault == Fault.NEVER_PUSHES || fault == Fault.NO_REVISIONS_NO_HEARTBEATS
+                || fault == Fault.REVISIONS_GO_BACK;
+        if (changes && changeScheduled.compareAndSet(false, true)) {
             timer.schedule(() -> state(ServingState.NOT_SERVING), 300, TimeUnit.MILLISECONDS);
         }
     }

@@ -1,6 +1,7 @@
 package dev.rollcall.testkit.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.testkit.WorkerFleet;
@@ -29,7 +30,7 @@ class WorkerConformanceTest {
             ConformanceReport report = kit(worker.port()).build().check();
 
             assertThat(report.failures()).as(String.join("\n", report.lines())).isEmpty();
-            assertThat(report.results()).extracting(RuleResult::rule).containsExactlyElementsOf(Findings.RULES.keySet());
+            assertThat(report.results()).extracting(RuleResult::rule).containsExactlyElementsOf(Findings.RULES);
             assertThat(report.result("W3").orElseThrow().seen()).contains(worker.instanceId());
             assertThat(report.result("W10").orElseThrow().outcome()).isEqualTo(Outcome.PASSED);
             assertThat(report.result("W13").orElseThrow().outcome()).isEqualTo(Outcome.NOT_CHECKED);
@@ -47,8 +48,52 @@ class WorkerConformanceTest {
             ConformanceReport report = kit(worker.port()).build().check();
 
             assertThat(report.failures()).as(String.join("\n", report.lines())).isEmpty();
-            assertThat(report.results()).filteredOn(r -> EXACT_DRAIN.contains(r.rule()))   // no ReleaseWorker: optional
-                    .allSatisfy(r -> assertThat(r.line()).contains("passed").contains("not implemented (optional, keeps W13)"));
+            assertThat(report.results()).filteredOn(r -> EXACT_DRAIN.contains(r.rule()))   // no ReleaseWorker: recommended
+                    .allSatisfy(r -> assertThat(r.line()).contains("not implemented (recommended)")
+                            .contains("ReleaseWorker answered UNIMPLEMENTED").contains("on its quiet period (W13)"));
+        }
+    }
+
+    @Test
+    void aWorkerFromBeforeRevisionsAndHeartbeats_passesWithThemReportedNotImplemented() {
+        try (HandmadeWorker worker = HandmadeWorker.start(Fault.NO_REVISIONS_NO_HEARTBEATS)) {
+            ConformanceReport report = kit(worker.port()).build().check();
+
+            assertThat(report.passed()).as(String.join("\n", report.lines())).isTrue();
+            assertThat(report.results()).filteredOn(r -> r.outcome() == Outcome.NOT_IMPLEMENTED)
+                    .extracting(RuleResult::rule).as(String.join("\n", report.lines()))
+                    .containsExactly("W9", "W10", "W17", "W18", "W19", "W20", "W21", "W22");
+            assertThat(report.result("W9").orElseThrow().line()).startsWith("W9   not implemented (recommended) ")
+                    .contains("revision 0 (not sent)").contains("order its answers by arrival");
+            assertThat(report.result("W10").orElseThrow().seen()).contains("asked for 1000 ms and was granted 0")
+                    .contains("only through HTTP/2 keepalive");
+            assertThat(report.result("W6").orElseThrow().outcome()).isEqualTo(Outcome.PASSED); // its change, pushed
+        }
+    }
+
+    @Test
+    void aWorkerFromBeforeRevisionsAndHeartbeats_failsAStrictRun() {
+        try (HandmadeWorker worker = HandmadeWorker.start(Fault.NO_REVISIONS_NO_HEARTBEATS)) {
+            ConformanceReport report = kit(worker.port()).strict(true).build().check();
+
+            assertThat(report.failures()).extracting(RuleResult::rule).as(String.join("\n", report.lines()))
+                    .containsExactly("W9", "W10", "W17", "W18", "W19", "W20", "W21", "W22");
+            assertThat(report.result("W9").orElseThrow().seen())
+                    .startsWith("not implemented (recommended; a strict run requires it): revision 0 (not sent)");
+            assertThatThrownBy(report::requirePassed).isInstanceOf(AssertionError.class)
+                    .hasMessageContaining("breaks 8 rule(s)");
+        }
+    }
+
+    @Test
+    void revisionsThatGoBack_failW9ThoughRevisionsAreRecommended() {
+        try (HandmadeWorker worker = HandmadeWorker.start(Fault.REVISIONS_GO_BACK)) {
+            ConformanceReport report = kit(worker.port()).build().check();
+
+            assertThat(report.result("W9").orElseThrow().outcome()).as(String.join("\n", report.lines()))
+                    .isEqualTo(Outcome.FAILED);
+            assertThat(report.result("W9").orElseThrow().seen()).contains("revision 9 after revision 10");
+            assertThat(report.passed()).isFalse();
         }
     }
 
