@@ -232,7 +232,9 @@ class WorkerDrainTest {
             }
         }
         a.drain();
-        r.await(s -> state(s, a) == State.DRAINING, WAIT);
+        // The resolver may see enough of the storm to damp a for flapping (held out, fail closed):
+        // then its last state shows once the hold ends, at most 30 s after its last change.
+        r.await(s -> state(s, a) == State.DRAINING, WAIT.plusSeconds(30));
         long published = r.pin().number() - before;
         assertThat(published).as("snapshots for 1,001 changes").isLessThan(200);
     }

@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * capped so that this is never more than {@link #MAX_HOLD} after its last change.
  *
  * <p>One honest event (a drain and resume, a restart in place, an upgrade) is two changes (out,
- * in); three such in a minute or so are damped. A worker damped is told once, when it is damped and
+ * in); three such within about 15 s are damped, a worker going out and back every 7 s or more
+ * often is held out for as long as it does. A worker held out stops costing snapshots; one that
+ * keeps flapping costs one each {@link #MAX_HOLD}, when its hold is extended. A worker damped is told once, when it is damped and
  * when it returns ({@link FleetEvent.WorkerDamped}, {@link FleetEvent.WorkerUndamped}, read from
  * the snapshots), with one WARN and one INFO line.
  *
@@ -38,8 +40,12 @@ final class FlapDamping {
     static final double PENALTY_PER_CHANGE = 1;
     static final double SUPPRESS_AT = 6;
     static final double REUSE_BELOW = 3;
-    static final Duration HALF_LIFE = Duration.ofSeconds(60);
-    static final Duration MAX_HOLD = Duration.ofMinutes(10);
+    /**
+     * Short beside a route's (15 min in routers' defaults): a worker held out is capacity lost,
+     * and the flood a flapper causes is bounded already by the pacing and by the hold itself.
+     */
+    static final Duration HALF_LIFE = Duration.ofSeconds(15);
+    static final Duration MAX_HOLD = Duration.ofSeconds(30);
     /** RFC 2439's ceiling: from it, the penalty decays below the reuse threshold in {@link #MAX_HOLD}. */
     static final double CEILING = REUSE_BELOW * Math.pow(2, (double) MAX_HOLD.toNanos() / HALF_LIFE.toNanos());
 
@@ -52,6 +58,7 @@ final class FlapDamping {
     /** Changes that added to a penalty, and times a worker was damped: for tests and diagnostics. */
     private long changesCounted;
     private long dampings;
+    private boolean off;
 
     FlapDamping(SerialContext context, Clock clock, Predicate<TrackedWorker> tracks,
                 Runnable changed) {
@@ -87,6 +94,9 @@ final class FlapDamping {
      * damps it at the threshold. Returns whether it was damped now (news that takes it away).
      */
     boolean observe(TrackedWorker t) {
+        if (off) {
+            return false;
+        }
         Penalty p = t.flapPenalty();
         WorkerInfo info = t.info();
         if (t.answered() && info != null) {
@@ -182,6 +192,11 @@ final class FlapDamping {
 
     private static String shown(double penalty) {
         return String.format(Locale.ROOT, "%.1f", penalty);
+    }
+
+    /** For tests that compare trackers fed different histories of the same end: no worker is damped. */
+    void off() {
+        off = true;
     }
 
     /** Changes that added to a penalty so far. */

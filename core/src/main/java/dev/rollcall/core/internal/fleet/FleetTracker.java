@@ -468,6 +468,11 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         return reader.wholeSetsRead();
     }
 
+    /** For tests that compare trackers fed different histories: damps no worker (see {@link FlapDamping}). */
+    void withoutFlapDamping() {
+        damping.off();
+    }
+
     /** For tests: reads every candidate set whole, the reference the cheaper ways must end at. */
     void readEverySetWhole() {
         reader.readEverySetWhole();

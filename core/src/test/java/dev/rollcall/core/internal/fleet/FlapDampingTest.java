@@ -16,8 +16,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Flap damping in virtual time: the penalty's arithmetic (a change adds 1, halves every 60 s,
- * damped at 6, back below 3, never held more than 10 min after the last change), what snapshots
+ * Flap damping in virtual time: the penalty's arithmetic (a change adds 1, halves every 15 s,
+ * damped at 6, back below 3, never held more than 30 s after the last change), what snapshots
  * show meanwhile, the events, and the honest events it leaves alone.
  */
 class FlapDampingTest extends TrackerHarness {
@@ -73,8 +73,8 @@ class FlapDampingTest extends TrackerHarness {
 
     @Test
     void theHoldLastsUntilThePenaltyDecaysBelowTheReuseThresholdAndNeverPastTheMaximum() {
-        assertThat(FlapDamping.holdNanos(6)).as("6 halves to 3 in one half-life").isEqualTo(Duration.ofSeconds(60).toNanos());
-        assertThat(FlapDamping.holdNanos(12)).isEqualTo(Duration.ofSeconds(120).toNanos());
+        assertThat(FlapDamping.holdNanos(6)).as("6 halves to 3 in one half-life").isEqualTo(Duration.ofSeconds(15).toNanos());
+        assertThat(FlapDamping.holdNanos(8)).as("15 s × log2(8 / 3)").isBetween(21_225_000_000L, 21_226_000_000L);
         assertThat(FlapDamping.holdNanos(3)).isZero();
         assertThat(FlapDamping.holdNanos(FlapDamping.CEILING)).isEqualTo(FlapDamping.MAX_HOLD.toNanos());
         assertThat(FlapDamping.holdNanos(1e9)).isEqualTo(FlapDamping.MAX_HOLD.toNanos());
@@ -89,7 +89,7 @@ class FlapDampingTest extends TrackerHarness {
         WorkerStatus damped = statusOf(a);
         assertThat(damped.state()).isEqualTo(State.REJECTED);
         assertThat(damped.reason()).isEqualTo("damped for flapping: its verdict or version changed too often"
-                + " (penalty 6.0, damped from 6.0, half-life 60 s); held out until 1970-01-01T00:01:00Z");
+                + " (penalty 6.0, damped from 6.0, half-life 15 s); held out until 1970-01-01T00:00:15Z");
         assertThat(last().workers()).extracting(w -> w.endpoint().url()).containsExactly(b.url());
 
         int snapshots = published.size();
@@ -104,7 +104,7 @@ class FlapDampingTest extends TrackerHarness {
         fleetOfTwo();
         flap(a, 6);
         assertThat(FleetEvent.WorkerDamped.shows(statusOf(a))).isTrue();
-        time.advance(Duration.ofSeconds(60).minusMillis(1));
+        time.advance(Duration.ofSeconds(15).minusMillis(1));
         assertThat(FleetEvent.WorkerDamped.shows(statusOf(a))).isTrue();
         time.advance(Duration.ofMillis(1));
         assertThat(statusOf(a).state()).as("its last answer, 1.0.0, judged again").isEqualTo(State.COMPATIBLE);
@@ -118,16 +118,16 @@ class FlapDampingTest extends TrackerHarness {
     void aWorkerThatKeepsFlappingIsHeldOnWithOneSnapshotPerExtensionAndNoSecondEvent() {
         fleetOfTwo();
         flap(a, 6);
-        time.advance(Duration.ofSeconds(30));
-        flap(a, 10); // 6 / √2 + 10 ≈ 14.2: at the hold's end (30 s on) ≈ 10.1, held about 1.75 half-lives more
+        time.advance(Duration.ofMillis(7_500));
+        flap(a, 4); // 6 / √2 + 4 ≈ 8.24: at the hold's end (7.5 s on) ≈ 5.83, held 15 s × log2(5.83 / 3) ≈ 14.4 s more
         int snapshots = published.size();
-        time.advance(Duration.ofSeconds(30));
+        time.advance(Duration.ofMillis(7_500));
         assertThat(published).as("the new 'until'").hasSize(snapshots + 1);
         assertThat(statusOf(a).reason()).startsWith("damped for flapping")
-                .contains("held out until 1970-01-01T00:01:44.8"); // the test's clock stands at 1970-01-01T00:00:00Z
-        time.advance(Duration.ofSeconds(104));
+                .contains("held out until 1970-01-01T00:00:14.3"); // the test's clock stands at 1970-01-01T00:00:00Z
+        time.advance(Duration.ofSeconds(14));
         assertThat(FleetEvent.WorkerDamped.shows(statusOf(a))).isTrue();
-        time.advance(Duration.ofSeconds(2));
+        time.advance(Duration.ofSeconds(1));
         assertThat(statusOf(a).state()).isEqualTo(State.COMPATIBLE);
         assertThat(events()).filteredOn(e -> e instanceof FleetEvent.WorkerDamped).hasSize(1);
         assertThat(events()).filteredOn(e -> e instanceof FleetEvent.WorkerUndamped).hasSize(1);
