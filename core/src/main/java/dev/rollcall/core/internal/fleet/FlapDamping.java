@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Flap damping of workers, as routers damp a flapping route (BGP route-flap damping, RFC 2439):
  * each change of a worker that a snapshot would show (it comes into use or goes out of it, or
- * answers another version or other labels while in use) adds {@value #PENALTY_PER_CHANGE} to its
+ * answers another version or other labels than it last did) adds {@value #PENALTY_PER_CHANGE} to its
  * penalty, which halves every {@link #HALF_LIFE}. At {@value #SUPPRESS_AT} the worker is damped:
  * held out of new snapshots (fail closed: {@code REJECTED}, the reason saying it is damped for
  * flapping and until when), however it answers meanwhile, so that its answers cost no listener a
@@ -24,11 +24,11 @@ import org.slf4j.LoggerFactory;
  * capped so that this is never more than {@link #MAX_HOLD} after its last change.
  *
  * <p>One honest event (a drain and resume, a restart in place, an upgrade) is two changes (out,
- * in); three such within about 15 s are damped, a worker going out and back every 7 s or more
- * often is held out for as long as it does. A worker held out stops costing snapshots; one that
- * keeps flapping costs one each {@link #MAX_HOLD}, when its hold is extended. A worker damped is told once, when it is damped and
- * when it returns ({@link FleetEvent.WorkerDamped}, {@link FleetEvent.WorkerUndamped}, read from
- * the snapshots), with one WARN and one INFO line.
+ * in); three such within about 15 s are damped (a crash loop), and a worker going out and back
+ * every 7 s or more often is held out for as long as it does. A worker held out costs no snapshot
+ * while its hold lasts, one for each extension of it. It is told once when damped and once when it
+ * returns ({@link FleetEvent.WorkerDamped}, {@link FleetEvent.WorkerUndamped}, read from the
+ * snapshots), with one WARN and one INFO line.
  *
  * <p>Confined to the resolver's serial context. A worker's penalty is a {@link Penalty}, kept on
  * it and written here alone.
@@ -55,9 +55,6 @@ final class FlapDamping {
     private final Predicate<TrackedWorker> tracks;
     /** Told when a hold ends or is extended: what a snapshot shows of the worker changed. */
     private final Runnable changed;
-    /** Changes that added to a penalty, and times a worker was damped: for tests and diagnostics. */
-    private long changesCounted;
-    private long dampings;
     private boolean off;
 
     FlapDamping(SerialContext context, Clock clock, Predicate<TrackedWorker> tracks,
@@ -70,7 +67,7 @@ final class FlapDamping {
 
     /** One worker's penalty and hold, written by {@link FlapDamping} alone. */
     static final class Penalty {
-        /** Whether it was ever in use: its first coming into use is no change. */
+        /** Whether it ever answered: its first answer is no change. */
         private boolean seen;
         private boolean seenInUse;
         private String seenVersion;
@@ -99,40 +96,44 @@ final class FlapDamping {
         }
         Penalty p = t.flapPenalty();
         WorkerInfo info = t.info();
-        if (t.answered() && info != null) {
+        boolean answered = t.answered() && info != null;
+        boolean inUse = answered && t.inUse();
+        if (answered) {
             p.lastAnswer = info;
         }
-        boolean inUse = t.inUse() && info != null;
         if (!p.seen) {
-            if (inUse) {
-                p.seen = true;
-                see(p, true, info);
+            if (answered) {
+                p.seen = true; // its first answer is no change
+                see(p, inUse, info);
             }
             return false;
         }
-        if (inUse == p.seenInUse && (!inUse || info.version().equals(p.seenVersion)
+        // What it answers is compared only while it answers: a dropped connection and the failed
+        // probes of a restart change nothing more than the going out of use before them did.
+        if (inUse == p.seenInUse && (!answered || info.version().equals(p.seenVersion)
                 && info.labels().equals(p.seenLabels))) {
             return false;
         }
-        see(p, inUse, info);
+        if (answered) {
+            see(p, inUse, info);
+        } else {
+            p.seenInUse = false;
+        }
         long now = context.nanoTime();
         p.penalty = Math.min(CEILING, decayed(p, now) + PENALTY_PER_CHANGE);
         p.updatedAt = now;
-        changesCounted++;
         if (p.held != null || p.penalty < SUPPRESS_AT || p.lastAnswer == null) {
             return false;
         }
-        dampings++;
         hold(t, p, now, p.lastAnswer);
-        log.warn("worker {} is flapping (its verdict or version changed too often, penalty {}); holding it out of"
-                + " new snapshots: {}", t.url(), shown(p.penalty), p.held.reason());
+        log.warn("worker {} is held out of new snapshots: {}", t.url(), p.held.reason());
         return true;
     }
 
     private static void see(Penalty p, boolean inUse, WorkerInfo info) {
         p.seenInUse = inUse;
-        p.seenVersion = inUse ? info.version() : null;
-        p.seenLabels = inUse ? info.labels() : null;
+        p.seenVersion = info.version();
+        p.seenLabels = info.labels();
     }
 
     /** Holds {@code t} out until its penalty will have decayed below the reuse threshold, showing {@code info}. */
@@ -197,15 +198,5 @@ final class FlapDamping {
     /** For tests that compare trackers fed different histories of the same end: no worker is damped. */
     void off() {
         off = true;
-    }
-
-    /** Changes that added to a penalty so far. */
-    long changesCounted() {
-        return changesCounted;
-    }
-
-    /** Times a worker was damped so far. */
-    long dampings() {
-        return dampings;
     }
 }

@@ -100,6 +100,15 @@ class FlapDampingTest extends TrackerHarness {
     }
 
     @Test
+    void aDrainingWorkerThatKeepsChangingItsVersionIsDampedToo() {
+        fleetOfTwo();
+        for (int i = 0; i < 7; i++) { // out of use throughout after the first, its status new each time
+            push(a, i % 2 == 0 ? "9.9.9" : "1.0.0", ServingState.DRAINING);
+        }
+        assertThat(FleetEvent.WorkerDamped.shows(statusOf(a))).isTrue();
+    }
+
+    @Test
     void aDampedWorkerReturnsOneHalfLifeAfterSixChangesWithOneEventEachWay() {
         fleetOfTwo();
         flap(a, 6);
