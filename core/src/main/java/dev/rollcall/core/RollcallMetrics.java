@@ -39,7 +39,10 @@ import java.util.function.ToIntFunction;
  *   <li>{@code rollcall.probe.over-kept-cap} (gauge) — workers tracked without a kept channel because
  *       that cap was reached (the current snapshot's {@code counts().overKeptCap()});
  *   <li>{@code rollcall.version.claims.differed} (counter) — workers that answered another version
- *       than discovery claims, one per {@link FleetEvent.VersionClaimDiffers} (the answer wins).
+ *       than discovery claims, one per {@link FleetEvent.VersionClaimDiffers} (the answer wins);
+ *   <li>{@code rollcall.workers.damped} (counter) — workers damped for flapping (held out of new
+ *       snapshots because their verdict or version changed too often), one per
+ *       {@link FleetEvent.WorkerDamped}: once per hold, never per answer.
  * </ul>
  * With a protocol that sends no probes ({@code none}) the probe counters stay at 0.
  * Gauges read the current snapshot when the registry asks (one volatile read each). Thread-safe.
@@ -86,9 +89,14 @@ public final class RollcallMetrics implements MeterBinder {
         Counter differed = Counter.builder("rollcall.version.claims.differed")
                 .description("workers that answered another version than discovery claims (the answer wins)")
                 .tags(tags).register(registry);
+        Counter damped = Counter.builder("rollcall.workers.damped")
+                .description("workers damped for flapping: held out of new snapshots because their verdict or"
+                        + " version changed too often").tags(tags).register(registry);
         resolver.addEventListener(event -> {
             if (event instanceof FleetEvent.VersionClaimDiffers) {
                 differed.increment();
+            } else if (event instanceof FleetEvent.WorkerDamped) {
+                damped.increment();
             }
         });
     }

@@ -103,8 +103,9 @@ class RollcallMetricsTest {
             assertThat(registry.getMeters()).extracting(m -> m.getId().getName()).containsOnly(
                     "rollcall.workers", "rollcall.snapshot.number", "rollcall.discovery.staleness",
                     "rollcall.probes.sent", "rollcall.probes.failed", "rollcall.probe.latency",
-                    "rollcall.version.claims.differed", "rollcall.probe.kept-channels", "rollcall.probe.over-kept-cap");
-            assertThat(registry.getMeters()).hasSize(17); // rollcall.workers has 8 states (outside_subset too), the latency 2 outcomes
+                    "rollcall.version.claims.differed", "rollcall.probe.kept-channels", "rollcall.probe.over-kept-cap",
+                    "rollcall.workers.damped");
+            assertThat(registry.getMeters()).hasSize(18); // rollcall.workers has 8 states (outside_subset too), the latency 2 outcomes
         }
     }
 }

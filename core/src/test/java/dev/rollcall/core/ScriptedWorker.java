@@ -73,6 +73,13 @@ final class ScriptedWorker implements AutoCloseable {
         return w;
     }
 
+    /** A worker that answers {@code version}, and implements ReleaseWorker. */
+    static ScriptedWorker answering(String version) throws IOException {
+        ScriptedWorker w = new ScriptedWorker(true, "instance-" + version);
+        w.answerVersion(version);
+        return w;
+    }
+
     /** A worker from before exact drain: ReleaseWorker is UNIMPLEMENTED. */
     static ScriptedWorker beforeExactDrain() throws IOException {
         return new ScriptedWorker(false, "instance-old");
@@ -85,6 +92,16 @@ final class ScriptedWorker implements AutoCloseable {
     /** Pushes {@code state} (and {@code instanceId}) to every watch, as a new revision. */
     synchronized void answer(ServingState state, String instanceId) {
         answer = answer.toBuilder().setState(state).setInstanceId(instanceId).setRevision(++revision).build();
+        for (StreamObserver<WorkerInfoResponse> w : watches) {
+            synchronized (w) {
+                w.onNext(answer);
+            }
+        }
+    }
+
+    /** Pushes {@code version} to every watch, as a new revision. */
+    synchronized void answerVersion(String version) {
+        answer = answer.toBuilder().setVersion(version).setRevision(++revision).build();
         for (StreamObserver<WorkerInfoResponse> w : watches) {
             synchronized (w) {
                 w.onNext(answer);

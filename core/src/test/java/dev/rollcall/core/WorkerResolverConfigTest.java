@@ -121,6 +121,23 @@ class WorkerResolverConfigTest {
     }
 
     @Test
+    void publishMaxRateOutOfRangeOrNotANumberNamesKeyValueAndRange() throws Exception {
+        for (String bad : new String[] {"0", "1001", "fast", "-5"}) {
+            Map<String, String> m = base();
+            m.put("rollcall.publish.max-rate", bad);
+            assertThatThrownBy(() -> build(m))
+                    .isInstanceOf(ConfigurationException.class)
+                    .hasMessageContaining("rollcall.publish.max-rate='" + bad + "'")
+                    .hasMessageContaining("a whole number from 1 to 1000");
+        }
+        Map<String, String> m = base();
+        m.put("rollcall.publish.max-rate", "1000");
+        try (WorkerResolver resolver = build(m)) {
+            assertThat(resolver.awaitVersion(1, Duration.ofSeconds(5)).number()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void backoffMaxBelowInitialIsRejected() {
         Map<String, String> m = base();
         m.put("rollcall.probe.backoff.initial", "5s");

@@ -10,8 +10,8 @@ import java.util.Optional;
 /**
  * Something that changed between two consecutive snapshots, for users who react to changes rather
  * than read state: a worker joined or left the compatible set, a worker was rejected, the policy
- * switched cohorts, a worker answered another version than discovery claims. Immutable. Each event
- * names the snapshot that first shows it.
+ * switched cohorts, a worker answered another version than discovery claims, a worker was damped
+ * for flapping or returned. Immutable. Each event names the snapshot that first shows it.
  */
 public sealed interface FleetEvent {
 
@@ -97,9 +97,39 @@ public sealed interface FleetEvent {
     }
 
     /**
+     * A worker changed what snapshots show of it too often (its verdict or version, in and out of
+     * use: a buggy health loop, or a hostile worker) and is damped: from this snapshot on it is
+     * {@link WorkerStatus.State#REJECTED} whatever it answers, with a {@link #reason()} that starts
+     * with {@value #REASON_START} and says until when (a hold may be extended while it keeps
+     * flapping, without another event). Told once per hold; {@link WorkerUndamped} ends it.
+     */
+    record WorkerDamped(long snapshot, WorkerEndpoint endpoint, String reason) implements FleetEvent {
+        /** How the reason of a damped worker's status starts. */
+        public static final String REASON_START = "damped for flapping";
+
+        public WorkerDamped {
+            Objects.requireNonNull(endpoint, "endpoint");
+            Objects.requireNonNull(reason, "reason");
+        }
+
+        /** Whether {@code status} is that of a worker damped for flapping. */
+        public static boolean shows(WorkerStatus status) {
+            return status != null && status.state() == WorkerStatus.State.REJECTED
+                    && status.reason().startsWith(REASON_START);
+        }
+    }
+
+    /** A worker damped for flapping ({@link WorkerDamped}) stopped flapping and is judged as any other again. */
+    record WorkerUndamped(long snapshot, WorkerEndpoint endpoint) implements FleetEvent {
+        public WorkerUndamped {
+            Objects.requireNonNull(endpoint, "endpoint");
+        }
+    }
+
+    /**
      * The events that lead from {@code before} to {@code after}, in a fixed order: the cohort
      * switch, then workers that left, started draining, resumed, were rejected, joined, answered
-     * another version than claimed (each by URL).
+     * another version than claimed, were damped for flapping, returned from it (each by URL).
      */
     static List<FleetEvent> between(FleetSnapshot before, FleetSnapshot after) {
         long n = after.number();
@@ -159,6 +189,16 @@ public sealed interface FleetEvent {
             }
         }
         ClaimedVersions.differences(changed, n, events);
+        for (WorkerStatus[] p : changed) {
+            if (p[1] != null && WorkerDamped.shows(p[1]) && !WorkerDamped.shows(p[0])) {
+                events.add(new WorkerDamped(n, p[1].endpoint(), p[1].reason()));
+            }
+        }
+        for (WorkerStatus[] p : changed) {
+            if (p[1] != null && WorkerDamped.shows(p[0]) && !WorkerDamped.shows(p[1])) {
+                events.add(new WorkerUndamped(n, p[1].endpoint()));
+            }
+        }
         return events;
     }
 

@@ -134,4 +134,22 @@ class FleetEventTest {
                 .containsExactly(new FleetEvent.VersionClaimDiffers(3, WorkerEndpoint.of("127.0.0.1", 7002)
                         .withLabels(java.util.Map.of(WorkerEndpoint.VERSION_LABEL, "1.6.0")), "1.6.0", "1.5.0"));
     }
+
+    @Test
+    void aDampedWorkerIsToldOnceWhenDampedEvenWhenItsHoldIsExtendedAndOnceWhenItReturns() {
+        String held = "damped for flapping: its verdict or version changed too often; held out until ";
+        FleetSnapshot one = snapshot(1, Optional.empty(), answered(7001, "1.4.0", State.COMPATIBLE, ""));
+        FleetSnapshot two = snapshot(2, Optional.empty(), answered(7001, "1.4.0", State.REJECTED, held + "T1"));
+        FleetSnapshot three = snapshot(3, Optional.empty(), answered(7001, "1.4.0", State.REJECTED, held + "T2"));
+        FleetSnapshot four = snapshot(4, Optional.empty(), answered(7001, "9.9.9", State.REJECTED, "not ^1.4.0"));
+        WorkerEndpoint e = WorkerEndpoint.of("127.0.0.1", 7001);
+
+        assertThat(FleetEvent.between(one, two)).containsExactly(
+                new WorkerLeft(2, e, "rejected: " + held + "T1"),
+                new WorkerRejected(2, info(7001, "1.4.0"), held + "T1"),
+                new FleetEvent.WorkerDamped(2, e, held + "T1"));
+        assertThat(FleetEvent.between(two, three)).as("a hold extended").isEmpty();
+        assertThat(FleetEvent.between(three, four)).containsExactly(new FleetEvent.WorkerUndamped(4, e));
+        assertThat(FleetEvent.WorkerDamped.shows(answered(7001, "1.4.0", State.REJECTED, "too old"))).isFalse();
+    }
 }

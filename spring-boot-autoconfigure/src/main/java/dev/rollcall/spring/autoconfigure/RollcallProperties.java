@@ -23,11 +23,22 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param worker     {@code rollcall.worker.*}
  * @param drain      {@code rollcall.drain.*}
  * @param subset     {@code rollcall.subset.*}
+ * @param publish    {@code rollcall.publish.*}
  */
 @ConfigurationProperties("rollcall")
 public record RollcallProperties(Discovery discovery, Policy policy, Probe probe, Schemas schemas, String selector,
                                  PreferLabels preferLabels, Readiness readiness, Resolver resolver, Worker worker,
-                                 Drain drain, Subset subset) {
+                                 Drain drain, Subset subset,
+                                 Publish publish) {
+
+    /**
+     * How often snapshots are published.
+     *
+     * @param maxRate snapshots per second at most (1 to 1000); changes within 1 / max-rate of the last snapshot
+     *                join the next one, so news that takes a worker away waits at most that long (50 ms by default)
+     */
+    public record Publish(@DefaultValue("20") int maxRate) {
+    }
 
     /**
      * Subsets: each coordinator uses only some of the workers the policy accepts (docs/subsets.md).

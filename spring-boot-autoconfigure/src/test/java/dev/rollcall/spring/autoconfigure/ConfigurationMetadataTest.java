@@ -57,6 +57,7 @@ class ConfigurationMetadataTest {
         assertThat(metadata.get("rollcall.worker.enabled").path("defaultValue").asBoolean()).isFalse();
         assertThat(metadata.get("rollcall.probe.timeout").path("defaultValue").asString()).isEqualTo("2s");
         assertThat(metadata.get("rollcall.drain.exact").path("defaultValue").asBoolean()).isFalse();
+        assertThat(metadata.get("rollcall.publish.max-rate").path("defaultValue").asInt()).isEqualTo(20);
         assertThat(metadata).containsKeys("rollcall.worker.version", "rollcall.readiness.version",
                 "rollcall.discovery.type", "rollcall.policy.type", "management.endpoint.rollcall.access");
         assertThat(metadata.get("rollcall.probe.concurrency").path("description").asString()).isNotBlank();

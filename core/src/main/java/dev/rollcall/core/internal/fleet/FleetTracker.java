@@ -74,14 +74,18 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     private boolean closed;
     /** What the user's failed calls do to their workers. */
     private final FailedCalls failedCalls;
+    /** Holds workers that flap out of new snapshots. */
+    private final FlapDamping damping;
 
     /**
+     * @param publishIntervalNanos the least time between two snapshot builds (1 / {@code rollcall.publish.max-rate};
+     *                  0: none, for tests of other timing rules)
      * @param schemas   schema fetching, or {@code null} for none; its changes must reach
      *                  {@link #schemasChanged()}
      * @param publisher told of each new snapshot, on the serial context
      */
-    public FleetTracker(Parts parts, ProbeSettings settings, VersionSchemas schemas, SnapshotBuilder builder,
-                 Consumer<FleetSnapshot> publisher) {
+    public FleetTracker(Parts parts, ProbeSettings settings, long publishIntervalNanos, VersionSchemas schemas,
+                 SnapshotBuilder builder, Consumer<FleetSnapshot> publisher) {
         this.context = parts.context();
         this.settings = settings;
         this.clock = parts.clock();
@@ -89,10 +93,14 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         this.builder = builder;
         this.publisher = publisher;
         this.probes = new ProbeScheduler<>(context, parts.transport(), settings, parts.jitter(), this);
-        this.pacer = new PublishPacer(context, parts.cpuNanos(), this::build);
+        this.pacer = new PublishPacer(context, parts.cpuNanos(), publishIntervalNanos, this::build);
         this.leavers = new Leavers(context, probes);
         this.failedCalls = new FailedCalls(context, probes, pacer,
                 () -> tracked.values().stream().filter(TrackedWorker::inUse).count(), this::tracks);
+        this.damping = new FlapDamping(context, clock, this::tracks, () -> {
+            pacer.changed();
+            settle();
+        });
     }
 
     /** The injected machinery a tracker runs on: real in production, virtual in unit tests. */
@@ -175,7 +183,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         boolean wasInUse = t.inUse();
         TrackedWorker.State was = t.state();
         if (t.relabel(e)) {
-            if (wasInUse && !t.inUse()) {
+            if (damping.observe(t) || wasInUse && !t.inUse()) {
                 pacer.changedUrgently(); // a new instance, or labelled draining by discovery
             } else {
                 pacer.changed();
@@ -296,6 +304,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         }
         tracked.remove(t);
         failedCalls.settled(t);
+        damping.forget(t);
         changes.left(t);
     }
 
@@ -329,6 +338,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         String why = PeerText.escape(unescaped); // a failed call's status message is the worker's text
         TrackedWorker t = closed ? null : tracked.get(url);
         if (t != null && t.inUse() && failedCalls.failed(t, why)) {
+            damping.observe(t);
             settle();
         }
     }
@@ -375,6 +385,9 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         } else {
             urgent = t.failed(((ProbeOutcome.Failed) outcome).reason(), context.nanoTime(), stableNanos());
         }
+        if (damping.observe(t)) {
+            urgent = true;
+        }
         if (urgent) {
             pacer.changedUrgently();
         } else {
@@ -385,6 +398,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     @Override
     public void connectionLost(TrackedWorker t, String why) {
         t.connectionLost(why);
+        damping.observe(t);
         pacer.changedUrgently();
     }
 
@@ -452,6 +466,11 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     /** How many candidate sets were compared with every tracked worker (see {@link SetReader}): for tests. */
     long wholeSetsRead() {
         return reader.wholeSetsRead();
+    }
+
+    /** For tests that compare trackers fed different histories: damps no worker (see {@link FlapDamping}). */
+    void withoutFlapDamping() {
+        damping.off();
     }
 
     /** For tests: reads every candidate set whole, the reference the cheaper ways must end at. */

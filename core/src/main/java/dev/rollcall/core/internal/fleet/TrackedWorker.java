@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  *                      └──answer──► ANSWERED
  * </pre>
  * The policy turns ANSWERED into COMPATIBLE or REJECTED when a snapshot is built; every other
- * state keeps the worker out (fail closed). Flap damping lives here: a worker's failure count, which
- * sets its retry backoff, starts over only once it stayed up for a while.
+ * state keeps the worker out (fail closed). Flap damping of probes lives here: a worker's failure
+ * count, which sets its retry backoff, starts over only once it stayed up for a while; damping of
+ * what snapshots show is {@link FlapDamping}'s, on the {@link FlapDamping.Penalty} it holds.
  *
  * <p>Confined to the resolver's serial context. The probe scheduling state ({@link #probeSlot()}) belongs
  * to the probe code ({@link ProbeSlot}), what the last snapshot showed of it to the snapshot code
@@ -78,6 +79,8 @@ final class TrackedWorker implements ProbeTarget, ShownWorker {
     private long ejectedAt = Long.MIN_VALUE;
     /** When a call that timed out last had it probed at once ({@code Long.MIN_VALUE}: never); the tracker's rate limit. */
     private long suspectedAt = Long.MIN_VALUE;
+    /** Its flap penalty and hold: {@link FlapDamping}'s. */
+    private final FlapDamping.Penalty flaps = new FlapDamping.Penalty();
 
     TrackedWorker(WorkerEndpoint endpoint) {
         this.url = endpoint.url();
@@ -103,6 +106,16 @@ final class TrackedWorker implements ProbeTarget, ShownWorker {
     @Override
     public ShownState shownState() {
         return shown;
+    }
+
+    /** Its flap penalty and hold, written by {@link FlapDamping} alone. */
+    FlapDamping.Penalty flapPenalty() {
+        return flaps;
+    }
+
+    @Override
+    public Held heldOut() {
+        return flaps.held();
     }
 
     /** Which candidate set from discovery last listed it. */

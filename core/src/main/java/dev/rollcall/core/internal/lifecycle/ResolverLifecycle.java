@@ -142,8 +142,9 @@ public final class ResolverLifecycle {
                 ProtocolTransport.of(given.protocol(), probes, keepalive, new ProtocolTransport.Liveness(
                         probe.keepaliveTime(), probe.keepaliveTimeout()), probe.maxResponseBytes()),
                 given.clock(), jitter, ManagementFactory.getThreadMXBean()::getCurrentThreadCpuTime);
-        this.tracker = new FleetTracker(parts, probe, schemas, new SnapshotBuilder(policy, given.clock(), schemas,
-                schema.keys(), settings.labels(), context::nanoTime, initial), this::publish);
+        this.tracker = new FleetTracker(parts, probe, settings.publish().intervalNanos(), schemas,
+                new SnapshotBuilder(policy, given.clock(), schemas, schema.keys(), settings.labels(), context::nanoTime,
+                        initial), this::publish);
         if (settings.subset() != null) {
             tracker.useSubset(new Subset(settings.subset()));
             log.info("resolver {}: subsets on: using {} of the accepted workers, chosen on coordinator id '{}'", name,

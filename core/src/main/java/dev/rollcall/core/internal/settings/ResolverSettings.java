@@ -12,9 +12,16 @@ import dev.rollcall.api.Settings;
  * @param cache      the cache file's settings, or {@code null} when none is configured
  * @param exactDrain {@code rollcall.drain.exact}: hold workers only under leases and release them
  * @param subset     {@code rollcall.subset.*}, or {@code null} when subsets are off
+ * @param publish    {@code rollcall.publish.*}: how often snapshots may be published
  */
 public record ResolverSettings(ProbeSettings probe, SchemaSettings schema, LabelSettings labels, int maxCandidates,
-                        CacheSettings cache, boolean exactDrain, SubsetSettings subset) {
+                        CacheSettings cache, boolean exactDrain, SubsetSettings subset, PublishSettings publish) {
+
+    /** Settings with the default publish rate. */
+    public ResolverSettings(ProbeSettings probe, SchemaSettings schema, LabelSettings labels, int maxCandidates,
+                            CacheSettings cache, boolean exactDrain, SubsetSettings subset) {
+        this(probe, schema, labels, maxCandidates, cache, exactDrain, subset, PublishSettings.DEFAULTS);
+    }
 
     /** Settings without subsets. */
     public ResolverSettings(ProbeSettings probe, SchemaSettings schema, LabelSettings labels, int maxCandidates,
@@ -64,7 +71,8 @@ public record ResolverSettings(ProbeSettings probe, SchemaSettings schema, Label
                     + " is set (" + subset.size() + "): exact drain does not follow workers leaving the subset yet;"
                     + " unset " + SubsetSettings.SIZE_KEY + " or set " + EXACT_DRAIN_KEY + "=false");
         }
-        return new ResolverSettings(probe, schema, labels, candidates, cache, exact, subset);
+        return new ResolverSettings(probe, schema, labels, candidates, cache, exact, subset,
+                PublishSettings.read(root));
     }
 
     /** {@code rollcall.discovery.max-candidates}, or {@code set} when the builder gave one. */

@@ -16,6 +16,12 @@ import java.util.function.LongSupplier;
  * and whenever a worker readers may be using is going or changed (urgent news), the change is built
  * at once; a build already spaced out is brought forward.
  *
+ * <p>Whatever the news, two builds start at least the pacing interval apart
+ * ({@code rollcall.publish.max-rate}: 1 / max-rate, 50 ms by default): a worker that pushes a new
+ * answer every millisecond, or a fleet in churn, cannot hand every listener a snapshot per answer.
+ * Changes within the interval coalesce into the build at its end (latest wins), so urgent news
+ * waits at most one interval, and news after a quiet interval is built at once.
+ *
  * <p>Confined to the resolver's serial context. Time comes from the context's ticker; a build's
  * cost from {@code cpuNanos} (the thread's CPU time: a GC pause or a busy machine must not space
  * builds out further), both injectable for tests.
@@ -29,6 +35,8 @@ public final class PublishPacer {
     private final SerialContext context;
     private final LongSupplier cpuNanos;
     private final Runnable build;
+    /** The least time between the starts of two builds (0: none): the ceiling on snapshots per second. */
+    private final long intervalNanos;
     private boolean dirty;
     /**
      * A worker readers may be using is going or changed (its connection dropped, it left discovery,
@@ -38,16 +46,26 @@ public final class PublishPacer {
     private boolean urgent;
     private boolean queued;
     private SerialContext.Timer spaced;     // a queued build waiting for its spacing, if any
+    private long spacedAt;                  // ticker reading the spaced build is due at
+    private boolean builtOnce;
+    private long lastBuildNanos;            // ticker reading at the start of the last build
     private long nextBuildNanos;            // ticker reading before which no spaced build runs
     private boolean spacingKnown;
     /** A smoothed build cost: one slow build (a cold JIT, a page fault storm) must not hold changes back. */
     private long typicalBuildCpuNanos;
     private boolean closed;
 
-    /** {@code build} builds and publishes a snapshot of the current state (if it changed). */
-    public PublishPacer(SerialContext context, LongSupplier cpuNanos, Runnable build) {
+    /**
+     * {@code build} builds and publishes a snapshot of the current state (if it changed); two builds
+     * start at least {@code intervalNanos} apart (0: no ceiling).
+     */
+    public PublishPacer(SerialContext context, LongSupplier cpuNanos, long intervalNanos, Runnable build) {
+        if (intervalNanos < 0) {
+            throw new IllegalArgumentException("pacing interval " + intervalNanos + " ns is negative");
+        }
         this.context = context;
         this.cpuNanos = cpuNanos;
+        this.intervalNanos = intervalNanos;
         this.build = build;
     }
 
@@ -71,17 +89,23 @@ public final class PublishPacer {
             return;
         }
         boolean now = urgent || !busy;
-        if (queued && !(now && spaced != null)) {
-            return;
+        long nanos = context.nanoTime();
+        long at = now || !spacingKnown ? nanos : nextBuildNanos;
+        if (builtOnce && at - (lastBuildNanos + intervalNanos) < 0) {
+            at = lastBuildNanos + intervalNanos; // the ceiling: news within the interval joins the build at its end
+        }
+        if (queued && (spaced == null || at - spacedAt >= 0)) {
+            return; // a build already comes as soon or sooner
         }
         if (spaced != null) {
             spaced.cancel();
             spaced = null;
         }
         queued = true;
-        long wait = now || !spacingKnown ? 0 : nextBuildNanos - context.nanoTime();
+        long wait = at - nanos;
         if (wait > 0) {
             spaced = context.schedule(this::buildNow, wait);
+            spacedAt = at;
         } else {
             context.execute(this::buildNow);
         }
@@ -95,6 +119,8 @@ public final class PublishPacer {
         }
         dirty = false;
         urgent = false;
+        builtOnce = true;
+        lastBuildNanos = context.nanoTime();
         long started = cpuNanos.getAsLong();
         try {
             build.run();

@@ -44,4 +44,17 @@ public interface ShownWorker {
 
     /** The snapshot code's state on it. */
     ShownState shownState();
+
+    /**
+     * What snapshots show of it while it is held out of them whatever it answers (damped for
+     * flapping), or {@code null} while it is not: then it is {@code REJECTED} with {@code reason},
+     * showing {@code info}, and no policy sees it.
+     */
+    default Held heldOut() {
+        return null;
+    }
+
+    /** A worker held out of snapshots: the answer shown (fixed while held) and why. */
+    record Held(WorkerInfo info, String reason) {
+    }
 }

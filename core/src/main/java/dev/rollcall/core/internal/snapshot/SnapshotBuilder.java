@@ -143,7 +143,7 @@ public final class SnapshotBuilder {
         if (!direct) {
             for (ShownWorker t : workers) {
                 runs.saw(t.info());
-                if (t.inUse()) {
+                if (t.inUse() && t.heldOut() == null) {
                     if (runs.schemaReady(t)) {
                         answered.add(t.info());
                     } else {
@@ -303,7 +303,12 @@ public final class SnapshotBuilder {
         String reason = t.reason();
         boolean serving = t.serving() == ServingState.SERVING;
         OptionalInt holders = OptionalInt.empty();
-        if (t.answered() && !serving) {
+        ShownWorker.Held held = t.heldOut();
+        if (held != null) {
+            info = held.info(); // fixed while held: its answers meanwhile make no new status
+            state = State.REJECTED;
+            reason = held.reason();
+        } else if (t.answered() && !serving) {
             boolean draining = t.serving() == ServingState.DRAINING;
             state = draining ? State.DRAINING : State.NOT_SERVING;
             reason = !draining ? "not serving yet: takes no work until it says it is ready"

@@ -141,7 +141,11 @@ class LabelRulesTest extends TrackerHarness {
             }
         }
         assertThat(switches).as("fell back once, did not return within the 30 s hold").isEqualTo(1);
-        time.advance(Duration.ofSeconds(30));
+        // Out and back every second is flapping: a is damped, held out until its penalty decays.
+        assertThat(last().status(a.url()).orElseThrow().reason()).startsWith("damped for flapping");
+        time.advance(FlapDamping.MAX_HOLD);
+        assertThat(last().status(a.url()).orElseThrow().state()).isEqualTo(State.COMPATIBLE);
+        time.advance(Duration.ofSeconds(30)); // the preference's hold
         assertThat(last().selection().preference()).startsWith("preferring");
     }
 

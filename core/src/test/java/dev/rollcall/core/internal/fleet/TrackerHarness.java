@@ -44,6 +44,8 @@ public abstract class TrackerHarness {
     int maxKeptChannels = 1_000;
     /** The next {@link #tracker}'s subset ({@code rollcall.subset.*}); null: off. */
     SubsetSettings subset;
+    /** The next {@link #tracker}'s least time between snapshot builds (1 / max-rate); none unless set. */
+    Duration publishInterval = Duration.ZERO;
     /** The policy of the next {@link #tracker}. */
     VersionPolicy policy = ONE_OH;
     final VirtualTime time = new VirtualTime();
@@ -67,7 +69,7 @@ public abstract class TrackerHarness {
         Clock clock = Clock.fixed(Instant.EPOCH, ZoneOffset.UTC);
         FleetSnapshot initial = FleetSnapshot.builder(0).publishedAt(Instant.EPOCH).build();
         tracker = new FleetTracker(new FleetTracker.Parts(time.context(), net, clock, HALF,
-                () -> cpu += 500_000), settings, null,
+                () -> cpu += 500_000), settings, publishInterval.toNanos(), null,
                 new SnapshotBuilder(policy, clock, null, KeyPaths.none(), labels, time::read, initial),
                 published::add);
         if (subset != null) {

@@ -13,7 +13,7 @@ class PublishPacerTest {
     private long cpu;
     private long buildCost = Duration.ofMillis(1).toNanos();
     private int builds;
-    private final PublishPacer pacer = new PublishPacer(time.context(), () -> cpu, () -> {
+    private final PublishPacer pacer = new PublishPacer(time.context(), () -> cpu, 0, () -> {
         builds++;
         cpu += buildCost;
     });
@@ -89,5 +89,70 @@ class PublishPacerTest {
         pacer.close();
         time.advance(Duration.ofMillis(50));
         assertThat(builds).isEqualTo(1);
+    }
+
+    /** A pacer with {@code rollcall.publish.max-rate}'s default ceiling: 20 a second, 50 ms apart. */
+    private final PublishPacer paced = new PublishPacer(time.context(), () -> cpu, Duration.ofMillis(50).toNanos(),
+            () -> {
+                builds++;
+                cpu += buildCost;
+            });
+
+    @Test
+    void underChurnNoMoreBuildsStartThanTheCeilingAllowsWhateverTheNews() {
+        for (int ms = 0; ms < 1_000; ms++) { // a change every millisecond for a second, every tenth urgent
+            if (ms % 10 == 0) {
+                paced.changedUrgently();
+            } else {
+                paced.changed();
+            }
+            paced.requestBuild(ms % 3 != 0);
+            time.advance(Duration.ofMillis(1));
+        }
+        assertThat(builds).as("builds in one second at 20 a second").isBetween(19, 21);
+    }
+
+    @Test
+    void urgentNewsWithinTheIntervalWaitsForItsEndAndNoLonger() {
+        paced.changed();
+        paced.requestBuild(false);
+        time.runUntilIdle();
+        assertThat(builds).isEqualTo(1);
+        time.advance(Duration.ofMillis(10));
+        paced.changedUrgently();
+        paced.requestBuild(false);
+        time.advance(Duration.ofMillis(39));
+        assertThat(builds).isEqualTo(1);
+        time.advance(Duration.ofMillis(1));
+        assertThat(builds).as("50 ms after the last build started").isEqualTo(2);
+    }
+
+    @Test
+    void newsAfterAQuietIntervalIsBuiltAtOnce() {
+        paced.changed();
+        paced.requestBuild(false);
+        time.advance(Duration.ofMillis(50));
+        paced.changedUrgently();
+        paced.requestBuild(true);
+        time.runUntilIdle();
+        assertThat(builds).isEqualTo(2);
+    }
+
+    @Test
+    void urgentNewsBringsABuildSpacedBeyondTheIntervalForwardToTheIntervalsEnd() {
+        buildCost = Duration.ofMillis(20).toNanos(); // spaced 40 ms; the interval is 50 ms from the start
+        paced.changed();
+        paced.requestBuild(true);
+        time.runUntilIdle();
+        paced.changed();
+        paced.requestBuild(true);
+        paced.changedUrgently();
+        paced.requestBuild(true);
+        time.advance(Duration.ofMillis(49));
+        assertThat(builds).isEqualTo(1);
+        time.advance(Duration.ofMillis(1));
+        assertThat(builds).isEqualTo(2);
+        time.advance(Duration.ofMillis(100));
+        assertThat(builds).as("one build for both").isEqualTo(2);
     }
 }
