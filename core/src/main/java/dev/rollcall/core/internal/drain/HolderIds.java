@@ -17,7 +17,9 @@ import javax.crypto.spec.SecretKeySpec;
  * <p>Ids are 43 characters of unpadded base64url, within the protocol's printable-ASCII alphabet and
  * its 64-character bound. Neither the secret nor an id is ever logged or printed: {@link #toString()}
  * says nothing of them, and a log line that must tell holders apart uses {@link #tag}.
- * Thread-safe; {@link #of} allocates a {@link Mac} per call.
+ * Thread-safe: each thread that asks keeps a {@link Mac} of its own (a watch is started on the probe
+ * client's thread, a release on the resolver's), so that converging on many workers looks up no
+ * provider per worker.
  */
 public final class HolderIds {
 
@@ -27,6 +29,7 @@ public final class HolderIds {
     public static final int TAG_CHARS = 6;
 
     private final SecretKeySpec key;
+    private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(this::newMac);
 
     private HolderIds(byte[] secret) {
         this.key = new SecretKeySpec(secret, ALGORITHM);
@@ -46,15 +49,18 @@ public final class HolderIds {
 
     /** The holder id of the worker at {@code url}: the same for the same URL, unguessable without the secret. */
     public String of(String url) {
-        Mac mac;
+        byte[] digest = macs.get().doFinal(url.getBytes(StandardCharsets.UTF_8)); // doFinal leaves it ready again
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+    }
+
+    private Mac newMac() {
         try {
-            mac = Mac.getInstance(ALGORITHM);
+            Mac mac = Mac.getInstance(ALGORITHM);
             mac.init(key);
+            return mac;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException(ALGORITHM + " is not available in this JVM", e); // every Java SE has it
         }
-        byte[] digest = mac.doFinal(url.getBytes(StandardCharsets.UTF_8));
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
     }
 
     /**
