@@ -26,6 +26,15 @@ const BOUNDS = {
 /** A holder id ("Exact drain", W18): 1 to 64 printable ASCII characters. */
 const MAX_HOLDER_ID_CHARS = 64;
 
+/**
+ * What a log line or an error may say of a holder id: its first 6 characters (half of a shorter one)
+ * and an ellipsis. A holder id is the coordinator's secret for this worker (who knows it can release
+ * it), so none is ever written whole.
+ */
+function holderTag(id) {
+  return `${id.slice(0, Math.min(6, Math.floor(id.length / 2)))}…`;
+}
+
 /** Why {@code id} is not a holder id, naming the bound (the id escaped), or null. */
 function holderIdProblem(field, id) {
   if (id.length > 0 && id.length <= MAX_HOLDER_ID_CHARS && /^[\x21-\x7e]+$/.test(id)) {
@@ -220,7 +229,10 @@ class Watch {
  * Exact drain (W18-W22): a stream opened with a holder_id holds the worker while it drains, until
  * its coordinator sends ReleaseWorker with that id or the stream ends; a release holds for every
  * stream of the id until the drain ends. While DRAINING every answer says how many streams still
- * hold it (holders), and a change of that count is a new revision, pushed.
+ * hold it (holders), and a change of that count is a new revision, pushed. A release whose id holds
+ * nothing here (no stream of it open, not released in this drain) is refused with NOT_FOUND and
+ * leaves no trace: only who watches as a holder can release as one. Holder ids are logged by their
+ * tag only (holderTag).
  */
 class WorkerInfoService {
   /**
@@ -290,7 +302,7 @@ class WorkerInfoService {
   /** Who still holds the worker, for the stop's log line. */
   stillHolding() {
     return [...this.holderStreams.values()].filter((h) => !this.released.has(h.id))
-      .map((h) => `'${h.id}' from ${h.peer}`);
+      .map((h) => `'${holderTag(h.id)}' from ${h.peer}`);
   }
 
   /** Streams without a holder id: coordinators that keep W13's quiet period. */
@@ -346,7 +358,20 @@ class WorkerInfoService {
     };
   }
 
-  /** ReleaseWorker (W20): only for this process; outside a drain it changes nothing. */
+  /** Whether a holder stream of {@code id} is open now. */
+  hasHolderStream(id) {
+    for (const h of this.holderStreams.values()) {
+      if (h.id === id) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * ReleaseWorker (W20): only for this process, only from an id that holds something here (an open
+   * stream, or released in this drain); outside a drain it changes nothing.
+   */
   release(call, callback) {
     const { holder_id: id, instance_id: instance } = call.request;
     const bad = holderIdProblem('holder_id', id);
@@ -359,16 +384,25 @@ class WorkerInfoService {
           + ` is not this worker process's ('${this.instanceId}'): released nothing` });
       return;
     }
+    if (!this.released.has(id) && !this.hasHolderStream(id)) {
+      callback({ code: grpc.status.NOT_FOUND, details: `holder_id '${holderTag(id)}' holds nothing on this worker`
+          + ' (no WatchWorkerInfo stream of it is open, and this drain did not release it): released nothing' });
+      return;
+    }
     const draining = this.current.state === 'DRAINING';
     if (draining && !this.released.has(id)) {
       if (this.released.size >= this.maxWatches) {
-        callback({ code: grpc.status.RESOURCE_EXHAUSTED, details: 'this drain already keeps as many released holder'
-            + ` ids as the worker serves watches (--max-watches=${this.maxWatches})` });
-        return;
+        // Ids whose streams all ended hold nothing now: forgetting them costs a coordinator that
+        // watches anew one more release, never the worker's stop (open streams are fewer than the bound).
+        for (const r of [...this.released]) {
+          if (!this.hasHolderStream(r)) {
+            this.released.delete(r);
+          }
+        }
       }
       this.released.add(id);
-      this.log(`released by '${id}' (${call.getPeer()}): ${this.holding()} holders left`);
-      this.holdersChanged(`released by '${id}'`);
+      this.log(`released by '${holderTag(id)}' (${call.getPeer()}): ${this.holding()} holders left`);
+      this.holdersChanged(`released by '${holderTag(id)}'`);
     }
     callback(null, { holders: draining ? this.holding() : 0 });
   }
@@ -412,7 +446,7 @@ class WorkerInfoService {
       }
       this.log(`watch from ${peer} ended (${this.watches.size} open)`);
       if (this.holderStreams.delete(w)) {
-        this.holdersChanged(`the holder stream of '${holderId}' ended`);
+        this.holdersChanged(`the holder stream of '${holderTag(holderId)}' ended`);
       }
     };
     call.on('cancelled', release);
@@ -422,15 +456,15 @@ class WorkerInfoService {
     if (holderId !== '') {
       this.holderStreams.set(w, { id: holderId, peer });
     }
-    this.log(`watch from ${peer} opened${holderId ? ` by holder '${holderId}'` : ''}, heartbeat ${w.heartbeatMs} ms`
+    this.log(`watch from ${peer} opened${holderId ? ` by holder '${holderTag(holderId)}'` : ''}, heartbeat ${w.heartbeatMs} ms`
         + ` granted (asked ${asked}), ${this.watches.size} open`);
     if (holderId !== '' && this.current.state === 'DRAINING' && !this.released.has(holderId)) {
-      this.holdersChanged(`holder '${holderId}' watches`); // its first answer already counts it
+      this.holdersChanged(`holder '${holderTag(holderId)}' watches`); // its first answer already counts it
     }
     w.offer(); // the first answer at once: the same as the unary answer
   }
 }
 
 module.exports = {
-  WorkerInfoService, grantedHeartbeat, boundsProblem, holderIdProblem, MIN_HEARTBEAT_MS, MAX_HEARTBEAT_MS,
+  WorkerInfoService, grantedHeartbeat, boundsProblem, holderIdProblem, holderTag, MIN_HEARTBEAT_MS, MAX_HEARTBEAT_MS,
 };

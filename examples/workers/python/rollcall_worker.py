@@ -61,6 +61,13 @@ class Protocol:
             raise ValueError(f"{protoset} has no {', '.join(sorted(missing))} in {SERVICE}")
 
 
+def holder_tag(holder_id):
+    """What a log line or an error may say of a holder id: its first 6 characters (half of a shorter
+    one) and an ellipsis. A holder id is the coordinator's secret for this worker (who knows it can
+    release it), so none is ever written whole."""
+    return holder_id[:min(6, len(holder_id) // 2)] + "…"
+
+
 def holder_id_problem(field, holder_id):
     """Why holder_id is not a holder id, naming the bound (the id escaped), or None."""
     if 0 < len(holder_id) <= MAX_HOLDER_ID_CHARS and all(0x21 <= ord(c) <= 0x7E for c in holder_id):
@@ -166,7 +173,10 @@ class WorkerInfoService:
     Exact drain (W18-W22): a stream opened with a holder_id holds the worker while it drains, until
     its coordinator sends ReleaseWorker with that id or the stream ends; a release holds for every
     stream of the id until the drain ends. While DRAINING every answer says how many streams still
-    hold it (holders), and a change of that count is a new revision, pushed.
+    hold it (holders), and a change of that count is a new revision, pushed. A release whose id holds
+    nothing here (no stream of it open, not released in this drain) is refused with NOT_FOUND and
+    leaves no trace: only who watches as a holder can release as one. Holder ids are logged by their
+    tag only (holder_tag).
     """
 
     def __init__(self, protocol: Protocol, version, instance_id, labels, services, state,
@@ -206,7 +216,7 @@ class WorkerInfoService:
         return sum(1 for holder, _ in self._holder_streams.values() if holder not in self._released)
 
     def still_holding(self):
-        return [f"'{holder}' from {peer}" for holder, peer in self._holder_streams.values()
+        return [f"'{holder_tag(holder)}' from {peer}" for holder, peer in self._holder_streams.values()
                 if holder not in self._released]
 
     async def until_released(self, timeout_s: float) -> bool:
@@ -281,8 +291,12 @@ class WorkerInfoService:
     async def _worker_info(self, request, context):
         return self.current.unary
 
+    def _has_holder_stream(self, holder_id) -> bool:
+        return any(holder == holder_id for holder, _ in self._holder_streams.values())
+
     async def _release_worker(self, request, context):
-        """ReleaseWorker (W20): only for this process; outside a drain it changes nothing."""
+        """ReleaseWorker (W20): only for this process, only from an id that holds something here (an
+        open stream, or released in this drain); outside a drain it changes nothing."""
         bad = holder_id_problem("holder_id", request.holder_id)
         if bad:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, bad)
@@ -290,15 +304,21 @@ class WorkerInfoService:
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
                                 f"instance_id {ascii(request.instance_id[:128])} is not this worker process's"
                                 f" ('{self._instance_id}'): released nothing")
+        holder_id = request.holder_id
+        if holder_id not in self._released and not self._has_holder_stream(holder_id):
+            await context.abort(grpc.StatusCode.NOT_FOUND,
+                                f"holder_id '{holder_tag(holder_id)}' holds nothing on this worker (no"
+                                " WatchWorkerInfo stream of it is open, and this drain did not release it):"
+                                " released nothing")
         draining = self._state == "DRAINING"
-        if draining and request.holder_id not in self._released:
+        if draining and holder_id not in self._released:
             if len(self._released) >= self._max_watches:
-                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                    "this drain already keeps as many released holder ids as the worker serves"
-                                    f" watches (--max-watches={self._max_watches})")
-            self._released.add(request.holder_id)
-            self._log(f"released by '{request.holder_id}' ({context.peer()}): {self.holding()} holders left")
-            self._count_changed(f"released by '{request.holder_id}'")
+                # Ids whose streams all ended hold nothing now: forgetting them costs a coordinator that
+                # watches anew one more release, never the worker's stop (open streams are fewer than the bound).
+                self._released = {r for r in self._released if self._has_holder_stream(r)}
+            self._released.add(holder_id)
+            self._log(f"released by '{holder_tag(holder_id)}' ({context.peer()}): {self.holding()} holders left")
+            self._count_changed(f"released by '{holder_tag(holder_id)}'")
         return self._p.ReleaseResponse(holders=self.holding() if draining else 0)
 
     def _refusal(self, peer):
@@ -325,16 +345,16 @@ class WorkerInfoService:
         self._per_connection[peer] = self._per_connection.get(peer, 0) + 1
         if holder:
             self._holder_streams[w] = (holder, peer)
-        self._log(f"watch from {peer} opened{f' by holder {holder!r}' if holder else ''}, heartbeat {w.heartbeat_ms}"
+        self._log(f"watch from {peer} opened{f' by holder {holder_tag(holder)!r}' if holder else ''}, heartbeat {w.heartbeat_ms}"
                   f" ms granted (asked {request.heartbeat_millis}), {len(self._watches)} open")
         if holder and self._state == "DRAINING" and holder not in self._released:
-            self._count_changed(f"holder '{holder}' watches")  # its first answer already counts it
+            self._count_changed(f"holder '{holder_tag(holder)}' watches")  # its first answer already counts it
         try:
             await self._serve(w, context)
         finally:
             self._watches.discard(w)
             if self._holder_streams.pop(w, None) is not None:
-                self._count_changed(f"the holder stream of '{holder}' ended")
+                self._count_changed(f"the holder stream of '{holder_tag(holder)}' ended")
             n = self._per_connection.pop(peer) - 1
             if n > 0:
                 self._per_connection[peer] = n

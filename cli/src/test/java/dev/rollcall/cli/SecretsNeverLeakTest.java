@@ -47,7 +47,9 @@ import org.junit.jupiter.api.io.TempDir;
  * configured (workers registering over TLS and mutual TLS, {@code rollcall workers} and
  * {@code rollcall probe} in-process, resolvers built from the same files), the failures too (wrong
  * password, wrong token, a key file that is not one, swapped certificate and key, a bad value next
- * to a secret, a misspelt secret key). Everything is captured: every log line at the finest level
+ * to a secret, a misspelt secret key), and exact drain's holder ids (a coordinator that also
+ * discovers a worker recording the id it is sent, and a holder of a real worker whose id the test
+ * chose, releases refused and accepted). Everything is captured: every log line at the finest level
  * (SLF4J at TRACE, java.util.logging at ALL), the {@code toString()} of every configuration,
  * resolver, discovery, registration, worker and snapshot, every exception with its causes, and
  * the commands' stdout and stderr. No secret may appear in any of it.
@@ -59,6 +61,10 @@ class SecretsNeverLeakTest {
     private static final String CONSUL_TOKEN = "consul-acl-" + UUID.randomUUID();
     private static final String WRONG_TOKEN = "consul-wrong-" + UUID.randomUUID();
     private static final Duration WAIT = Duration.ofSeconds(30);
+    /** The holder id of a coordinator the test plays, watching and releasing a real worker. */
+    private static final String HOLDER_ID = "holder-" + UUID.randomUUID();
+    /** Holder ids the resolver sent, as a worker recorded them: filled by {@link HolderIdFlows}. */
+    private static final Map<String, String> SENT_HOLDER_IDS = new java.util.concurrent.ConcurrentHashMap<>();
     /** A line of gRPC's HTTP/2 frame logger: {@code [id: 0x..., L:/127.0.0.1:1 - R:/127.0.0.1:2] OUTBOUND DATA: ...}. */
     private static final java.util.regex.Pattern FRAME_DUMP = java.util.regex.Pattern.compile(
             "\\] (IN|OUT)BOUND [A-Z_]+: streamId=");
@@ -104,6 +110,7 @@ class SecretsNeverLeakTest {
             etcdFlows(seen);
             consulFlows(seen);
             configurationErrors(seen);
+            HolderIdFlows.run(seen, capture, HOLDER_ID, SENT_HOLDER_IDS);
             log = capture.text();
             julRecords = capture.julRecordCount();
         }
@@ -136,6 +143,21 @@ class SecretsNeverLeakTest {
                         + around(seen.text(), secret.getValue()));
             }
         }
+        // Holder ids travel on the wire by design: gRPC's frame dumps may hold them, nothing else.
+        Map<String, String> holderIds = new LinkedHashMap<>(SENT_HOLDER_IDS);
+        holderIds.put("a holder id of a coordinator the test played", HOLDER_ID);
+        assertThat(SENT_HOLDER_IDS).as("a holder id the resolver sent").isNotEmpty();
+        for (Map.Entry<String, String> id : holderIds.entrySet()) {
+            if (withoutFrameDumps.contains(id.getValue())) {
+                fail(id.getKey() + " appears in the logs:\n" + around(withoutFrameDumps, id.getValue()));
+            }
+            if (seen.text().contains(id.getValue())) {
+                fail(id.getKey() + " appears in a toString(), an exception or the commands' output:\n"
+                        + around(seen.text(), id.getValue()));
+            }
+        }
+        assertThat(log).as("exact drain's lines were written: the coordinator's refusal, the worker's close")
+                .contains("holds nothing there").contains("every coordinator let go");
     }
 
     /** A worker registering in etcd with the password and serving mutual TLS; the commands and a resolver reading the same file. */

@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -77,6 +78,13 @@ final class ScriptedWorker implements AutoCloseable {
     static ScriptedWorker answering(String version) throws IOException {
         ScriptedWorker w = new ScriptedWorker(true, "instance-" + version);
         w.answerVersion(version);
+        return w;
+    }
+
+    /** A worker that implements ReleaseWorker, answering with {@code statuses} (descriptions and all) first, then OK. */
+    static ScriptedWorker releasingWith(Status... statuses) throws IOException {
+        ScriptedWorker w = new ScriptedWorker(true, "instance-1");
+        w.script.addAll(Arrays.asList(statuses));
         return w;
     }
 

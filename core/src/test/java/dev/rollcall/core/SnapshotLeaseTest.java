@@ -198,15 +198,23 @@ class SnapshotLeaseTest {
     }
 
     @Test
-    void exactDrainSendsARandomHolderIdOnEveryWatchAndOldStyleSendsNoneAndNoRelease() throws Exception {
+    void exactDrainSendsEachWorkerItsOwnHolderIdOnWatchAndReleaseAndOldStyleSendsNoneAndNoRelease() throws Exception {
         try (ScriptedWorker exact = ScriptedWorker.releasing();
+             ScriptedWorker other = ScriptedWorker.releasing();
              ScriptedWorker plain = ScriptedWorker.releasing()) {
-            try (WorkerResolver one = resolver(new Feed(exact.endpoint()), true).build();
+            try (WorkerResolver one = resolver(new Feed(exact.endpoint(), other.endpoint()), true).build();
                  WorkerResolver two = resolver(new Feed(exact.endpoint()), true).build()) {
-                one.awaitWorkers(1, WAIT);
+                one.awaitWorkers(2, WAIT);
                 two.awaitWorkers(1, WAIT);
-                assertThat(exact.holderIds()).hasSize(2).allMatch(id -> id.matches("[0-9a-f]{32}"));
-                assertThat(exact.holderIds().get(0)).as("one id per resolver").isNotEqualTo(exact.holderIds().get(1));
+                assertThat(exact.holderIds()).hasSize(2).allMatch(id -> id.matches("[A-Za-z0-9_-]{43}"));
+                assertThat(exact.holderIds().get(0)).as("each resolver its own id").isNotEqualTo(exact.holderIds().get(1));
+                assertThat(other.holderIds()).as("each worker its own id").singleElement()
+                        .isNotIn(exact.holderIds());
+                exact.answer(ServingState.DRAINING, exact.instanceId());
+                await().atMost(WAIT).until(() -> exact.releases().size() == 2);
+                assertThat(exact.releases()).as("a release carries the id of that worker's watch")
+                        .extracting(ReleaseWorkerRequest::getHolderId)
+                        .containsExactlyInAnyOrderElementsOf(exact.holderIds());
             }
             try (WorkerResolver resolver = resolver(new Feed(plain.endpoint()), false).build()) {
                 resolver.awaitWorkers(1, WAIT);

@@ -18,19 +18,35 @@ import java.util.concurrent.TimeUnit;
  * so that a coordinator that watches anew does not hold the worker again. What ended each hold is
  * kept for the close's log line.
  *
+ * <p>A release is taken only from an id that holds something here: one with an open stream, or
+ * one this drain already released. Any other is {@link Release#HOLDS_NOTHING} and leaves no trace,
+ * so that strangers' releases cannot fill the released set. A holder id is a coordinator's secret
+ * for this worker (who knows it can release it): no log line or error holds one whole, only its
+ * {@link #tag}.
+ *
  * <p>Not thread-safe: {@link WorkerInfoService} owns it and calls it under its own lock.
  */
 final class Holders {
 
     /** The longest holder id, in characters. */
     static final int MAX_ID_CHARS = 64;
+    /** How many leading characters of an id {@link #tag} keeps: enough to tell a few holders apart. */
+    static final int TAG_CHARS = 6;
     /** How many ends of holds the close's log line lists; the rest are counted. */
     private static final int MAX_LOGGED = 16;
 
     private record Holder(String id, String peer, long openedNanos) {
         String describe() {
-            return "'" + PeerText.escape(id, MAX_ID_CHARS) + "' from " + PeerText.escape(peer);
+            return "'" + tag(id) + "' from " + PeerText.escape(peer);
         }
+    }
+
+    /**
+     * What a log line or an error may say of holder id {@code id}: at most its first
+     * {@value #TAG_CHARS} characters (half of a short one), escaped, then {@code …}.
+     */
+    static String tag(String id) {
+        return PeerText.escape(id.substring(0, Math.min(TAG_CHARS, id.length() / 2)), TAG_CHARS) + "…";
     }
 
     private final Map<WatchStream, Holder> open = new HashMap<>();
@@ -41,7 +57,7 @@ final class Holders {
     private boolean draining;
     private long drainNanos;
 
-    /** {@code maxReleased}: the most holder ids one drain keeps as released (the watch limit). */
+    /** {@code maxReleased}: the most holder ids one drain keeps as released (the watch limit, which bounds open streams). */
     Holders(int maxReleased) {
         this.maxReleased = maxReleased;
     }
@@ -93,19 +109,29 @@ final class Holders {
     }
 
     /** The outcome of a release. */
-    enum Release { CHANGED, UNCHANGED, FULL }
+    enum Release { CHANGED, UNCHANGED, HOLDS_NOTHING }
 
     /**
-     * {@code id} released the worker. Outside a drain this changes nothing (a serving worker is held
-     * again by every coordinator that publishes it). {@link Release#FULL}: this drain already keeps
-     * {@code maxReleased} ids, and {@code id} is not one of them.
+     * {@code id} released the worker. {@link Release#HOLDS_NOTHING}: no stream of {@code id} is open
+     * and this drain did not release it; nothing is kept. Outside a drain a release of an open
+     * holder changes nothing (a serving worker is held again by every coordinator that publishes
+     * it). At most {@code maxReleased} ids are kept: past it, those whose streams all ended are
+     * forgotten (ids with open streams are fewer, as open streams are).
      */
     Release release(String id, long now) {
-        if (!draining || released.contains(id)) {
+        if (released.contains(id)) {
+            return Release.UNCHANGED;
+        }
+        if (!hasOpenStream(id)) {
+            return Release.HOLDS_NOTHING;
+        }
+        if (!draining) {
             return Release.UNCHANGED;
         }
         if (released.size() >= maxReleased) {
-            return Release.FULL;
+            // Ids whose streams all ended hold nothing now; forgetting them costs a coordinator that
+            // watches anew one more release, never the worker's stop.
+            released.removeIf(r -> !hasOpenStream(r));
         }
         int before = holding();
         released.add(id);
@@ -119,6 +145,15 @@ final class Holders {
             }
         }
         return Release.CHANGED;
+    }
+
+    private boolean hasOpenStream(String id) {
+        for (Holder h : open.values()) {
+            if (h.id().equals(id)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The worker began to drain at {@code now}. */
@@ -141,7 +176,7 @@ final class Holders {
         open.clear();
     }
 
-    /** Who still holds the worker, each {@code 'id' from peer}. */
+    /** Who still holds the worker, each {@code 'tag…' from peer}. */
     List<String> stillHolding() {
         List<String> who = new ArrayList<>();
         for (Holder h : open.values()) {

@@ -73,8 +73,12 @@ import java.util.concurrent.Executor;
  * the worker: while it is {@link ServingState#DRAINING}, {@link #holding()} counts such streams until
  * their coordinator sends {@code ReleaseWorker} or the stream ends, and every answer says that
  * count ({@code holders}; a change of it is a new revision, pushed). A {@code ReleaseWorker} for
- * another {@code instance_id} is refused with {@code FAILED_PRECONDITION} and changes nothing.
- * Streams without a holder id watch as before.
+ * another {@code instance_id} is refused with {@code FAILED_PRECONDITION} and changes nothing; one
+ * whose {@code holder_id} holds nothing here (no stream of it open, not released in this drain) is
+ * refused with {@code NOT_FOUND} and leaves no trace, so that only who watches as a holder can
+ * release as one, and strangers' releases cannot crowd out a coordinator's. No log line or error
+ * holds a holder id whole: it is the coordinator's secret for this worker, shown by its first
+ * characters. Streams without a holder id watch as before.
  */
 public final class WorkerInfoService implements BindableService {
 
@@ -168,10 +172,10 @@ public final class WorkerInfoService implements BindableService {
                     }
                     left = state == ServingState.DRAINING ? holders.holding() : 0; // as the answers say
                 }
-                if (outcome == Holders.Release.FULL) {
-                    observer.onError(Status.RESOURCE_EXHAUSTED.withDescription("this drain already keeps as many "
-                            + "released holder ids as the worker serves watches (" + WatchLimit.MAX_WATCHES_KEY + ")")
-                            .asRuntimeException());
+                if (outcome == Holders.Release.HOLDS_NOTHING) {
+                    observer.onError(Status.NOT_FOUND.withDescription("holder_id '" + Holders.tag(request.getHolderId())
+                            + "' holds nothing on this worker (no WatchWorkerInfo stream of it is open, and this drain "
+                            + "did not release it): released nothing").asRuntimeException());
                     return;
                 }
                 if (outcome == Holders.Release.CHANGED) {

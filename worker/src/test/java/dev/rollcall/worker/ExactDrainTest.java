@@ -335,7 +335,7 @@ class ExactDrainTest {
     }
 
     @Test
-    void holderStreamsCountAgainstTheWatchLimitsAndReleasesAreBounded() throws Exception {
+    void holderStreamsCountAgainstTheWatchLimitsAndAReleaseForAnIdThatHoldsNothingIsRefused() throws Exception {
         try (RollcallWorker worker = worker().drainQuiet(Duration.ZERO).maxWatches(2).start();
              TestCoordinator a = TestCoordinator.watch(worker.port(), "coordinator-1");
              TestCoordinator b = TestCoordinator.watch(worker.port(), "coordinator-2")) {
@@ -349,14 +349,38 @@ class ExactDrainTest {
             assertThat(worker.coordinatorsHolding()).isEqualTo(2);
 
             worker.drain();
-            a.release("gone-1", worker.instanceId()); // ids of streams that ended are kept too, up to the limit
-            a.release("gone-2", worker.instanceId());
-            assertThatThrownBy(() -> a.release(worker.instanceId()))
+            assertThatThrownBy(() -> a.release("stranger-1", worker.instanceId()))
                     .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-                        assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
-                        assertThat(e.getStatus().getDescription()).contains("rollcall.worker.max-watches");
+                        assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
+                        assertThat(e.getStatus().getDescription()).as("the id by its first characters only")
+                                .contains("holder_id 'stran…' holds nothing").doesNotContain("stranger-1");
                     });
-            assertThat(worker.coordinatorsHolding()).isEqualTo(2);
+            for (int i = 0; i < 1_100; i++) { // more than any bound the worker keeps
+                String id = "stranger-" + i;
+                assertThatThrownBy(() -> a.release(id, worker.instanceId()))
+                        .isInstanceOfSatisfying(StatusRuntimeException.class,
+                                e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
+            }
+            assertThat(worker.coordinatorsHolding()).as("nothing released").isEqualTo(2);
+            assertThat(a.release(worker.instanceId()).getHolders()).isEqualTo(1);
+            assertThat(b.release(worker.instanceId()).getHolders()).isZero();
+        }
+    }
+
+    @Test
+    void releasedIdsWhoseStreamsEndedNeverCrowdOutAHoldersRelease() throws Exception {
+        try (RollcallWorker worker = worker().drainQuiet(Duration.ZERO).maxWatches(2).start();
+             TestCoordinator keeper = TestCoordinator.watch(worker.port(), "keeper")) {
+            keeper.awaitAnswer(x -> true);
+            worker.drain();
+            for (int i = 0; i < 5; i++) { // each holds, releases, and goes: more ids than the limit keeps
+                try (TestCoordinator passing = TestCoordinator.watch(worker.port(), "passing-" + i)) {
+                    passing.awaitAnswer(x -> draining(x) && x.getHolders() == 2);
+                    assertThat(passing.release(worker.instanceId()).getHolders()).isEqualTo(1);
+                }
+                await().atMost(TestCoordinator.TIMEOUT).until(() -> worker.coordinatorsWatching() == 1);
+            }
+            assertThat(keeper.release(worker.instanceId()).getHolders()).isZero();
         }
     }
 

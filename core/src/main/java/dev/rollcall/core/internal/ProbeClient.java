@@ -1,6 +1,7 @@
 package dev.rollcall.core.internal;
 
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.core.internal.drain.HolderIds;
 import dev.rollcall.protocol.ProbeOutcome;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -44,28 +45,29 @@ public final class ProbeClient implements AutoCloseable {
 
     /** As {@link #ProbeClient(String, int)}, speaking TLS to {@code grpcs://} workers as {@code tls} says. */
     public ProbeClient(String threadName, int maxResponseBytes, ProbeTls tls) {
-        this(threadName, maxResponseBytes, tls, "");
+        this(threadName, maxResponseBytes, tls, null);
     }
 
     /**
-     * As {@link #ProbeClient(String, int, ProbeTls)}, watching every worker as holder {@code holderId}
-     * (exact drain: the worker then waits for this client's {@code ReleaseWorker}); "" watches as before.
+     * As {@link #ProbeClient(String, int, ProbeTls)}, watching each worker as the holder
+     * {@code holderIds} names for its URL (exact drain: the worker then waits for this client's
+     * {@code ReleaseWorker}); null watches as before.
      */
-    public ProbeClient(String threadName, int maxResponseBytes, ProbeTls tls, String holderId) {
+    public ProbeClient(String threadName, int maxResponseBytes, ProbeTls tls, HolderIds holderIds) {
         int threads = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
         this.eventLoop = new MultiThreadIoEventLoopGroup(threads,
                 new DefaultThreadFactory(threadName, true), NioIoHandler.newFactory());
         this.starts = Executors.newSingleThreadExecutor(
                 new DefaultThreadFactory(threadName + "-start", true));
         this.tls = Objects.requireNonNull(tls, "tls");
-        this.calls = new WorkerInfoCalls(maxResponseBytes, Objects.requireNonNull(holderId, "holderId"));
+        this.calls = new WorkerInfoCalls(maxResponseBytes, holderIds);
     }
 
     private ProbeClient(int maxResponseBytes, ProbeTls tls) {
         this.eventLoop = null;
         this.starts = null;
         this.tls = Objects.requireNonNull(tls, "tls");
-        this.calls = new WorkerInfoCalls(maxResponseBytes, "");
+        this.calls = new WorkerInfoCalls(maxResponseBytes, null);
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.rollcall.core.internal;
 
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.core.internal.drain.HolderIds;
 import dev.rollcall.protocol.ProbeOutcome;
 import dev.rollcall.protocol.internal.AnswerCheck;
 import dev.rollcall.protocol.internal.WireFormat;
@@ -31,12 +32,12 @@ import java.util.concurrent.atomic.AtomicReference;
 final class WorkerInfoCalls {
 
     private final int maxResponseBytes;
-    /** Sent as {@code holder_id} on every {@code WatchWorkerInfo} request (exact drain); "" for none. */
-    private final String holderId;
+    /** Each worker's {@code holder_id} on its {@code WatchWorkerInfo} requests (exact drain); null for none. */
+    private final HolderIds holderIds;
 
-    WorkerInfoCalls(int maxResponseBytes, String holderId) {
+    WorkerInfoCalls(int maxResponseBytes, HolderIds holderIds) {
         this.maxResponseBytes = maxResponseBytes;
-        this.holderId = holderId;
+        this.holderIds = holderIds;
     }
 
     /** See {@link ProbeClient#probe}. */
@@ -94,8 +95,8 @@ final class WorkerInfoCalls {
         }
         WorkerInfoRequest.Builder asked = WorkerInfoRequest.newBuilder()
                 .setHeartbeatMillis((int) Math.min(Integer.MAX_VALUE, heartbeat.toMillis()));
-        if (!holderId.isEmpty()) {
-            asked.setHolderId(holderId); // unset otherwise: the request of a coordinator before exact drain
+        if (holderIds != null) {
+            asked.setHolderId(holderIds.of(endpoint.url())); // unset otherwise: the request of a coordinator before exact drain
         }
         WorkerInfoRequest request = asked.build();
         // A call listener, not the stub's StreamObserver: the observer is handed a stream's end as an

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnknownFieldSet;
 import dev.rollcall.it.polyglot.ReferenceWorker.Language;
+import dev.rollcall.protocol.v1.ReleaseWorkerRequest;
 import dev.rollcall.protocol.v1.ServingState;
 import dev.rollcall.protocol.v1.Visibility;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
@@ -290,7 +291,8 @@ class ReferenceWorkerProtocolTest {
         assertThat(w.awaitExit(WAIT)).isZero();
         long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt);
         assertThat(took).as("held until the 1500 ms grace, no longer").isBetween(1400L, 1500L + WAIT.toMillis() / 2);
-        assertThat(w.output()).contains("1 holders still hold it ('silent-coordinator' from");
+        assertThat(w.output()).as("by its first characters only").contains("1 holders still hold it ('silent…' from")
+                .doesNotContain("silent-coordinator");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -306,6 +308,37 @@ class ReferenceWorkerProtocolTest {
         assertThat(w.awaitExit(WAIT)).as("exit code, well before the quiet period or the grace; output:\n%s", w.output())
                 .isZero();
         assertThat(w.output()).contains("every holder let go");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Language.class)
+    void aReleaseWhoseIdHoldsNothingIsRefusedLeavesNoTraceAndTheHolderStillHolds(Language language) throws Exception {
+        String secret = "the-coordinators-holder-id-for-this-worker";
+        ReferenceWorker w = start(language, "--shutdown-grace-ms", "60000", "--drain-quiet-ms", "60000",
+                "--max-watches", "4");
+        ManagedChannel channel = channel(w);
+        Watch holder = holderWatch(channel, 0, secret);
+        String instance = holder.next().getInstanceId();
+        w.terminate();
+        assertThat(holder.next().getHolders()).isEqualTo(1);
+
+        WorkerServiceGrpc.WorkerServiceBlockingStub stranger = unary(w);
+        for (int i = 0; i < 20; i++) { // far more than the four ids it could keep
+            String id = "stranger-" + i;
+            assertThatThrownBy(() -> stranger.releaseWorker(ReleaseWorkerRequest.newBuilder().setHolderId(id)
+                    .setInstanceId(instance).build()))
+                    .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                        assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
+                        assertThat(e.getStatus().getDescription()).contains("holds nothing").doesNotContain(id);
+                    });
+        }
+        await().during(Duration.ofMillis(700)).atMost(WAIT).until(w::isAlive); // still held by its holder
+
+        assertThat(unary(w).releaseWorker(ReleaseWorkerRequest.newBuilder().setHolderId(secret)
+                .setInstanceId(instance).build()).getHolders()).as("the holder's own release").isZero();
+        assertThat(w.awaitExit(WAIT)).as("exit code, well before the grace; output:\n%s", w.output()).isZero();
+        assertThat(w.output()).as("the holder id is never logged whole").contains("every holder let go")
+                .contains("'the-co…'").doesNotContain(secret);
     }
 
     @ParameterizedTest(name = "{0}")

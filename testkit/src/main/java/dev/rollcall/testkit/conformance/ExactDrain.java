@@ -22,8 +22,9 @@ import java.util.concurrent.TimeUnit;
  * W18 to W22 (exact drain) as a coordinator that holds workers under leases sees them. Beside the
  * run's two streams it opens a holder stream of its own (a random {@code holder_id} of 64
  * characters, the longest allowed) on a connection of its own; after the first answers it asks for
- * two holder ids out of bounds and sends {@code ReleaseWorker} for another process and for this one
- * (W18, W20). A worker that answers {@code ReleaseWorker} {@code UNIMPLEMENTED} is from before exact
+ * two holder ids out of bounds and sends {@code ReleaseWorker} for another process, for an id that
+ * holds nothing on the worker (a stranger's: it must be refused with {@code NOT_FOUND}, again while
+ * the worker drains, and the worker stays held) and for this one (W18, W20). A worker that answers {@code ReleaseWorker} {@code UNIMPLEMENTED} is from before exact
  * drain: optional, it keeps W13, and W18 to W22 say so. With {@code expectDrain} the run's two
  * streams hold the worker too (a second id), so that every watcher the kit brings is a holder: once
  * {@code DRAINING} is seen the kit holds the worker for {@code hold} (it must go on serving, W19),
@@ -36,6 +37,8 @@ final class ExactDrain {
     private static final String NOT_IMPLEMENTED = "ReleaseWorker answered UNIMPLEMENTED (a worker from before exact"
             + " drain; coordinators send it no releases)";
 
+    private static final String STRANGER_REFUSED = "a holder_id that holds nothing refused with NOT_FOUND; ";
+
     private final ConformanceRun run;
     private final WorkerConformance c;
     private final Findings f;
@@ -44,6 +47,8 @@ final class ExactDrain {
     private final String holderId = id(64);
     /** The id of the run's two streams in a drain. */
     private final String streamsId = id(24);
+    /** An id no stream of the kit's ever uses: a stranger's release, which must be refused (W20). */
+    private final String strangerId = id(32);
     private ManagedChannel channel;
     private WatchedStream holder;
     /** Null until ReleaseWorker was asked. */
@@ -181,11 +186,12 @@ final class ExactDrain {
             f.fail("W20", "ReleaseWorker with another process's instance_id: " + status(other.status())
                     + ", not FAILED_PRECONDITION");
         }
+        strangerRelease(instance, "while " + Answers.state(holder.last));
         if (holder.last.getState() == ServingState.DRAINING) {
             // Already draining: a release now would let go of the worker before the kit has watched its drain.
             if (!f.failed("W20")) {
-                f.pass("W20", "another process's instance_id refused with FAILED_PRECONDITION (the worker was"
-                        + " already draining: no release of this one's was sent)");
+                f.pass("W20", STRANGER_REFUSED + "another process's instance_id refused with FAILED_PRECONDITION (the"
+                        + " worker was already draining: no release of this one's was sent)");
             }
             badIds(instance);
             return;
@@ -197,10 +203,28 @@ final class ExactDrain {
             f.fail("W20", "ReleaseWorker while " + Answers.state(holder.last) + " answered holders "
                     + Integer.toUnsignedString(own.answer().getHolders()) + " (0 when not draining)");
         } else if (!f.failed("W20")) {
-            f.pass("W20", "another process's instance_id refused with FAILED_PRECONDITION; this one's answered OK"
+            f.pass("W20", STRANGER_REFUSED + "another process's instance_id refused with FAILED_PRECONDITION; this"
+                    + " one's answered OK"
                     + " in " + ms(own.nanos()) + ", holders " + own.answer().getHolders());
         }
         badIds(instance);
+    }
+
+    /**
+     * W20: a release whose holder id holds nothing on the worker (no stream of it open, not released
+     * in this drain) is refused with {@code NOT_FOUND} and changes nothing: only who holds can let go.
+     */
+    private void strangerRelease(String instance, String when) {
+        Release r = run.calls().release(channel, strangerId, instance);
+        String what = "ReleaseWorker " + when + " with a holder_id that holds nothing on the worker (no stream of it"
+                + " was opened)";
+        if (r.answer() != null) {
+            f.fail("W20", what + " was answered OK (holders " + Integer.toUnsignedString(r.answer().getHolders())
+                    + "): it must be refused with NOT_FOUND and change nothing, else whoever learns a coordinator's"
+                    + " holder id, or fills the released ids, decides when the worker stops");
+        } else if (r.status().getCode() != Status.Code.NOT_FOUND) {
+            f.fail("W20", what + ": " + status(r.status()) + ", not NOT_FOUND");
+        }
     }
 
     /** W18: ids out of bounds are refused with INVALID_ARGUMENT, a stream's and a release's. */
@@ -277,6 +301,8 @@ final class ExactDrain {
             if (stoppedBy(now) != 0) {
                 return; // the worker stopped while held: W19 says so at the end
             }
+            // A stranger's release first: refused, it must leave the worker held (W19 says so if it stops).
+            strangerRelease(holder.last.getInstanceId(), "while DRAINING");
             firstReleaseAt = System.nanoTime(); // sent: the worker may stop before the answer is back
             Release r = run.calls().release(channel, holderId, holder.last.getInstanceId());
             if (r.answer() == null) {

@@ -36,7 +36,7 @@ class WorkerConformanceTest {
             assertThat(report.result("W13").orElseThrow().outcome()).isEqualTo(Outcome.NOT_CHECKED);
             assertThat(report.result("W18").orElseThrow().seen()).contains("refused with INVALID_ARGUMENT");
             assertThat(report.result("W20").orElseThrow().seen()).contains("refused with FAILED_PRECONDITION")
-                    .contains("holders 0");
+                    .contains("a holder_id that holds nothing refused with NOT_FOUND").contains("holders 0");
             assertThat(report.results()).filteredOn(r -> List.of("W19", "W21", "W22").contains(r.rule()))
                     .extracting(RuleResult::outcome).containsOnly(Outcome.NOT_CHECKED);
         }
@@ -105,7 +105,9 @@ class WorkerConformanceTest {
             assertThat(report.failures()).extracting(RuleResult::rule).as(String.join("\n", report.lines()))
                     .containsExactly("W18", "W20");
             assertThat(report.result("W18").orElseThrow().seen()).contains("of 65 characters was accepted");
-            assertThat(report.result("W20").orElseThrow().seen()).contains("another process's instance_id was answered OK");
+            assertThat(report.result("W20").orElseThrow().seen()).contains("another process's instance_id was answered OK")
+                    .contains("with a holder_id that holds nothing on the worker (no stream of it was opened) was"
+                            + " answered OK");
         }
     }
 

@@ -1,13 +1,12 @@
 package dev.rollcall.core.internal.drain;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.internal.serial.SerialContext;
 import io.grpc.Status;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -23,10 +22,12 @@ import org.slf4j.LoggerFactory;
  * <p>A worker is let go when the resolver has published a snapshot that does not list it and no
  * open lease ({@link LeaseTable}) holds an older snapshot that does. Two kinds of worker wait for
  * that: one whose own answer says {@code DRAINING} (then {@code ReleaseWorker{holder_id,
- * instance_id}} is sent once over its kept channel: OK ends it; {@code UNAVAILABLE} and
- * {@code DEADLINE_EXCEEDED} are retried {@link #RETRY_NANOS} later, {@link #MAX_ATTEMPTS} times in
- * all; anything else, {@code FAILED_PRECONDITION} from a successor or {@code UNIMPLEMENTED} from a
- * worker before exact drain included, is logged once and not retried), and one that left discovery
+ * instance_id}} is sent once over its kept channel, with the holder id {@link HolderIds} gives that
+ * worker: OK ends it; {@code UNAVAILABLE} and {@code DEADLINE_EXCEEDED} are retried
+ * {@link #RETRY_NANOS} later, {@link #MAX_ATTEMPTS} times in all; anything else,
+ * {@code FAILED_PRECONDITION} from a successor, {@code NOT_FOUND} from a worker where the id holds
+ * nothing (its stream ended) or {@code UNIMPLEMENTED} from a worker before exact drain included, is
+ * logged once and not retried), and one that left discovery
  * while its stream lives (its kept connection stays open until it is let go: closing it is the
  * release). An answer that is not {@code DRAINING} (a resume), or one of another instance (a restart
  * in place), forgets what was released: a later drain is released again.
@@ -34,6 +35,9 @@ import org.slf4j.LoggerFactory;
  * <p>Re-evaluated on every publish and when the last lease of an older snapshot closes; when nothing
  * drains, that close costs one volatile read ({@link #leaseGone()}). Confined to the resolver's
  * serial context but for {@link #leaseGone()} (any thread).
+ *
+ * <p>What a worker says back is its own text: every log line escapes and bounds it
+ * ({@link PeerText#escape}), and never holds a holder id in full ({@link HolderIds#tag}).
  */
 public final class DrainReleases {
 
@@ -43,6 +47,8 @@ public final class DrainReleases {
     public static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     /** Releases sent per drain at most: about 2 s of retries, then the worker's own bound applies. */
     public static final int MAX_ATTEMPTS = 8;
+    /** The most of a worker's status text a log line quotes. */
+    private static final int MAX_SAID_CHARS = 200;
 
     /** Sends one {@code ReleaseWorker}; {@code then} gets its status on any thread, exactly once. */
     public interface Releaser {
@@ -67,7 +73,7 @@ public final class DrainReleases {
 
     private final SerialContext context;
     private final Releaser releaser;
-    private final String holderId;
+    private final HolderIds holderIds;
     private final LeaseTable leases;
     /** Told when a worker that left discovery is let go, so that its kept connection closes. */
     private Runnable leaverFree = () -> { };
@@ -77,28 +83,12 @@ public final class DrainReleases {
     private final AtomicBoolean evaluationQueued = new AtomicBoolean();
     private boolean closed;
 
-    /** With a random holder id of 32 hex digits. */
-    public DrainReleases(SerialContext context, Releaser releaser, FleetSnapshot initial) {
-        this(context, releaser, newHolderId(), initial);
-    }
-
-    public DrainReleases(SerialContext context, Releaser releaser, String holderId, FleetSnapshot initial) {
+    /** {@code holderIds}: the one the resolver's watch requests use, so that each worker's release carries its id. */
+    public DrainReleases(SerialContext context, Releaser releaser, HolderIds holderIds, FleetSnapshot initial) {
         this.context = context;
         this.releaser = releaser;
-        this.holderId = holderId;
+        this.holderIds = holderIds;
         this.leases = new LeaseTable(initial, this::leaseGone);
-    }
-
-    /** 128 random bits from {@link SecureRandom}, as 32 hex digits: unique per resolver, printable, short. */
-    public static String newHolderId() {
-        byte[] bytes = new byte[16];
-        new SecureRandom().nextBytes(bytes);
-        return HexFormat.of().formatHex(bytes);
-    }
-
-    /** The {@code holder_id} of this resolver's watch requests and releases. */
-    public String holderId() {
-        return holderId;
     }
 
     /** The leases of this resolver's snapshots. */
@@ -223,7 +213,7 @@ public final class DrainReleases {
     private void send(String url, Drain d) {
         d.stage = Stage.SENDING;
         d.attempts++;
-        releaser.release(url, holderId, d.instanceId, status -> context.execute(() -> sent(url, d, status)));
+        releaser.release(url, holderIds.of(url), d.instanceId, status -> context.execute(() -> sent(url, d, status)));
     }
 
     private void sent(String url, Drain d, Status status) {
@@ -233,7 +223,8 @@ public final class DrainReleases {
         Status.Code code = status.getCode();
         if (code == Status.Code.OK) {
             d.stage = Stage.RELEASED;
-            log.debug("worker {} (instance {}) released {} ms after its drain", url, d.instanceId, millisSince(d.since));
+            log.debug("worker {} (instance {}) released {} ms after its drain", url, PeerText.escape(d.instanceId),
+                    millisSince(d.since));
         } else if ((code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED)
                 && d.attempts < MAX_ATTEMPTS) {
             d.stage = Stage.WAITING_TO_RETRY;
@@ -247,11 +238,28 @@ public final class DrainReleases {
             if (code == Status.Code.UNIMPLEMENTED) {
                 log.debug("worker {} does not implement ReleaseWorker (before exact drain): it keeps its quiet period",
                         url);
+            } else if (code == Status.Code.NOT_FOUND) {
+                log.info("worker {}: ReleaseWorker for instance {} refused, this resolver's holder id {} holds nothing "
+                        + "there (its watch stream ended, which let the worker go): {}; not retried", url,
+                        PeerText.escape(d.instanceId), HolderIds.tag(holderIds.of(url)), said(url, status));
             } else {
-                log.info("worker {}: ReleaseWorker for instance {} failed after {} attempts ({}); not retried", url,
-                        d.instanceId, d.attempts, status);
+                log.info("worker {}: ReleaseWorker for instance {} failed after {} attempts: {} {}; not retried", url,
+                        PeerText.escape(d.instanceId), d.attempts, code, said(url, status));
             }
         }
+    }
+
+    /**
+     * The worker's own words in {@code status}, escaped and bounded, with this resolver's holder id
+     * for it cut to its tag should the worker have echoed it (a log line never holds it whole).
+     */
+    private String said(String url, Status status) {
+        String text = status.getDescription();
+        if (text == null) {
+            return "(no description)";
+        }
+        String id = holderIds.of(url);
+        return "'" + PeerText.escape(text.replace(id, HolderIds.tag(id)), MAX_SAID_CHARS) + "'";
     }
 
     private void forget(String url, Drain d) {

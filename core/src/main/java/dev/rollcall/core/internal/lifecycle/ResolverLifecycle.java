@@ -11,6 +11,7 @@ import dev.rollcall.core.internal.LiveResolvers;
 import dev.rollcall.core.internal.ProbeClient;
 import dev.rollcall.core.internal.calls.CallPath;
 import dev.rollcall.core.internal.drain.DrainReleases;
+import dev.rollcall.core.internal.drain.HolderIds;
 import dev.rollcall.core.internal.drain.LeaseTable;
 import dev.rollcall.core.internal.drain.ReleaseCall;
 import dev.rollcall.core.internal.fleet.CandidateCache;
@@ -111,8 +112,8 @@ public final class ResolverLifecycle {
         this.discovery = given.discovery();
         this.policy = given.policy();
         this.published = published;
-        String holderId = settings.exactDrain() ? DrainReleases.newHolderId() : "";
-        this.probes = new ProbeClient("rollcall-probe-" + name, probe.maxResponseBytes(), probe.tls(), holderId);
+        HolderIds holderIds = settings.exactDrain() ? HolderIds.random() : null;
+        this.probes = new ProbeClient("rollcall-probe-" + name, probe.maxResponseBytes(), probe.tls(), holderIds);
         this.serialThread = new ScheduledThreadPoolExecutor(1, NamedThreads.daemon("rollcall-resolver-" + name));
         this.serialThread.setRemoveOnCancelPolicy(true);
         Ticker ticker = given.ticker() != null ? given.ticker() : Ticker.systemTicker();
@@ -151,10 +152,10 @@ public final class ResolverLifecycle {
                     settings.subset().size(), settings.subset().coordinatorId());
         }
         if (settings.exactDrain()) {
-            this.drains = new DrainReleases(context, new ReleaseCall(tracker::channelOf, probe.timeout()), holderId,
+            this.drains = new DrainReleases(context, new ReleaseCall(tracker::channelOf, probe.timeout()), holderIds,
                     initial);
             tracker.useDrains(drains);
-            log.debug("resolver {}: exact drain on, holder id {}", name, holderId);
+            log.debug("resolver {}: exact drain on, a holder id per worker from a secret of its own", name);
         } else {
             this.drains = null;
         }

@@ -20,12 +20,14 @@ import org.junit.jupiter.api.Test;
 /**
  * When the coordinator lets a draining worker go, in virtual time: after a publish without it, once
  * no lease holds a snapshot that lists it; retries 250 ms apart on UNAVAILABLE, none on
- * FAILED_PRECONDITION or UNIMPLEMENTED; a resume or a new instance starts over.
+ * FAILED_PRECONDITION, NOT_FOUND or UNIMPLEMENTED; a resume or a new instance starts over.
  */
 class DrainReleasesTest {
 
     private static final WorkerEndpoint A = WorkerEndpoint.of("127.0.0.1", 7001);
     private static final WorkerEndpoint B = WorkerEndpoint.of("127.0.0.1", 7002);
+
+    private static final HolderIds HOLDER_IDS = HolderIds.random();
 
     private record Sent(String url, String holder, String instance, Consumer<Status> then) {
     }
@@ -34,7 +36,7 @@ class DrainReleasesTest {
     private final List<Sent> sent = new ArrayList<>();
     private long numbers;
     private final DrainReleases drains = new DrainReleases(time.context(),
-            (url, holder, instance, then) -> sent.add(new Sent(url, holder, instance, then)), "holder-1",
+            (url, holder, instance, then) -> sent.add(new Sent(url, holder, instance, then)), HOLDER_IDS,
             snapshot());
 
     private FleetSnapshot snapshot(WorkerEndpoint... listed) {
@@ -65,7 +67,7 @@ class DrainReleasesTest {
         drainA();
         assertThat(sent).singleElement().satisfies(s -> {
             assertThat(s.url()).isEqualTo(A.url());
-            assertThat(s.holder()).isEqualTo("holder-1");
+            assertThat(s.holder()).isEqualTo(HOLDER_IDS.of(A.url()));
             assertThat(s.instance()).isEqualTo("i-1");
         });
         answer(0, Status.Code.OK);
@@ -136,7 +138,7 @@ class DrainReleasesTest {
     }
 
     @Test
-    void failedPreconditionAndUnimplementedAreNotRetried() {
+    void failedPreconditionNotFoundAndUnimplementedAreNotRetried() {
         drainA();
         answer(0, Status.Code.FAILED_PRECONDITION);
         time.advance(Duration.ofMinutes(1));
@@ -149,6 +151,13 @@ class DrainReleasesTest {
         answer(1, Status.Code.UNIMPLEMENTED);
         time.advance(Duration.ofMinutes(1));
         assertThat(sent).hasSize(2);
+
+        drains.answered(A.url(), "i-2", ServingState.DRAINING); // a new process: its drain is another one
+        time.runUntilIdle();
+        assertThat(sent).hasSize(3);
+        answer(2, Status.Code.NOT_FOUND); // the id holds nothing there: its stream ended, which let it go
+        time.advance(Duration.ofMinutes(1));
+        assertThat(sent).hasSize(3);
     }
 
     @Test
@@ -219,9 +228,16 @@ class DrainReleasesTest {
     }
 
     @Test
-    void holderIdsAre32HexDigitsAndDiffer() {
-        String one = DrainReleases.newHolderId();
-        assertThat(one).matches("[0-9a-f]{32}");
-        assertThat(DrainReleases.newHolderId()).isNotEqualTo(one);
+    void eachWorkerHasItsOwnHolderIdTheSameOnEveryRelease() {
+        String a = HOLDER_IDS.of(A.url());
+        assertThat(a).as("printable ASCII within the protocol's 64 characters").matches("[A-Za-z0-9_-]{43}");
+        assertThat(HOLDER_IDS.of(A.url())).as("the same worker, the same id").isEqualTo(a);
+        assertThat(HOLDER_IDS.of(B.url())).as("another worker's").isNotEqualTo(a);
+        assertThat(HolderIds.random().of(A.url())).as("another resolver's").isNotEqualTo(a);
+        byte[] secret = new byte[32];
+        assertThat(HolderIds.withSecret(secret).of(A.url())).as("the secret decides")
+                .isEqualTo(HolderIds.withSecret(secret.clone()).of(A.url()));
+        assertThat(HolderIds.tag(a)).isEqualTo(a.substring(0, 6) + "…");
+        assertThat(HOLDER_IDS.toString()).doesNotContain(a);
     }
 }
