@@ -67,9 +67,10 @@ public record RollcallProperties(Discovery discovery, Policy policy, Probe probe
      * @param maxWait    how long a starting resolver waits for discovery before using the file
      * @param maxBytes   a larger file is refused before it is read
      * @param requireTls leave the file's plaintext endpoints out when starting from it
+     * @param maxAge     a file written longer ago is not started from (one WARN, and the snapshot says why); 0s: any age
      */
     public record Cache(String file, @DefaultValue("3s") Duration maxWait, @DefaultValue("67108864") long maxBytes,
-                        @DefaultValue("false") boolean requireTls) {
+                        @DefaultValue("false") boolean requireTls, @DefaultValue("1d") Duration maxAge) {
     }
 
     /**
