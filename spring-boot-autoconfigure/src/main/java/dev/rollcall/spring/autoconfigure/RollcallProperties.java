@@ -160,8 +160,11 @@ public record RollcallProperties(Discovery discovery, Policy policy, Probe probe
      *
      * @param minWorkers compatible workers needed to be ready; 0 = always ready
      * @param version    when set, only compatible workers of exactly this version count
+     * @param maxStale   not ready once discovery has been failing (the snapshot stale) for longer than this; default
+     *                   5m when versions are discovery's claims (probe.protocol none, grpc-health), no bound when
+     *                   workers answer for themselves (rollcall, datafusion-distributed); 0s: no bound
      */
-    public record Readiness(@DefaultValue("1") int minWorkers, String version) {
+    public record Readiness(@DefaultValue("1") int minWorkers, String version, Duration maxStale) {
     }
 
     /**
