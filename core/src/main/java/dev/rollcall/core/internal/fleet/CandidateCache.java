@@ -62,7 +62,8 @@ import org.slf4j.LoggerFactory;
  * writable by others, in a folder no other user may write unless sticky, at most
  * {@code rollcall.discovery.cache.max-bytes}) and holds at most {@code rollcall.discovery.max-candidates}
  * endpoints, and is not started from once older than {@code rollcall.discovery.cache.max-age}; with
- * {@code rollcall.discovery.cache.require-tls} its plaintext ({@code grpc://}) endpoints are left out. A refused file is named in one WARN with the reason, and not used.
+ * {@code rollcall.discovery.cache.require-tls} its plaintext ({@code grpc://}) endpoints are left
+ * out. A refused file is named in one WARN with the reason, and not used.
  */
 public final class CandidateCache implements AutoCloseable {
 
