@@ -19,6 +19,12 @@ import java.util.Objects;
 public record WorkerInfo(WorkerEndpoint endpoint, String version, String instanceId,
                          Map<String, String> labels, List<ServiceInfo> services) {
 
+    /**
+     * How the empty version (a worker that never set one) is shown to people, wherever versions are
+     * shown: tables, the console, reasons. Not a version: policies see {@code ""}.
+     */
+    public static final String NO_VERSION = "(no version)";
+
     public WorkerInfo {
         Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(version, "version");

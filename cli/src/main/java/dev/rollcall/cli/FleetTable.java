@@ -1,6 +1,7 @@
 package dev.rollcall.cli;
 
 import dev.rollcall.api.PeerText;
+import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.api.registry.WorkerStatus.State;
@@ -156,9 +157,9 @@ final class FleetTable {
         return PeerText.escape(text, MAX_TEXT_CHARS);
     }
 
-    /** The version the worker reported, {@code (none)} when it reported an empty one, {@code -} when it never answered. */
+    /** The version the worker reported, {@code (no version)} when it reported an empty one, {@code -} when it never answered. */
     private static String version(WorkerStatus s) {
-        return s.info().map(i -> i.version().isEmpty() ? "(none)" : shown(i.version())).orElse("-");
+        return s.info().map(i -> i.version().isEmpty() ? WorkerInfo.NO_VERSION : shown(i.version())).orElse("-");
     }
 
     private static String shortInstance(String id) {
@@ -173,7 +174,7 @@ final class FleetTable {
             return "";
         }
         List<String> parts = new ArrayList<>();
-        versions.forEach((v, n) -> parts.add((v.isEmpty() ? "(none)" : shown(v)) + " x" + n));
+        versions.forEach((v, n) -> parts.add((v.isEmpty() ? WorkerInfo.NO_VERSION : shown(v)) + " x" + n));
         return " (" + String.join(", ", parts) + ")";
     }
 

@@ -199,7 +199,7 @@ public final class ProbeCommand implements Callable<Integer> {
                 continue;
             }
             WorkerInfo info = ((ProbeOutcome.Answered) o.outcome()).info();
-            String version = info.version().isEmpty() ? "(none)" : info.version();
+            String version = info.version().isEmpty() ? WorkerInfo.NO_VERSION : info.version(); // escaped with the row
             Verdict verdict = expect == null ? Verdict.accept() : expect.check(info);
             if (verdict.accepted() && selector != null) {
                 verdict = selector.mismatch(info.labels()).map(Verdict::reject).orElse(verdict);

@@ -273,6 +273,33 @@ class ProbeCommandTest {
         }
     }
 
+    /** A datafusion-distributed worker that never called with_version(): shown as (no version), and the reason says so. */
+    @Test
+    void protocolOption_aDatafusionWorkerWithoutAVersionIsShownAsNoVersion() throws Exception {
+        io.grpc.Server datafusion = io.grpc.netty.NettyServerBuilder.forAddress(new java.net.InetSocketAddress(
+                java.net.InetAddress.getLoopbackAddress(), 0)).addService(
+                new dev.rollcall.protocol.datafusion.WorkerServiceGrpc.WorkerServiceImplBase() {
+                    @Override
+                    public void getWorkerInfo(dev.rollcall.protocol.datafusion.GetWorkerInfoRequest request,
+                            io.grpc.stub.StreamObserver<dev.rollcall.protocol.datafusion.GetWorkerInfoResponse> answer) {
+                        answer.onNext(dev.rollcall.protocol.datafusion.GetWorkerInfoResponse.getDefaultInstance());
+                        answer.onCompleted();
+                    }
+                }).build().start();
+        try {
+            String url = "grpc://127.0.0.1:" + datafusion.getPort();
+            var run = probe(url, "--protocol", "datafusion-distributed", "--expect", "^1.4.0");
+            assertThat(run.exit()).as(run.transcript()).isEqualTo(1);
+            assertThat(run.lines()).as(run.transcript()).startsWith(
+                    url + "  (no version)  mismatch: no version (the worker never set one) is outside ^1.4.0");
+            var any = probe(url, "--protocol", "datafusion-distributed");
+            assertThat(any.exit()).as(any.transcript()).isZero();
+            assertThat(any.lines()).as(any.transcript()).startsWith(url + "  (no version)  ok");
+        } finally {
+            datafusion.shutdownNow();
+        }
+    }
+
     @Test
     void protocolOption_thatNoJarProvidesIsAUsageErrorListingTheKnownOnes() {
         var run = probe(v140, "--protocol", "trino");

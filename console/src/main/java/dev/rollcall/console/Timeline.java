@@ -1,5 +1,6 @@
 package dev.rollcall.console;
 
+import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetEvent;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
@@ -120,6 +121,6 @@ final class Timeline {
     }
 
     private static String shownVersion(String version) {
-        return version.isEmpty() ? "no version" : version;
+        return version.isEmpty() ? WorkerInfo.NO_VERSION : version;
     }
 }

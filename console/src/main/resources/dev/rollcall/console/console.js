@@ -147,7 +147,7 @@
       rows.set(w.endpoint, row);
     }
     setCell(row, 0, w.endpoint);
-    setCell(row, 1, w.version === null ? '—' : (w.version === '' ? '(none)' : w.version));
+    setCell(row, 1, w.version === null ? '—' : (w.version === '' ? '(no version)' : w.version));
     setCell(row, 2, stateText(w));
     if (row.state !== w.state) {
       row.state = w.state;

@@ -24,6 +24,7 @@ import dev.rollcall.core.internal.settings.Plugins;
 import dev.rollcall.core.internal.settings.ResolverOverrides;
 import dev.rollcall.core.internal.settings.ResolverSettings;
 import dev.rollcall.core.internal.snapshot.Subscription;
+import dev.rollcall.protocol.spi.ProbeCapabilities;
 import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -97,9 +98,13 @@ public final class WorkerResolver implements AutoCloseable {
     private volatile FleetSnapshot current;
     /** {@code rollcall.readiness.*}: when {@link #ready()} says yes. */
     private final ReadinessRule readiness;
+    /** The clock of the snapshots' times: how long the current one has been stale, for {@link #ready()}. */
+    private final Clock clock;
 
     private WorkerResolver(Builder b, Plugins chosen, ResolverSettings settings, ReadinessRule readiness) {
-        this.readiness = readiness;
+        this.readiness = readiness.forProtocol(
+                chosen.protocol().protocol().capabilities().version() == ProbeCapabilities.Source.DISCOVERY);
+        this.clock = b.clock;
         this.name = b.name != null ? b.name : String.valueOf(RESOLVERS.incrementAndGet());
         this.discovery = chosen.discovery();
         this.policy = chosen.policy();
@@ -285,11 +290,14 @@ public final class WorkerResolver implements AutoCloseable {
      * Whether this coordinator has enough compatible workers to take work, by
      * {@code rollcall.readiness.min-workers} (default 1; 0 = always ready) and
      * {@code rollcall.readiness.version} (default any): for a readiness probe, which should say
-     * "not ready" until the fleet is there and again when it falls below. Answered from the
-     * current snapshot; lock-free, never blocks, any thread.
+     * "not ready" until the fleet is there and again when it falls below; and not ready while
+     * discovery's set has been stale for longer than {@code rollcall.readiness.max-stale} (default
+     * 5 minutes when versions are discovery's claims, as under {@code none}; no bound when workers
+     * answer for themselves), ready again once discovery answers. Answered from the current
+     * snapshot and the {@link Builder#clock}; lock-free, never blocks, any thread.
      */
     public Readiness ready() {
-        return readiness.evaluate(current);
+        return readiness.evaluate(current, clock.instant());
     }
 
     /** How many probes this resolver has sent so far, successful or not. */

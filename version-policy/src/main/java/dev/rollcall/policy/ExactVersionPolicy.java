@@ -15,9 +15,10 @@ import java.util.stream.Collectors;
  * configured versions (type {@code exact}). Versions are opaque strings here: {@code v1.4.0},
  * {@code 1.4.0} and {@code 1.4.0+linux} are three different versions.
  *
- * <p>A worker that reports no version reports the empty string. The empty string can be listed
- * through {@link #of(String...)}, but not through properties: Rollcall treats a blank property as
- * unset.
+ * <p>A worker that reports no version reports the empty string (a datafusion-distributed worker
+ * that never called {@code with_version()}). The empty string can be listed through
+ * {@link #of(String...)}, and through properties with {@code rollcall.policy.exact.accept-no-version}
+ * (a blank property is unset); it is shown as {@code (no version)}.
  *
  * <p>Immutable and thread-safe; {@link #check} never throws and costs one hash lookup.
  */
@@ -72,7 +73,7 @@ public final class ExactVersionPolicy implements VersionPolicy {
             return Verdict.accept();
         }
         if (version.isEmpty()) {
-            return Verdict.reject("worker reports no version; expected " + expectation());
+            return Verdict.reject(Printable.NO_VERSION + " is not " + expectation());
         }
         return Verdict.reject("version " + Printable.quote(version) + " is not " + expectation());
     }
@@ -95,8 +96,12 @@ public final class ExactVersionPolicy implements VersionPolicy {
 
     private String expectation() {
         if (versions.size() == 1) {
-            return Printable.bare(versions.get(0));
+            return shown(versions.get(0));
         }
-        return versions.stream().map(Printable::bare).collect(Collectors.joining(", ", "one of [", "]"));
+        return versions.stream().map(ExactVersionPolicy::shown).collect(Collectors.joining(", ", "one of [", "]"));
+    }
+
+    private static String shown(String version) {
+        return version.isEmpty() ? WorkerInfo.NO_VERSION : Printable.bare(version);
     }
 }

@@ -186,6 +186,9 @@ public final class PreferPolicy implements VersionPolicy {
 
     /** Why a worker matches no range: not SemVer at all, outside all of them, or a pre-release left out. */
     private String matchesNone(WorkerInfo worker) {
+        if (worker.version().isEmpty()) {
+            return Printable.NO_VERSION + " matches none of " + String.join(", ", ranges());
+        }
         Verdict semver = ANY_VERSION.check(worker);
         if (!semver.accepted()) {
             return semver.reason();

@@ -9,6 +9,8 @@ import java.util.Locale;
 final class Printable {
 
     private static final int MAX_LENGTH = 200;
+    /** How a reason starts when the worker reported the empty version, by any policy here. */
+    static final String NO_VERSION = "no version (the worker never set one)";
 
     private Printable() {
     }

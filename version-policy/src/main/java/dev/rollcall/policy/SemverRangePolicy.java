@@ -109,7 +109,7 @@ public final class SemverRangePolicy implements VersionPolicy {
 
     private Verdict decide(String version) {
         if (version.isEmpty()) {
-            return Verdict.reject("worker reports no version");
+            return Verdict.reject(Printable.NO_VERSION + " is outside " + range);
         }
         Semver semver = parseWorkerVersion(version);
         if (semver == null) {

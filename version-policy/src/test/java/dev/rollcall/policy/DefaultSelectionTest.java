@@ -29,7 +29,7 @@ class DefaultSelectionTest {
         assertThat(selection.rejected()).extracting(Selection.Rejection::reason).containsExactly(
                 "version '1.3.0' is outside ^1.4",
                 "version 'banana' is not semantic versioning",
-                "worker reports no version",
+                "no version (the worker never set one) is outside ^1.4",
                 "version '2.0.0' is outside ^1.4");
         assertEveryWorkerInExactlyOneList(selection);
     }

@@ -42,7 +42,7 @@ class ExactVersionPolicyTest {
         Verdict verdict = ExactVersionPolicy.of("1.4.0", "1.4.1").check(Workers.reporting(""));
 
         assertThat(verdict.accepted()).isFalse();
-        assertThat(verdict.reason()).isEqualTo("worker reports no version; expected one of [1.4.0, 1.4.1]");
+        assertThat(verdict.reason()).isEqualTo("no version (the worker never set one) is not one of [1.4.0, 1.4.1]");
     }
 
     @Test
@@ -52,8 +52,8 @@ class ExactVersionPolicyTest {
         assertThat(policy.check(Workers.reporting("")).accepted()).isTrue();
         assertThat(policy.check(Workers.reporting("1.4.0")).accepted()).isTrue();
         assertThat(policy.check(Workers.reporting("1.4.1")).reason())
-                .isEqualTo("version '1.4.1' is not one of ['', 1.4.0]");
-        assertThat(ExactVersionPolicy.of("").description()).isEqualTo("exact ''");
+                .isEqualTo("version '1.4.1' is not one of [(no version), 1.4.0]");
+        assertThat(ExactVersionPolicy.of("").description()).isEqualTo("exact (no version)");
     }
 
     @Test

@@ -97,7 +97,7 @@ class PreferPolicyTest {
         assertThat(selection.rejected()).extracting(Selection.Rejection::reason).containsExactly(
                 "version '3.0.0' matches none of ^2.1, ^2.0",
                 "version 'banana' is not semantic versioning",
-                "worker reports no version",
+                "no version (the worker never set one) matches none of ^2.1, ^2.0",
                 "version '2.2.0-rc.1' matches none of ^2.1, ^2.0 (it is a pre-release, and pre-releases are not included)");
         assertThat(policy.check(Workers.reporting("3.0.0")).reason()).isEqualTo("version '3.0.0' matches none of ^2.1, ^2.0");
         assertThat(policy.check(Workers.reporting("2.0.1")).accepted()).isTrue();

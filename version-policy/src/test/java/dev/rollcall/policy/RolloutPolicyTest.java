@@ -271,7 +271,7 @@ class RolloutPolicyTest {
                 "version '1.0.0' is outside ^2",
                 "version '1.0.0' is outside ^2",
                 "version 'banana' is not semantic versioning",
-                "worker reports no version",
+                "no version (the worker never set one) is outside ^2",
                 "version '2.2.0-rc.1' is outside ^2 (it is a pre-release, and pre-releases are not included)");
     }
 

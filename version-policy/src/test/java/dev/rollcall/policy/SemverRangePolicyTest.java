@@ -179,7 +179,7 @@ class SemverRangePolicyTest {
         Verdict verdict = SemverRangePolicy.of("*").check(Workers.reporting(""));
 
         assertThat(verdict.accepted()).isFalse();
-        assertThat(verdict.reason()).isEqualTo("worker reports no version");
+        assertThat(verdict.reason()).isEqualTo("no version (the worker never set one) is outside *");
     }
 
     @Test

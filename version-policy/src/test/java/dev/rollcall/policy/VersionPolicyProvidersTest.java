@@ -106,13 +106,36 @@ class VersionPolicyProvidersTest {
         assertThat(policy.check(Workers.reporting("1.4.1")).accepted()).isTrue();
     }
 
+    /** A datafusion-distributed worker that never called with_version() answers "": said with a key, not a blank value. */
+    @Test
+    void exactAcceptsNoVersionWhenAcceptNoVersionIsTrue() {
+        VersionPolicy alone = exact(Map.of("rollcall.policy.exact.accept-no-version", "true"));
+        assertThat(alone.description()).isEqualTo("exact (no version)");
+        assertThat(alone.check(Workers.reporting("")).accepted()).isTrue();
+        assertThat(alone.check(Workers.reporting("1.4.0")).reason()).isEqualTo("version '1.4.0' is not (no version)");
+
+        VersionPolicy withOne = exact(Map.of("rollcall.policy.exact.version", "1.4.0",
+                "rollcall.policy.exact.accept-no-version", "true"));
+        assertThat(withOne.check(Workers.reporting("")).accepted()).isTrue();
+        assertThat(withOne.check(Workers.reporting("1.4.0")).accepted()).isTrue();
+        assertThat(withOne.check(Workers.reporting("1.4.1")).reason())
+                .isEqualTo("version '1.4.1' is not one of [1.4.0, (no version)]");
+
+        assertThat(exact(Map.of("rollcall.policy.exact.version", "1.4.0")).check(Workers.reporting("")).reason())
+                .as("without the key").isEqualTo("no version (the worker never set one) is not 1.4.0");
+        assertThatThrownBy(() -> exact(Map.of("rollcall.policy.exact.accept-no-version", "yes")))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("rollcall.policy.exact.accept-no-version").hasMessageContaining("'yes'");
+    }
+
     @Test
     void exactNeedsVersionOrVersions() {
         assertThatThrownBy(() -> exact(Map.of()))
                 .isInstanceOfSatisfying(ConfigurationException.class,
                         e -> assertThat(e.key()).isEqualTo("rollcall.policy.exact.version"))
                 .hasMessageStartingWith("rollcall.policy.exact.version is not set")
-                .hasMessageContaining("rollcall.policy.exact.versions");
+                .hasMessageContaining("rollcall.policy.exact.versions")
+                .hasMessageContaining("rollcall.policy.exact.accept-no-version=true");
     }
 
     @Test
@@ -150,7 +173,8 @@ class VersionPolicyProvidersTest {
             new ExactVersionPolicyProvider().create(settings.scope("rollcall.policy.exact."));
 
             assertThat(settings.read()).as("with only %s set", key).containsExactlyInAnyOrder(
-                    "rollcall.policy.exact.version", "rollcall.policy.exact.versions");
+                    "rollcall.policy.exact.version", "rollcall.policy.exact.versions",
+                    "rollcall.policy.exact.accept-no-version");
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.rollcall.api.registry;
 
+import dev.rollcall.api.WorkerInfo;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
@@ -48,7 +49,7 @@ public record SelectionReport(String policy, Optional<String> cohort, String exp
      */
     public String summary() {
         StringBuilder sb = new StringBuilder("policy ").append(policy);
-        cohort.ifPresent(c -> sb.append(": chose ").append(c.isEmpty() ? "(no version)" : c));
+        cohort.ifPresent(c -> sb.append(": chose ").append(c.isEmpty() ? WorkerInfo.NO_VERSION : c));
         if (!explanation.isEmpty()) {
             sb.append(cohort.isPresent() ? " (" : ": ").append(explanation).append(cohort.isPresent() ? ")" : "");
         }
@@ -57,7 +58,7 @@ public record SelectionReport(String policy, Optional<String> cohort, String exp
             sb.append("none");
         } else {
             StringBuilder c = new StringBuilder();
-            cohorts.forEach((v, n) -> c.append(c.length() == 0 ? "" : ", ").append(v.isEmpty() ? "''" : v)
+            cohorts.forEach((v, n) -> c.append(c.length() == 0 ? "" : ", ").append(v.isEmpty() ? WorkerInfo.NO_VERSION : v)
                     .append(" x").append(n));
             sb.append(c);
         }

@@ -34,10 +34,10 @@ class SelectionReportTest {
 
     @Test
     void summaryShowsAnUnsetVersionAsQuotesAndAChosenEmptyOneAsNoVersion() {
-        SelectionReport r = new SelectionReport("exact ''", Optional.of(""), "",
+        SelectionReport r = new SelectionReport("exact (no version)", Optional.of(""), "",
                 new TreeMap<>(Map.of("", 2)), List.of(OUT, OUT));
 
-        assertThat(r.summary()).isEqualTo("policy exact '': chose (no version); cohorts '' x2; excluded 2");
+        assertThat(r.summary()).isEqualTo("policy exact (no version): chose (no version); cohorts (no version) x2; excluded 2");
     }
 
     @Test

@@ -102,17 +102,33 @@ class DatafusionProtocolTest {
         }
     }
 
+    /**
+     * A datafusion-distributed worker that never called {@code with_version()} (their default)
+     * answers {@code ""}: that is its version, handed to the policy like any other, not a failure.
+     */
     @Test
-    void anAnswerWithoutAVersionIsAFailureNotAnEmptyVersion() throws Exception {
+    void anAnswerWithoutAVersionIsTheEmptyVersionForThePolicyToJudge() throws Exception {
         AtomicInteger calls = new AtomicInteger();
         HandedDiscovery discovery = new HandedDiscovery();
         try (HealthServer server = HealthServer.start(0, worker("", calls));
              WorkerResolver resolver = WorkerResolver.builder().name("datafusion-empty").discovery(discovery)
-                     .policy(w -> Verdict.accept()).probeProtocol("datafusion-distributed").build()) {
+                     .policy(w -> w.version().isEmpty() ? Verdict.accept() : Verdict.reject("has a version"))
+                     .probeProtocol("datafusion-distributed").build()) {
             WorkerEndpoint e = WorkerEndpoint.of("127.0.0.1", server.port());
             discovery.offer(e);
-            FleetSnapshot s = resolver.await(x -> is(x, e, State.UNREACHABLE), WAIT);
-            assertThat(s.status(e.url()).orElseThrow().reason()).contains("malformed answer").contains("no version");
+            FleetSnapshot s = resolver.await(x -> is(x, e, State.COMPATIBLE), WAIT);
+            assertThat(s.workers()).extracting(w -> w.version()).containsExactly("");
+        }
+    }
+
+    /** What {@code rollcall probe --protocol datafusion-distributed} sees: the same answer. */
+    @Test
+    void aOneOffProbeOfAWorkerWithoutAVersionAnswersTheEmptyVersion() throws Exception {
+        try (HealthServer server = HealthServer.start(0, worker("", new AtomicInteger()))) {
+            ProbeOutcome o = WorkerProbe.builder().protocol("datafusion-distributed").build()
+                    .probe(WorkerEndpoint.of("127.0.0.1", server.port()), Duration.ofSeconds(5)).join();
+            assertThat(o).isInstanceOfSatisfying(ProbeOutcome.Answered.class,
+                    a -> assertThat(a.info().version()).isEmpty());
         }
     }
 }

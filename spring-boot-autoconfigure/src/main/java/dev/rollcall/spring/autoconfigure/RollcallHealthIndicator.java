@@ -10,8 +10,9 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 /**
  * The coordinator's readiness as Rollcall sees it: {@code UP} while {@link WorkerResolver#ready()}
  * (at least {@code rollcall.readiness.min-workers} compatible workers, of
- * {@code rollcall.readiness.version} when set), {@code OUT_OF_SERVICE} otherwise — before the fleet
- * is there, and again when it falls below. Details: the counts, the reason, the snapshot number and
+ * {@code rollcall.readiness.version} when set, discovery not stale for longer than
+ * {@code rollcall.readiness.max-stale}), {@code OUT_OF_SERVICE} otherwise — before the fleet is
+ * there, again when it falls below, and while discovery has been failing too long. Details: the counts, the reason, the snapshot number and
  * the policy. Answers from the current snapshot without blocking; any thread.
  */
 public final class RollcallHealthIndicator implements HealthIndicator {

@@ -78,9 +78,10 @@ public record RollcallProperties(Discovery discovery, Policy policy, Probe probe
      * @param maxWait    how long a starting resolver waits for discovery before using the file
      * @param maxBytes   a larger file is refused before it is read
      * @param requireTls leave the file's plaintext endpoints out when starting from it
+     * @param maxAge     a file written longer ago is not started from (one WARN, and the snapshot says why); 0s: any age
      */
     public record Cache(String file, @DefaultValue("3s") Duration maxWait, @DefaultValue("67108864") long maxBytes,
-                        @DefaultValue("false") boolean requireTls) {
+                        @DefaultValue("false") boolean requireTls, @DefaultValue("1d") Duration maxAge) {
     }
 
     /**
@@ -170,8 +171,11 @@ public record RollcallProperties(Discovery discovery, Policy policy, Probe probe
      *
      * @param minWorkers compatible workers needed to be ready; 0 = always ready
      * @param version    when set, only compatible workers of exactly this version count
+     * @param maxStale   not ready once discovery has been failing (the snapshot stale) for longer than this; default
+     *                   5m when versions are discovery's claims (probe.protocol none, grpc-health), no bound when
+     *                   workers answer for themselves (rollcall, datafusion-distributed); 0s: no bound
      */
-    public record Readiness(@DefaultValue("1") int minWorkers, String version) {
+    public record Readiness(@DefaultValue("1") int minWorkers, String version, Duration maxStale) {
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.rollcall.core.internal.fleet;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.internal.NamedThreads;
 import dev.rollcall.core.internal.settings.CacheSettings;
+import dev.rollcall.core.internal.settings.DurationText;
 import dev.rollcall.core.internal.settings.ResolverSettings;
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,6 +20,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.UserPrincipal;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -59,8 +61,9 @@ import org.slf4j.LoggerFactory;
  * <p>The file is trusted only as far as {@link CacheFileCheck} allows (ours, not a link, not
  * writable by others, in a folder no other user may write unless sticky, at most
  * {@code rollcall.discovery.cache.max-bytes}) and holds at most {@code rollcall.discovery.max-candidates}
- * endpoints; with {@code rollcall.discovery.cache.require-tls} its plaintext ({@code grpc://})
- * endpoints are left out. A refused file is named in one WARN with the reason, and not used.
+ * endpoints, and is not started from once older than {@code rollcall.discovery.cache.max-age}; with
+ * {@code rollcall.discovery.cache.require-tls} its plaintext ({@code grpc://}) endpoints are left
+ * out. A refused file is named in one WARN with the reason, and not used.
  */
 public final class CandidateCache implements AutoCloseable {
 
@@ -70,6 +73,17 @@ public final class CandidateCache implements AutoCloseable {
 
     /** A set read back, and when it was written. */
     record Loaded(Set<WorkerEndpoint> candidates, Instant writtenAt) {
+    }
+
+    /** What the file gives a starting resolver: a set to start from, or why none (one line). */
+    record Start(Optional<Loaded> loaded, String problem) {
+        static Start of(Loaded loaded) {
+            return new Start(Optional.of(loaded), null);
+        }
+
+        static Start none(String problem) {
+            return new Start(Optional.empty(), problem);
+        }
     }
 
     private final CacheSettings settings;
@@ -188,30 +202,36 @@ public final class CandidateCache implements AutoCloseable {
     }
 
     /**
-     * The set in the file, or empty (with one WARN naming the file and what is wrong) when it is
-     * missing, unreadable, truncated, corrupt, not such a file, or refused: not one this process may
-     * trust ({@link CacheFileCheck}), larger than {@code max-bytes}, more endpoints than
-     * {@code max-candidates}, or nothing left once plaintext endpoints are left out under
+     * The set in the file, or none (with one WARN naming the file and what is wrong, and the same
+     * reason in the result) when it is missing, unreadable, truncated, corrupt, not such a file, or
+     * refused: not one this process may trust ({@link CacheFileCheck}), larger than
+     * {@code max-bytes}, more endpoints than {@code max-candidates}, written longer than
+     * {@code max-age} before {@code now}, or nothing left once plaintext endpoints are left out under
      * {@code require-tls}.
      */
-    Optional<Loaded> load() {
+    Start load(Instant now) {
         Loaded loaded;
         try {
             String refused = check.problem(file);
             if (refused != null) {
                 log.warn("candidate cache {} refused: {}; starting without candidates", file, refused);
-                return Optional.empty();
+                return Start.none("refused: " + refused);
             }
             loaded = parse(read(file, settings.maxBytes()), settings.maxCandidates());
         } catch (NoSuchFileException e) {
             log.warn("candidate cache {} does not exist; starting without candidates", file);
-            return Optional.empty();
+            return Start.none("it does not exist");
         } catch (IOException | IllegalArgumentException e) {
             log.warn("candidate cache {} ignored: {}", file, e.getMessage());
-            return Optional.empty();
+            return Start.none(e.getMessage());
+        }
+        String tooOld = tooOld(loaded.writtenAt(), now);
+        if (tooOld != null) {
+            log.warn("candidate cache {} ignored: {}; starting without candidates", file, tooOld);
+            return Start.none(tooOld);
         }
         if (!settings.requireTls()) {
-            return Optional.of(loaded);
+            return Start.of(loaded);
         }
         Set<WorkerEndpoint> tls = loaded.candidates().stream().filter(WorkerEndpoint::tls)
                 .collect(Collectors.toUnmodifiableSet());
@@ -220,7 +240,20 @@ public final class CandidateCache implements AutoCloseable {
             log.warn("candidate cache {}: {} plaintext (grpc://) endpoint{} left out, as {} is true{}", file, plaintext,
                     plaintext == 1 ? "" : "s", CacheSettings.REQUIRE_TLS_KEY, tls.isEmpty() ? "; starting without candidates" : "");
         }
-        return tls.isEmpty() ? Optional.empty() : Optional.of(new Loaded(tls, loaded.writtenAt()));
+        return tls.isEmpty() ? Start.none("only plaintext endpoints, and " + CacheSettings.REQUIRE_TLS_KEY + " is true")
+                : Start.of(new Loaded(tls, loaded.writtenAt()));
+    }
+
+    /** Why a file written at {@code writtenAt} is too old to start from at {@code now}, or null. */
+    private String tooOld(Instant writtenAt, Instant now) {
+        Duration maxAge = settings.maxAge();
+        Duration age = Duration.between(writtenAt, now);
+        // A file dated ahead of this clock (another host's clock, or ours set back) counts as new.
+        if (maxAge.isZero() || age.compareTo(maxAge) <= 0) {
+            return null;
+        }
+        return "written " + writtenAt + ", " + DurationText.of(age) + " ago, longer than "
+                + CacheSettings.MAX_AGE_KEY + " (" + DurationText.of(maxAge) + ")";
     }
 
     /** The file's text, reading at most {@code maxBytes} (and refusing it, should it have grown past them since it was checked). */

@@ -65,6 +65,8 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     private Instant staleSince;
     /** Why discovery is failing (this outage's first cause), or null while it is healthy. */
     private String discoveryProblem;
+    /** Why the cache file was not started from, until discovery answers; null when it was, or none is kept. */
+    private String cacheProblem;
     private boolean discoveryAnswered;
     private boolean candidatesKnown;            // from discovery, or from the cache file
     private CandidateCache cache;               // null when none is configured
@@ -122,6 +124,10 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
             log.info("discovery recovered; candidates are current again");
             staleSince = null;
             discoveryProblem = null;
+            pacer.changed();
+        }
+        if (cacheProblem != null) {
+            cacheProblem = null; // discovery's set is what counts now
             pacer.changed();
         }
         discoveryAnswered = true;
@@ -216,18 +222,25 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
             if (closed || discoveryAnswered) {
                 return;
             }
-            cache.load().ifPresent(loaded -> {
-                log.warn("discovery has not answered within {}; starting from the {} last-known-good candidates in {}, "
-                        + "written {}", maxWait, loaded.candidates().size(), cache.file(), loaded.writtenAt());
-                applySet(loaded.candidates());
-                staleSince = loaded.writtenAt();
-                discoveryProblem = "discovery has not answered since start-up; serving the last-known-good candidates"
-                        + " of " + cache.file() + ", written " + loaded.writtenAt();
-                candidatesKnown = true;
+            CandidateCache.Start start = cache.load(clock.instant());
+            if (start.loaded().isEmpty()) {
+                // The snapshot says why, as the WARN did: a reader of a snapshot without candidates asks.
+                cacheProblem = "candidate cache " + cache.file() + " not used: " + PeerText.escape(start.problem(), 300);
                 pacer.changed();
                 settle();
-                closeLeaving();
-            });
+                return;
+            }
+            CandidateCache.Loaded loaded = start.loaded().get();
+            log.warn("discovery has not answered within {}; starting from the {} last-known-good candidates in {}, "
+                    + "written {}", maxWait, loaded.candidates().size(), cache.file(), loaded.writtenAt());
+            applySet(loaded.candidates());
+            staleSince = loaded.writtenAt();
+            discoveryProblem = "discovery has not answered since start-up; serving the last-known-good candidates"
+                    + " of " + cache.file() + ", written " + loaded.writtenAt();
+            candidatesKnown = true;
+            pacer.changed();
+            settle();
+            closeLeaving();
         }, maxWait.toNanos());
     }
 
@@ -433,13 +446,21 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         return Math.min(settings.backoffMax().toNanos(), settings.backoffInitial().toNanos() * 10);
     }
 
+    /** Discovery's problem and the cache file's, as the snapshot tells them; null when neither has one. */
+    private String problem() {
+        if (cacheProblem == null) {
+            return discoveryProblem;
+        }
+        return discoveryProblem == null ? cacheProblem : discoveryProblem + "; " + cacheProblem;
+    }
+
     private void build() {
         if (closed) {
             return;
         }
         changes.forgetJoinedIf(t -> closed || tracked.get(t.url()) != t); // joined and left again since the last build
         builder.overKeptCap(probes.overKeptCap());
-        FleetSnapshot next = builder.build(changes, tracked::ordered, staleSince, discoveryProblem,
+        FleetSnapshot next = builder.build(changes, tracked::ordered, staleSince, problem(),
                 t -> schemas.ready(t.info().version(), t.endpoint(), () -> channelOf(t.url())));
         if (subset != null) {
             // The build ranked them by what it showed; a member that went hands its channel on.

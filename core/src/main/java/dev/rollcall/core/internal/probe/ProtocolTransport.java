@@ -118,18 +118,23 @@ public final class ProtocolTransport implements ProbeTransport {
 
     /**
      * What is wrong with {@code outcome} as a protocol's answer, or null: the bounds of a
-     * {@code rollcall.v1} answer ({@link AnswerCheck}) on what the protocol put in it.
+     * {@code rollcall.v1} answer ({@link AnswerCheck}) on what the protocol put in it. An empty
+     * version the worker answered is its answer, as in {@code rollcall.v1} (a datafusion-distributed
+     * worker that never called {@code with_version()}): the policy judges it. An empty claim
+     * ({@code versionSource} discovery) is no claim.
      */
-    static String problem(ProbeOutcome.Answered answer) {
+    static String problem(ProbeOutcome.Answered answer, ProbeCapabilities.Source versionSource) {
         WorkerInfo info = answer.info();
         String version = info.version();
         if (version.isEmpty()) {
-            return "no version";
+            return versionSource == ProbeCapabilities.Source.WORKER ? bounds(info) : "no version";
         }
         String bad = WorkerEndpoint.versionLabelProblem(version);
-        if (bad != null) {
-            return bad;
-        }
+        return bad != null ? bad : bounds(info);
+    }
+
+    /** What is wrong with the parts of {@code info} other than its version, or null. */
+    private static String bounds(WorkerInfo info) {
         if (info.instanceId().length() > AnswerCheck.MAX_INSTANCE_ID_CHARS) {
             return "instance id is " + info.instanceId().length() + " characters long (at most "
                     + AnswerCheck.MAX_INSTANCE_ID_CHARS + ")";
@@ -156,7 +161,7 @@ public final class ProtocolTransport implements ProbeTransport {
                     + PeerText.escape(String.valueOf(failure), 300));
         }
         if (outcome instanceof ProbeOutcome.Answered a) {
-            String problem = problem(a);
+            String problem = problem(a, sees.version());
             if (problem != null) {
                 return new ProbeOutcome.Failed(Status.Code.INTERNAL, "malformed answer (" + name + "): "
                         + PeerText.escape(problem, 300));

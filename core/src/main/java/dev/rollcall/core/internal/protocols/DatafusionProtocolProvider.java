@@ -20,6 +20,9 @@ import java.util.concurrent.CompletableFuture;
  * answered with {@code string version = 1} and nothing else. No instance id and no state: a worker
  * is SERVING while it answers, and a restart in place is seen only through its connection dropping
  * (the resolver probes a worker again when its kept connection leaves READY). Polled, never pushed.
+ * A worker that never called {@code with_version()} (their default) answers {@code ""}: that is its
+ * version, judged by the policy like any other ({@code exact} lists it as
+ * {@code rollcall.policy.exact.accept-no-version}), and shown as {@code (no version)}.
  */
 public final class DatafusionProtocolProvider implements ProbeProtocolProvider {
 

@@ -4,11 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.core.internal.settings.CacheSettings;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -105,6 +110,60 @@ class CandidateCacheStartTest extends TrackerHarness {
                 assertThat(p).startsWith("discovery has not answered since start-up: "));
     }
 
+    /** A file from last week's fleet is not started from: one WARN, and the snapshot says why. */
+    @Test
+    void aCacheFileOlderThanMaxAgeIsNotStartedFromAndTheSnapshotSaysWhy() throws Exception {
+        Path file = dir.resolve("candidates");
+        CandidateCache.write(file, Set.of(a, b), WRITTEN);
+        clock = Clock.fixed(WRITTEN.plus(Duration.ofDays(7)).plusSeconds(3600), ZoneOffset.UTC);
+        tracker(64);
+        String log = logOf(() -> {
+            cache(file);
+            tracker.discoveryFailed(new IllegalStateException("etcd down"));
+            time.runUntilIdle();
+            time.advance(Duration.ofSeconds(10));
+        });
+        assertThat(last().counts().candidates()).isZero();
+        assertThat(last().staleSince()).as("stale since discovery failed, not since the file was written")
+                .contains(clock.instant());
+        String why = "candidate cache " + file + " not used: written " + WRITTEN
+                + ", 7d 1h ago, longer than rollcall.discovery.cache.max-age (1d)";
+        assertThat(last().discoveryProblem()).hasValueSatisfying(p -> assertThat(p)
+                .startsWith("discovery has not answered since start-up: ").endsWith("; " + why));
+        assertThat(log.lines().filter(l -> l.contains("WARN") && l.contains("candidate cache"))).singleElement()
+                .satisfies(l -> assertThat(l).contains(file.toString()).contains("7d 1h ago")
+                        .contains("rollcall.discovery.cache.max-age (1d)"));
+
+        candidates(c); // discovery answers: the cache file's story is over
+        assertThat(last().discoveryProblem()).isEmpty();
+    }
+
+    @Test
+    void aCacheFileYoungerThanMaxAgeIsStartedFrom() throws Exception {
+        Path file = dir.resolve("candidates");
+        CandidateCache.write(file, Set.of(a, b), WRITTEN);
+        clock = Clock.fixed(WRITTEN.plus(Duration.ofHours(23)), ZoneOffset.UTC);
+        tracker(64);
+        cache(file);
+        time.advance(Duration.ofSeconds(3));
+        assertThat(last().counts().candidates()).isEqualTo(2);
+        assertThat(last().staleSince()).contains(WRITTEN);
+    }
+
+    /** What slf4j-simple logged while {@code run} ran (it writes to whichever System.err is current). */
+    private static String logOf(Runnable run) {
+        PrintStream original = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            run.run();
+        } finally {
+            System.setErr(original);
+            original.print(err.toString(StandardCharsets.UTF_8));
+        }
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
     @Test
     void discoverysSetsAreWrittenToTheCache() throws Exception {
         Path file = dir.resolve("candidates");
@@ -112,7 +171,7 @@ class CandidateCacheStartTest extends TrackerHarness {
         cache(file);
         candidates(a, b);
         cache.close(); // lets the pending write finish
-        assertThat(cache.load().orElseThrow().candidates()).containsExactlyInAnyOrder(a, b);
+        assertThat(cache.load(Instant.now()).loaded().orElseThrow().candidates()).containsExactlyInAnyOrder(a, b);
     }
 
 }

@@ -36,7 +36,7 @@ class CandidateCacheTest {
     /** What a resolver with the default settings reads from {@code file}. */
     static Optional<CandidateCache.Loaded> load(Path file) {
         try (CandidateCache cache = new CandidateCache(new CacheSettings(file), "test")) {
-            return cache.load();
+            return cache.load(T).loaded();
         }
     }
 

@@ -1,8 +1,10 @@
 package dev.rollcall.core.internal.fleet;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.core.internal.settings.CacheSettings;
@@ -12,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.Map;
@@ -53,7 +56,7 @@ class CandidateCacheTrustTest {
 
     private static Optional<CandidateCache.Loaded> load(CacheSettings settings, UserPrincipal us) {
         try (CandidateCache cache = new CandidateCache(settings, "trust", us)) {
-            return cache.load();
+            return cache.load(T).loaded();
         }
     }
 
@@ -104,7 +107,7 @@ class CandidateCacheTrustTest {
     @Test
     void aFileLargerThanMaxBytesIsRefusedBeforeItIsRead() throws IOException {
         CacheSettings small = new CacheSettings(file,
-                CacheSettings.DEFAULT_MAX_WAIT, 1024, false, 100_000);
+                CacheSettings.DEFAULT_MAX_WAIT, 1024, false, 100_000, CacheSettings.DEFAULT_MAX_AGE);
         Set<WorkerEndpoint> many = new HashSet<>();
         for (int port = 1; port <= 100; port++) {
             many.add(WorkerEndpoint.of("10.0.0.1", port));
@@ -119,7 +122,7 @@ class CandidateCacheTrustTest {
     @Test
     void aFileHoldingMoreThanMaxCandidatesIsRefused() {
         CacheSettings one = new CacheSettings(file,
-                CacheSettings.DEFAULT_MAX_WAIT, CacheSettings.DEFAULT_MAX_BYTES, false, 1);
+                CacheSettings.DEFAULT_MAX_WAIT, CacheSettings.DEFAULT_MAX_BYTES, false, 1, CacheSettings.DEFAULT_MAX_AGE);
         assertThat(load(one, null)).isEmpty();
         assertThat(Assertions.catchThrowable(() -> CandidateCache.parse(readFile(), 1)))
                 .hasMessage("it holds 2 candidates, more than rollcall.discovery.max-candidates (1)");
@@ -204,7 +207,7 @@ class CandidateCacheTrustTest {
     void requireTlsLeavesThePlaintextEndpointsOfTheFileOut() throws IOException {
         CacheSettings tlsOnly = new CacheSettings(file,
                 CacheSettings.DEFAULT_MAX_WAIT, CacheSettings.DEFAULT_MAX_BYTES, true,
-                100_000);
+                100_000, CacheSettings.DEFAULT_MAX_AGE);
         assertThat(load(tlsOnly, null)).hasValueSatisfying(l -> assertThat(l.candidates()).containsExactly(TLS));
 
         CandidateCache.write(file, Set.of(PLAIN), T);
@@ -219,11 +222,27 @@ class CandidateCacheTrustTest {
         assertThat(defaults.maxBytes()).isEqualTo(64 << 20);
         assertThat(defaults.requireTls()).isFalse();
         assertThat(defaults.maxCandidates()).isEqualTo(5);
+        assertThat(defaults.maxAge()).isEqualTo(Duration.ofDays(1));
 
         CacheSettings set = CacheSettings.read(RollcallConfig.of(Map.of(
                 "rollcall.discovery.cache.file", file.toString(), "rollcall.discovery.cache.max-bytes", "4096",
                 "rollcall.discovery.cache.require-tls", "true")).settings(), 5).orElseThrow();
         assertThat(set.maxBytes()).isEqualTo(4096);
         assertThat(set.requireTls()).isTrue();
+    }
+
+    @Test
+    void maxAgeIsADurationAndZeroMeansAnyAge() throws IOException {
+        CacheSettings any = CacheSettings.read(RollcallConfig.of(Map.of("rollcall.discovery.cache.file", file.toString(),
+                "rollcall.discovery.cache.max-age", "0s")).settings(), 5).orElseThrow();
+        assertThat(any.maxAge()).isZero();
+        CandidateCache.write(file, Set.of(PLAIN), T);
+        try (CandidateCache cache = new CandidateCache(any, "test")) {
+            assertThat(cache.load(T.plus(Duration.ofDays(400))).loaded()).as("a year-old file, max-age 0s").isPresent();
+        }
+        assertThatThrownBy(() -> CacheSettings.read(RollcallConfig.of(Map.of("rollcall.discovery.cache.file",
+                file.toString(), "rollcall.discovery.cache.max-age", "7")).settings(), 5))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("rollcall.discovery.cache.max-age").hasMessageContaining("'7'");
     }
 }

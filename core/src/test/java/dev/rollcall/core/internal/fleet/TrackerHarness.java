@@ -49,6 +49,8 @@ public abstract class TrackerHarness {
     /** The policy of the next {@link #tracker}. */
     VersionPolicy policy = ONE_OH;
     final VirtualTime time = new VirtualTime();
+    /** The next {@link #tracker}'s clock (snapshot times, staleness, the cache file's age). */
+    Clock clock = Clock.fixed(Instant.EPOCH, ZoneOffset.UTC);
     final FakeTransport net = new FakeTransport();
     final List<FleetSnapshot> published = new ArrayList<>();
     /** The serial thread's CPU time as the pacer sees it: each build costs 1 ms. */
@@ -66,7 +68,6 @@ public abstract class TrackerHarness {
         ProbeSettings settings = new ProbeSettings(Duration.ofSeconds(2), concurrency, INITIAL,
                 Duration.ofSeconds(10), REFRESH, keepChannels, 1 << 20, ProbeTls.DEFAULT)
                 .withMaxKeptChannels(maxKeptChannels);
-        Clock clock = Clock.fixed(Instant.EPOCH, ZoneOffset.UTC);
         FleetSnapshot initial = FleetSnapshot.builder(0).publishedAt(Instant.EPOCH).build();
         tracker = new FleetTracker(new FleetTracker.Parts(time.context(), net, clock, HALF,
                 () -> cpu += 500_000), settings, publishInterval.toNanos(), null,

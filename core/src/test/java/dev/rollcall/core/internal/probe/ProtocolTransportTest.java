@@ -33,12 +33,17 @@ class ProtocolTransportTest {
         client.close();
     }
 
-    /** A protocol that asks nobody and answers with {@code answer}. */
+    /** A protocol that asks nobody and answers with {@code answer}, its version the worker's. */
     private static ProbeProtocol protocol(Function<ProbeRequest, CompletableFuture<ProbeOutcome>> answer) {
+        return protocol(Source.WORKER, answer);
+    }
+
+    /** A protocol that asks nobody and answers with {@code answer}, its version from {@code version}. */
+    private static ProbeProtocol protocol(Source version, Function<ProbeRequest, CompletableFuture<ProbeOutcome>> answer) {
         return new ProbeProtocol() {
             @Override
             public ProbeCapabilities capabilities() {
-                return new ProbeCapabilities(Source.WORKER, Source.NONE, Source.NONE, Source.NONE, Source.NONE,
+                return new ProbeCapabilities(version, Source.NONE, Source.NONE, Source.NONE, Source.NONE,
                         false, false);
             }
 
@@ -86,13 +91,25 @@ class ProtocolTransportTest {
     @Test
     void anAnswerOutOfBoundsIsMalformed() throws Exception {
         String tooLong = "1".repeat(WorkerEndpoint.MAX_VERSION_CHARS + 1);
-        for (String version : List.of("", tooLong, "1.0 beta", "1.0\n")) {
+        for (String version : List.of(tooLong, "1.0 beta", "1.0\n")) {
             ProbeOutcome o = probe(protocol(r -> CompletableFuture.completedFuture(new ProbeOutcome.Answered(
                     new WorkerInfo(r.candidate(), version, "", Map.of(), List.of()), ServingState.SERVING))),
                     Duration.ofSeconds(1));
             assertThat(o).as(version).isInstanceOfSatisfying(ProbeOutcome.Failed.class,
                     f -> assertThat(f.reason()).startsWith("malformed answer (broken): "));
         }
+    }
+
+    /** As in rollcall.v1, a worker that set no version answers {@code ""}; a claim of {@code ""} is no claim. */
+    @Test
+    void anEmptyVersionIsAnAnswerFromTheWorkerButNoClaimFromDiscovery() throws Exception {
+        Function<ProbeRequest, CompletableFuture<ProbeOutcome>> empty = r -> CompletableFuture.completedFuture(
+                new ProbeOutcome.Answered(new WorkerInfo(r.candidate(), "", "", Map.of(), List.of()), ServingState.SERVING));
+        assertThat(probe(protocol(Source.WORKER, empty), Duration.ofSeconds(1)))
+                .isInstanceOfSatisfying(ProbeOutcome.Answered.class, a -> assertThat(a.info().version()).isEmpty());
+        assertThat(probe(protocol(Source.DISCOVERY, empty), Duration.ofSeconds(1)))
+                .isInstanceOfSatisfying(ProbeOutcome.Failed.class,
+                        f -> assertThat(f.reason()).isEqualTo("malformed answer (broken): no version"));
     }
 
     @Test
