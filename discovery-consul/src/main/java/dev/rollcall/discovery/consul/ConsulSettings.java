@@ -2,7 +2,9 @@ package dev.rollcall.discovery.consul;
 
 import com.ecwid.consul.v1.ConsulRawClient;
 import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.Settings;
+import dev.rollcall.api.internal.LoopbackHost;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -41,6 +43,7 @@ final class ConsulSettings {
     static final String ADDRESS = "address";
     static final String SERVICE = "service";
     static final String TOKEN = "token";
+    static final String ALLOW_PLAINTEXT_CREDENTIALS = "allow-plaintext-credentials";
     static final String REQUEST_TIMEOUT = "request-timeout";
     static final String MAX_RESPONSE_BYTES = "max-response-bytes";
     static final String TLS_CA = "tls.ca";
@@ -94,7 +97,7 @@ final class ConsulSettings {
     static ConsulSettings read(Settings settings) {
         // Read every key before judging any, so that none is reported as unknown next to the real error.
         for (String k : new String[] {ADDRESS, SERVICE, TOKEN, REQUEST_TIMEOUT, MAX_RESPONSE_BYTES, TLS_CA, TLS_CERT,
-                TLS_KEY, VERSION_META}) {
+                TLS_KEY, VERSION_META, ALLOW_PLAINTEXT_CREDENTIALS}) {
             settings.raw(k);
         }
         String addressText = settings.string(ADDRESS, DEFAULT_ADDRESS);
@@ -106,6 +109,7 @@ final class ConsulSettings {
         Optional<String> cert = settings.raw(TLS_CERT);
         Optional<String> key = settings.raw(TLS_KEY);
         String versionMeta = settings.string(VERSION_META, DEFAULT_VERSION_META);
+        boolean allowPlaintextCredentials = settings.bool(ALLOW_PLAINTEXT_CREDENTIALS, false);
 
         URI uri = parseAddress(settings.fullKey(ADDRESS), addressText);
         String service = serviceText.orElseThrow(() -> ConfigurationException.missing(settings.fullKey(SERVICE),
@@ -128,6 +132,14 @@ final class ConsulSettings {
                             + settings.fullKey(ADDRESS) + "=" + addressText + " is plain HTTP; use an https:// address");
                 }
             }
+        }
+        if (token != null && !https && !allowPlaintextCredentials && !LoopbackHost.isLiteral(uri.getHost())) {
+            // Anyone on the path reads the token from the header and acts as this coordinator or worker.
+            throw new ConfigurationException(settings.fullKey(TOKEN), settings.fullKey(TOKEN) + " is set but "
+                    + settings.fullKey(ADDRESS) + "=" + PeerText.escape(uri.toString()) + " is plain HTTP to a host"
+                    + " that is not loopback: the ACL token would cross the network unencrypted. Use an https://"
+                    + " address (" + settings.fullKey(TLS_CA) + " for the agent's CA), or set "
+                    + settings.fullKey(ALLOW_PLAINTEXT_CREDENTIALS) + "=true to send it anyway");
         }
         if (cert.isPresent() != key.isPresent()) {
             String missing = cert.isPresent() ? TLS_KEY : TLS_CERT;

@@ -3,6 +3,7 @@ package dev.rollcall.discovery.etcd;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.PeerText;
 import dev.rollcall.api.Settings;
+import dev.rollcall.api.internal.LoopbackHost;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -48,6 +49,7 @@ final class EtcdSettings {
     static final String TLS_KEY = "tls.key";
     static final String USER = "user";
     static final String PASSWORD = "password";
+    static final String ALLOW_PLAINTEXT_CREDENTIALS = "allow-plaintext-credentials";
 
     static final String DEFAULT_PREFIX = "/rollcall/workers/";
     static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(3);
@@ -126,6 +128,7 @@ final class EtcdSettings {
         Optional<String> key = s.raw(TLS_KEY);
         Optional<String> user = s.raw(USER);
         Optional<String> password = s.raw(PASSWORD);
+        boolean allowPlaintextCredentials = s.bool(ALLOW_PLAINTEXT_CREDENTIALS, false);
 
         String endpointsKey = s.fullKey(ENDPOINTS);
         if (endpointItems.isEmpty()) {
@@ -180,6 +183,9 @@ final class EtcdSettings {
             throw ConfigurationException.missing(missing, "a value, since " + set
                     + " is set (etcd authentication needs both the user and the password)");
         }
+        if (password.isPresent() && !tls && !allowPlaintextCredentials) {
+            refusePlaintextPassword(s, endpoints);
+        }
         return new EtcdSettings(List.copyOf(endpoints), tls, prefix, connectTimeout, requestTimeout,
                 backoffInitial, backoffMax, keepaliveTime, pageSize, DEFAULT_MAX_INBOUND_BYTES, ssl,
                 user.orElse(null), password.orElse(null));
@@ -189,6 +195,23 @@ final class EtcdSettings {
     EtcdSettings withMaxInboundBytes(int bytes) {
         return new EtcdSettings(endpoints, tls, prefix, connectTimeout, requestTimeout, backoffInitial, backoffMax,
                 keepaliveTime, pageSize, bytes, sslContext, user, password);
+    }
+
+    /**
+     * An etcd password over http:// crosses the network readable by anyone on the path: refused unless
+     * every endpoint is loopback (written as such: a name is not resolved to decide) or the operator
+     * said it is acceptable.
+     */
+    private static void refusePlaintextPassword(Settings s, List<URI> endpoints) {
+        for (URI endpoint : endpoints) {
+            if (!LoopbackHost.isLiteral(endpoint.getHost())) {
+                throw new ConfigurationException(s.fullKey(PASSWORD), s.fullKey(PASSWORD) + " is set but "
+                        + s.fullKey(ENDPOINTS) + " has the plaintext endpoint "
+                        + PeerText.escape(endpoint.toString()) + ", which is not loopback: the password would cross"
+                        + " the network unencrypted. Use https:// endpoints (" + s.fullKey(TLS_CA) + " for etcd's CA),"
+                        + " or set " + s.fullKey(ALLOW_PLAINTEXT_CREDENTIALS) + "=true to send it anyway");
+            }
+        }
     }
 
     private static URI parseEndpoint(String key, String whole, String item) {
