@@ -1,5 +1,6 @@
 package dev.rollcall.core.internal.drain;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.internal.serial.SerialContext;
@@ -248,8 +249,9 @@ public final class DrainReleases {
                 log.debug("worker {} does not implement ReleaseWorker (before exact drain): it keeps its quiet period",
                         url);
             } else {
+                // The status's description is the worker's own text.
                 log.info("worker {}: ReleaseWorker for instance {} failed after {} attempts ({}); not retried", url,
-                        d.instanceId, d.attempts, status);
+                        d.instanceId, d.attempts, PeerText.escape(status.toString()));
             }
         }
     }
