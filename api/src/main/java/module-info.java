@@ -26,6 +26,5 @@ module dev.rollcall.api {
     uses dev.rollcall.api.policy.VersionPolicyProvider;
     uses dev.rollcall.api.registration.WorkerRegistrationProvider;
 
-    exports dev.rollcall.api.internal to dev.rollcall.core, dev.rollcall.worker, dev.rollcall.grpc, dev.rollcall.testkit,
-            dev.rollcall.discovery.etcd, dev.rollcall.discovery.consul;
+    exports dev.rollcall.api.internal to dev.rollcall.core, dev.rollcall.worker, dev.rollcall.grpc, dev.rollcall.testkit;
 }

@@ -3,6 +3,9 @@ package dev.rollcall.testkit;
 import dev.rollcall.api.PeerText;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Text made to fool a log, for tests that feed it to a door of Rollcall (a worker's answer or
@@ -25,6 +28,37 @@ public final class HostileText {
     /** Hostile text that names {@code door}, so that what reached the log says where it came from. */
     public static String forging(String door) {
         return door + "\n" + FORGED + door + "\r\u001b[31m\u0000\u2028\u0085!";
+    }
+
+    /**
+     * Where a record of {@link FinestLogCapture#text()} begins: slf4j-simple's
+     * {@code [time ][thread] LEVEL logger - }, or the capture's {@code logger LEVEL } for a
+     * java.util.logging record. A forged line has no {@code " - "} after its logger: it stays part
+     * of the record it was smuggled into.
+     */
+    private static final Pattern RECORD_START = Pattern.compile(
+            "^(?:(?:\\S+ )?\\[[^\\]]*\\] (?:TRACE|DEBUG|INFO|WARN|ERROR) ([\\w.$]+) - "
+                    + "|([\\w.$]+) (?:FINEST|FINER|FINE|CONFIG|INFO|WARNING|SEVERE) )");
+
+    /**
+     * As {@link #rawInLog(String)}, leaving out whole records (continuation lines included) of the
+     * loggers named by {@code wireDumpLoggers} (logger names or their prefixes): libraries that
+     * print what travels on the wire as it came, which the caller names and documents.
+     */
+    public static List<String> rawInLog(String log, Set<String> wireDumpLoggers) {
+        StringBuilder kept = new StringBuilder(log.length());
+        boolean skipping = false;
+        for (String line : log.split("\n", -1)) { // not String.lines(): it splits on the CRs searched for
+            Matcher start = RECORD_START.matcher(line);
+            if (start.lookingAt()) {
+                String logger = start.group(1) != null ? start.group(1) : start.group(2);
+                skipping = wireDumpLoggers.stream().anyMatch(logger::startsWith);
+            }
+            if (!skipping) {
+                kept.append(line).append('\n');
+            }
+        }
+        return rawInLog(kept.toString());
     }
 
     /**
