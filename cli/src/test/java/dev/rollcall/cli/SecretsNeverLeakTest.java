@@ -9,6 +9,7 @@ import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.core.internal.ProbeTls;
 import dev.rollcall.worker.RollcallWorker;
+import dev.rollcall.testkit.FinestLogCapture;
 import dev.rollcall.testkit.consul.ConsulStandIn;
 import dev.rollcall.testkit.etcd.EtcdServer;
 import dev.rollcall.testkit.tls.TestCertificates;

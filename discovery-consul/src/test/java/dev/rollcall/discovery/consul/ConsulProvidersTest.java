@@ -69,6 +69,48 @@ class ConsulProvidersTest {
         return ConsulSettings.read(Settings.of(Map.of(P + "address", address, P + "service", "w")).scope(P));
     }
 
+    /**
+     * An ACL token over plain HTTP to another machine is readable by anyone on the path: refused when
+     * the settings are read, before any client exists (the addresses below are never contacted), on
+     * both the discovery and the registration side.
+     */
+    @Test
+    void refusesATokenOverPlainHttpToAHostThatIsNotLoopbackNamingTheKeyTheAddressAndTheWayOut() {
+        for (String address : new String[] {"http://10.0.0.2:8500", "consul.example.com:8500",
+                "http://127.evil.example:8500", "http://[2001:db8::1]:8500", "http://127.0.0.1.nip.io"}) {
+            Map<String, String> keys = Map.of("address", address, "token", "very-secret-token");
+            assertThatThrownBy(() -> create(keys)).as(address)
+                    .isInstanceOfSatisfying(ConfigurationException.class, e -> assertThat(e.key()).isEqualTo(P + "token"))
+                    .hasMessageContaining(P + "token is set but " + P + "address=")
+                    .hasMessageContaining(address.replaceFirst("^http://", "").replaceFirst(":\\d+$", ""))
+                    .hasMessageContaining("https://").hasMessageContaining(P + "allow-plaintext-credentials=true")
+                    .hasMessageNotContaining("very-secret-token");
+            Map<String, String> full = new HashMap<>();
+            keys.forEach((k, v) -> full.put(P + k, v));
+            full.put(P + "service", "workers");
+            assertThatThrownBy(() -> new ConsulRegistrationProvider().create(
+                    WorkerInfo.of(WorkerEndpoint.of("127.0.0.1", 7001), "1.0.0"), Settings.of(full).scope(P)))
+                    .isInstanceOf(ConfigurationException.class).hasMessageContaining(P + "allow-plaintext-credentials");
+        }
+    }
+
+    @Test
+    void acceptsATokenOverPlainHttpToLoopbackOverHttpsOrWhenAllowed() {
+        for (String address : new String[] {"http://127.0.0.1:8500", "localhost:8500", "http://[::1]:8500",
+                "http://127.9.9.9", "https://consul.example.com:8501", "https://10.0.0.2"}) {
+            assertThat(ConsulSettings.read(Settings.of(Map.of(P + "address", address, P + "service", "w",
+                    P + "token", "very-secret-token")).scope(P)).hasToken()).as(address).isTrue();
+        }
+        assertThat(ConsulSettings.read(Settings.of(Map.of(P + "address", "http://10.0.0.2:8500", P + "service", "w",
+                P + "token", "very-secret-token", P + "allow-plaintext-credentials", "true")).scope(P)).hasToken())
+                .isTrue();
+        // Without a token there is nothing to leak: plain HTTP to anywhere is as before.
+        assertThat(connection("http://10.0.0.2:8500").hasToken()).isFalse();
+        assertThatThrownBy(() -> create(Map.of("allow-plaintext-credentials", "yes")))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining(P + "allow-plaintext-credentials='yes'");
+    }
+
     @Test
     void rejectsAddressesThatAreNotAnAgent() {
         for (String bad : new String[] {"ftp://h:1", "http://h:1/v1", "http://user@h:1", "http://h:1?x=1", "http://"}) {

@@ -141,6 +141,48 @@ class EtcdSettingsTest {
         assertThat(new EtcdWorkerDiscovery(s).description()).doesNotContain("s3cr3t-pw");
     }
 
+    /**
+     * A password over http:// to another machine is readable by anyone on the path: refused when the
+     * settings are read, before any client exists (no connection is attempted; the addresses below
+     * are never contacted), on both the discovery and the registration side.
+     */
+    @Test
+    void refusesAPasswordOverPlaintextToAHostThatIsNotLoopbackNamingTheKeyTheAddressAndTheWayOut() {
+        for (String endpoints : new String[] {"http://10.0.0.2:2379", "http://127.0.0.1:2379,http://etcd.example.com",
+                "http://127.evil.example:2379", "http://[2001:db8::1]:2379", "http://127.0.0.1.nip.io:2379"}) {
+            Map<String, String> keys = keys("endpoints", endpoints, "user", "rollcall", "password", "s3cr3t-pw");
+            ConfigurationException e = discoveryFails(keys);
+            assertThat(e).as(endpoints).isNotNull();
+            assertThat(e.key()).isEqualTo(SCOPE + "password");
+            assertThat(e).hasMessageContaining(SCOPE + "password is set but " + SCOPE + "endpoints has the plaintext"
+                            + " endpoint " + endpoints.substring(endpoints.lastIndexOf(',') + 1))
+                    .hasMessageContaining("https://").hasMessageContaining(SCOPE + "allow-plaintext-credentials=true")
+                    .hasMessageNotContaining("s3cr3t-pw");
+            assertThatThrownBy(() -> new EtcdRegistrationProvider().create(SELF, Etcd.settings(keys)))
+                    .isInstanceOf(ConfigurationException.class).hasMessageContaining(SCOPE + "allow-plaintext-credentials");
+        }
+    }
+
+    @Test
+    void acceptsAPasswordOverPlaintextToLoopbackOverHttpsOrWhenAllowed() {
+        for (String endpoints : new String[] {"http://127.0.0.1:2379", "http://localhost:2379", "http://[::1]:2379",
+                "http://127.3.2.1:2379,http://LOCALHOST:2380", "http://[0:0:0:0:0:0:0:1]:2379",
+                "https://etcd.example.com:2379,https://10.0.0.2:2379"}) {
+            EtcdSettings s = EtcdSettings.read(Etcd.settings(keys("endpoints", endpoints, "user", "rollcall",
+                    "password", "s3cr3t-pw")));
+            assertThat(s.authenticated()).as(endpoints).isTrue();
+        }
+        EtcdSettings allowed = EtcdSettings.read(Etcd.settings(keys("endpoints", "http://10.0.0.2:2379", "user",
+                "rollcall", "password", "s3cr3t-pw", "allow-plaintext-credentials", "true")));
+        assertThat(allowed.authenticated()).isTrue();
+        assertThat(allowed.tls()).isFalse();
+        // Without credentials there is nothing to leak: plaintext to anywhere is as before.
+        assertThat(EtcdSettings.read(Etcd.settings(keys("endpoints", "http://10.0.0.2:2379"))).authenticated())
+                .isFalse();
+        assertThat(discoveryFails(keys("endpoints", "http://127.0.0.1:2379", "allow-plaintext-credentials", "yes")))
+                .hasMessageContaining(SCOPE + "allow-plaintext-credentials='yes'").hasMessageContaining("true or false");
+    }
+
     @Test
     void requiresTlsFilesToExistAndHttpsEndpoints() throws IOException {
         Path missing = dir.resolve("missing-ca.pem");

@@ -5,12 +5,81 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.rollcall.protocol.v1.HandlerInfo;
 import dev.rollcall.protocol.v1.ServiceInfo;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
+import java.util.function.IntFunction;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The bounds on a worker's answer that the fault suite's corpus does not reach end to end. */
 class AnswerCheckTest {
+
+    /**
+     * Every bound on what a worker may send, as an answer that holds {@code n} of what it limits:
+     * each is tested at its limit and one past it, here where the bound lives (a bound removed
+     * must fail this module's suite, not only an integration test).
+     */
+    static Stream<Arguments> everyBound() {
+        return Stream.of(
+                bound("version length", AnswerCheck.MAX_VERSION_CHARS,
+                        n -> answer().setVersion("1".repeat(n)).build(),
+                        "version is 257 characters long (at most 256)"),
+                bound("instance id length", AnswerCheck.MAX_INSTANCE_ID_CHARS,
+                        n -> answer().setInstanceId("i".repeat(n)).build(),
+                        "instance id is 129 characters long (at most 128)"),
+                bound("label count", AnswerCheck.MAX_LABELS, n -> {
+                    WorkerInfoResponse.Builder b = answer();
+                    for (int i = 0; i < n; i++) {
+                        b.putLabels("k" + i, "v");
+                    }
+                    return b.build();
+                }, "129 labels (at most 128)"),
+                bound("label key length", AnswerCheck.MAX_LABEL_KEY_CHARS,
+                        n -> answer().putLabels("k".repeat(n), "v").build(),
+                        "label key '" + "k".repeat(40) + "...(278 more)' is 318 characters long (at most 317)"),
+                bound("label value length", AnswerCheck.MAX_LABEL_VALUE_CHARS,
+                        n -> answer().putLabels("zone", "v".repeat(n)).build(),
+                        "label 'zone' has a value 1025 characters long (at most 1024)"),
+                bound("service count", AnswerCheck.MAX_SERVICES, n -> {
+                    WorkerInfoResponse.Builder b = answer();
+                    for (int i = 0; i < n; i++) {
+                        b.addServices(service("s" + i));
+                    }
+                    return b.build();
+                }, "257 services (at most 256)"),
+                bound("handler count", AnswerCheck.MAX_HANDLERS, n -> {
+                    ServiceInfo.Builder s = service("demo.v1.Orders");
+                    for (int i = 0; i < n; i++) {
+                        s.addHandlers(HandlerInfo.newBuilder().setName("h" + i));
+                    }
+                    return answer().addServices(s).build();
+                }, "service 'demo.v1.Orders' has 1025 handlers (at most 1024)"),
+                bound("service name length", AnswerCheck.MAX_NAME_CHARS,
+                        n -> answer().addServices(service("s".repeat(n))).build(),
+                        "service name '" + "s".repeat(40) + "...(217 more)' is 257 characters long (at most 256)"),
+                bound("handler name length", AnswerCheck.MAX_NAME_CHARS,
+                        n -> answer().addServices(service("demo.v1.Orders")
+                                .addHandlers(HandlerInfo.newBuilder().setName("h".repeat(n)))).build(),
+                        "service 'demo.v1.Orders': handler name '" + "h".repeat(40)
+                                + "...(217 more)' is 257 characters long (at most 256)"));
+    }
+
+    private static Arguments bound(String what, int limit, IntFunction<WorkerInfoResponse> answerWith,
+                                   String onePastProblem) {
+        return Arguments.of(Named.of(what, answerWith), limit, onePastProblem);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("everyBound")
+    void acceptsEachBoundAtItsLimitAndRefusesOnePastNamingTheFieldAndTheBound(
+            IntFunction<WorkerInfoResponse> answerWith, int limit, String onePastProblem) {
+        assertThat(AnswerCheck.problem(answerWith.apply(limit))).as("at the limit, %d", limit).isNull();
+        assertThat(AnswerCheck.problem(answerWith.apply(limit + 1))).as("one past the limit, %d", limit + 1)
+                .isEqualTo(onePastProblem);
+    }
 
     private static WorkerInfoResponse.Builder answer() {
         return WorkerInfoResponse.newBuilder().setVersion("1.0.0").setInstanceId("i-1");
@@ -75,22 +144,6 @@ class AnswerCheckTest {
             b.addServices(service("demo.v1.Service" + i).addHandlers(HandlerInfo.newBuilder().setName("Zürich_区")));
         }
         assertThat(AnswerCheck.problem(b.build())).isNull();
-    }
-
-    @Test
-    void refusesTooManyServicesOrHandlers() {
-        WorkerInfoResponse.Builder many = answer();
-        for (int i = 0; i <= AnswerCheck.MAX_SERVICES; i++) {
-            many.addServices(service("s" + i));
-        }
-        assertThat(AnswerCheck.problem(many.build())).isEqualTo("257 services (at most 256)");
-
-        ServiceInfo.Builder wide = service("demo.v1.Orders");
-        for (int i = 0; i <= AnswerCheck.MAX_HANDLERS; i++) {
-            wide.addHandlers(HandlerInfo.newBuilder().setName("h" + i));
-        }
-        assertThat(AnswerCheck.problem(answer().addServices(wide).build()))
-                .isEqualTo("service 'demo.v1.Orders' has 1025 handlers (at most 1024)");
     }
 
     @Test

@@ -1,7 +1,9 @@
-package dev.rollcall.cli;
+package dev.rollcall.testkit;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -24,8 +26,14 @@ import org.slf4j.LoggerFactory;
  * <p>slf4j-simple reads its levels once per logger, and this JVM runs other test classes before
  * this one: the levels are changed on the logger objects themselves (by reflection, slf4j-simple
  * has no API for it), so the capture does not depend on which test ran first.
+ *
+ * <p>For tests that search what was logged (a secret that must not appear, a control character a
+ * peer sent that must arrive escaped). One capture open at a time per JVM: it swaps global state
+ * ({@code System.err}, the root JUL logger's level). Its methods are thread-safe; anything logged on
+ * any thread while it is open is captured. Needs slf4j-simple as the SLF4J binding (it says so at
+ * construction otherwise).
  */
-final class FinestLogCapture implements AutoCloseable {
+public final class FinestLogCapture implements AutoCloseable {
 
     private static final int TRACE = 0;
 
@@ -48,7 +56,7 @@ final class FinestLogCapture implements AutoCloseable {
                 }
             }
             if (record.getThrown() != null) {
-                line.append('\n').append(SecretsNeverLeakTest.CapturedText.stackTrace(record.getThrown()));
+                line.append('\n').append(stackTrace(record.getThrown()));
             }
             synchronized (julRecords) {
                 julRecords.add(line.toString());
@@ -64,7 +72,8 @@ final class FinestLogCapture implements AutoCloseable {
         }
     };
 
-    FinestLogCapture() {
+    /** Starts capturing, at once. */
+    public FinestLogCapture() {
         System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
         handler.setLevel(Level.ALL);
         julRoot.setLevel(Level.ALL);
@@ -99,18 +108,26 @@ final class FinestLogCapture implements AutoCloseable {
     }
 
     /** Everything captured so far: SLF4J's output, then java.util.logging's records. */
-    String text() {
+    public String text() {
         synchronized (julRecords) {
             return err.toString(StandardCharsets.UTF_8) + "\n" + String.join("\n", julRecords);
         }
     }
 
-    int julRecordCount() {
+    /** How many java.util.logging records were captured so far. */
+    public int julRecordCount() {
         synchronized (julRecords) {
             return julRecords.size();
         }
     }
 
+    private static String stackTrace(Throwable t) {
+        StringWriter out = new StringWriter();
+        t.printStackTrace(new PrintWriter(out));
+        return out.toString();
+    }
+
+    /** Stops capturing and puts the levels and {@code System.err} back. */
     @Override
     public void close() {
         julRoot.removeHandler(handler);
