@@ -131,6 +131,19 @@ class DnsWorkerDiscoveryTest {
     }
 
     @Test
+    void noRecordsLeftIsAnEmptySetWhenTheServerSaysSo() {
+        dns.add(name, "A", 1, "127.0.0.51");
+        dns.add(name, "TXT", 1, "\"keeps-the-name\"");
+        start(Map.of("port", "7001"));
+        awaitLatest(Set.of(WorkerEndpoint.of("127.0.0.51", 7001)));
+
+        dns.delete(name, "A"); // the name stays (its TXT record): NOERROR with no A record, not NXDOMAIN
+        awaitLatest(Set.of());
+
+        assertThat(listener.errors()).as("no records is an answer, not a failure").isEmpty();
+    }
+
+    @Test
     void aChangedSrvWeightIsPublishedAsAChangedLabel() {
         String w = "w." + name;
         dns.add(w, "A", 5, "127.0.0.41");
