@@ -193,7 +193,7 @@ class ConsoleEventsTest {
 
         console.close();
 
-        before.awaitNewThreadsEnded(Duration.ofSeconds(10), "rollcall-console-", "HTTP-Dispatcher");
+        before.awaitNewThreadsEnded(Duration.ofSeconds(10), "rollcall-console-");
         await().atMost(ConsoleFleet.WAIT).alias("the stream ends").until(() -> !readerAlive(s));
         console.close(); // idempotent
     }
