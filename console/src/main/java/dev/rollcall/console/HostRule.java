@@ -3,8 +3,10 @@ package dev.rollcall.console;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.PeerText;
 import io.netty.util.NetUtil;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -32,8 +34,6 @@ final class HostRule {
 
     /** Longer than any name (253) or address with a port: not a Host this console answers. */
     static final int MAX_HOST_CHARS = 300;
-
-    private static final byte[] IPV6_LOOPBACK = NetUtil.LOCALHOST6.getAddress();
 
     private final Set<String> allowed;
 
@@ -192,31 +192,29 @@ final class HostRule {
 
     /** An IPv6 literal (no zone) as {@code [canonical]}, or {@code null}. */
     static String ipv6(String literal) {
-        if (literal.isEmpty() || literal.length() > 45) {
+        InetAddress a = ipv6Address(literal);
+        if (a == null) {
             return null;
+        }
+        // The JDK reads ::ffff:a.b.c.d as the IPv4 address; it stays the literal it was.
+        return "[" + (a instanceof Inet4Address ? "::ffff:" : "") + a.getHostAddress() + "]";
+    }
+
+    private static InetAddress ipv6Address(String literal) {
+        if (literal.isEmpty() || literal.length() > 45 || literal.indexOf(':') < 0) {
+            return null; // with a colon, in brackets, the JDK parses a literal or fails: it never asks DNS
         }
         for (int i = 0; i < literal.length(); i++) {
             char c = literal.charAt(i);
             if (Character.digit(c, 16) < 0 && c != ':' && c != '.') {
-                return null; // no zone id (%), nothing NetUtil might read leniently
+                return null; // no zone id (%), no other text
             }
         }
-        if (!NetUtil.isValidIpV6Address(literal)) {
+        try {
+            return InetAddress.getByName("[" + literal + "]");
+        } catch (UnknownHostException e) {
             return null;
         }
-        byte[] a = NetUtil.createByteArrayFromIpAddressString(literal);
-        if (a == null) {
-            return null;
-        }
-        if (a.length == 4) {
-            // NetUtil reads ::ffff:a.b.c.d as the IPv4 address; it stays the literal it was.
-            byte[] mapped = new byte[16];
-            mapped[10] = (byte) 0xff;
-            mapped[11] = (byte) 0xff;
-            System.arraycopy(a, 0, mapped, 12, 4);
-            a = mapped;
-        }
-        return "[" + NetUtil.bytesToIpAddress(a) + "]";
     }
 
     private static boolean loopback(String form) {
@@ -224,16 +222,9 @@ final class HostRule {
             return true;
         }
         if (form.startsWith("[")) {
-            byte[] a = NetUtil.createByteArrayFromIpAddressString(form.substring(1, form.length() - 1));
-            if (a == null) {
-                return false;
-            }
-            if (a.length == 4) {
-                return a[0] == 127; // ::ffff:127.x.x.x, as NetUtil reads it
-            }
-            boolean mapped = a[10] == (byte) 0xff && a[11] == (byte) 0xff
-                    && Arrays.equals(a, 0, 10, new byte[10], 0, 10);
-            return Arrays.equals(a, IPV6_LOOPBACK) || (mapped && a[12] == 127);
+            // ::1, or an IPv4-mapped 127.x.x.x; not the IPv4-compatible ::127.0.0.1, which is no loopback
+            InetAddress a = ipv6Address(form.substring(1, form.length() - 1));
+            return a != null && a.isLoopbackAddress();
         }
         return NetUtil.isValidIpV4Address(form) && form.startsWith("127.");
     }

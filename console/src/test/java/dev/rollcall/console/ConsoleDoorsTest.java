@@ -14,6 +14,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.http.HttpClient;
@@ -54,6 +56,7 @@ class ConsoleDoorsTest {
         for (String forged : List.of("127.evil.example:" + port, "127.0.0.1.evil.example:" + port,
                 "localhost.evil.example:" + port, "LOCALHOST.evil.example", "127.0.0.1.nip.io", "evil.example",
                 "0177.0.0.1:" + port, "2130706433:" + port, "localhost.:" + port, "[::2]:" + port,
+                "[::127.0.0.1]:" + port,
                 "[::ffff:10.0.0.1]:" + port)) {
             Answer a = request(console, "GET /api/fleet HTTP/1.1\r\nHost: " + forged + "\r\nConnection: close\r\n\r\n");
             assertThat(a.status()).as(forged).isEqualTo(403);
@@ -90,6 +93,21 @@ class ConsoleDoorsTest {
             assertThat(request(console, "GET / HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n").status())
                     .as(host).isEqualTo(403);
         }
+    }
+
+    @Test
+    void servedBeyondLoopbackTheSameHostRuleApplies() throws IOException {
+        // Listening on every address (remote allowed); the test still talks over loopback only.
+        RollcallConsole console = closer.add(RollcallConsole.builder(resolver).allowRemote(true)
+                .address(new InetSocketAddress(0)).allowedHosts(List.of("fleet.example")).start());
+        InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), console.address().getPort());
+
+        assertThat(request(loopback, "GET /api/fleet HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
+                .status()).isEqualTo(403);
+        assertThat(request(loopback, "GET /api/fleet HTTP/1.1\r\nHost: fleet.example:8470\r\nConnection: close\r\n\r\n")
+                .status()).isEqualTo(200);
+        assertThat(request(loopback, "GET /api/fleet HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                .status()).isEqualTo(200);
     }
 
     @Test
@@ -219,8 +237,12 @@ class ConsoleDoorsTest {
 
     /** Sends {@code raw} on a new connection and reads the answer until the server closes it. */
     private static Answer request(RollcallConsole console, String raw) throws IOException {
+        return request(console.address(), raw);
+    }
+
+    private static Answer request(InetSocketAddress address, String raw) throws IOException {
         try (Socket s = new Socket()) {
-            s.connect(console.address(), 5000);
+            s.connect(address, 5000);
             s.setSoTimeout(READ_LIMIT_MS);
             OutputStream out = s.getOutputStream();
             try {

@@ -103,6 +103,9 @@ class ConsoleRequestFuzzTest {
 
     private static boolean isLoopbackLiteral(String name) {
         if (name.startsWith("[")) {
+            if (name.indexOf(':') < 0) {
+                return false; // without a colon the JDK would take it for a name and ask DNS
+            }
             try {
                 // Bracketed: the JDK parses it as a literal or fails, never asks DNS.
                 return InetAddress.getByName(name).isLoopbackAddress();
