@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -20,6 +21,8 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.io.InputStream;
@@ -42,8 +45,8 @@ import org.slf4j.LoggerFactory;
  * request whose {@code Host} the {@link HostRule} does not allow is refused {@code 403} (a page
  * elsewhere cannot reach the console through DNS rebinding); a missing, repeated or malformed one
  * is {@code 400}. A connection whose request head has not fully arrived within the request timeout
- * (counted from its opening or from its last answer) is closed. Runs on the connection's event
- * loop only.
+ * (counted from its opening or from its last answer) is closed, and so is one that takes none of
+ * what it is sent for the write timeout. Runs on the connection's event loop only.
  */
 final class ConsoleHandler extends ChannelInboundHandlerAdapter {
 
@@ -62,7 +65,7 @@ final class ConsoleHandler extends ChannelInboundHandlerAdapter {
 
     /** What every connection of one console shares. */
     record Site(Map<String, byte[]> resources, Supplier<FleetSnapshot> current, FleetJson json, EventStream events,
-                HostRule hosts, long requestTimeoutNanos) {
+                HostRule hosts, long requestTimeoutNanos, long writeTimeoutNanos) {
     }
 
     private final Site site;
@@ -112,6 +115,23 @@ final class ConsoleHandler extends ChannelInboundHandlerAdapter {
             site.events().catchUp(ctx.channel());
         }
         super.channelWritabilityChanged(ctx);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof IdleStateEvent idle && idle.state() == IdleState.WRITER_IDLE && pendingBytes(ctx) > 0) {
+            log.debug("console: closing the connection to {}: it took nothing of {} bytes for {} ms"
+                    + " (rollcall.console.write-timeout)", ctx.channel().remoteAddress(), pendingBytes(ctx),
+                    TimeUnit.NANOSECONDS.toMillis(site.writeTimeoutNanos()));
+            ctx.close();
+            return;
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
+    private static long pendingBytes(ChannelHandlerContext ctx) {
+        ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
+        return out == null ? 0 : out.totalPendingWriteBytes();
     }
 
     @Override

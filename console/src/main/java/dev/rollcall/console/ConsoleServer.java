@@ -13,7 +13,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.timeout.WriteTimeoutHandler;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.IOException;
@@ -27,8 +27,8 @@ import java.util.function.Supplier;
  * The console's HTTP/1.1 server, on Netty (gRPC's transport, already on the class path): reads are
  * non-blocking, so a connection that sends a byte and stalls holds no thread, only its slot among
  * {@link #maxConnections(int)}. Each connection has a deadline for its request head (the
- * {@code request-timeout}), limits on the request line and header size, and a deadline for every
- * write (the {@code write-timeout}); all its limits are this server's own, none is a JVM-wide
+ * {@code request-timeout}), limits on the request line and header size, and a deadline for what it
+ * is sent: a connection that takes none of it for the {@code write-timeout} is closed; all its limits are this server's own, none is a JVM-wide
  * property. Threads: {@code rollcall-console-<name>-http-1} and {@code -2}, daemon, ended by
  * {@link #close()}. Thread-safe.
  */
@@ -91,7 +91,9 @@ final class ConsoleServer implements AutoCloseable {
                             handler.turnAway(max);
                         }
                         ch.pipeline().addLast("http", new HttpServerCodec(decoding))
-                                .addLast("write-timeout", new WriteTimeoutHandler(writeMillis, TimeUnit.MILLISECONDS))
+                                // Progress counts: a browser reading a large document slowly is not stalled.
+                                .addLast("write-timeout", new IdleStateHandler(true, 0, writeMillis, 0,
+                                        TimeUnit.MILLISECONDS))
                                 .addLast("console", handler);
                     }
                 });

@@ -26,9 +26,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each stream is written on its connection's event loop only, in order. A stream whose socket
  * does not take what it was given (a browser that stopped reading, a full TCP window) is skipped
- * until it does, then gets the latest document (never a backlog); if a write does not finish within
- * the write timeout, the server's write deadline closes the connection and the stream goes with
- * it. A comment line every keep-alive interval finds streams whose browser has gone.
+ * until it does, then gets the latest document (never a backlog); one that takes none of what it
+ * was given for the write timeout is closed by the server, and the stream goes with it. A comment line every keep-alive interval finds streams whose browser has gone.
  */
 final class EventStream implements AutoCloseable {
 
@@ -215,7 +214,7 @@ final class EventStream implements AutoCloseable {
             return;
         }
         if (!c.channel.isWritable() && c.sent >= 0) {
-            c.behind = true; // the write deadline closes it if it never drains
+            c.behind = true; // the write timeout closes it if it never drains
             return;
         }
         boolean first = c.sent < 0;

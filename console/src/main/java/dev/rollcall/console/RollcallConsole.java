@@ -55,8 +55,8 @@ import org.slf4j.LoggerFactory;
  * the console's sender thread ({@code rollcall-console-<name>-events}, latest wins). Connections are
  * served by {@code rollcall-console-<name>-http-1} and {@code -2}. At most
  * {@code rollcall.console.max-clients} event streams are open at once (more get {@code 503}), and a
- * connection whose write does not finish within {@code rollcall.console.write-timeout} is closed, so a
- * stalled browser cannot hold the others. No JVM-wide property is read or set. Thread-safe;
+ * connection that takes none of what it is sent for {@code rollcall.console.write-timeout} is closed,
+ * so a stalled browser cannot hold the others. No JVM-wide property is read or set. Thread-safe;
  * {@link #close()} stops the server, its threads and its listener, and leaves the resolver running.
  */
 public final class RollcallConsole implements AutoCloseable {
@@ -65,7 +65,7 @@ public final class RollcallConsole implements AutoCloseable {
     public static final String ALLOW_REMOTE_KEY = "rollcall.console.allow-remote";
     /** How many event streams may be open at once; default {@value #DEFAULT_MAX_CLIENTS}. */
     public static final String MAX_CLIENTS_KEY = "rollcall.console.max-clients";
-    /** How long one write to an event stream may take before the stream is closed; default 10s. */
+    /** How long a connection may take none of what it is sent before it is closed; default 10s. */
     public static final String WRITE_TIMEOUT_KEY = "rollcall.console.write-timeout";
     /** How long a connection's request head may take to arrive (from its opening or last answer); default 5s. */
     public static final String REQUEST_TIMEOUT_KEY = "rollcall.console.request-timeout";
@@ -98,7 +98,7 @@ public final class RollcallConsole implements AutoCloseable {
         FleetJson json = new FleetJson(source.name(), source::discoveryDescription, timeline);
         events = new EventStream(name, json, timeline, source::current, b.maxClients, KEEPALIVE);
         ConsoleHandler.Site site = new ConsoleHandler.Site(ConsoleHandler.pageResources(), source::current, json,
-                events, b.hosts, b.requestTimeout.toNanos());
+                events, b.hosts, b.requestTimeout.toNanos(), b.writeTimeout.toNanos());
         try {
             server = new ConsoleServer(name, b.address, b.maxClients, b.writeTimeout, () -> new ConsoleHandler(site));
         } catch (IOException | RuntimeException e) {
@@ -202,7 +202,7 @@ public final class RollcallConsole implements AutoCloseable {
             return this;
         }
 
-        /** How long one write to an event stream may take ({@value #WRITE_TIMEOUT_KEY}); default 10s. */
+        /** How long a connection may take none of what it is sent ({@value #WRITE_TIMEOUT_KEY}); default 10s. */
         public Builder writeTimeout(Duration timeout) {
             Objects.requireNonNull(timeout, "writeTimeout");
             if (timeout.isNegative() || timeout.isZero()) {

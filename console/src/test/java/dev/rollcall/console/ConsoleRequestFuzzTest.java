@@ -49,7 +49,7 @@ class ConsoleRequestFuzzTest {
         EventStream events = new EventStream("fuzz", json, timeline, resolver::pin, 1, Duration.ofSeconds(15));
         events.close(); // a closed stream refuses every client: no sender thread touches the embedded loop
         site = new ConsoleHandler.Site(ConsoleHandler.pageResources(), resolver::pin, json, events, RULE,
-                Duration.ofSeconds(5).toNanos());
+                Duration.ofSeconds(5).toNanos(), Duration.ofSeconds(10).toNanos());
     }
 
     @AfterAll
