@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Timeout;
  * through the console's HTTP pipeline (Netty's decoder with the console's limits, then the
  * console's handler). Each replays its committed seeds in every test run
  * ({@code src/test/resources/dev/rollcall/console/ConsoleRequestFuzzTestInputs/<method>/}); with
- * {@code JAZZER_FUZZ=1} it fuzzes ({@code docs/development.md} says how). The property: only the
+ * {@code JAZZER_FUZZ=1} it fuzzes one target for its {@code maxDuration} (console/README.md has the
+command; {@code @Timeout} is then each input's limit, and JUnit's own timeouts must be disabled). The property: only the
  * documented outcomes, no exception, no hang.
  */
 class ConsoleRequestFuzzTest {
