@@ -59,8 +59,10 @@ final class HostRule {
             String form = n.startsWith("[") ? null : normalHost(n);
             if (form == null && n.startsWith("[") && n.endsWith("]")) {
                 form = ipv6(n.substring(1, n.length() - 1));
+            } else if (form == null) {
+                form = ipv6(n); // an IPv6 address may be listed without its brackets
             }
-            if (form == null || n.endsWith(".")) {
+            if (form == null) {
                 String key = RollcallConsole.ALLOWED_HOSTS_KEY;
                 throw new ConfigurationException(key, key + "=" + ConfigurationException.printable(key, asWritten)
                         + ": the entry '" + PeerText.escape(n, 100) + "' is not a host name or an IP address;"

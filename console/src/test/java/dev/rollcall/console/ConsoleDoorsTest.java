@@ -80,16 +80,16 @@ class ConsoleDoorsTest {
     @Test
     void aNameTheOperatorAllowedIsAnsweredAndNoOther() throws IOException {
         RollcallConsole console = console(Map.of("rollcall.console.allowed-hosts",
-                " console.example.internal , Fleet.Example,10.1.2.3"));
+                " console.example.internal , Fleet.Example,10.1.2.3, fd00::1"));
         int port = console.address().getPort();
 
         for (String host : List.of("console.example.internal:" + port, "CONSOLE.Example.Internal", "fleet.example",
-                "10.1.2.3:8470", "localhost:" + port)) {
+                "10.1.2.3:8470", "[fd00:0::1]:8470", "localhost:" + port)) {
             assertThat(request(console, "GET / HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n").status())
                     .as(host).isEqualTo(200);
         }
         for (String host : List.of("other.example", "evil.console.example.internal", "console.example.internal.evil",
-                "10.1.2.4")) {
+                "10.1.2.4", "[fd00::2]")) {
             assertThat(request(console, "GET / HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n").status())
                     .as(host).isEqualTo(403);
         }
