@@ -76,7 +76,8 @@ public final class ConsoleCommand implements Callable<Integer> {
 
     @Option(names = "--allow-remote",
             description = "Allow a non-loopback --bind (the page has no authentication of its own);"
-                    + " stands for rollcall.console.allow-remote=true.")
+                    + " stands for rollcall.console.allow-remote=true. Requests must still name localhost, a"
+                    + " loopback address or a host in rollcall.console.allowed-hosts.")
     private boolean allowRemote;
 
     @Option(names = "--classpath", paramLabel = "PATHS", defaultValue = "${env:ROLLCALL_CLASSPATH}",

@@ -1,49 +1,63 @@
 package dev.rollcall.console;
 
-import com.sun.net.httpserver.HttpExchange;
 import dev.rollcall.api.registry.FleetSnapshot;
-import java.io.IOException;
-import java.io.OutputStream;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The console's Server-Sent Events: one sender thread ({@code rollcall-console-<name>-events}) writes
- * each new snapshot's JSON to every open stream. The resolver's listener only hands the snapshot over
- * ({@link #offer}, latest wins, never blocks); a snapshot that arrives while the sender is still
- * writing replaces the one waiting. At most {@code maxClients} streams are open at once.
+ * The console's Server-Sent Events: one sender thread ({@code rollcall-console-<name>-events}) builds
+ * each new snapshot's JSON once and hands it to every open stream. The resolver's listener only
+ * hands the snapshot over ({@link #offer}, latest wins, never blocks); a snapshot that arrives while
+ * the sender is still busy replaces the one waiting. At most {@code maxClients} streams are open at
+ * once.
  *
- * <p>A write that takes longer than the write timeout (a browser that stopped reading, a full TCP
- * window) is ended by a watchdog thread ({@code rollcall-console-<name>-watchdog}) that interrupts
- * the sender: the JDK server writes over a blocking {@code SocketChannel}, which an interrupt closes.
- * That stream is dropped and the sender goes on with the others. A comment line every keep-alive
- * interval finds streams whose browser has gone.
+ * <p>Each stream is written on its connection's event loop only, in order. A stream whose socket
+ * does not take what it was given (a browser that stopped reading, a full TCP window) is skipped
+ * until it does, then gets the latest document (never a backlog); one that takes none of what it
+ * was given for the write timeout is closed by the server, and the stream goes with it. A comment line every keep-alive interval finds streams whose browser has gone.
  */
 final class EventStream implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EventStream.class);
     private static final byte[] KEEPALIVE = ": keepalive\n\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RETRY = "retry: 2000\n".getBytes(StandardCharsets.US_ASCII);
 
-    /** One open stream. */
-    private record Client(HttpExchange exchange, OutputStream out, String peer) {
+    /** One open stream; its fields are its event loop's own. */
+    private static final class Client {
+        final Channel channel;
+        long sent = -1;         // the number of the last document written to it
+        boolean behind;         // a document was skipped while the socket was full
+
+        Client(Channel channel) {
+            this.channel = channel;
+        }
+    }
+
+    /** A document as the streams get it. */
+    private record Event(long snapshot, byte[] bytes) {
     }
 
     private final FleetJson json;
     private final Timeline timeline;
     private final Supplier<FleetSnapshot> current;
     private final int maxClients;
-    private final long writeTimeoutNanos;
     private final long keepaliveNanos;
     private final Thread sender;
-    private final ScheduledExecutorService watchdog;
+    private final Map<Channel, Client> clients = new ConcurrentHashMap<>();
+    private volatile Event latest;
 
     private final Object lock = new Object();
     private FleetSnapshot waiting;                              // guarded by lock
@@ -51,30 +65,17 @@ final class EventStream implements AutoCloseable {
     private int open;                                           // guarded by lock: joining + streaming
     private boolean closed;                                     // guarded by lock
 
-    private final List<Client> streaming = new ArrayList<>();   // the sender's own
     private FleetJson.Built lastSent;                           // the sender's own
 
-    private final Object watch = new Object();
-    private Client writing;                                     // guarded by watch
-    private long deadline;                                      // guarded by watch
-
     EventStream(String name, FleetJson json, Timeline timeline, Supplier<FleetSnapshot> current, int maxClients,
-                Duration writeTimeout, Duration keepalive) {
+                Duration keepalive) {
         this.json = json;
         this.timeline = timeline;
         this.current = current;
         this.maxClients = maxClients;
-        this.writeTimeoutNanos = writeTimeout.toNanos();
         this.keepaliveNanos = keepalive.toNanos();
         this.sender = new Thread(this::run, "rollcall-console-" + name + "-events");
         this.sender.setDaemon(true);
-        this.watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "rollcall-console-" + name + "-watchdog");
-            t.setDaemon(true);
-            return t;
-        });
-        long period = Math.max(TimeUnit.MILLISECONDS.toNanos(20), writeTimeoutNanos / 4);
-        watchdog.scheduleWithFixedDelay(this::checkWrite, period, period, TimeUnit.NANOSECONDS);
         sender.start();
     }
 
@@ -89,29 +90,39 @@ final class EventStream implements AutoCloseable {
     }
 
     /**
-     * Takes an exchange whose {@code 200} headers have not been sent yet: sends them and streams to it.
-     * Returns false, sending nothing, when {@code maxClients} streams are open or the console closed.
+     * Takes a connection whose answer has not begun: writes {@code head} ({@code 200}, chunked) and
+     * streams to it until it closes. Returns false, writing nothing, when {@code maxClients} streams
+     * are open or the console closed. On the connection's event loop.
      */
-    boolean open(HttpExchange exchange) throws IOException {
+    boolean open(Channel channel, HttpResponse head) {
+        Client c = new Client(channel);
         synchronized (lock) {
             if (closed || open >= maxClients) {
                 return false;
             }
             open++;
-        }
-        try {
-            exchange.sendResponseHeaders(200, 0);
-        } catch (IOException | RuntimeException e) {
-            synchronized (lock) {
-                open--;
-            }
-            throw e;
-        }
-        synchronized (lock) {
-            joining.add(new Client(exchange, exchange.getResponseBody(), String.valueOf(exchange.getRemoteAddress())));
+            joining.add(c);
             lock.notifyAll();
         }
+        clients.put(channel, c);
+        channel.closeFuture().addListener(f -> {
+            clients.remove(channel);
+            synchronized (lock) {
+                open--;
+                joining.remove(c);
+            }
+        });
+        channel.writeAndFlush(head).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
         return true;
+    }
+
+    /** The socket of {@code channel} takes writes again: it gets the latest document if it missed one. On its loop. */
+    void catchUp(Channel channel) {
+        Client c = clients.get(channel);
+        Event e = latest;
+        if (c != null && c.behind && e != null) {
+            write(c, e, null);
+        }
     }
 
     /** Streams open now. */
@@ -139,7 +150,7 @@ final class EventStream implements AutoCloseable {
                     try {
                         TimeUnit.NANOSECONDS.timedWait(lock, left);
                     } catch (InterruptedException e) {
-                        // The watchdog's interrupt may land just after a write finished: not a stop.
+                        // close() interrupts: the loop's condition says whether to stop
                     }
                 }
                 if (closed) {
@@ -153,11 +164,14 @@ final class EventStream implements AutoCloseable {
             try {
                 if (next != null) {
                     timeline.record(next);
-                    if (streaming.isEmpty()) {
+                    if (clients.isEmpty() && fresh.isEmpty()) {
                         lastSent = null; // nobody to send to: /api/fleet builds its own when asked
+                        latest = null;
                     } else if (lastSent == null || next.number() > lastSent.snapshot()) {
                         lastSent = json.publish(next);
-                        sendAll(event(lastSent));
+                        latest = new Event(lastSent.snapshot(), event(lastSent));
+                        Event e = latest;
+                        clients.values().stream().filter(c -> !fresh.contains(c)).forEach(c -> send(c, e, null));
                     }
                 }
                 if (!fresh.isEmpty()) {
@@ -165,16 +179,22 @@ final class EventStream implements AutoCloseable {
                         FleetSnapshot now = current.get();
                         timeline.record(now);
                         lastSent = json.publish(now);
+                        latest = new Event(lastSent.snapshot(), event(lastSent));
                     }
-                    byte[] first = concat("retry: 2000\n".getBytes(StandardCharsets.US_ASCII), event(lastSent));
+                    Event e = latest;
                     for (Client c : fresh) {
-                        if (write(c, first)) {
-                            streaming.add(c);
-                        }
+                        send(c, e, RETRY);
                     }
                 }
                 if (System.nanoTime() - nextKeepalive >= 0) {
-                    sendAll(KEEPALIVE);
+                    for (Client c : clients.values()) {
+                        c.channel.eventLoop().execute(() -> {
+                            if (c.channel.isActive() && c.channel.isWritable() && c.sent >= 0) {
+                                c.channel.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(KEEPALIVE)))
+                                        .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+                            }
+                        });
+                    }
                     nextKeepalive = System.nanoTime() + keepaliveNanos;
                 }
             } catch (RuntimeException e) {
@@ -183,55 +203,29 @@ final class EventStream implements AutoCloseable {
         }
     }
 
-    private void sendAll(byte[] payload) {
-        streaming.removeIf(c -> !write(c, payload));
+    /** Hands {@code e} to {@code c}'s event loop. */
+    private void send(Client c, Event e, byte[] prefix) {
+        c.channel.eventLoop().execute(() -> write(c, e, prefix));
     }
 
-    /** Writes and flushes within the write timeout; false (and the stream closed) when that failed. */
-    private boolean write(Client c, byte[] payload) {
-        synchronized (watch) {
-            writing = c;
-            deadline = System.nanoTime() + writeTimeoutNanos;
+    /** On {@code c}'s loop: writes {@code e} unless it has it (or a newer one); skips while its socket is full. */
+    private void write(Client c, Event e, byte[] prefix) {
+        if (!c.channel.isActive() || e.snapshot() <= c.sent) {
+            return;
         }
-        IOException failed = null;
-        try {
-            c.out().write(payload);
-            c.out().flush();
-        } catch (IOException e) {
-            failed = e;
-        } finally {
-            boolean late;
-            synchronized (watch) {
-                writing = null;
-                late = System.nanoTime() - deadline > 0;
-            }
-            Thread.interrupted(); // the watchdog's, if it came after the write returned
-            if (failed != null) {
-                drop(c, late ? "no write finished within " + Duration.ofNanos(writeTimeoutNanos).toMillis()
-                        + " ms (rollcall.console.write-timeout)" : failed.toString());
-            }
+        if (!c.channel.isWritable() && c.sent >= 0) {
+            c.behind = true; // the write timeout closes it if it never drains
+            return;
         }
-        return failed == null;
-    }
-
-    private void drop(Client c, String why) {
-        log.debug("console events: closing the stream to {}: {}", c.peer(), why);
-        synchronized (lock) {
-            open--;
+        boolean first = c.sent < 0;
+        c.behind = false;
+        c.sent = e.snapshot();
+        byte[] bytes = e.bytes();
+        if (prefix != null && first) {
+            bytes = concat(prefix, bytes);
         }
-        try {
-            c.exchange().close();
-        } catch (RuntimeException e) {
-            // Its connection is gone already.
-        }
-    }
-
-    private void checkWrite() {
-        synchronized (watch) {
-            if (writing != null && System.nanoTime() - deadline > 0) {
-                sender.interrupt();
-            }
-        }
+        c.channel.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(bytes)))
+                .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
     }
 
     private static byte[] event(FleetJson.Built built) {
@@ -251,34 +245,25 @@ final class EventStream implements AutoCloseable {
         return out;
     }
 
-    /** Stops the sender and the watchdog and closes every stream (their connections are closed by the server's stop). */
+    /** Stops the sender and closes every stream. */
     @Override
     public void close() {
-        List<Client> left;
         synchronized (lock) {
             if (closed) {
                 return;
             }
             closed = true;
-            left = new ArrayList<>(joining);
             joining.clear();
             lock.notifyAll();
         }
-        watchdog.shutdownNow();
         sender.interrupt();
         try {
             sender.join(TimeUnit.SECONDS.toMillis(5));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        left.addAll(streaming);
-        streaming.clear();
-        for (Client c : left) {
-            try {
-                c.exchange().close();
-            } catch (RuntimeException e) {
-                // closing anyway
-            }
+        for (Client c : clients.values()) {
+            c.channel.close();
         }
     }
 }

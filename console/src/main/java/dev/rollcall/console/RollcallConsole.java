@@ -1,6 +1,5 @@
 package dev.rollcall.console;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.RollcallConfig;
@@ -11,18 +10,16 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A live, read-only page of one {@link WorkerResolver}'s fleet, served over HTTP by the JDK's own
- * server: every candidate with its version, state and reason, the version histogram, the policy's
+ * A live, read-only page of one {@link WorkerResolver}'s fleet, served over HTTP/1.1 (on Netty, the
+ * transport gRPC already brings): every candidate with its version, state and reason, the version histogram, the policy's
  * cohort, discovery's health and a timeline of the last snapshots, pushed to the browser as
  * Server-Sent Events on every snapshot.
  *
@@ -41,16 +38,26 @@ import org.slf4j.LoggerFactory;
  * {@code rollcall.console.allow-remote=true}, and fails naming that key without it. The page has no
  * authentication of its own; put it behind what guards your other admin pages.
  *
+ * <p><b>Which Host it answers.</b> A request whose {@code Host} is not a literal loopback address
+ * ({@code 127.0.0.0/8}, {@code [::1]}), {@code localhost}, or a name listed in
+ * {@value #ALLOWED_HOSTS_KEY} is refused {@code 403} (a missing or malformed one {@code 400}),
+ * wherever the console listens: a page elsewhere cannot reach it through DNS rebinding, and remote
+ * access needs the operator to name the hosts it is reached by.
+ *
+ * <p><b>Limits.</b> A connection's request head must arrive within {@value #REQUEST_TIMEOUT_KEY}
+ * (from its opening or its last answer) or the connection is closed; request lines over
+ * {@value ConsoleServer#MAX_REQUEST_LINE} bytes are {@code 414}, headers over
+ * {@value ConsoleServer#MAX_HEADER_BYTES} bytes {@code 431}; at most {@code max-clients + 64}
+ * connections are open at once (more get {@code 503} with {@code Retry-After}). Reads never block a
+ * thread, so connections that stall cannot keep the next request from being answered.
+ *
  * <p><b>Threads.</b> The console never blocks the resolver: its listener only hands each snapshot to
- * the console's sender thread ({@code rollcall-console-<name>-events}, latest wins). Requests run on
- * {@code rollcall-console-<name>-http-N} (two, with a bounded queue). At most
+ * the console's sender thread ({@code rollcall-console-<name>-events}, latest wins). Connections are
+ * served by {@code rollcall-console-<name>-http-1} and {@code -2}. At most
  * {@code rollcall.console.max-clients} event streams are open at once (more get {@code 503}), and a
- * stream whose write does not finish within {@code rollcall.console.write-timeout} is closed, so a
- * stalled browser cannot hold the others. Unless it is set already, the console sets the JDK's
- * {@code sun.net.httpserver.nodelay} to {@code true} before its first server starts (without it an
- * update waits about 40 ms for a delayed ACK); it applies to every JDK HTTP server in the process
- * that the JDK had not started before. Thread-safe; {@link #close()} stops the server, its threads
- * and its listener, and leaves the resolver running.
+ * connection that takes none of what it is sent for {@code rollcall.console.write-timeout} is closed,
+ * so a stalled browser cannot hold the others. No JVM-wide property is read or set. Thread-safe;
+ * {@link #close()} stops the server, its threads and its listener, and leaves the resolver running.
  */
 public final class RollcallConsole implements AutoCloseable {
 
@@ -58,31 +65,27 @@ public final class RollcallConsole implements AutoCloseable {
     public static final String ALLOW_REMOTE_KEY = "rollcall.console.allow-remote";
     /** How many event streams may be open at once; default {@value #DEFAULT_MAX_CLIENTS}. */
     public static final String MAX_CLIENTS_KEY = "rollcall.console.max-clients";
-    /** How long one write to an event stream may take before the stream is closed; default 10s. */
+    /** How long a connection may take none of what it is sent before it is closed; default 10s. */
     public static final String WRITE_TIMEOUT_KEY = "rollcall.console.write-timeout";
+    /** How long a connection's request head may take to arrive (from its opening or last answer); default 5s. */
+    public static final String REQUEST_TIMEOUT_KEY = "rollcall.console.request-timeout";
+    /** Host names (or addresses) beside loopback's that requests may name, comma-separated; default none. */
+    public static final String ALLOWED_HOSTS_KEY = "rollcall.console.allowed-hosts";
     /** How many snapshots the timeline keeps; default {@value #DEFAULT_TIMELINE}. */
     public static final String TIMELINE_KEY = "rollcall.console.timeline";
 
     static final int DEFAULT_MAX_CLIENTS = 16;
     static final int DEFAULT_TIMELINE = 50;
     static final Duration DEFAULT_WRITE_TIMEOUT = Duration.ofSeconds(10);
+    static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
     static final Duration KEEPALIVE = Duration.ofSeconds(15);
-    private static final List<String> KEYS = List.of(ALLOW_REMOTE_KEY, MAX_CLIENTS_KEY, WRITE_TIMEOUT_KEY,
-            TIMELINE_KEY);
+    private static final List<String> KEYS = List.of(ALLOW_REMOTE_KEY, ALLOWED_HOSTS_KEY, MAX_CLIENTS_KEY,
+            WRITE_TIMEOUT_KEY, REQUEST_TIMEOUT_KEY, TIMELINE_KEY);
     private static final AtomicInteger COUNT = new AtomicInteger();
 
-    static {
-        // The JDK server leaves Nagle's algorithm on: each event's last segment then waits for the
-        // browser's delayed ACK, about 40 ms an update (measured: 54 ms median from publish to
-        // rendered at 200 workers, 7 ms with it off). The server reads this once, when first used.
-        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
-            System.setProperty("sun.net.httpserver.nodelay", "true");
-        }
-    }
     private static final Logger log = LoggerFactory.getLogger(RollcallConsole.class);
 
-    private final HttpServer server;
-    private final ThreadPoolExecutor http;
+    private final ConsoleServer server;
     private final EventStream events;
     private final AutoCloseable listening;
     private final InetSocketAddress address;
@@ -93,30 +96,23 @@ public final class RollcallConsole implements AutoCloseable {
         String name = source.name() + "-" + COUNT.incrementAndGet();
         Timeline timeline = new Timeline(b.timeline);
         FleetJson json = new FleetJson(source.name(), source::discoveryDescription, timeline);
-        boolean loopback = b.address.getAddress().isLoopbackAddress();
-        AtomicInteger threads = new AtomicInteger();
-        http = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(64), r -> {
-            Thread t = new Thread(r, "rollcall-console-" + name + "-http-" + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        }, new ThreadPoolExecutor.CallerRunsPolicy()); // a full queue slows the server's dispatcher, never drops
-        http.allowCoreThreadTimeOut(true);
-        events = new EventStream(name, json, timeline, source::current, b.maxClients, b.writeTimeout, KEEPALIVE);
-        HttpServer s;
+        events = new EventStream(name, json, timeline, source::current, b.maxClients, KEEPALIVE);
+        ConsoleHandler.Site site = new ConsoleHandler.Site(ConsoleHandler.pageResources(), source::current, json,
+                events, b.hosts, b.requestTimeout.toNanos(), b.writeTimeout.toNanos());
         try {
-            s = HttpServer.create(b.address, 32);
-        } catch (IOException e) {
+            server = new ConsoleServer(name, b.address, b.maxClients, b.writeTimeout, () -> new ConsoleHandler(site));
+        } catch (IOException | RuntimeException e) {
             events.close();
-            http.shutdownNow();
             throw e;
         }
-        server = s;
-        server.setExecutor(http);
-        server.createContext("/", new ConsoleHandler(source::current, json, events, loopback));
-        server.start();
-        address = server.getAddress();
+        address = server.address();
         listening = source.subscribe(events::offer);
-        log.info("Rollcall console for resolver {} at {}", source.name(), uri());
+        if (!b.address.getAddress().isLoopbackAddress() && b.hosts.allowed().isEmpty()) {
+            log.warn("Rollcall console for resolver {} listens on {} but answers only requests for localhost or a"
+                    + " loopback address: name the hosts it is reached by in {}", source.name(),
+                    ConsoleHandler.authority(address), ALLOWED_HOSTS_KEY);
+        }
+        log.info("Rollcall console for resolver {} at {} (hosts: {})", source.name(), uri(), b.hosts);
     }
 
     /** Serves the page of {@code resolver} on {@code address} (port 0: any free port) with the defaults. */
@@ -161,9 +157,8 @@ public final class RollcallConsole implements AutoCloseable {
         } catch (Exception e) {
             log.debug("console: stopping its listener failed: {}", e.toString());
         }
-        server.stop(0);
         events.close();
-        http.shutdownNow();
+        server.close();
     }
 
     @Override
@@ -178,6 +173,8 @@ public final class RollcallConsole implements AutoCloseable {
         private boolean allowRemote;
         private int maxClients = DEFAULT_MAX_CLIENTS;
         private Duration writeTimeout = DEFAULT_WRITE_TIMEOUT;
+        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+        private HostRule hosts = HostRule.loopbackOnly();
         private int timeline = DEFAULT_TIMELINE;
 
         private Builder(SnapshotSource source) {
@@ -205,13 +202,40 @@ public final class RollcallConsole implements AutoCloseable {
             return this;
         }
 
-        /** How long one write to an event stream may take ({@value #WRITE_TIMEOUT_KEY}); default 10s. */
+        /** How long a connection may take none of what it is sent ({@value #WRITE_TIMEOUT_KEY}); default 10s. */
         public Builder writeTimeout(Duration timeout) {
             Objects.requireNonNull(timeout, "writeTimeout");
             if (timeout.isNegative() || timeout.isZero()) {
                 throw new IllegalArgumentException("writeTimeout " + timeout + " is not positive (" + WRITE_TIMEOUT_KEY + ")");
             }
             this.writeTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Host names or IP addresses, beside loopback's, that requests may name in their {@code Host}
+         * ({@value #ALLOWED_HOSTS_KEY}); replaces earlier ones; default none.
+         *
+         * @throws ConfigurationException naming the key and the entry that is not a host name or an
+         *         address (with a port or a wildcard, say)
+         */
+        public Builder allowedHosts(Collection<String> names) {
+            Objects.requireNonNull(names, "allowedHosts");
+            this.hosts = HostRule.allowing(names, String.join(",", names));
+            return this;
+        }
+
+        /**
+         * How long a connection's request head may take to arrive, from its opening or its last
+         * answer, before it is closed ({@value #REQUEST_TIMEOUT_KEY}); default 5s.
+         */
+        public Builder requestTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "requestTimeout");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("requestTimeout " + timeout + " is not positive ("
+                        + REQUEST_TIMEOUT_KEY + ")");
+            }
+            this.requestTimeout = timeout;
             return this;
         }
 
@@ -241,6 +265,11 @@ public final class RollcallConsole implements AutoCloseable {
             allowRemote = s.bool(ALLOW_REMOTE_KEY, allowRemote);
             maxClients = s.integer(MAX_CLIENTS_KEY, maxClients, 1, 1024);
             writeTimeout = s.positiveDuration(WRITE_TIMEOUT_KEY, writeTimeout);
+            requestTimeout = s.positiveDuration(REQUEST_TIMEOUT_KEY, requestTimeout);
+            String names = s.raw(ALLOWED_HOSTS_KEY).orElse(null);
+            if (names != null) {
+                hosts = HostRule.allowing(HostRule.split(names), names);
+            }
             timeline = s.integer(TIMELINE_KEY, timeline, 1, 1000);
             return this;
         }
