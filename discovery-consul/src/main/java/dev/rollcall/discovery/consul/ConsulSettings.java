@@ -2,19 +2,16 @@ package dev.rollcall.discovery.consul;
 
 import com.ecwid.consul.v1.ConsulRawClient;
 import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.LoopbackHost;
 import dev.rollcall.api.PeerText;
 import dev.rollcall.api.Settings;
-import java.net.Inet6Address;
-import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
 import org.apache.http.HttpRequestInterceptor;
@@ -68,7 +65,6 @@ final class ConsulSettings {
     /** Safe in a URL path without escaping; Consul recommends DNS-compatible names anyway. */
     private static final Pattern SAFE_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,254}");
 
-    private static final Pattern IPV4_LOOPBACK = Pattern.compile("127\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
 
     private static final AtomicLong CONNECTIONS = new AtomicLong();
 
@@ -138,7 +134,7 @@ final class ConsulSettings {
                 }
             }
         }
-        if (token != null && !https && !allowPlaintextCredentials && !isLoopbackLiteral(uri.getHost())) {
+        if (token != null && !https && !allowPlaintextCredentials && !LoopbackHost.isLiteral(uri.getHost())) {
             // Anyone on the path reads the token from the header and acts as this coordinator or worker.
             throw new ConfigurationException(settings.fullKey(TOKEN), settings.fullKey(TOKEN) + " is set but "
                     + settings.fullKey(ADDRESS) + "=" + PeerText.escape(uri.toString()) + " is plain HTTP to a host"
@@ -192,33 +188,6 @@ final class ConsulSettings {
             return new URI(scheme, null, uri.getHost(), uri.getPort(), null, null, null);
         } catch (URISyntaxException e) {
             throw ConfigurationException.invalid(key, text, expected);
-        }
-    }
-
-    /**
-     * Whether {@code host}, as written, names this machine's loopback: {@code localhost}, a dotted
-     * IPv4 literal in 127.0.0.0/8, or the IPv6 literal {@code ::1}. A name is never resolved (its
-     * answer can change after the check): {@code 127.evil.example} is not loopback.
-     */
-    static boolean isLoopbackLiteral(String host) {
-        String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
-        if (h.equalsIgnoreCase("localhost")) {
-            return true;
-        }
-        Matcher v4 = IPV4_LOOPBACK.matcher(h);
-        if (v4.matches()) {
-            return Integer.parseInt(v4.group(1)) <= 255 && Integer.parseInt(v4.group(2)) <= 255
-                    && Integer.parseInt(v4.group(3)) <= 255;
-        }
-        // Hex digits and colons only: InetAddress parses such text as an IPv6 literal, never looks it up.
-        if (h.indexOf(':') < 0 || !h.chars().allMatch(c -> Character.digit(c, 16) >= 0 || c == ':' || c == '.')) {
-            return false;
-        }
-        try {
-            InetAddress a = InetAddress.getByName(h);
-            return a instanceof Inet6Address && a.isLoopbackAddress();
-        } catch (UnknownHostException e) {
-            return false;
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.rollcall.discovery.etcd;
 
 import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.LoopbackHost;
 import dev.rollcall.api.PeerText;
 import dev.rollcall.api.Settings;
 import io.etcd.jetcd.ByteSequence;
@@ -14,11 +15,8 @@ import io.grpc.MethodDescriptor;
 import io.grpc.netty.GrpcSslContexts;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
-import java.net.Inet6Address;
-import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -29,8 +27,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.net.ssl.SSLException;
 
 /**
@@ -80,7 +76,6 @@ final class EtcdSettings {
     /** The largest answer taken: a page of the prefix is asked again in halves when larger (etcd's own limit is 1.5 MiB per value). */
     static final int DEFAULT_MAX_INBOUND_BYTES = 64 << 20;
 
-    private static final Pattern IPV4_LOOPBACK = Pattern.compile("127\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
 
     private final List<URI> endpoints;
     private final boolean tls;
@@ -210,40 +205,13 @@ final class EtcdSettings {
      */
     private static void refusePlaintextPassword(Settings s, List<URI> endpoints) {
         for (URI endpoint : endpoints) {
-            if (!isLoopbackLiteral(endpoint.getHost())) {
+            if (!LoopbackHost.isLiteral(endpoint.getHost())) {
                 throw new ConfigurationException(s.fullKey(PASSWORD), s.fullKey(PASSWORD) + " is set but "
                         + s.fullKey(ENDPOINTS) + " has the plaintext endpoint "
                         + PeerText.escape(endpoint.toString()) + ", which is not loopback: the password would cross"
                         + " the network unencrypted. Use https:// endpoints (" + s.fullKey(TLS_CA) + " for etcd's CA),"
                         + " or set " + s.fullKey(ALLOW_PLAINTEXT_CREDENTIALS) + "=true to send it anyway");
             }
-        }
-    }
-
-    /**
-     * Whether {@code host}, as written, names this machine's loopback: {@code localhost}, a dotted
-     * IPv4 literal in 127.0.0.0/8, or the IPv6 literal {@code ::1}. A name is never resolved (its
-     * answer can change after the check): {@code 127.evil.example} is not loopback.
-     */
-    static boolean isLoopbackLiteral(String host) {
-        String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
-        if (h.equalsIgnoreCase("localhost")) {
-            return true;
-        }
-        Matcher v4 = IPV4_LOOPBACK.matcher(h);
-        if (v4.matches()) {
-            return Integer.parseInt(v4.group(1)) <= 255 && Integer.parseInt(v4.group(2)) <= 255
-                    && Integer.parseInt(v4.group(3)) <= 255;
-        }
-        // Hex digits and colons only: InetAddress parses such text as an IPv6 literal, never looks it up.
-        if (h.indexOf(':') < 0 || !h.chars().allMatch(c -> Character.digit(c, 16) >= 0 || c == ':' || c == '.')) {
-            return false;
-        }
-        try {
-            InetAddress a = InetAddress.getByName(h);
-            return a instanceof Inet6Address && a.isLoopbackAddress();
-        } catch (UnknownHostException e) {
-            return false;
         }
     }
 
