@@ -102,6 +102,10 @@ final class Timeline {
             return "draining " + e.endpoint().url();
         } else if (event instanceof FleetEvent.WorkerResumed e) {
             return "resumed " + e.endpoint().url();
+        } else if (event instanceof FleetEvent.WorkerDamped e) {
+            return "damped " + e.endpoint().url() + " (flapping; its rejection says until when)";
+        } else if (event instanceof FleetEvent.WorkerUndamped e) {
+            return "undamped " + e.endpoint().url();
         } else if (event instanceof FleetEvent.VersionClaimDiffers e) {
             return "version " + e.endpoint().url() + ": " + e.description();
         } else if (event instanceof FleetEvent.CohortSwitched e) {
