@@ -10,6 +10,7 @@ import dev.rollcall.protocol.v1.ReleaseWorkerRequest;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
+import dev.rollcall.testkit.FinestLogCapture;
 import dev.rollcall.testkit.PushDiscovery;
 import dev.rollcall.worker.RollcallWorker;
 import io.grpc.ManagedChannel;
