@@ -1,0 +1,32 @@
+package dev.rollcall.api.labels;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import dev.rollcall.api.PeerText;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Selectors come from settings, the console and the fleet API: any text is a selector whose
+ * normalised form parses back to it, or an {@link IllegalArgumentException} naming the position,
+ * escaped and bounded.
+ */
+class LabelSelectorFuzzTest {
+
+    @FuzzTest
+    @Timeout(10)
+    void selectorTextRoundTripsOrIsRefusedAtAPosition(byte[] input) {
+        String text = new String(input, StandardCharsets.UTF_8);
+        LabelSelector parsed;
+        try {
+            parsed = LabelSelector.parse(text);
+        } catch (IllegalArgumentException e) {
+            assertThat(e.getMessage()).startsWith("at ");
+            assertThat(PeerText.isClean(e.getMessage())).as("escaped: %s", PeerText.escape(e.getMessage())).isTrue();
+            assertThat(e.getMessage().length()).as("bounded").isLessThanOrEqualTo(1024);
+            return;
+        }
+        assertThat(LabelSelector.parse(parsed.toString())).isEqualTo(parsed);
+    }
+}
