@@ -217,7 +217,26 @@ final class NpmRange {
         if (!qualifier.isEmpty() && given < 3) {
             throw new InvalidRangeException(quote(word) + " has a pre-release or build without a full version");
         }
+        int build = qualifier.indexOf('+');
+        String preRelease = build < 0 ? qualifier : qualifier.substring(0, build);
+        if (!preRelease.isEmpty() && !comparablePreRelease(List.of(preRelease.substring(1).split("\\.")))) {
+            throw new InvalidRangeException(quote(word) + " has a pre-release number larger than " + Long.MAX_VALUE);
+        }
         return new Partial(given, numbers[0], numbers[1], numbers[2], qualifier);
+    }
+
+    /**
+     * Whether semver4j can compare these pre-release identifiers: it reads a numeric one as a
+     * {@code long} and throws for a larger one, where SemVer sets no bound.
+     */
+    static boolean comparablePreRelease(List<String> identifiers) {
+        for (String id : identifiers) {
+            if (!id.isEmpty() && id.chars().allMatch(c -> c >= '0' && c <= '9')
+                    && (id.length() > 19 || id.length() == 19 && id.compareTo(String.valueOf(Long.MAX_VALUE)) > 0)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static int number(String word, String digits) {
