@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Timeout;
  */
 class DurationsFuzzTest {
 
-    /** PeerText keeps at most 256 characters of a text, each at most 6 once escaped: no message grows with its input. */
-    private static final int MAX_MESSAGE_CHARS = 2048;
+    /** A configuration error shows at most 1,024 characters of a value, each at most 6 once escaped: no message grows with its input. */
+    private static final int MAX_MESSAGE_CHARS = 8192;
 
     private static final String KEY = "probe.timeout";
 
