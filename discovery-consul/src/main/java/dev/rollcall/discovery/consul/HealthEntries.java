@@ -32,7 +32,8 @@ import java.util.Set;
  * {@code consul.datacenter} and {@code consul.tags} (comma-separated, in order), and
  * {@code rollcall.instance-id} from the meta {@code rollcall-instance} Rollcall workers write, and
  * {@code rollcall.version} ({@link WorkerEndpoint#VERSION_LABEL}, a claim, not verified) from the
- * meta key {@code version-meta} names ({@code version} by default); an entry whose claimed version
+ * meta key {@code version-meta} names ({@code version} by default, and from no other meta key, not
+ * even one named {@code rollcall.version}); an entry whose claimed version
  * {@link WorkerEndpoint#versionLabelProblem} refuses is skipped, naming it. An entry whose
  * node has a critical check ({@code serfHealth}, node maintenance) is left out, whether or not
  * the query asked for passing entries only.
@@ -185,8 +186,10 @@ final class HealthEntries {
             }
             labels.put(WorkerEndpoint.VERSION_LABEL, version);
         }
+        // The claimed version comes from version-meta alone, checked above: a meta key named like the
+        // label would make a claim that no check saw.
         meta.forEach((k, v) -> {
-            if (k != null && v != null && !k.equals(SCHEME_META)) {
+            if (k != null && v != null && !k.equals(SCHEME_META) && !k.equals(WorkerEndpoint.VERSION_LABEL)) {
                 labels.putIfAbsent(k, v);
             }
         });
