@@ -21,7 +21,7 @@ class DurationsFuzzTest {
     private static final String KEY = "probe.timeout";
 
     @FuzzTest
-    @Timeout(10)
+    @Timeout(30)
     void durationTextRoundTripsOrIsRefusedNamingTheKey(byte[] input) {
         String text = new String(input, StandardCharsets.UTF_8);
         Duration parsed = Durations.parse(text);

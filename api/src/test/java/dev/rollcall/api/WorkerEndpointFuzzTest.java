@@ -18,7 +18,7 @@ class WorkerEndpointFuzzTest {
     private static final int MAX_MESSAGE_CHARS = 2048;
 
     @FuzzTest
-    @Timeout(10)
+    @Timeout(30)
     void endpointTextRoundTripsOrIsRefusedByName(byte[] input) {
         String text = new String(input, StandardCharsets.UTF_8);
         WorkerEndpoint parsed;
@@ -34,7 +34,7 @@ class WorkerEndpointFuzzTest {
 
     /** Backends build endpoints from a registry's host field: what the constructor takes, parse must read back. */
     @FuzzTest
-    @Timeout(10)
+    @Timeout(30)
     void endpointFromPartsRoundTripsThroughItsUrl(byte[] input) {
         int port = input.length > 1 ? ((input[0] & 0xff) << 8 | (input[1] & 0xff)) : 0;
         boolean tls = input.length > 2 && (input[2] & 1) == 1;

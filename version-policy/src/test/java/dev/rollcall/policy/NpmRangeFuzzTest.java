@@ -30,7 +30,7 @@ class NpmRangeFuzzTest {
     private static final WorkerEndpoint ENDPOINT = WorkerEndpoint.of("127.0.0.1", 7001);
 
     @FuzzTest
-    @Timeout(10)
+    @Timeout(30)
     void rangeTextSelectsAsItsPrintedFormOrIsRefusedByName(byte[] input) {
         boolean includePrerelease = input.length > 0 && (input[0] & 1) == 1;
         String text = new String(input, Math.min(1, input.length), Math.max(0, input.length - 1), StandardCharsets.UTF_8);

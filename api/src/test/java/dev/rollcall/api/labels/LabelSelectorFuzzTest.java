@@ -18,7 +18,7 @@ class LabelSelectorFuzzTest {
     private static final int MAX_MESSAGE_CHARS = 2048;
 
     @FuzzTest
-    @Timeout(10)
+    @Timeout(30)
     void selectorTextRoundTripsOrIsRefusedAtAPosition(byte[] input) {
         String text = new String(input, StandardCharsets.UTF_8);
         LabelSelector parsed;

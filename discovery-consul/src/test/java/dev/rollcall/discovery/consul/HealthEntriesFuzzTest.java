@@ -23,7 +23,7 @@ class HealthEntriesFuzzTest {
     private static final int MAX_MESSAGE_CHARS = 4096;
 
     @FuzzTest
-    @Timeout(10)
+    @Timeout(30)
     void healthAnswerBecomesEndpointsAndNamedSkips(byte[] input) {
         String body = new String(input, StandardCharsets.UTF_8);
         HealthEntries.Parsed parsed;

@@ -34,7 +34,7 @@ class DnsAnswerFuzzTest {
     private static final int MAX_MESSAGE_CHARS = 4096;
 
     @FuzzTest
-    @Timeout(10)
+    @Timeout(30)
     void answerBytesBecomeEndpointsOrAFailedLookup(byte[] input) throws InterruptedException {
         if (input.length == 0) {
             return;

@@ -21,7 +21,7 @@ class WorkerValueFuzzTest {
     private static final int MAX_MESSAGE_CHARS = 2048;
 
     @FuzzTest
-    @Timeout(10)
+    @Timeout(30)
     void etcdValueBecomesAnEndpointOrAReason(byte[] value) {
         WorkerEndpoint endpoint;
         try {

@@ -35,7 +35,7 @@ class SliceCandidatesFuzzTest {
     private static final int MAX_PROBLEM_CHARS = 16 * 1024;
 
     @FuzzTest
-    @Timeout(10)
+    @Timeout(30)
     void sliceFieldsBecomeEndpointsOrNamedProblems(byte[] input) {
         String text = new String(input, StandardCharsets.UTF_8);
         List<EndpointSlice> slices = slices(text);

@@ -23,7 +23,7 @@ class WorkerNodeFuzzTest {
     private static final int MAX_MESSAGE_CHARS = 2048;
 
     @FuzzTest
-    @Timeout(10)
+    @Timeout(30)
     void nodeDataBecomesAnEndpointOrAReason(byte[] data) {
         Optional<WorkerEndpoint> endpoint;
         try {

@@ -27,7 +27,7 @@ class WorkerInfoResponseFuzzTest {
     private static final WorkerEndpoint ENDPOINT = WorkerEndpoint.of("127.0.0.1", 7001);
 
     @FuzzTest
-    @Timeout(10)
+    @Timeout(30)
     void answerBytesAreRefusedWithAReasonOrRoundTrip(byte[] input) throws InvalidProtocolBufferException {
         WorkerInfoResponse answer;
         try {

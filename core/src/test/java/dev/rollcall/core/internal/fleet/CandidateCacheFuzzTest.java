@@ -20,7 +20,7 @@ class CandidateCacheFuzzTest {
     private static final int MAX_MESSAGE_CHARS = 2048;
 
     @FuzzTest
-    @Timeout(10)
+    @Timeout(30)
     void cacheFileTextRoundTripsOrIsIgnoredWithAReason(byte[] input) {
         // An odd first byte closes the rest with a correct 'end' line, so that the fuzzer reaches the
         // lines past the checksum; an even one hands the rest over as it is.
