@@ -226,14 +226,29 @@ final class NpmRange {
     }
 
     /**
-     * Whether semver4j can compare these pre-release identifiers: it reads a numeric one as a
+     * Whether semver4j can compare these pre-release identifiers: it reads every run of digits in
+     * one (all of a numeric identifier, each run of an alphanumeric one such as {@code rc12}) as a
      * {@code long} and throws for a larger one, where SemVer sets no bound.
      */
     static boolean comparablePreRelease(List<String> identifiers) {
         for (String id : identifiers) {
-            if (!id.isEmpty() && id.chars().allMatch(c -> c >= '0' && c <= '9')
-                    && (id.length() > 19 || id.length() == 19 && id.compareTo(String.valueOf(Long.MAX_VALUE)) > 0)) {
-                return false;
+            int i = 0;
+            while (i < id.length()) {
+                if (id.charAt(i) < '0' || id.charAt(i) > '9') {
+                    i++;
+                    continue;
+                }
+                int start = i;
+                while (i < id.length() && id.charAt(i) >= '0' && id.charAt(i) <= '9') {
+                    i++;
+                }
+                while (start < i - 1 && id.charAt(start) == '0') {
+                    start++;
+                }
+                String run = id.substring(start, i);
+                if (run.length() > 19 || run.length() == 19 && run.compareTo(String.valueOf(Long.MAX_VALUE)) > 0) {
+                    return false;
+                }
             }
         }
         return true;

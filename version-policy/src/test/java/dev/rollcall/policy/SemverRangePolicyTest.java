@@ -148,6 +148,16 @@ class SemverRangePolicyTest {
     }
 
     @Test
+    void aWorkerWhosePreReleaseHasADigitRunPastALongIsRejectedWithAReason() {
+        SemverRangePolicy policy = SemverRangePolicy.of(">=1.4.0-rc1 <2");
+
+        Verdict verdict = policy.check(Workers.reporting("1.4.0-rc99999999999999999999"));
+
+        assertThat(verdict.accepted()).isFalse();
+        assertThat(verdict.reason()).contains("has a pre-release number larger than 9223372036854775807");
+    }
+
+    @Test
     void reasonExplainsAnExcludedPreRelease() {
         SemverRangePolicy policy = SemverRangePolicy.of("^1.4.0");
 
