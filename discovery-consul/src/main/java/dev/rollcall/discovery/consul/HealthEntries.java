@@ -74,7 +74,8 @@ final class HealthEntries {
         try {
             root = JsonParser.parseString(body == null ? "" : body);
         } catch (JsonParseException e) {
-            throw new IllegalArgumentException("the health answer is not JSON: " + e.getMessage(), e);
+            // Gson's message spans lines and its JSON path quotes the answer's field names raw.
+            throw new IllegalArgumentException("the health answer is not JSON: " + PeerText.escape(e.getMessage()), e);
         }
         if (!root.isJsonArray()) {
             throw new IllegalArgumentException("the health answer is not a JSON array but " + kind(root));
