@@ -80,7 +80,9 @@ public final class WorkerEndpoint {
      * @param labels facts from the discovery backend; never null, may be empty
      * @throws IllegalArgumentException naming the empty host, a host longer than
      *         {@value #MAX_HOST_CHARS} characters or with a character no host name or IP literal has
-     *         (only letters, digits, {@code - . _ : %}; shown escaped), or the port out of range
+     *         (only letters, digits, {@code - . _ :}; shown escaped), a host that {@link #parse} would
+     *         refuse in the URL (an IPv6 zone id, a name starting with {@code -} or {@code .}), or the
+     *         port out of range
      */
     public WorkerEndpoint(String host, int port, boolean tls, Map<String, String> labels) {
         Objects.requireNonNull(host, "host");
@@ -99,6 +101,12 @@ public final class WorkerEndpoint {
         if (!host.chars().allMatch(WorkerEndpoint::isHostChar)) {
             throw new IllegalArgumentException("worker endpoint host " + quote(host)
                     + " has a character that no host name or IP address has");
+        }
+        // The URL is the identity that caches, logs and peers read back with parse(): a host it
+        // would refuse (a colon outside IPv6, a leading dot or dash) would not survive the trip.
+        if (host.indexOf(':') >= 0 ? !isIpv6(host) : !isHostName(host)) {
+            throw new IllegalArgumentException("worker endpoint host " + quote(host)
+                    + " is not a host name, an IPv4 address or an IPv6 address");
         }
         // One worker, one identity: host names are case-insensitive.
         host = host.toLowerCase(Locale.ROOT);
@@ -287,7 +295,7 @@ public final class WorkerEndpoint {
 
     private static boolean isHostChar(int c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                || c == '-' || c == '.' || c == '_' || c == ':' || c == '%';
+                || c == '-' || c == '.' || c == '_' || c == ':';
     }
 
     /** A part of a text from outside, quoted, escaped and bounded as {@link PeerText} does. */

@@ -1,5 +1,6 @@
 package dev.rollcall.policy;
 
+import dev.rollcall.api.PeerText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -87,7 +88,7 @@ final class NpmRange {
                 ranges.addAll(readBySemver4j(token, includePrerelease));
             }
             if (matchesNothing(ranges, includePrerelease)) {
-                throw new InvalidRangeException("'" + comparatorSet + "' matches no version");
+                throw new InvalidRangeException(quote(comparatorSet) + " matches no version");
             }
             rangeList.add(ranges);
         }
@@ -104,6 +105,14 @@ final class NpmRange {
         return rangeList.toString();
     }
 
+    /**
+     * A part of the range in quotes, escaped and bounded as {@link PeerText} does: the range comes
+     * from settings or a request, and every caller puts the reason into a message or a log line.
+     */
+    private static String quote(String part) {
+        return "'" + PeerText.escape(part, 64) + "'";
+    }
+
     /** One comparator set, split and rewritten into tokens that semver4j reads correctly one by one. */
     private static List<String> semver4jTokens(String comparatorSet) {
         List<String> words = List.of(WHITESPACE.split(comparatorSet));
@@ -116,7 +125,7 @@ final class NpmRange {
             // npm allows a space after an operator: ">= 1.2", "^ 1.4".
             if (OPERATOR_ALONE.matcher(word).matches()) {
                 if (i + 1 == words.size()) {
-                    throw new InvalidRangeException("'" + word + "' has no version after it");
+                    throw new InvalidRangeException(quote(word) + " has no version after it");
                 }
                 i++;
                 word = word + words.get(i);
@@ -133,8 +142,8 @@ final class NpmRange {
      */
     private static List<String> hyphenTokens(String comparatorSet, List<String> words) {
         if (words.size() != 3 || !words.get(1).equals("-")) {
-            throw new InvalidRangeException("'" + comparatorSet
-                    + "' is not a hyphen range: write 'A - B' with nothing else between '||'");
+            throw new InvalidRangeException(quote(comparatorSet)
+                    + " is not a hyphen range: write 'A - B' with nothing else between '||'");
         }
         Partial from = partial(words.get(0), false);
         Partial to = partial(words.get(2), false);
@@ -159,7 +168,7 @@ final class NpmRange {
             // semver4j reads x, =*, ~* and <=* as "nothing" and ^* as garbage; npm reads them all
             // as any version, except <* and >*, which indeed leave nothing.
             if (operator.equals("<") || operator.equals(">")) {
-                throw new InvalidRangeException("'" + word + "' matches no version");
+                throw new InvalidRangeException(quote(word) + " matches no version");
             }
             return "*";
         }
@@ -175,7 +184,7 @@ final class NpmRange {
     private static Partial partial(String word, boolean operatorAllowed) {
         Matcher matcher = matcher(word);
         if (!operatorAllowed && matcher.group("operator") != null) {
-            throw new InvalidRangeException("'" + word + "' cannot be an end of a hyphen range: use a plain version");
+            throw new InvalidRangeException(quote(word) + " cannot be an end of a hyphen range: use a plain version");
         }
         return partial(word, matcher);
     }
@@ -183,7 +192,7 @@ final class NpmRange {
     private static Matcher matcher(String word) {
         Matcher matcher = COMPARATOR.matcher(word);
         if (!matcher.matches()) {
-            throw new InvalidRangeException("'" + word + "' is not a version or comparator");
+            throw new InvalidRangeException(quote(word) + " is not a version or comparator");
         }
         return matcher;
     }
@@ -199,16 +208,50 @@ final class NpmRange {
                 continue;
             }
             if (given < i) {
-                throw new InvalidRangeException("'" + word + "' has a number after a wildcard");
+                throw new InvalidRangeException(quote(word) + " has a number after a wildcard");
             }
             numbers[i] = number(word, part);
             given++;
         }
         String qualifier = Objects.requireNonNullElse(matcher.group("qualifier"), "");
         if (!qualifier.isEmpty() && given < 3) {
-            throw new InvalidRangeException("'" + word + "' has a pre-release or build without a full version");
+            throw new InvalidRangeException(quote(word) + " has a pre-release or build without a full version");
+        }
+        int build = qualifier.indexOf('+');
+        String preRelease = build < 0 ? qualifier : qualifier.substring(0, build);
+        if (!preRelease.isEmpty() && !comparablePreRelease(List.of(preRelease.substring(1).split("\\.")))) {
+            throw new InvalidRangeException(quote(word) + " has a pre-release number larger than " + Long.MAX_VALUE);
         }
         return new Partial(given, numbers[0], numbers[1], numbers[2], qualifier);
+    }
+
+    /**
+     * Whether semver4j can compare these pre-release identifiers: it reads every run of digits in
+     * one (all of a numeric identifier, each run of an alphanumeric one such as {@code rc12}) as a
+     * {@code long} and throws for a larger one, where SemVer sets no bound.
+     */
+    static boolean comparablePreRelease(List<String> identifiers) {
+        for (String id : identifiers) {
+            int i = 0;
+            while (i < id.length()) {
+                if (id.charAt(i) < '0' || id.charAt(i) > '9') {
+                    i++;
+                    continue;
+                }
+                int start = i;
+                while (i < id.length() && id.charAt(i) >= '0' && id.charAt(i) <= '9') {
+                    i++;
+                }
+                while (start < i - 1 && id.charAt(start) == '0') {
+                    start++;
+                }
+                String run = id.substring(start, i);
+                if (run.length() > 19 || run.length() == 19 && run.compareTo(String.valueOf(Long.MAX_VALUE)) > 0) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     private static int number(String word, String digits) {
@@ -220,14 +263,14 @@ final class NpmRange {
         } catch (NumberFormatException e) {
             // falls through: the regex admits only digits, so the number is merely too large
         }
-        throw new InvalidRangeException("'" + word + "' has a number larger than " + LARGEST_NUMBER);
+        throw new InvalidRangeException(quote(word) + " has a number larger than " + LARGEST_NUMBER);
     }
 
     /** Asks semver4j to read one comparator and checks that it did not drop it. */
     private static List<Range> readBySemver4j(String token, boolean includePrerelease) {
         List<List<Range>> sets = RangeListFactory.create(token, includePrerelease).get();
         if (sets.size() != 1 || sets.get(0).isEmpty()) {
-            throw new InvalidRangeException("semver4j cannot read '" + token + "'");
+            throw new InvalidRangeException("semver4j cannot read " + quote(token));
         }
         return sets.get(0);
     }

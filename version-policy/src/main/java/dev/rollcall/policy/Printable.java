@@ -1,6 +1,6 @@
 package dev.rollcall.policy;
 
-import java.util.Locale;
+import dev.rollcall.api.PeerText;
 
 /**
  * Puts text that came from a worker into a rejection reason. Reasons end up in logs and status
@@ -15,36 +15,19 @@ final class Printable {
     private Printable() {
     }
 
-    /** {@code text} in single quotes, control characters escaped, cut to a sane length. */
+    /** {@code text} in single quotes, escaped and cut as {@link PeerText#escape(CharSequence, int)} does. */
     static String quote(String text) {
         return "'" + escape(text) + "'";
     }
 
-    /** {@code text} with control characters escaped, cut to a sane length; {@code ''} when empty. */
+    /** {@code text} escaped and cut as {@link PeerText#escape(CharSequence, int)} does; {@code ''} when empty. */
     static String bare(String text) {
         return text.isEmpty() ? "''" : escape(text);
     }
 
     private static String escape(String text) {
-        StringBuilder out = new StringBuilder(Math.min(text.length(), MAX_LENGTH) + 8);
-        for (int i = 0; i < text.length(); i++) {
-            if (out.length() >= MAX_LENGTH) {
-                return out.append("...").toString();
-            }
-            char c = text.charAt(i);
-            switch (c) {
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (Character.isISOControl(c)) {
-                        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        return out.toString();
+        // PeerText's escaping, not only ISO controls: a bidi override or a line separator in a version
+        // would still reorder or break the line a reason ends up in.
+        return PeerText.escape(text, MAX_LENGTH);
     }
 }

@@ -115,6 +115,10 @@ public final class SemverRangePolicy implements VersionPolicy {
         if (semver == null) {
             return Verdict.reject("version " + Printable.quote(version) + " is not semantic versioning");
         }
+        if (!NpmRange.comparablePreRelease(semver.getPreRelease())) {
+            return Verdict.reject("version " + Printable.quote(version) + " has a pre-release number larger than "
+                    + Long.MAX_VALUE + ", which cannot be compared");
+        }
         if (matching.matches(semver)) {
             return Verdict.accept();
         }

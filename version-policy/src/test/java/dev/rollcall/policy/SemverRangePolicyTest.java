@@ -135,6 +135,28 @@ class SemverRangePolicyTest {
         assertThat(verdict.reason()).isEqualTo("version '2.0.0' is outside ^1.4.0");
     }
 
+    /** semver4j compares numeric pre-release identifiers as longs and throws past them; check() must not. */
+    @Test
+    void aWorkerWhosePreReleaseNumberOverflowsALongIsRejectedWithAReason() {
+        SemverRangePolicy policy = SemverRangePolicy.of(">=1.4.0-1 <2");
+
+        Verdict verdict = policy.check(Workers.reporting("1.4.0-99999999999999999999"));
+
+        assertThat(verdict.accepted()).isFalse();
+        assertThat(verdict.reason()).isEqualTo("version '1.4.0-99999999999999999999' has a pre-release number larger"
+                + " than 9223372036854775807, which cannot be compared");
+    }
+
+    @Test
+    void aWorkerWhosePreReleaseHasADigitRunPastALongIsRejectedWithAReason() {
+        SemverRangePolicy policy = SemverRangePolicy.of(">=1.4.0-rc1 <2");
+
+        Verdict verdict = policy.check(Workers.reporting("1.4.0-rc99999999999999999999"));
+
+        assertThat(verdict.accepted()).isFalse();
+        assertThat(verdict.reason()).contains("has a pre-release number larger than 9223372036854775807");
+    }
+
     @Test
     void reasonExplainsAnExcludedPreRelease() {
         SemverRangePolicy policy = SemverRangePolicy.of("^1.4.0");

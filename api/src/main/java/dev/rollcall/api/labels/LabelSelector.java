@@ -1,5 +1,6 @@
 package dev.rollcall.api.labels;
 
+import dev.rollcall.api.PeerText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -63,15 +64,20 @@ public final class LabelSelector {
             };
         }
 
-        /** As written in a selector, with sorted values: {@code zone in (eu-1,eu-2)}. */
+        /**
+         * As written in a selector, with sorted values: {@code zone in (eu-1,eu-2)}; a set of only the
+         * empty value is written {@code (,)}, which {@link LabelSelector#parse} reads back.
+         */
         @Override
         public String toString() {
             String list = String.join(",", new TreeSet<>(values));
+            // Only the empty value: "()" is refused as a slip, "(,)" reads back as this set.
+            String set = list.isEmpty() ? "," : list;
             return switch (operator) {
                 case EQUALS -> key + "=" + list;
                 case NOT_EQUALS -> key + "!=" + list;
-                case IN -> key + " in (" + list + ")";
-                case NOT_IN -> key + " notin (" + list + ")";
+                case IN -> key + " in (" + set + ")";
+                case NOT_IN -> key + " notin (" + set + ")";
                 case EXISTS -> key;
                 case DOES_NOT_EXIST -> "!" + key;
             };
@@ -297,7 +303,8 @@ public final class LabelSelector {
         }
 
         private IllegalArgumentException error(String expected) {
-            return error(expected, at >= s.length() ? "the end" : "'" + s.charAt(at) + "'");
+            return error(expected, at >= s.length() ? "the end"
+                    : "'" + PeerText.escape(s.substring(at, s.offsetByCodePoints(at, 1))) + "'");
         }
 
         private IllegalArgumentException error(String expected, String found) {

@@ -32,7 +32,8 @@ import java.util.Set;
  * {@code consul.datacenter} and {@code consul.tags} (comma-separated, in order), and
  * {@code rollcall.instance-id} from the meta {@code rollcall-instance} Rollcall workers write, and
  * {@code rollcall.version} ({@link WorkerEndpoint#VERSION_LABEL}, a claim, not verified) from the
- * meta key {@code version-meta} names ({@code version} by default); an entry whose claimed version
+ * meta key {@code version-meta} names ({@code version} by default, and from no other meta key, not
+ * even one named {@code rollcall.version}); an entry whose claimed version
  * {@link WorkerEndpoint#versionLabelProblem} refuses is skipped, naming it. An entry whose
  * node has a critical check ({@code serfHealth}, node maintenance) is left out, whether or not
  * the query asked for passing entries only.
@@ -73,7 +74,8 @@ final class HealthEntries {
         try {
             root = JsonParser.parseString(body == null ? "" : body);
         } catch (JsonParseException e) {
-            throw new IllegalArgumentException("the health answer is not JSON: " + e.getMessage(), e);
+            // Gson's message spans lines and its JSON path quotes the answer's field names raw.
+            throw new IllegalArgumentException("the health answer is not JSON: " + PeerText.escape(e.getMessage()), e);
         }
         if (!root.isJsonArray()) {
             throw new IllegalArgumentException("the health answer is not a JSON array but " + kind(root));
@@ -185,8 +187,10 @@ final class HealthEntries {
             }
             labels.put(WorkerEndpoint.VERSION_LABEL, version);
         }
+        // The claimed version comes from version-meta alone, checked above: a meta key named like the
+        // label would make a claim that no check saw.
         meta.forEach((k, v) -> {
-            if (k != null && v != null && !k.equals(SCHEME_META)) {
+            if (k != null && v != null && !k.equals(SCHEME_META) && !k.equals(WorkerEndpoint.VERSION_LABEL)) {
                 labels.putIfAbsent(k, v);
             }
         });

@@ -72,15 +72,15 @@ final class DnsLookup {
     private final Name name;
 
     DnsLookup(DnsSettings settings) {
+        this(settings, settings.server().isPresent() ? new SimpleResolver(settings.server().get())
+                : new ExtendedResolver()); // the system's resolvers (resolv.conf and the like)
+    }
+
+    /** With the resolver given: the fuzz test's answers a server never sends. */
+    DnsLookup(DnsSettings settings, Resolver resolver) {
         this.settings = settings;
-        Resolver r;
-        if (settings.server().isPresent()) {
-            r = new SimpleResolver(settings.server().get());
-        } else {
-            r = new ExtendedResolver(); // the system's resolvers (resolv.conf and the like)
-        }
-        r.setTimeout(settings.timeout());
-        this.resolver = r;
+        resolver.setTimeout(settings.timeout());
+        this.resolver = resolver;
         try {
             this.name = Name.fromString(settings.name());
         } catch (TextParseException e) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import java.io.ByteArrayOutputStream;
@@ -22,8 +23,10 @@ import java.util.TreeMap;
  * {@code {"endpoint":"grpc://10.0.0.5:7001","labels":{"zone":"eu-1"}}}. Its {@code instance_id} (which
  * registration writes) becomes the label {@link WorkerEndpoint#INSTANCE_ID_LABEL}, so that a worker
  * restarted in place is noticed from etcd alone; its {@code version} (which registration writes too)
- * becomes {@link WorkerEndpoint#VERSION_LABEL}, the version the registry claims, unverified. A
- * version that {@link WorkerEndpoint#versionLabelProblem} refuses makes the whole value invalid.
+ * becomes {@link WorkerEndpoint#VERSION_LABEL}, the version the registry claims, unverified (a
+ * {@code rollcall.version} among the labels counts as the same claim when there is no
+ * {@code version}). A version that {@link WorkerEndpoint#versionLabelProblem} refuses makes the
+ * whole value invalid.
  * Other fields are ignored. Stateless; safe from any thread.
  */
 final class WorkerValue {
@@ -101,6 +104,19 @@ final class WorkerValue {
                 labels = new LinkedHashMap<>(labels);
                 labels.put(WorkerEndpoint.INSTANCE_ID_LABEL, instance);
             }
+            // A claim written as a label obeys the rule of one written as "version", which wins.
+            String labelled = labels.get(WorkerEndpoint.VERSION_LABEL);
+            if (labelled != null) {
+                labels = new LinkedHashMap<>(labels);
+                labels.remove(WorkerEndpoint.VERSION_LABEL);
+                if (!labelled.isEmpty() && (version == null || version.isEmpty())) {
+                    String problem = WorkerEndpoint.versionLabelProblem(labelled);
+                    if (problem != null) {
+                        throw new IllegalArgumentException("label \"" + WorkerEndpoint.VERSION_LABEL + "\": " + problem);
+                    }
+                    labels.put(WorkerEndpoint.VERSION_LABEL, labelled);
+                }
+            }
             if (version != null && !version.isEmpty()) {
                 String problem = WorkerEndpoint.versionLabelProblem(version);
                 if (problem != null) {
@@ -111,7 +127,8 @@ final class WorkerValue {
             }
             return WorkerEndpoint.parse(endpoint).withLabels(labels);
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("it is not valid JSON: " + e.getOriginalMessage());
+            // Jackson's message quotes field names raw (a duplicate one, say).
+            throw new IllegalArgumentException("it is not valid JSON: " + PeerText.escape(e.getOriginalMessage()));
         } catch (IOException e) {
             throw new UncheckedIOException(e); // reading a String does no I/O
         }
@@ -128,7 +145,7 @@ final class WorkerValue {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String name = p.currentName();
             if (p.nextToken() != JsonToken.VALUE_STRING) {
-                throw new IllegalArgumentException("label \"" + name + "\" is not a string");
+                throw new IllegalArgumentException("label \"" + PeerText.escape(name, 64) + "\" is not a string");
             }
             labels.put(name, p.getText());
         }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import java.nio.charset.StandardCharsets;
@@ -30,8 +31,9 @@ import org.apache.curator.x.discovery.details.JsonInstanceSerializer;
  * </ul>
  * The version the node claims, x-discovery's {@code payload.version} (which registration writes) or
  * Rollcall JSON's {@code version}, becomes {@link WorkerEndpoint#VERSION_LABEL}: a claim, not
- * verified. A version that is not a string, or that {@link WorkerEndpoint#versionLabelProblem}
- * refuses, makes the node invalid; an empty one is no claim.
+ * verified; a {@code rollcall.version} among the labels is the same claim (the field wins). A
+ * version that is not a string, or that {@link WorkerEndpoint#versionLabelProblem} refuses, makes
+ * the node invalid; an empty one is no claim.
  * Stateless; safe from any thread.
  */
 final class WorkerNode {
@@ -72,7 +74,8 @@ final class WorkerNode {
         try {
             root = JSON.readTree(text);
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("it is not valid JSON: " + e.getOriginalMessage());
+            // Jackson's message may quote a token of the data raw.
+            throw new IllegalArgumentException("it is not valid JSON: " + PeerText.escape(e.getOriginalMessage()));
         }
         if (root.has("endpoint")) {
             JsonNode endpoint = root.get("endpoint");
@@ -108,6 +111,7 @@ final class WorkerNode {
 
     /** {@code labels} with the claimed version of {@code node} as {@link WorkerEndpoint#VERSION_LABEL}, if any. */
     private static Map<String, String> withVersion(Map<String, String> labels, JsonNode node, String where) {
+        labels = claimAmongLabels(labels);
         if (node == null || node.isNull()) {
             return labels;
         }
@@ -127,13 +131,35 @@ final class WorkerNode {
         return with;
     }
 
+    /**
+     * {@code labels} whose {@link WorkerEndpoint#VERSION_LABEL}, when the writer put one among them,
+     * obeys the rule of a claimed version (an empty one is no claim): the label is the claim however
+     * it got there.
+     */
+    private static Map<String, String> claimAmongLabels(Map<String, String> labels) {
+        String claimed = labels.get(WorkerEndpoint.VERSION_LABEL);
+        if (claimed == null) {
+            return labels;
+        }
+        if (claimed.isEmpty()) {
+            Map<String, String> without = new LinkedHashMap<>(labels);
+            without.remove(WorkerEndpoint.VERSION_LABEL);
+            return without;
+        }
+        String problem = WorkerEndpoint.versionLabelProblem(claimed);
+        if (problem != null) {
+            throw new IllegalArgumentException("label \"" + WorkerEndpoint.VERSION_LABEL + "\": " + problem);
+        }
+        return labels;
+    }
+
     private static Integer port(JsonNode root, String field) {
         JsonNode n = root.get(field);
         if (n == null || n.isNull()) {
             return null;
         }
         if (!n.canConvertToInt() || !n.isIntegralNumber()) {
-            throw new IllegalArgumentException("\"" + field + "\" is not a port number: " + n);
+            throw new IllegalArgumentException("\"" + field + "\" is not a port number: " + PeerText.escape(n.toString(), 64));
         }
         return n.asInt();
     }
@@ -168,7 +194,8 @@ final class WorkerNode {
                 continue;
             }
             if (!e.getValue().isTextual()) {
-                throw new IllegalArgumentException("label \"" + e.getKey() + "\" in \"" + where + "\" is not a string");
+                throw new IllegalArgumentException("label \"" + PeerText.escape(e.getKey(), 64) + "\" in \"" + where
+                        + "\" is not a string");
             }
             labels.put(e.getKey(), e.getValue().asText());
         }

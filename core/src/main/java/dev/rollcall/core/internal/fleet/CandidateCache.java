@@ -1,5 +1,6 @@
 package dev.rollcall.core.internal.fleet;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.internal.NamedThreads;
 import dev.rollcall.core.internal.settings.CacheSettings;
@@ -161,6 +162,29 @@ public final class CandidateCache implements AutoCloseable {
     /** As {@link #write(Path, Set, Instant)}, calling {@code halfWritten} when half the bytes are on their way. */
     static void write(Path file, Set<WorkerEndpoint> candidates, Instant now, HalfWritten halfWritten)
             throws IOException {
+        String text = render(candidates, now);
+        Path folder = file.toAbsolutePath().getParent();
+        Path tmp = Files.createTempFile(folder, file.getFileName().toString(), ".tmp");
+        try {
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                byte[] all = text.getBytes(StandardCharsets.UTF_8);
+                writeFully(ch, ByteBuffer.wrap(all, 0, all.length / 2));
+                halfWritten.reached();
+                writeFully(ch, ByteBuffer.wrap(all, all.length / 2, all.length - all.length / 2));
+                ch.force(true);
+            }
+            try {
+                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    /** The file's text for {@code candidates}, written at {@code now}: what {@link #parse} reads back. */
+    static String render(Set<WorkerEndpoint> candidates, Instant now) {
         StringBuilder text = new StringBuilder(MAGIC).append('\n').append("written ").append(now).append('\n');
         Map<String, WorkerEndpoint> byUrl = new TreeMap<>();
         candidates.forEach(e -> byUrl.put(e.url(), e));
@@ -175,24 +199,7 @@ public final class CandidateCache implements AutoCloseable {
         }
         String checksum = crc(text.toString());
         text.append("end ").append(byUrl.size()).append(' ').append(checksum).append('\n');
-        Path folder = file.toAbsolutePath().getParent();
-        Path tmp = Files.createTempFile(folder, file.getFileName().toString(), ".tmp");
-        try {
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-                byte[] all = text.toString().getBytes(StandardCharsets.UTF_8);
-                writeFully(ch, ByteBuffer.wrap(all, 0, all.length / 2));
-                halfWritten.reached();
-                writeFully(ch, ByteBuffer.wrap(all, all.length / 2, all.length - all.length / 2));
-                ch.force(true);
-            }
-            try {
-                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+        return text.toString();
     }
 
     private static void writeFully(FileChannel ch, ByteBuffer bytes) throws IOException {
@@ -305,9 +312,15 @@ public final class CandidateCache implements AutoCloseable {
             throw new IllegalArgumentException("corrupt: 'written' is not an instant");
         }
         Set<WorkerEndpoint> candidates = new LinkedHashSet<>();
+        Set<String> urls = new LinkedHashSet<>();
         for (String line : lines.subList(2, lines.size())) {
             int space = line.indexOf(' ');
             WorkerEndpoint e = WorkerEndpoint.parse(space < 0 ? line : line.substring(0, space));
+            // render() writes each URL once: two lines of one URL are not a file it wrote, and would
+            // hand the resolver two labellings of one worker.
+            if (!urls.add(e.url())) {
+                throw new IllegalArgumentException("corrupt: " + e.url() + " is on two lines");
+            }
             if (space >= 0) {
                 Map<String, String> labels = new LinkedHashMap<>();
                 for (String pair : line.substring(space + 1).split("&")) {
@@ -337,8 +350,14 @@ public final class CandidateCache implements AutoCloseable {
         return URLEncoder.encode(s, StandardCharsets.UTF_8);
     }
 
+    /** @throws IllegalArgumentException naming the text (escaped) when it is not URL-encoded */
     private static String decode(String s) {
-        return URLDecoder.decode(s, StandardCharsets.UTF_8);
+        try {
+            return URLDecoder.decode(s, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            // URLDecoder's own message quotes the text raw, and it is logged.
+            throw new IllegalArgumentException("corrupt: label text '" + PeerText.escape(s, 64) + "' is not URL-encoded");
+        }
     }
 
     /** Lets a pending write finish (up to 5 s) and stops the writer thread. */
