@@ -9,30 +9,20 @@ import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.core.SnapshotLease;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.protocol.v1.ReleaseWorkerRequest;
-import dev.rollcall.protocol.v1.ReleaseWorkerResponse;
+import dev.rollcall.it.PlainWorkerServer;
 import dev.rollcall.protocol.v1.ServingState;
-import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
-import dev.rollcall.protocol.v1.WorkerServiceGrpc;
 import dev.rollcall.testkit.PushDiscovery;
 import dev.rollcall.worker.RollcallWorker;
-import io.grpc.Server;
-import io.grpc.netty.NettyServerBuilder;
-import io.grpc.stub.StreamObserver;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -133,57 +123,11 @@ class ExactDrainPairingsTest {
                 .isGreaterThanOrEqualTo(quiet.minusMillis(100)).isLessThan(GRACE.dividedBy(2));
     }
 
-    /** A worker from before exact drain: WorkerInfo and WatchWorkerInfo only, holder_id ignored. */
-    private static final class OldWorker extends WorkerServiceGrpc.WorkerServiceImplBase implements AutoCloseable {
-        final AtomicInteger releases = new AtomicInteger();
-        final List<StreamObserver<WorkerInfoResponse>> watches = new CopyOnWriteArrayList<>();
-        private volatile WorkerInfoResponse answer = WorkerInfoResponse.newBuilder().setVersion("0.9.0")
-                .setInstanceId("old-1").build();
-        private final Server server;
-
-        OldWorker() throws Exception {
-            server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                    .addService(this).build().start();
-        }
-
-        WorkerEndpoint endpoint() {
-            return WorkerEndpoint.of("127.0.0.1", server.getPort());
-        }
-
-        @Override
-        public void workerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> out) {
-            out.onNext(answer);
-            out.onCompleted();
-        }
-
-        @Override
-        public void watchWorkerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> out) {
-            synchronized (this) {
-                watches.add(out);
-                out.onNext(answer);
-            }
-        }
-
-        @Override
-        public void releaseWorker(ReleaseWorkerRequest request, StreamObserver<ReleaseWorkerResponse> out) {
-            releases.incrementAndGet();
-            super.releaseWorker(request, out); // UNIMPLEMENTED, as a server generated before the method
-        }
-
-        synchronized void state(ServingState state) {
-            answer = answer.toBuilder().setState(state).build();
-            watches.forEach(w -> w.onNext(answer));
-        }
-
-        @Override
-        public void close() throws Exception {
-            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-        }
-    }
-
     @Test
     void newCoordinatorAndOldWorkerKeepWorkingWithoutARetryStorm() throws Exception {
-        OldWorker worker = closing(new OldWorker());
+        // A worker from before exact drain: WorkerInfo and WatchWorkerInfo only, holder_id ignored.
+        PlainWorkerServer worker = closing(new PlainWorkerServer(WorkerInfoResponse.newBuilder().setVersion("0.9.0")
+                .setInstanceId("old-1").build(), null));
         WorkerResolver resolver = coordinator("exact", true, worker.endpoint());
         resolver.awaitWorkers(1, WAIT);
         try (SnapshotLease lease = resolver.lease()) {

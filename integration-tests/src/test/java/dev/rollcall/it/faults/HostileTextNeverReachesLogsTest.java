@@ -11,15 +11,12 @@ import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.core.SnapshotLease;
 import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.it.PlainWorkerServer;
 import dev.rollcall.policy.SemverRangePolicy;
 import dev.rollcall.protocol.v1.HandlerInfo;
-import dev.rollcall.protocol.v1.ReleaseWorkerRequest;
-import dev.rollcall.protocol.v1.ReleaseWorkerResponse;
 import dev.rollcall.protocol.v1.ServiceInfo;
 import dev.rollcall.protocol.v1.ServingState;
-import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
-import dev.rollcall.protocol.v1.WorkerServiceGrpc;
 import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.FinestLogCapture;
 import dev.rollcall.testkit.HostileText;
@@ -31,13 +28,7 @@ import dev.rollcall.testkit.etcd.EtcdServer;
 import dev.rollcall.testkit.zookeeper.ZooKeeperServer;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.grpc.Server;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
-import io.grpc.netty.NettyServerBuilder;
-import io.grpc.stub.StreamObserver;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,9 +37,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -169,7 +158,8 @@ class HostileTextNeverReachesLogsTest {
     @Test
     void aReleaseRefusedUnderExactDrainReachesTheLogsEscaped() throws Exception {
         logOf(capture -> {
-            RefusingReleaseWorker worker = closing(new RefusingReleaseWorker(forging("release")));
+            PlainWorkerServer worker = closing(new PlainWorkerServer(answer().setRevision(1).build(),
+                    Status.FAILED_PRECONDITION.withDescription(forging("release"))));
             PushDiscovery discovery = new PushDiscovery();
             discovery.push(List.of(worker.endpoint()));
             WorkerResolver r = closing(WorkerResolver.builder().name("hostile-drain").discovery(discovery)
@@ -183,62 +173,6 @@ class HostileTextNeverReachesLogsTest {
             await().atMost(WAIT).until(() -> worker.releases.get() == 1);
             awaitLogged(capture, "release");
         });
-    }
-
-    /** Answers WorkerInfo and WatchWorkerInfo; refuses every ReleaseWorker with {@code message}. */
-    private static final class RefusingReleaseWorker extends WorkerServiceGrpc.WorkerServiceImplBase
-            implements AutoCloseable {
-        final AtomicInteger releases = new AtomicInteger();
-        private final List<StreamObserver<WorkerInfoResponse>> watches = new CopyOnWriteArrayList<>();
-        private final String message;
-        private final Server server;
-        private volatile WorkerInfoResponse answer = answer().setRevision(1).build();
-
-        RefusingReleaseWorker(String message) throws Exception {
-            this.message = message;
-            server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                    .addService(this).build().start();
-        }
-
-        WorkerEndpoint endpoint() {
-            return WorkerEndpoint.of("127.0.0.1", server.getPort());
-        }
-
-        @Override
-        public void workerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> out) {
-            out.onNext(answer);
-            out.onCompleted();
-        }
-
-        @Override
-        public void watchWorkerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> out) {
-            synchronized (this) {
-                watches.add(out);
-                out.onNext(answer);
-            }
-        }
-
-        @Override
-        public void releaseWorker(ReleaseWorkerRequest request, StreamObserver<ReleaseWorkerResponse> out) {
-            releases.incrementAndGet();
-            out.onError(Status.FAILED_PRECONDITION.withDescription(message).asRuntimeException());
-        }
-
-        synchronized void state(ServingState state) {
-            answer = answer.toBuilder().setState(state).setRevision(answer.getRevision() + 1).build();
-            for (StreamObserver<WorkerInfoResponse> w : watches) {
-                try {
-                    w.onNext(answer);
-                } catch (StatusRuntimeException cancelled) {
-                    watches.remove(w); // the coordinator closed that stream (a probe's, before it kept one)
-                }
-            }
-        }
-
-        @Override
-        public void close() throws Exception {
-            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-        }
     }
 
     // ---------------------------------------------------------------- what the backends hold
