@@ -1,5 +1,6 @@
 package dev.rollcall.core.internal.snapshot;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
@@ -440,7 +441,9 @@ public final class SnapshotBuilder {
      */
     private static void logVerdictChanges(List<WorkerStatus> changed) {
         for (WorkerStatus s : changed) {
-            String version = s.info().map(i -> "'" + i.version() + "'").orElse("unknown");
+            // Answers are checked before they get here; escaped all the same, as every peer text in a log line.
+            String version = s.info().map(i -> i.version().isEmpty() ? WorkerInfo.NO_VERSION
+                    : "'" + PeerText.escape(i.version()) + "'").orElse("unknown");
             if (s.state() == State.COMPATIBLE) {
                 log.info("worker {} is compatible (version {})", s.endpoint().url(), version);
             } else {
