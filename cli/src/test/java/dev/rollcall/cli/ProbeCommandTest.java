@@ -248,17 +248,7 @@ class ProbeCommandTest {
 
     @Test
     void protocolOption_asksTheWayTheProtocolSays() throws Exception {
-        io.grpc.Server datafusion = io.grpc.netty.NettyServerBuilder.forAddress(new java.net.InetSocketAddress(
-                java.net.InetAddress.getLoopbackAddress(), 0)).addService(
-                new dev.rollcall.protocol.datafusion.WorkerServiceGrpc.WorkerServiceImplBase() {
-                    @Override
-                    public void getWorkerInfo(dev.rollcall.protocol.datafusion.GetWorkerInfoRequest request,
-                            io.grpc.stub.StreamObserver<dev.rollcall.protocol.datafusion.GetWorkerInfoResponse> answer) {
-                        answer.onNext(dev.rollcall.protocol.datafusion.GetWorkerInfoResponse.newBuilder()
-                                .setVersion("0.9.0").build());
-                        answer.onCompleted();
-                    }
-                }).build().start();
+        io.grpc.Server datafusion = datafusionWorker("0.9.0");
         try {
             String url = "grpc://127.0.0.1:" + datafusion.getPort();
             var run = probe(url, "--protocol", "datafusion-distributed", "--expect", "0.9.0");
@@ -276,16 +266,7 @@ class ProbeCommandTest {
     /** A datafusion-distributed worker that never called with_version(): shown as (no version), and the reason says so. */
     @Test
     void protocolOption_aDatafusionWorkerWithoutAVersionIsShownAsNoVersion() throws Exception {
-        io.grpc.Server datafusion = io.grpc.netty.NettyServerBuilder.forAddress(new java.net.InetSocketAddress(
-                java.net.InetAddress.getLoopbackAddress(), 0)).addService(
-                new dev.rollcall.protocol.datafusion.WorkerServiceGrpc.WorkerServiceImplBase() {
-                    @Override
-                    public void getWorkerInfo(dev.rollcall.protocol.datafusion.GetWorkerInfoRequest request,
-                            io.grpc.stub.StreamObserver<dev.rollcall.protocol.datafusion.GetWorkerInfoResponse> answer) {
-                        answer.onNext(dev.rollcall.protocol.datafusion.GetWorkerInfoResponse.getDefaultInstance());
-                        answer.onCompleted();
-                    }
-                }).build().start();
+        io.grpc.Server datafusion = datafusionWorker(""); // never called with_version()
         try {
             String url = "grpc://127.0.0.1:" + datafusion.getPort();
             var run = probe(url, "--protocol", "datafusion-distributed", "--expect", "^1.4.0");
@@ -307,5 +288,20 @@ class ProbeCommandTest {
         assertThat(run.exit()).as(run.transcript()).isEqualTo(2);
         assertThat(run.err()).contains("rollcall.probe.protocol='trino'",
                 "known: datafusion-distributed, grpc-health, none, rollcall");
+    }
+
+    /** A datafusion-distributed worker on a loopback port that answers {@code version} ("" : none set). */
+    private static io.grpc.Server datafusionWorker(String version) throws java.io.IOException {
+        return io.grpc.netty.NettyServerBuilder.forAddress(new java.net.InetSocketAddress(
+                java.net.InetAddress.getLoopbackAddress(), 0)).addService(
+                new dev.rollcall.protocol.datafusion.WorkerServiceGrpc.WorkerServiceImplBase() {
+                    @Override
+                    public void getWorkerInfo(dev.rollcall.protocol.datafusion.GetWorkerInfoRequest request,
+                            io.grpc.stub.StreamObserver<dev.rollcall.protocol.datafusion.GetWorkerInfoResponse> answer) {
+                        answer.onNext(dev.rollcall.protocol.datafusion.GetWorkerInfoResponse.newBuilder()
+                                .setVersion(version).build());
+                        answer.onCompleted();
+                    }
+                }).build().start();
     }
 }
