@@ -43,7 +43,7 @@ final class Architecture {
             "dev.rollcall.api.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc",
                     "dev.rollcall.testkit"),
             "dev.rollcall.protocol.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc",
-                    "dev.rollcall.testkit"),
+                    "dev.rollcall.conformance"),
             "dev.rollcall.core.internal", Set.of("dev.rollcall.grpc"),
             "dev.rollcall.api.registry.InternalSnapshots", Set.of("dev.rollcall.core"));
 

@@ -35,7 +35,8 @@ class ArchitectureTest {
         assertThat(rollcall.stream().map(c -> Architecture.module(c.getPackageName())).distinct())
                 .contains("dev.rollcall.api", "dev.rollcall.protocol", "dev.rollcall.core", "dev.rollcall.worker",
                         "dev.rollcall.grpc", "dev.rollcall.policy", "dev.rollcall.discovery.etcd",
-                        "dev.rollcall.discovery.staticlist", "dev.rollcall.testkit", "dev.rollcall.console");
+                        "dev.rollcall.discovery.staticlist", "dev.rollcall.testkit", "dev.rollcall.console",
+                        "dev.rollcall.conformance");
     }
 
     @Test

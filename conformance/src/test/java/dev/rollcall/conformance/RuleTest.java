@@ -1,4 +1,4 @@
-package dev.rollcall.testkit.conformance;
+package dev.rollcall.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

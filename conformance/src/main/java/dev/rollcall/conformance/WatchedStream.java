@@ -1,4 +1,4 @@
-package dev.rollcall.testkit.conformance;
+package dev.rollcall.conformance;
 
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;

@@ -1,7 +1,7 @@
-package dev.rollcall.testkit.conformance;
+package dev.rollcall.conformance;
 
-import static dev.rollcall.testkit.conformance.Answers.ms;
-import static dev.rollcall.testkit.conformance.Answers.status;
+import static dev.rollcall.conformance.Answers.ms;
+import static dev.rollcall.conformance.Answers.status;
 
 import dev.rollcall.api.PeerText;
 import io.grpc.Channel;

@@ -1,6 +1,6 @@
-package dev.rollcall.testkit.conformance;
+package dev.rollcall.conformance;
 
-import dev.rollcall.testkit.conformance.RuleResult.Outcome;
+import dev.rollcall.conformance.RuleResult.Outcome;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package dev.rollcall.testkit.conformance;
+package dev.rollcall.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,7 +9,7 @@ import dev.rollcall.protocol.v1.ReleaseWorkerResponse;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
-import dev.rollcall.testkit.conformance.RuleResult.Outcome;
+import dev.rollcall.conformance.RuleResult.Outcome;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.netty.NettyServerBuilder;

@@ -1,4 +1,4 @@
-package dev.rollcall.testkit.conformance;
+package dev.rollcall.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.testkit.WorkerFleet;
 import dev.rollcall.testkit.faults.FaultProxy;
-import dev.rollcall.testkit.conformance.HandmadeWorker.Fault;
-import dev.rollcall.testkit.conformance.RuleResult.Outcome;
+import dev.rollcall.conformance.HandmadeWorker.Fault;
+import dev.rollcall.conformance.RuleResult.Outcome;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,9 +1,9 @@
-package dev.rollcall.testkit.conformance;
+package dev.rollcall.conformance;
 
-import static dev.rollcall.testkit.conformance.Answers.describe;
-import static dev.rollcall.testkit.conformance.Answers.quoted;
-import static dev.rollcall.testkit.conformance.Answers.same;
-import static dev.rollcall.testkit.conformance.Answers.status;
+import static dev.rollcall.conformance.Answers.describe;
+import static dev.rollcall.conformance.Answers.quoted;
+import static dev.rollcall.conformance.Answers.same;
+import static dev.rollcall.conformance.Answers.status;
 
 import dev.rollcall.protocol.internal.AnswerCheck;
 import dev.rollcall.protocol.v1.ServingState;

@@ -1,13 +1,13 @@
-package dev.rollcall.testkit.conformance;
+package dev.rollcall.conformance;
 
-import static dev.rollcall.testkit.conformance.Answers.ms;
-import static dev.rollcall.testkit.conformance.Answers.same;
-import static dev.rollcall.testkit.conformance.Answers.status;
+import static dev.rollcall.conformance.Answers.ms;
+import static dev.rollcall.conformance.Answers.same;
+import static dev.rollcall.conformance.Answers.status;
 
 import dev.rollcall.protocol.v1.ServingState;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
-import dev.rollcall.testkit.conformance.Calls.Release;
-import dev.rollcall.testkit.conformance.WatchedStream.Event;
+import dev.rollcall.conformance.Calls.Release;
+import dev.rollcall.conformance.WatchedStream.Event;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import java.security.SecureRandom;

@@ -1,9 +1,9 @@
-package dev.rollcall.testkit.conformance;
+package dev.rollcall.conformance;
 
-import static dev.rollcall.testkit.conformance.Answers.ms;
-import static dev.rollcall.testkit.conformance.Answers.quoted;
-import static dev.rollcall.testkit.conformance.Answers.seconds;
-import static dev.rollcall.testkit.conformance.Answers.status;
+import static dev.rollcall.conformance.Answers.ms;
+import static dev.rollcall.conformance.Answers.quoted;
+import static dev.rollcall.conformance.Answers.seconds;
+import static dev.rollcall.conformance.Answers.status;
 
 import io.grpc.Status;
 import java.util.List;

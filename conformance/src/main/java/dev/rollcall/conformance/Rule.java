@@ -1,4 +1,4 @@
-package dev.rollcall.testkit.conformance;
+package dev.rollcall.conformance;
 
 /**
  * The rules of {@code docs/protocol.md}, one definition each, in the page's order: what the rule asks,

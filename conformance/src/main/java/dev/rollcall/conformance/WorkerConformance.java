@@ -1,4 +1,4 @@
-package dev.rollcall.testkit.conformance;
+package dev.rollcall.conformance;
 
 import dev.rollcall.api.WorkerEndpoint;
 import io.grpc.ChannelCredentials;

@@ -1,4 +1,4 @@
-package dev.rollcall.testkit.conformance;
+package dev.rollcall.conformance;
 
 import dev.rollcall.protocol.v1.ReleaseWorkerRequest;
 import dev.rollcall.protocol.v1.ReleaseWorkerResponse;

@@ -1,18 +1,18 @@
-package dev.rollcall.testkit.conformance;
+package dev.rollcall.conformance;
 
-import static dev.rollcall.testkit.conformance.Answers.describe;
-import static dev.rollcall.testkit.conformance.Answers.ms;
-import static dev.rollcall.testkit.conformance.Answers.same;
-import static dev.rollcall.testkit.conformance.Answers.seconds;
-import static dev.rollcall.testkit.conformance.Answers.status;
+import static dev.rollcall.conformance.Answers.describe;
+import static dev.rollcall.conformance.Answers.ms;
+import static dev.rollcall.conformance.Answers.same;
+import static dev.rollcall.conformance.Answers.seconds;
+import static dev.rollcall.conformance.Answers.status;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnknownFieldSet;
 import dev.rollcall.protocol.v1.ServingState;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
-import dev.rollcall.testkit.conformance.Calls.Unary;
-import dev.rollcall.testkit.conformance.WatchedStream.Event;
+import dev.rollcall.conformance.Calls.Unary;
+import dev.rollcall.conformance.WatchedStream.Event;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import java.time.Duration;
