@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rollcall.worker.RollcallWorker;
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.WorkerFleet;
 import dev.rollcall.testkit.faults.FaultProxy;
 import dev.rollcall.conformance.HandmadeWorker.Fault;
 import dev.rollcall.conformance.RuleResult.Outcome;

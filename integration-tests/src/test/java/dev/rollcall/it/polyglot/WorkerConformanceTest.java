@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rollcall.it.polyglot.ReferenceWorker.Language;
 import dev.rollcall.testkit.Closer;
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.WorkerFleet;
 import dev.rollcall.testkit.WorkerProcess;
 import dev.rollcall.conformance.ConformanceReport;
 import dev.rollcall.conformance.RuleResult;

@@ -1,4 +1,4 @@
-package dev.rollcall.testkit.etcd;
+package dev.rollcall.local.etcd;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
- * A real single-member etcd server on loopback, for tests: Rollcall's and yours.
+ * A real single-member etcd server on loopback: the store behind {@code rollcall demo --discovery
+ * etcd}, and for tests, Rollcall's and yours.
  *
  * <pre>{@code
  * try (EtcdServer etcd = EtcdServer.start()) {

@@ -1,4 +1,4 @@
-package dev.rollcall.testkit;
+package dev.rollcall.local;
 
 import java.io.IOException;
 import java.net.InetAddress;

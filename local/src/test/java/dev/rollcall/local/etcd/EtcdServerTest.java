@@ -1,4 +1,4 @@
-package dev.rollcall.testkit.etcd;
+package dev.rollcall.local.etcd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.rollcall.testkit;
+package dev.rollcall.local;
 
 import dev.rollcall.api.WorkerEndpoint;
 import java.io.UncheckedIOException;
@@ -12,8 +12,8 @@ import org.apache.arrow.flight.FlightProducer;
 import org.apache.arrow.flight.NoOpFlightProducer;
 
 /**
- * A fleet of real workers on loopback, for Rollcall's tests and for yours: each is a real gRPC
- * server serving {@code WorkerInfo} and Arrow Flight on its own port.
+ * A fleet of real workers on loopback, for {@code rollcall demo}, Rollcall's tests and yours: each
+ * is a real gRPC server serving {@code WorkerInfo} and Arrow Flight on its own port.
  *
  * <pre>{@code
  * try (WorkerFleet fleet = WorkerFleet.start("1.4.0", "1.4.0", "2.0.0")) {

@@ -1,4 +1,4 @@
-package dev.rollcall.testkit;
+package dev.rollcall.local;
 
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.worker.RollcallWorker;

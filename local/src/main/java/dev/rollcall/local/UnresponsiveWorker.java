@@ -1,4 +1,4 @@
-package dev.rollcall.testkit;
+package dev.rollcall.local;
 
 import dev.rollcall.api.WorkerEndpoint;
 import java.io.IOException;
@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * A "worker" that accepts TCP connections on loopback and never answers a byte: the hung process a
  * coordinator must not wait for beyond its probe deadline.
  *
- * <p>Thread-safe. One daemon thread ({@code rollcall-testkit-unresponsive-N}) accepts connections;
+ * <p>Thread-safe. One daemon thread ({@code rollcall-local-unresponsive-N}) accepts connections;
  * {@link #close()} closes the listening socket and every accepted connection.
  */
 public final class UnresponsiveWorker implements AutoCloseable {
@@ -30,7 +30,7 @@ public final class UnresponsiveWorker implements AutoCloseable {
 
     private UnresponsiveWorker(ServerSocket server) {
         this.server = server;
-        this.acceptor = new Thread(this::acceptForever, "rollcall-testkit-unresponsive-" + COUNT.incrementAndGet());
+        this.acceptor = new Thread(this::acceptForever, "rollcall-local-unresponsive-" + COUNT.incrementAndGet());
         this.acceptor.setDaemon(true);
         this.acceptor.start();
     }

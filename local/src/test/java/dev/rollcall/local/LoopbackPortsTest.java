@@ -1,4 +1,4 @@
-package dev.rollcall.testkit;
+package dev.rollcall.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
