@@ -4,7 +4,7 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.testkit.etcd.EtcdServer;
+import dev.rollcall.local.etcd.EtcdServer;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;

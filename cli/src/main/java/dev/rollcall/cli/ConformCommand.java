@@ -1,9 +1,9 @@
 package dev.rollcall.cli;
 
 import dev.rollcall.api.WorkerEndpoint;
-import dev.rollcall.testkit.conformance.ConformanceReport;
-import dev.rollcall.testkit.conformance.RuleResult;
-import dev.rollcall.testkit.conformance.WorkerConformance;
+import dev.rollcall.conformance.ConformanceReport;
+import dev.rollcall.conformance.RuleResult;
+import dev.rollcall.conformance.WorkerConformance;
 import io.grpc.TlsChannelCredentials;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -5,7 +5,7 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registration.WorkerRegistration;
 import dev.rollcall.discovery.etcd.EtcdRegistrationProvider;
-import dev.rollcall.testkit.etcd.EtcdServer;
+import dev.rollcall.local.etcd.EtcdServer;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;

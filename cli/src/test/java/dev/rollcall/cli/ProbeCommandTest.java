@@ -3,8 +3,8 @@ package dev.rollcall.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rollcall.worker.RollcallWorker;
-import dev.rollcall.testkit.UnresponsiveWorker;
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.UnresponsiveWorker;
+import dev.rollcall.local.WorkerFleet;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

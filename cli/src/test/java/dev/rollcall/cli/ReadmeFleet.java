@@ -1,7 +1,7 @@
 package dev.rollcall.cli;
 
-import dev.rollcall.testkit.FleetWorker;
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.FleetWorker;
+import dev.rollcall.local.WorkerFleet;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -11,7 +11,7 @@ import dev.rollcall.core.internal.ProbeTls;
 import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.testkit.FinestLogCapture;
 import dev.rollcall.testkit.consul.ConsulStandIn;
-import dev.rollcall.testkit.etcd.EtcdServer;
+import dev.rollcall.local.etcd.EtcdServer;
 import dev.rollcall.testkit.tls.TestCertificates;
 import io.etcd.jetcd.Auth;
 import io.etcd.jetcd.ByteSequence;

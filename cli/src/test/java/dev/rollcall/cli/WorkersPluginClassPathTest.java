@@ -2,7 +2,7 @@ package dev.rollcall.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.WorkerFleet;
 import dev.rollcall.testkit.plugin.PinnedPolicyPlugin;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -9,7 +9,7 @@ import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.policy.SemverRangePolicy;
 import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.ThreadCensus;
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.WorkerFleet;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

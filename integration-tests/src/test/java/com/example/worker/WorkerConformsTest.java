@@ -1,7 +1,7 @@
 package com.example.worker;
 
 import dev.rollcall.worker.RollcallWorker;
-import dev.rollcall.testkit.conformance.WorkerConformance;
+import dev.rollcall.conformance.WorkerConformance;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -56,6 +56,26 @@ class PublishingTest {
         assertThat(bom).doesNotContain("<parent>").contains("<groupId>dev.rollcall</groupId>");
     }
 
+    /**
+     * The enforcer's no-test-libraries rule runs where a module opts in, so a shipped module that
+     * forgets to would carry JUnit or AssertJ to users unseen: every published module but the
+     * testkit (test code by design) opts in.
+     */
+    @Test
+    void everyPublishedModuleButTheTestkitRefusesTestLibrariesAtRunTime() throws IOException {
+        String optIn = "<rollcall.productClasspath.skip>false</rollcall.productClasspath.skip>";
+        Set<String> withoutTheRule = new TreeSet<>();
+        for (String module : all(Pattern.compile("<module>([^<]+)</module>"), read("pom.xml"))) {
+            if (!UNPUBLISHED.contains(module) && !module.equals("testkit") && !read(module + "/pom.xml").contains(optIn)) {
+                withoutTheRule.add(module);
+            }
+        }
+        assertThat(withoutTheRule).as("published modules without " + optIn).isEmpty();
+        assertThat(read("pom.xml")).contains("<id>no-test-libraries</id>", "<skip>${rollcall.productClasspath.skip}</skip>",
+                "org.junit*:*:*:*:runtime", "org.assertj*:*:*:*:runtime", "org.opentest4j*:*:*:*:runtime",
+                "org.mockito*:*:*:*:runtime", "org.hamcrest*:*:*:*:runtime");
+    }
+
     private static Set<String> append(Set<String> set, String more) {
         Set<String> copy = new TreeSet<>(set);
         copy.add(more);

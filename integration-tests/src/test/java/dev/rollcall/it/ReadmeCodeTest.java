@@ -6,7 +6,7 @@ import com.example.coordinator.Coordinator;
 import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
 import dev.rollcall.api.policy.VersionPolicyProvider;
 import dev.rollcall.api.RollcallConfig;
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.WorkerFleet;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -7,7 +7,7 @@ import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.core.WorkersUnavailableException;
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.WorkerFleet;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;

@@ -7,7 +7,7 @@ import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.WorkerFleet;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import java.io.IOException;

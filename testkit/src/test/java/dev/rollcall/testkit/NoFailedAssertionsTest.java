@@ -7,6 +7,7 @@ import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.local.WorkerFleet;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;

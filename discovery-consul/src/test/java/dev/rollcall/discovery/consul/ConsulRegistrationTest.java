@@ -16,7 +16,7 @@ import dev.rollcall.api.registration.WorkerRegistration;
 import dev.rollcall.testkit.CandidateRecorder;
 import dev.rollcall.testkit.ConsoleCapture;
 import dev.rollcall.testkit.ThreadCensus;
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.WorkerFleet;
 import dev.rollcall.testkit.consul.ConsulStandIn;
 import dev.rollcall.testkit.consul.RegisteredService;
 import java.time.Duration;

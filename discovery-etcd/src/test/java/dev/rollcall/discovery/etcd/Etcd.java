@@ -1,7 +1,7 @@
 package dev.rollcall.discovery.etcd;
 
 import dev.rollcall.api.Settings;
-import dev.rollcall.testkit.etcd.EtcdServer;
+import dev.rollcall.local.etcd.EtcdServer;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;

@@ -12,7 +12,7 @@ import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.discovery.WorkerDiscovery;
 import dev.rollcall.api.registration.RegistrationException;
 import dev.rollcall.api.registration.WorkerRegistration;
-import dev.rollcall.testkit.etcd.EtcdServer;
+import dev.rollcall.local.etcd.EtcdServer;
 import io.etcd.jetcd.Auth;
 import io.etcd.jetcd.Client;
 import java.io.PrintWriter;

@@ -11,7 +11,7 @@ import dev.rollcall.api.discovery.WorkerDiscovery;
 import dev.rollcall.api.registration.RegistrationException;
 import dev.rollcall.api.registration.WorkerRegistration;
 import dev.rollcall.testkit.CandidateRecorder;
-import dev.rollcall.testkit.etcd.EtcdServer;
+import dev.rollcall.local.etcd.EtcdServer;
 import dev.rollcall.testkit.tls.TestCertificates;
 import java.nio.file.Path;
 import java.time.Duration;

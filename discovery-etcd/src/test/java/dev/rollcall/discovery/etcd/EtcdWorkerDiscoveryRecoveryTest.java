@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.rollcall.api.WorkerEndpoint;
-import dev.rollcall.testkit.etcd.EtcdServer;
+import dev.rollcall.local.etcd.EtcdServer;
 import java.time.Duration;
 import java.util.Map;
 import java.util.List;

@@ -2,13 +2,13 @@ package dev.rollcall.discovery.etcd;
 
 import dev.rollcall.testkit.CandidateRecorder;
 import dev.rollcall.testkit.ConsoleCapture;
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.WorkerFleet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.discovery.WorkerDiscovery;
-import dev.rollcall.testkit.etcd.EtcdServer;
+import dev.rollcall.local.etcd.EtcdServer;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.discovery.WorkerDiscovery;
-import dev.rollcall.testkit.UnresponsiveWorker;
+import dev.rollcall.local.UnresponsiveWorker;
 import io.fabric8.kubernetes.client.Config;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -11,7 +11,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerEndpoint;
-import dev.rollcall.testkit.UnresponsiveWorker;
+import dev.rollcall.local.UnresponsiveWorker;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;

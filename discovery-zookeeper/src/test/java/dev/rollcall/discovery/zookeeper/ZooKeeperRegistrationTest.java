@@ -15,7 +15,7 @@ import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.testkit.ConsoleCapture;
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.WorkerFleet;
 import dev.rollcall.testkit.WorkerProcess;
 import dev.rollcall.testkit.zookeeper.ZooKeeperServer;
 import java.io.PrintWriter;

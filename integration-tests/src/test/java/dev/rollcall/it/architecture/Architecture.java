@@ -43,7 +43,7 @@ final class Architecture {
             "dev.rollcall.api.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc",
                     "dev.rollcall.testkit"),
             "dev.rollcall.protocol.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc",
-                    "dev.rollcall.testkit"),
+                    "dev.rollcall.conformance"),
             "dev.rollcall.core.internal", Set.of("dev.rollcall.grpc"),
             "dev.rollcall.api.registry.InternalSnapshots", Set.of("dev.rollcall.core"));
 
@@ -110,6 +110,23 @@ final class Architecture {
                 .as("rollcall-worker depends on neither rollcall-core nor rollcall-grpc");
     }
 
+    /** The testkit is for tests: nothing that ships reaches into it (the benchmark harness ships nothing). */
+    static ArchRule nothingShippedUsesTheTestkit() {
+        return ArchRuleDefinition.noClasses().that().resideOutsideOfPackages("dev.rollcall.testkit..",
+                        "dev.rollcall.benchmarks..")
+                .should().dependOnClassesThat().resideInAPackage("dev.rollcall.testkit..")
+                .as("no shipped module depends on rollcall-testkit");
+    }
+
+    /** The kit checks a worker from outside, in any language: it knows the protocol, not Rollcall's own sides. */
+    static ArchRule conformanceKnowsTheProtocolAlone() {
+        return ArchRuleDefinition.noClasses().that().resideInAPackage("dev.rollcall.conformance..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.rollcall.core..", "dev.rollcall.worker..",
+                        "dev.rollcall.grpc..", "dev.rollcall.local..", "dev.rollcall.testkit..", "org.junit..",
+                        "org.assertj..")
+                .as("rollcall-conformance depends on rollcall-api and rollcall-protocol alone, and on no test library");
+    }
+
     /** Another module's internal package only through a bridge that names the user. */
     static ArchRule internalsStayHome() {
         return ArchRuleDefinition.classes().that().resideInAPackage("dev.rollcall..")
@@ -136,7 +153,8 @@ final class Architecture {
 
     static List<ArchRule> all() {
         return List.of(noPackageCycles(), apiDependsOnNothing(), pluginsDependOnApiOnly(), coreIsTheResolverAlone(),
-                workerHasNoResolver(), internalsStayHome());
+                workerHasNoResolver(), nothingShippedUsesTheTestkit(), conformanceKnowsTheProtocolAlone(),
+                internalsStayHome());
     }
 
     static DescribedPredicate<JavaClass> rollcall() {

@@ -7,6 +7,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
+import dev.rollcall.conformance.planted.KitUsesTheTestkit;
 import dev.rollcall.core.planted.CoreCallsTheWorker;
 import dev.rollcall.core.planted.a.Left;
 import dev.rollcall.core.planted.b.Right;
@@ -17,8 +18,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The house points one way: every rule of {@link Architecture} holds over the compiled main classes
  * of every Rollcall module on this class path, and each rule fails on a planted back-reference (the
- * classes under {@code dev.rollcall.core.planted} and {@code dev.rollcall.policy.planted}, which are
- * test classes of this module and so never part of the checked set).
+ * classes under {@code dev.rollcall.core.planted}, {@code dev.rollcall.policy.planted} and
+ * {@code dev.rollcall.conformance.planted}, which are test classes of this module and so never part of
+ * the checked set).
  */
 class ArchitectureTest {
 
@@ -35,7 +37,8 @@ class ArchitectureTest {
         assertThat(rollcall.stream().map(c -> Architecture.module(c.getPackageName())).distinct())
                 .contains("dev.rollcall.api", "dev.rollcall.protocol", "dev.rollcall.core", "dev.rollcall.worker",
                         "dev.rollcall.grpc", "dev.rollcall.policy", "dev.rollcall.discovery.etcd",
-                        "dev.rollcall.discovery.staticlist", "dev.rollcall.testkit", "dev.rollcall.console");
+                        "dev.rollcall.discovery.staticlist", "dev.rollcall.testkit", "dev.rollcall.console",
+                        "dev.rollcall.conformance", "dev.rollcall.local");
     }
 
     @Test
@@ -60,6 +63,12 @@ class ArchitectureTest {
     }
 
     @Test
+    void nothingShippedUsesTheTestkitAndTheKitKnowsTheProtocolAlone() {
+        Architecture.nothingShippedUsesTheTestkit().check(rollcall);
+        Architecture.conformanceKnowsTheProtocolAlone().check(rollcall);
+    }
+
+    @Test
     void noInternalPackageIsUsedFromOutsideItsModule() {
         Architecture.internalsStayHome().check(rollcall);
     }
@@ -67,10 +76,12 @@ class ArchitectureTest {
     @Test
     void eachRuleFailsOnAPlantedBackReference() {
         JavaClasses planted = new ClassFileImporter().importClasses(CoreCallsTheWorker.class, Left.class, Right.class,
-                PolicyUsesCoreInternals.class);
+                PolicyUsesCoreInternals.class, KitUsesTheTestkit.class);
         assertViolated(Architecture.coreIsTheResolverAlone(), planted, "CoreCallsTheWorker", "RollcallWorker");
         assertViolated(Architecture.noPackageCycles(), planted, "planted.a", "planted.b");
         assertViolated(Architecture.pluginsDependOnApiOnly(), planted, "PolicyUsesCoreInternals", "LiveResolvers");
+        assertViolated(Architecture.nothingShippedUsesTheTestkit(), planted, "KitUsesTheTestkit", "HostileText");
+        assertViolated(Architecture.conformanceKnowsTheProtocolAlone(), planted, "KitUsesTheTestkit", "HostileText");
         assertViolated(Architecture.internalsStayHome(), planted, "PolicyUsesCoreInternals", "LiveResolvers",
                 "InternalSnapshots");
     }

@@ -17,7 +17,7 @@ import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.PushDiscovery;
 import dev.rollcall.testkit.ThreadCensus;
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.WorkerFleet;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.HashMap;

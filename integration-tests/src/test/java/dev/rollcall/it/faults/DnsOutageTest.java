@@ -6,7 +6,7 @@ import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.WorkerFleet;
 import dev.rollcall.testkit.dns.DnsServer;
 import java.time.Duration;
 import java.util.List;

@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code RollcallWorker} never would. It counts the probes it receives and the connections open to
  * it (a {@link ServerTransportFilter}), and can go down. (It does not come back on its port: that
  * port is an ephemeral one, and a closed NIO server socket keeps its port until its event loop
- * selects once more; a restart in place is the testkit's {@code WorkerFleet}'s, which handles both.)
+ * selects once more; a restart in place is rollcall-local's {@code WorkerFleet}'s, which handles both.)
  */
 final class ScriptedWorker implements AutoCloseable {
 

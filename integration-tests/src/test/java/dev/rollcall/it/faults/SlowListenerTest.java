@@ -10,7 +10,7 @@ import dev.rollcall.protocol.v1.WorkerInfoRequest;
 import dev.rollcall.protocol.v1.WorkerServiceGrpc;
 import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.PushDiscovery;
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.WorkerFleet;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import java.time.Duration;

@@ -7,7 +7,7 @@ import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.WorkerFleet;
 import dev.rollcall.testkit.zookeeper.ZooKeeperServer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

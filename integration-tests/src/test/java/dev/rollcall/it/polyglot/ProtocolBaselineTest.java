@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.DescriptorProtos.FileDescriptorSet;
 import dev.rollcall.protocol.v1.WorkerProto;
-import dev.rollcall.testkit.conformance.ProtocolCompatibility;
+import dev.rollcall.conformance.ProtocolCompatibility;
 import java.io.InputStream;
 import org.junit.jupiter.api.Test;
 

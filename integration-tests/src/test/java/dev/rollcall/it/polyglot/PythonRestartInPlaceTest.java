@@ -12,7 +12,7 @@ import dev.rollcall.it.polyglot.ReferenceWorker.Language;
 import dev.rollcall.policy.SemverRangePolicy;
 import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.PushDiscovery;
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.WorkerFleet;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

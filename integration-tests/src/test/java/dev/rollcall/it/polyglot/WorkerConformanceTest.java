@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rollcall.it.polyglot.ReferenceWorker.Language;
 import dev.rollcall.testkit.Closer;
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.WorkerFleet;
 import dev.rollcall.testkit.WorkerProcess;
-import dev.rollcall.testkit.conformance.ConformanceReport;
-import dev.rollcall.testkit.conformance.RuleResult;
-import dev.rollcall.testkit.conformance.RuleResult.Outcome;
-import dev.rollcall.testkit.conformance.WorkerConformance;
+import dev.rollcall.conformance.ConformanceReport;
+import dev.rollcall.conformance.RuleResult;
+import dev.rollcall.conformance.RuleResult.Outcome;
+import dev.rollcall.conformance.WorkerConformance;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;

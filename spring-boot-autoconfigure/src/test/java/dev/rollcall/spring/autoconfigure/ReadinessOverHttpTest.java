@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.testkit.FleetWorker;
-import dev.rollcall.testkit.WorkerFleet;
+import dev.rollcall.local.FleetWorker;
+import dev.rollcall.local.WorkerFleet;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.net.URI;
