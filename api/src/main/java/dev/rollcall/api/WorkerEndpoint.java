@@ -16,7 +16,7 @@ import java.util.Objects;
  *
  * <p>Immutable and thread-safe. A value class rather than a record so that its URL and hash are
  * computed once, when it is made: the resolver looks endpoints up by URL for every probe answer and
- * every snapshot, and building the string each time was a fifth of its work at 10,000 workers.
+ * every snapshot, so building the string each time would be paid per worker per snapshot.
  */
 public final class WorkerEndpoint {
 

@@ -23,8 +23,8 @@ import java.util.TreeSet;
  *
  * <ul>
  *   <li>{@code --quick}: smaller and shorter (under 3 minutes for scenarios 1 to 6); otherwise the full run.</li>
- *   <li>{@code --write-doc}: also writes the table into {@code BENCHMARKS.md} (the working directory's),
- *       between the markers of this kind of run.</li>
+ *   <li>{@code --write-doc}: also writes the table and its charts, without the notes, into
+ *       {@code BENCHMARKS.md} (the working directory's), between the markers of this kind of run.</li>
  *   <li>{@code --only}: the scenarios to run (1 read path, 2 convergence, 3 probe economy,
  *       4 propagation, 5 memory and threads, 6 ZooKeeper and DNS propagation, 7 drain, 8 the last mile:
  *       restart in place behind a channel, kill to last call, shared channels; 9 a fleet of 100,000
@@ -162,7 +162,8 @@ public final class Bench {
         String launcher = System.getenv().getOrDefault("ROLLCALL_BENCH_LAUNCHER",
                 "java --add-opens=java.base/java.nio=ALL-UNNAMED -jar benchmarks/target/benchmarks.jar");
         String command = launcher + (args.length > 0 ? " " + String.join(" ", args) : "");
-        String section = header(plan, command, seconds, machine, loadBefore, loadAfter) + "\n" + report.markdown();
+        String head = header(plan, command, seconds, machine, loadBefore, loadAfter);
+        String section = head + "\n" + report.markdown();
         // The charts go next to the table: into the logs, and with --write-doc beside BENCHMARKS.md.
         String logCharts = Charts.write(logs.resolve("charts-" + plan.name()), logs);
         System.out.println();
@@ -170,7 +171,7 @@ public final class Bench {
         Files.writeString(logs.resolve("results-" + plan.name() + ".md"), section + logCharts);
         if (writeDoc) {
             String docCharts = Charts.write(Path.of("docs", "benchmarks", "charts", plan.name()), Path.of("."));
-            writeDoc(Path.of("BENCHMARKS.md"), plan.name(), section + docCharts);
+            writeDoc(Path.of("BENCHMARKS.md"), plan.name(), docSection(plan.name(), head, report, docCharts));
         }
         System.exit(report.markdown().contains("failed: ") ? 1 : 0);
     }
@@ -265,8 +266,18 @@ public final class Bench {
         }
     }
 
+    /**
+     * What {@code --write-doc} puts between the markers: the header, the table and the charts. The
+     * page keeps only the current table (what each row means is written once beside it); the notes,
+     * each scenario's setup and this run's own counts, stay in the logs' results file.
+     */
+    static String docSection(String kind, String head, Report report, String charts) {
+        return head + "\n" + report.table() + "\nThe notes on this run (each scenario's setup and counts) are in"
+                + " `results-" + kind + ".md` of its logs directory.\n" + charts;
+    }
+
     /** Replaces the text between {@code <!-- results:kind:begin -->} and {@code <!-- results:kind:end -->}. */
-    private static void writeDoc(Path doc, String kind, String section) throws IOException {
+    static void writeDoc(Path doc, String kind, String section) throws IOException {
         String begin = "<!-- results:" + kind + ":begin -->";
         String end = "<!-- results:" + kind + ":end -->";
         String text = Files.exists(doc) ? Files.readString(doc) : "";

@@ -34,7 +34,23 @@ final class Report {
         add(new Row(scenario, "failed: " + e, "", "", "", "no"));
     }
 
+    /** The table and, under it, the notes on each scenario's setup and this run's counts. */
     synchronized String markdown() {
+        StringBuilder b = new StringBuilder(table());
+        if (!notes.isEmpty()) {
+            b.append('\n');
+            for (String n : notes) {
+                b.append("* ").append(n).append('\n');
+            }
+        }
+        return b.toString();
+    }
+
+    /**
+     * The table alone: what {@code --write-doc} puts into BENCHMARKS.md, whose rows are explained
+     * once beside it; the notes, a run's own setup and counts, stay in the logs' results file.
+     */
+    synchronized String table() {
         StringBuilder b = new StringBuilder();
         b.append("| scenario | Rollcall | baseline | ratio | target | met |\n");
         b.append("|---|---|---|---|---|---|\n");
@@ -43,12 +59,6 @@ final class Report {
         for (Row r : ordered) {
             b.append("| ").append(String.join(" | ", cell(r.scenario()), cell(r.rollcall()), cell(r.baseline()),
                     cell(r.ratio()), cell(r.target()), cell(r.met()))).append(" |\n");
-        }
-        if (!notes.isEmpty()) {
-            b.append('\n');
-            for (String n : notes) {
-                b.append("* ").append(n).append('\n');
-            }
         }
         return b.toString();
     }

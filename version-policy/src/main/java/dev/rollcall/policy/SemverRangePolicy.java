@@ -38,9 +38,8 @@ public final class SemverRangePolicy implements VersionPolicy {
     /** The same range with pre-releases included, to explain why a pre-release was left out. */
     private final NpmRange matchingWithPrereleases;
     /**
-     * Verdicts by version string. A verdict depends on the version alone, a fleet reports few
-     * versions, and parsing one took about 13 µs: a tenth of the resolver's own work per worker
-     * while converging on 10,000.
+     * Verdicts by version string. A verdict depends on the version alone and a fleet reports few
+     * versions, while parsing one is a large share of the resolver's own work per new worker.
      */
     private final Map<String, Verdict> verdicts = new ConcurrentHashMap<>();
     private static final int MAX_REMEMBERED = 1024;

@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * <p>Sweeps run on the ticks of a shared grid: instants at which the wall clock reads a multiple of
  * {@link #GRID_NANOS}. Every worker on a host (and, with clocks in sync, every worker of a fleet)
  * sends its heartbeats on the same ticks, so that a coordinator reads them in bursts, one event-loop
- * wake-up for many, instead of one wake-up for each (at 10,000 kept streams the wake-ups were most
- * of what an idle fleet cost both sides). A heartbeat waits at most one tick for it; the wall clock
+ * wake-up for many, instead of one wake-up for each (with many kept streams the wake-ups are most
+ * of what an idle fleet costs both sides). A heartbeat waits at most one tick for it; the wall clock
  * only places the ticks (a step of it moves them, and delays no heartbeat by more than a tick).
  */
 final class WatchStreams {

@@ -20,7 +20,8 @@ import java.util.function.Function;
  * <p>A policy says whether it judges each worker alone ({@link #perWorker()}). One that does keeps
  * {@code select}'s default, and its {@code check} answers from the {@link WorkerInfo} alone, the same
  * way each time: the resolver then asks once per answer and keeps the verdict until that worker's
- * answer changes (at 10,000 workers, asking again on every snapshot cost more than building it).
+ * answer changes (asking again on every snapshot would cost a check per worker per build, more
+ * than the build itself).
  * Any other policy (its verdicts depend on the other workers, time or its own state) leaves
  * {@code perWorker()} false; its {@code select} is called with every answered worker on each change.
  * A policy that declares nothing is taken as such: correct whatever it does, only slower if it

@@ -134,8 +134,8 @@ public sealed interface FleetEvent {
     static List<FleetEvent> between(FleetSnapshot before, FleetSnapshot after) {
         long n = after.number();
         List<FleetEvent> events = new ArrayList<>();
-        // The cohorts without the selection reports: a report lists every worker left out (thousands
-        // while converging on 10,000), and a snapshot builds it only when asked.
+        // The cohorts without the selection reports: a report lists every worker left out (most of
+        // the fleet while converging), and a snapshot builds it only when asked.
         Optional<String> from = ImmutableFleetSnapshot.cohortOf(before);
         Optional<String> to = ImmutableFleetSnapshot.cohortOf(after);
         if (!from.equals(to)) {
@@ -206,8 +206,8 @@ public sealed interface FleetEvent {
      * The statuses that differ between the two snapshots, as pairs {@code {was, is}} (either null
      * for a worker that joined or left), in URL order. A status both snapshots hold (the same
      * object: the resolver hands an unchanged worker's status over again) makes no event and costs
-     * one comparison of references: at 10,000 workers, two maps of every status per snapshot cost an
-     * event listener (the metrics' among them) a core-second in a convergence, beside the probes.
+     * one comparison of references: hashing every status of both snapshots would make each event
+     * listener (the metrics' among them) pay for the whole fleet on every snapshot, beside the probes.
      */
     private static List<WorkerStatus[]> changed(FleetSnapshot before, FleetSnapshot after) {
         WorkerStatus[] a = inUrlOrder(before);
@@ -243,9 +243,8 @@ public sealed interface FleetEvent {
 
     /**
      * A snapshot's statuses in URL order, read-only by convention: Rollcall's own snapshots' array
-     * as it is (walking it directly, not through the read-only list over it, took a metrics
-     * listener from about 2 ms to a fraction of one per snapshot at 10,000 workers), sorted copies
-     * for any other.
+     * as it is (walked directly, not through the read-only list over it, so that a listener's
+     * cost per snapshot is a loop over an array), sorted copies for any other.
      */
     private static WorkerStatus[] inUrlOrder(FleetSnapshot snapshot) {
         if (snapshot instanceof ImmutableFleetSnapshot own) {

@@ -15,8 +15,8 @@ import java.util.TreeMap;
  * workers and their endpoints in URL order, the workers per state and per version. Made either by
  * reading every status ({@link #count}) or from the previous snapshot's tally and the statuses that
  * differ from its own ({@link #update}): a resolver that publishes a snapshot after 100 of 10,000
- * workers changed then reads 100 statuses, not 10,000 (each a few objects scattered in the heap:
- * milliseconds per build on a busy machine, where nothing stays in the caches between builds).
+ * workers changed then reads 100 statuses, not 10,000 (each a few objects scattered in the heap,
+ * which on a busy machine are out of the caches between builds).
  * Both give equal tallies for equal statuses.
  *
  * <p>Immutable once made; never handed out.
@@ -71,7 +71,7 @@ final class FleetTally {
     static FleetTally update(FleetTally before, WorkerStatus[] was, WorkerStatus[] now) {
         // Room for the compatible workers before and a few more: while converging on 10,000 workers a
         // resolver builds hundreds of snapshots, each with a few more compatible workers than the last;
-        // arrays as long as the fleet, then trimmed, were half of what its builds allocated.
+        // arrays as long as the fleet, then trimmed, would allocate the fleet twice over per build.
         int room = (int) Math.min(now.length, (long) before.compatible + Math.max(0, now.length - was.length) + SPARE);
         Builder b = new Builder(now.length, room, before.byState.clone(), copy(before.perVersion),
                 copy(before.compatiblePerVersion));

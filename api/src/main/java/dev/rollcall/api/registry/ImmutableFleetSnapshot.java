@@ -34,15 +34,15 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     private final List<WorkerInfo> workers;
     private final List<WorkerEndpoint> endpoints;
     // Built on first use (racy but idempotent, published through the volatile): the resolver makes
-    // many snapshots while converging that no one asks about one endpoint or service, and at
-    // 10,000 workers these indexes were half the cost of making one.
+    // many snapshots while converging that no one asks about one endpoint or service, and these
+    // indexes would cost as much as the rest of making one.
     private volatile Map<String, WorkerStatus> byId;
     private final SortedMap<String, Integer> histogram;
     private final FleetCounts counts;
     private volatile ServiceIndex services;
     // The selection report (its list of every candidate left out) and the schema index are built on
-    // first use too: while converging on 10,000 workers a resolver builds a snapshot every few tens
-    // of milliseconds, and most are never asked about either. What they are made of is kept.
+    // first use too: while converging a resolver builds many snapshots in quick succession, and
+    // most are never asked about either. What they are made of is kept.
     private volatile SelectionReport selection;
     private final Optional<String> cohort;
     private final String explanation;
@@ -126,8 +126,8 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
 
     /**
      * The status of the worker with this URL: a binary search of the statuses, which are in URL
-     * order (no index to build: at 10,000 workers building one took milliseconds, on the first
-     * lookup of every snapshot).
+     * order (no index to build: building one is a pass over the whole fleet, on the first lookup of
+     * every snapshot).
      */
     private WorkerStatus byUrl(String url) {
         int low = 0;
@@ -244,7 +244,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         if (endpointId.contains("://")) {
             // A URL (any spelling) is looked up as one, never among the instance ids: a URL that is
             // not in the snapshot (a worker just added, one that left) must not build the id index,
-            // which at 10,000 workers took milliseconds on every snapshot such a caller looked at.
+            // a pass over the whole fleet on every snapshot such a caller looks at.
             try {
                 return Optional.ofNullable(byUrl(WorkerEndpoint.parse(endpointId).url()));
             } catch (IllegalArgumentException notAnEndpoint) {

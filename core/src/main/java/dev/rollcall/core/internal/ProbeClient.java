@@ -86,10 +86,10 @@ public final class ProbeClient implements AutoCloseable {
     /**
      * Where work that builds channels and starts calls runs off the caller's thread: a thread of
      * this client's own ({@code threadName-start}), or the caller itself on the shared event loop.
-     * Not the event loop: converging on 10,000 workers, event loop threads that also built channels
-     * (tens of microseconds each) answered their connections' handshakes late, the workers at the
-     * other end woke for one event at a time, and both sides spent a third more CPU per probe (as
-     * plain grpc-java does it: one thread builds and starts, the event loop only does I/O).
+     * Not the event loop: event loop threads that also build channels answer their connections'
+     * handshakes late, so the workers at the other end wake for one event at a time and both sides
+     * spend more CPU per probe (as plain grpc-java does it: one thread builds and starts, the event
+     * loop only does I/O).
      */
     public Executor starter() {
         ExecutorService s = starts;

@@ -63,9 +63,9 @@ import org.slf4j.LoggerFactory;
  * about the square root of the fleet's size: see {@link KeyedCandidates}); otherwise it is handed to
  * that thread, behind the ones before it. Either way the state is touched under one lock, never
  * waited for on jetcd's thread, responses are applied in the order etcd sent them, and the
- * listener is called from one thread at a time. A hand-off per event cost a wake-up of the loop
- * thread: 0.1 ms at the median and 4.7 ms at the p99 of a put's propagation on a busy 2-core
- * machine. {@link #start} returns at once. Every call to etcd has a deadline, so the thread never
+ * listener is called from one thread at a time. A hand-off per event would cost a wake-up of the
+ * loop thread on every put's way to a snapshot, and a busy machine makes that wake-up late.
+ * {@link #start} returns at once. Every call to etcd has a deadline, so the thread never
  * waits on the network for longer than {@code request-timeout} (plus {@code connect-timeout} to
  * connect).
  */

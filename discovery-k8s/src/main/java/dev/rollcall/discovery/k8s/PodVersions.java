@@ -23,8 +23,8 @@ import java.util.concurrent.CompletionStage;
  *
  * <p><b>What it keeps.</b> Its store keeps of each pod only its name, namespace, UID, resource
  * version and that one label, never the spec or status: what watching pods costs in heap is a few
- * hundred bytes per pod, not the several kilobytes a whole pod takes (see the module README for
- * the measurement).
+ * hundred bytes per pod, not the several kilobytes a whole pod takes ({@code PodWatchCostMeasurement}
+ * in the tests shows it).
  *
  * <p><b>Threads.</b> fabric8 calls the event handler and fills the store on the client's threads;
  * {@link #claimed} reads the store from any thread (fabric8's store is thread-safe).

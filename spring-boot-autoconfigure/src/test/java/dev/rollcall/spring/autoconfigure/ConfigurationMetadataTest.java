@@ -16,8 +16,9 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The configuration metadata IDEs complete {@code application.yml} from lists every key core's
- * README documents, and the starter's own, with the documented defaults.
+ * The configuration metadata IDEs complete {@code application.yml} from lists every key of core's
+ * table in docs/configuration.md and of the worker's README, and the starter's own, with the
+ * documented defaults.
  */
 class ConfigurationMetadataTest {
 
@@ -38,15 +39,26 @@ class ConfigurationMetadataTest {
     void listsEveryKeyOfTheResolversAndTheWorkersReadmeTables() throws IOException {
         Map<String, JsonNode> metadata = metadata();
         int documented = 0;
-        for (String module : List.of("core", "worker")) {
-            Matcher row = Pattern.compile("(?m)^\\| `(rollcall\\.[a-z0-9.-]+)` \\|").matcher(
-                    Files.readString(Path.of("..", module, "README.md")));
+        Map<String, String> tables = Map.of(
+                "docs/configuration.md, ### rollcall-core", coresTable(),
+                "worker/README.md", Files.readString(Path.of("..", "worker", "README.md")));
+        for (Map.Entry<String, String> table : tables.entrySet()) {
+            Matcher row = Pattern.compile("(?m)^\\| `(rollcall\\.[a-z0-9.-]+)` \\|").matcher(table.getValue());
             while (row.find()) {
                 documented++;
-                assertThat(metadata).as("%s/README.md documents %s", module, row.group(1)).containsKey(row.group(1));
+                assertThat(metadata).as("%s documents %s", table.getKey(), row.group(1)).containsKey(row.group(1));
             }
         }
-        assertThat(documented).as("key rows found in core/README.md and worker/README.md").isGreaterThan(30);
+        assertThat(documented).as("key rows found in core's and the worker's tables").isGreaterThan(30);
+    }
+
+    /** Core's keys table: the {@code ### rollcall-core} section of docs/configuration.md. */
+    private static String coresTable() throws IOException {
+        String page = Files.readString(Path.of("..", "docs", "configuration.md"));
+        int from = page.indexOf("\n### rollcall-core\n");
+        assertThat(from).as("docs/configuration.md's ### rollcall-core").isNotNegative();
+        int to = page.indexOf("\n### ", from + 1);
+        return page.substring(from, to < 0 ? page.length() : to);
     }
 
     @Test

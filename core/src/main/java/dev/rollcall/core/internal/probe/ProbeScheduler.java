@@ -284,7 +284,7 @@ public final class ProbeScheduler<W extends ProbeTarget> {
         if (keeps(w) && transport.pushes() && !s.unaryOnly && s.stream == null) {
             // The probe is the worker's WatchWorkerInfo stream: its first answer is the probe's, and
             // it stays open to push every change. One call per worker: a probe and then a stream
-            // cost converging on 10,000 workers a second call each, on both sides.
+            // would be a second call for every worker, on both sides.
             await(w, link, keptChannels.openStream(w, link).first(), waiting, started, true);
         } else {
             await(w, link, link.probe(w.endpoint(), settings.timeout()), waiting, started, false);
