@@ -7,6 +7,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
+import dev.rollcall.core.internal.PlantedRootReachesDown;
 import dev.rollcall.core.planted.CoreCallsTheWorker;
 import dev.rollcall.core.planted.a.Left;
 import dev.rollcall.core.planted.b.Right;
@@ -44,6 +45,12 @@ class ArchitectureTest {
     }
 
     @Test
+    void coreInternalsPointOneWayFromTheirRootDown() {
+        Architecture.coreInternalRootReachesNoSubpackage().check(rollcall);
+        Architecture.coreInternalPackagesFreeOfCycles().check(rollcall);
+    }
+
+    @Test
     void apiDependsOnNothingOfRollcall() {
         Architecture.apiDependsOnNothing().check(rollcall);
     }
@@ -67,9 +74,11 @@ class ArchitectureTest {
     @Test
     void eachRuleFailsOnAPlantedBackReference() {
         JavaClasses planted = new ClassFileImporter().importClasses(CoreCallsTheWorker.class, Left.class, Right.class,
-                PolicyUsesCoreInternals.class);
+                PolicyUsesCoreInternals.class, PlantedRootReachesDown.class);
         assertViolated(Architecture.coreIsTheResolverAlone(), planted, "CoreCallsTheWorker", "RollcallWorker");
         assertViolated(Architecture.noPackageCycles(), planted, "planted.a", "planted.b");
+        assertViolated(Architecture.coreInternalRootReachesNoSubpackage(), planted, "PlantedRootReachesDown",
+                "SerialContext");
         assertViolated(Architecture.pluginsDependOnApiOnly(), planted, "PolicyUsesCoreInternals", "LiveResolvers");
         assertViolated(Architecture.internalsStayHome(), planted, "PolicyUsesCoreInternals", "LiveResolvers",
                 "InternalSnapshots");
