@@ -8,7 +8,7 @@ import dev.rollcall.api.internal.NamedThreads;
 import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.internal.LiveResolvers;
-import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.probe.client.ProbeClient;
 import dev.rollcall.core.internal.calls.CallPath;
 import dev.rollcall.core.internal.drain.DrainReleases;
 import dev.rollcall.core.internal.drain.HolderIds;

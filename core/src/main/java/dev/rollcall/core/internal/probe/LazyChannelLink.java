@@ -1,8 +1,8 @@
 package dev.rollcall.core.internal.probe;
 
 import dev.rollcall.api.WorkerEndpoint;
-import dev.rollcall.core.internal.OpenSockets;
-import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.probe.client.OpenSockets;
+import dev.rollcall.core.internal.probe.client.ProbeClient;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import java.util.concurrent.CompletableFuture;

@@ -1,7 +1,7 @@
 package dev.rollcall.core.internal.probe;
 
 import dev.rollcall.api.WorkerEndpoint;
-import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.probe.client.ProbeClient;
 import dev.rollcall.protocol.ProbeOutcome;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;

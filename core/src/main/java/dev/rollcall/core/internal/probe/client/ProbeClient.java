@@ -1,6 +1,8 @@
-package dev.rollcall.core.internal;
+package dev.rollcall.core.internal.probe.client;
 
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.core.internal.ProbeFailures;
+import dev.rollcall.core.internal.ProbeTls;
 import dev.rollcall.core.internal.drain.HolderIds;
 import dev.rollcall.protocol.ProbeOutcome;
 import io.grpc.ManagedChannel;

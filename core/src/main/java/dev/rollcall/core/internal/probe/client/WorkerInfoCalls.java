@@ -1,6 +1,7 @@
-package dev.rollcall.core.internal;
+package dev.rollcall.core.internal.probe.client;
 
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.core.internal.ProbeFailures;
 import dev.rollcall.core.internal.drain.HolderIds;
 import dev.rollcall.protocol.ProbeOutcome;
 import dev.rollcall.protocol.internal.AnswerCheck;

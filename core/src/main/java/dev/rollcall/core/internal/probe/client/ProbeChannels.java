@@ -1,7 +1,8 @@
-package dev.rollcall.core.internal;
+package dev.rollcall.core.internal.probe.client;
 
 import com.google.common.net.InetAddresses;
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.core.internal.ProbeTls;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.InternalNettyChannelBuilder;
 import io.grpc.netty.NettyChannelBuilder;

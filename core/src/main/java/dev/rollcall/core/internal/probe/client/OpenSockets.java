@@ -1,4 +1,4 @@
-package dev.rollcall.core.internal;
+package dev.rollcall.core.internal.probe.client;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
