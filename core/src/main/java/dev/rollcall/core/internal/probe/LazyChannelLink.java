@@ -130,7 +130,7 @@ abstract class LazyChannelLink implements ProbeTransport.Link {
             return CompletableFuture.completedFuture(null);
         }
         CompletableFuture<Void> gone = untilGone ? new CompletableFuture<>() : CompletableFuture.completedFuture(null);
-        // On the event loop too: a shutdown costs tens of microseconds, and a churn closes
+        // On the event loop too: a shutdown is not free, and a churn closes
         // a channel per worker that left, on the caller's thread (the serial context).
         try {
             lane.execute(() -> {

@@ -94,11 +94,10 @@ public interface ProbeTransport {
     }
 
     /**
-     * Links over {@code client}'s channels. Building a channel and starting a call cost tens of
-     * microseconds each; both run on the client's starter thread ({@link ProbeClient#starter()}),
-     * neither on the caller's thread (the resolver's serial context, which a profile of converging
-     * on 10,000 workers found spending a third of its time there) nor on the event loop that does
-     * the channel's network I/O ({@link ProbeClient#lane()}, where its deadline and its close run).
+     * Links over {@code client}'s channels. Building a channel and starting a call are not free;
+     * both run on the client's starter thread ({@link ProbeClient#starter()}), neither on the
+     * caller's thread (the resolver's serial context, which every probe and build waits for while
+     * converging) nor on the event loop that does the channel's network I/O ({@link ProbeClient#lane()}, where its deadline and its close run).
      * A link's channel is built on first use and at most once, with {@code keepalive} (null: none).
      */
     static ProbeTransport grpc(ProbeClient client, ProbeClient.Http2Keepalive keepalive) {

@@ -266,8 +266,8 @@ public final class SnapshotFanOut {
      * Waits as {@link #awaitUntil} does; returns the snapshot that satisfied {@code done}, or null
      * when none did in time or the fan-out closed (so that a caller need not test it again).
      * {@code done} is the caller's code and runs on the caller's thread outside the lock a publish
-     * takes: a slow condition delays only its caller, never the resolver's thread (it used to hold
-     * the lock, and the resolver's thread spun on it for as long as the condition ran).
+     * takes: a slow condition delays only its caller, never the resolver's thread (which would
+     * otherwise wait on the lock for as long as the condition runs).
      */
     public FleetSnapshot awaitSatisfying(Duration timeout, Predicate<? super FleetSnapshot> done) throws InterruptedException {
         long deadline = ticker.read() + timeout.toNanos();

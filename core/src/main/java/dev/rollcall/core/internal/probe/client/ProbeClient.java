@@ -88,10 +88,10 @@ public final class ProbeClient implements AutoCloseable {
     /**
      * Where work that builds channels and starts calls runs off the caller's thread: a thread of
      * this client's own ({@code threadName-start}), or the caller itself on the shared event loop.
-     * Not the event loop: converging on 10,000 workers, event loop threads that also built channels
-     * (tens of microseconds each) answered their connections' handshakes late, the workers at the
-     * other end woke for one event at a time, and both sides spent a third more CPU per probe (as
-     * plain grpc-java does it: one thread builds and starts, the event loop only does I/O).
+     * Not the event loop: event loop threads that also build channels answer their connections'
+     * handshakes late, so the workers at the other end wake for one event at a time and both sides
+     * spend more CPU per probe (as plain grpc-java does it: one thread builds and starts, the event
+     * loop only does I/O).
      */
     public Executor starter() {
         ExecutorService s = starts;
@@ -185,8 +185,8 @@ public final class ProbeClient implements AutoCloseable {
 
     /**
      * What a {@code WatchWorkerInfo} stream tells its watcher. Every method runs on a network thread
-     * and must be fast: at 10,000 workers that repeat their answer every few seconds, heartbeats
-     * alone are thousands of calls a second.
+     * and must be fast: every worker of a large fleet repeats its answer every few seconds, so
+     * heartbeats alone arrive many times a second.
      */
     public interface StreamListener {
         /**
@@ -222,7 +222,7 @@ public final class ProbeClient implements AutoCloseable {
     /**
      * Probes by opening the worker's {@code WatchWorkerInfo} stream: one call that answers as a
      * probe does and then stays open, instead of a probe and then a stream (two calls per worker,
-     * which converging on 10,000 workers pays for on both sides). {@code first} completes with the
+     * which converging on a large fleet pays for on both sides). {@code first} completes with the
      * first answer, or with the failure when the stream ends first or sends nothing within
      * {@code timeout} ({@code DEADLINE_EXCEEDED}; the stream is cancelled); a worker that serves only
      * the unary call ends it {@code UNIMPLEMENTED}. Only after a first answer do later answers, their
