@@ -37,6 +37,39 @@ class SnapshotFanOutTest {
                 Ticker.systemTicker());
     }
 
+    /**
+     * Exact drain's lease table moves to each snapshot in a hook: a reader, an awaiter or a lease
+     * taken after the snapshot is readable must find the table there already.
+     */
+    @Test
+    void aHookHasEachSnapshotBeforeAnyReaderOrAwaiterCanSeeIt() throws Exception {
+        SnapshotFanOut fanOut = fanOut();
+        List<Long> currentWhileHooked = new CopyOnWriteArrayList<>();
+        List<Long> hooked = new CopyOnWriteArrayList<>();
+        fanOut.beforeEachPublish(s -> {
+            currentWhileHooked.add(fanOut.current().number());
+            hooked.add(s.number());
+        });
+        try {
+            CompletableFuture<List<Long>> hookedWhenAwaited = CompletableFuture.supplyAsync(() -> {
+                awaitNumber(fanOut, 1);
+                return List.copyOf(hooked);
+            });
+            fanOut.publish(snapshot(1), false);
+            assertThat(fanOut.candidatesKnown()).as("published before candidates were known").isFalse();
+            fanOut.publish(snapshot(2), true);
+
+            assertThat(currentWhileHooked).as("the snapshot current while each hook ran: the one before it")
+                    .containsExactly(0L, 1L);
+            assertThat(hookedWhenAwaited.get(30, TimeUnit.SECONDS)).as("hooked by the time an awaiter saw it")
+                    .contains(1L);
+            assertThat(fanOut.current().number()).isEqualTo(2);
+            assertThat(fanOut.candidatesKnown()).as("known as of snapshot 2").isTrue();
+        } finally {
+            fanOut.close();
+        }
+    }
+
     @Test
     void aListenerThatBlocksDelaysOnlyItselfAndFindsTheNewestSnapshotWhenItReturns() throws Exception {
         SnapshotFanOut fanOut = fanOut();
