@@ -5,7 +5,7 @@ import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
-import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.probe.client.ProbeClient;
 import dev.rollcall.core.internal.ProbeFailures;
 import dev.rollcall.core.internal.ProbeTls;
 import dev.rollcall.core.internal.probe.ProbeTransport;

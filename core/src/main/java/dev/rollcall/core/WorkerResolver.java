@@ -23,6 +23,7 @@ import dev.rollcall.core.internal.probe.ProbeScheduler;
 import dev.rollcall.core.internal.settings.Plugins;
 import dev.rollcall.core.internal.settings.ResolverOverrides;
 import dev.rollcall.core.internal.settings.ResolverSettings;
+import dev.rollcall.core.internal.snapshot.SnapshotFanOut;
 import dev.rollcall.core.internal.snapshot.Subscription;
 import dev.rollcall.protocol.spi.ProbeCapabilities;
 import io.grpc.ClientInterceptor;
@@ -94,8 +95,8 @@ public final class WorkerResolver implements AutoCloseable {
     private final VersionPolicy policy;
     /** The rooms behind the facade, built, started and closed in order. */
     private final ResolverLifecycle rooms;
-    /** The current snapshot, for the read path: one volatile read of this object's own field. */
-    private volatile FleetSnapshot current;
+    /** The one owner of the current snapshot: the read path is one volatile read of its field. */
+    private final SnapshotFanOut snapshots;
     /** {@code rollcall.readiness.*}: when {@link #ready()} says yes. */
     private final ReadinessRule readiness;
     /** The clock of the snapshots' times: how long the current one has been stale, for {@link #ready()}. */
@@ -109,9 +110,8 @@ public final class WorkerResolver implements AutoCloseable {
         this.discovery = chosen.discovery();
         this.policy = chosen.policy();
         this.rooms = new ResolverLifecycle(new ResolverLifecycle.Given(name, RESOLVERS.incrementAndGet(), discovery,
-                policy, settings, b.clock, b.ticker, b.scheduler, chosen.protocol()), () -> current,
-                snapshot -> current = snapshot);
-        this.current = rooms.fanOut().current();
+                policy, settings, b.clock, b.ticker, b.scheduler, chosen.protocol()));
+        this.snapshots = rooms.fanOut();
     }
 
     /** Builds a resolver from {@link RollcallConfig#load()}: the properties files, system properties and environment. */
@@ -130,7 +130,7 @@ public final class WorkerResolver implements AutoCloseable {
 
     /** The compatible workers of the current snapshot, ordered by URL. Lock-free. */
     public List<WorkerInfo> workers() {
-        return current.workers();
+        return snapshots.current().workers();
     }
 
     /**
@@ -138,7 +138,7 @@ public final class WorkerResolver implements AutoCloseable {
      * that must agree on the fleet. Lock-free.
      */
     public FleetSnapshot pin() {
-        return current;
+        return snapshots.current();
     }
 
     /**
@@ -150,7 +150,7 @@ public final class WorkerResolver implements AutoCloseable {
     public SnapshotLease lease() {
         LeaseTable table = rooms.leases();
         if (table == null) {
-            return new SnapshotLease(current, null);
+            return new SnapshotLease(snapshots.current(), null);
         }
         LeaseTable.Slot slot = table.acquire();
         return new SnapshotLease(slot.snapshot(), slot);
@@ -297,7 +297,7 @@ public final class WorkerResolver implements AutoCloseable {
      * snapshot and the {@link Builder#clock}; lock-free, never blocks, any thread.
      */
     public Readiness ready() {
-        return readiness.evaluate(current, clock.instant());
+        return readiness.evaluate(snapshots.current(), clock.instant());
     }
 
     /** How many probes this resolver has sent so far, successful or not. */

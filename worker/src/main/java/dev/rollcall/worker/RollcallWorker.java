@@ -223,20 +223,12 @@ public final class RollcallWorker implements AutoCloseable {
         }
 
         /**
-         * Reads the worker's keys from {@code config}: {@code rollcall.worker.host} (default
-         * {@code 127.0.0.1}), {@code rollcall.worker.port} (default 0), {@code rollcall.worker.advertise-host}
-         * (default the host), {@code rollcall.worker.shutdown-grace} (default 5 s),
-         * {@code rollcall.worker.tls.cert} and {@code rollcall.worker.tls.key} (PEM certificate chain
-         * and PKCS#8 key: serve TLS; default plaintext), {@code rollcall.worker.tls.client-ca} (PEM CA
-         * certificates: require client certificates they signed; default none),
-         * {@code rollcall.worker.reflection} (default {@code true}, see {@link #reflection}), the limits
-         * on what clients may send ({@code rollcall.worker.max-request-bytes},
-         * {@code max-watches}, {@code max-watches-per-connection}, {@code max-calls-per-connection}:
-         * see their methods), and
-         * {@code rollcall.worker.register} (default {@code false}): when true, {@link #start()}
-         * registers the worker with the backend named by {@code rollcall.discovery.type}, with that
-         * backend's settings. A typo among the worker's keys fails {@link #start()} naming the nearest
-         * key; the coordinator's keys in the same file are left alone.
+         * Reads the worker's keys ({@code rollcall.worker.*}, each with its default in
+         * {@code docs/configuration.md}; each has a method here that overrides it) from
+         * {@code config}. With {@code rollcall.worker.register=true}, {@link #start()} registers the
+         * worker with the backend named by {@code rollcall.discovery.type}, with that backend's
+         * settings. A typo among the worker's keys fails {@link #start()} naming the nearest key; the
+         * coordinator's keys in the same file are left alone.
          */
         public Builder config(RollcallConfig config) {
             o.config = Objects.requireNonNull(config, "config");

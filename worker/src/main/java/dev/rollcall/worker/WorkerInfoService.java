@@ -1,6 +1,5 @@
 package dev.rollcall.worker;
 
-import dev.rollcall.api.PeerText;
 import dev.rollcall.api.ServiceInfo;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
@@ -8,17 +7,9 @@ import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.Scheduler;
 import dev.rollcall.api.Ticker;
 import dev.rollcall.protocol.internal.WireFormat;
-import dev.rollcall.protocol.v1.ReleaseWorkerRequest;
-import dev.rollcall.protocol.v1.ReleaseWorkerResponse;
-import dev.rollcall.protocol.v1.WorkerInfoRequest;
-import dev.rollcall.protocol.v1.WorkerInfoResponse;
-import dev.rollcall.protocol.v1.WorkerServiceGrpc;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
-import io.grpc.Status;
-import io.grpc.stub.ServerCallStreamObserver;
-import io.grpc.stub.StreamObserver;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -116,81 +107,7 @@ public final class WorkerInfoService implements BindableService {
         this.answer = answer();
         this.streams = new WatchStreams(() -> answer, b.executor, b.scheduler, b.ticker, b.wallClock);
         this.limit = new WatchLimit(b.maxWatches, b.maxWatchesPerConnection);
-        ServerServiceDefinition own = new WorkerServiceGrpc.WorkerServiceImplBase() {
-            @Override
-            public void workerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> observer) {
-                observer.onNext(answer.unary());
-                observer.onCompleted();
-            }
-
-            @Override
-            public void watchWorkerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> observer) {
-                String holder = request.getHolderId();
-                String bad = holder.isEmpty() ? null : Holders.check("holder_id", holder);
-                if (bad != null) {
-                    observer.onError(Status.INVALID_ARGUMENT.withDescription(bad).asRuntimeException());
-                    return;
-                }
-                ServerCallStreamObserver<WorkerInfoResponse> call =
-                        (ServerCallStreamObserver<WorkerInfoResponse>) observer;
-                int heartbeat = grantedHeartbeat(Integer.toUnsignedLong(request.getHeartbeatMillis()));
-                WatchStream w = new WatchStream(call, heartbeat, streams.ticker());
-                call.setOnCancelHandler(() -> {
-                    streams.remove(w);
-                    if (!holder.isEmpty()) {
-                        holderEnded(w);
-                    }
-                });
-                call.setOnReadyHandler(w::flush);
-                boolean changed = !holder.isEmpty() && holderOpened(w, holder, WatchLimit.PEER.get());
-                streams.add(w);
-                if (changed) {
-                    streams.push();
-                    holdersChanged.run();
-                }
-            }
-
-            @Override
-            public void releaseWorker(ReleaseWorkerRequest request, StreamObserver<ReleaseWorkerResponse> observer) {
-                String bad = Holders.check("holder_id", request.getHolderId());
-                if (bad != null) {
-                    observer.onError(Status.INVALID_ARGUMENT.withDescription(bad).asRuntimeException());
-                    return;
-                }
-                if (!instanceId.equals(request.getInstanceId())) {
-                    observer.onError(Status.FAILED_PRECONDITION.withDescription("instance_id '"
-                            + PeerText.escape(request.getInstanceId(), 128) + "' is not this worker process's ('"
-                            + instanceId + "'): released nothing").asRuntimeException());
-                    return;
-                }
-                Holders.Release outcome;
-                int left;
-                synchronized (WorkerInfoService.this) {
-                    outcome = holders.release(request.getHolderId(), streams.ticker().read());
-                    if (outcome == Holders.Release.CHANGED) {
-                        answer = answer();
-                    }
-                    left = state == ServingState.DRAINING ? holders.holding() : 0; // as the answers say
-                }
-                if (outcome == Holders.Release.HOLDS_NOTHING) {
-                    observer.onError(Status.NOT_FOUND.withDescription("holder_id '" + Holders.tag(request.getHolderId())
-                            + "' holds nothing on this worker (no WatchWorkerInfo stream of it is open, and this drain "
-                            + "did not release it): released nothing").asRuntimeException());
-                    return;
-                }
-                if (outcome == Holders.Release.CHANGED) {
-                    streams.push();
-                }
-                // Answered before the close that this release may let go of is told: after an exact
-                // drain the server's grace is short (WorkerServer.stop), and the answer is then queued
-                // on the connection before the stop starts.
-                observer.onNext(ReleaseWorkerResponse.newBuilder().setHolders(left).build());
-                observer.onCompleted();
-                if (outcome == Holders.Release.CHANGED) {
-                    holdersChanged.run();
-                }
-            }
-        }.bindService();
+        ServerServiceDefinition own = new WorkerServiceCalls(this, streams, holdersChanged).bindService();
         this.definition = ServerInterceptors.intercept(own, limit);
     }
 
@@ -303,8 +220,26 @@ public final class WorkerInfoService implements BindableService {
         return holders.ends();
     }
 
+    /** What a {@code ReleaseWorker} did: its outcome, and the holders left as the answers say them. */
+    record Released(Holders.Release outcome, int left) {
+    }
+
+    /** Releases the hold of {@code holderId} (the instance id was checked); a changed answer is not pushed yet. */
+    synchronized Released release(String holderId) {
+        Holders.Release outcome = holders.release(holderId, streams.ticker().read());
+        if (outcome == Holders.Release.CHANGED) {
+            answer = answer();
+        }
+        return new Released(outcome, state == ServingState.DRAINING ? holders.holding() : 0);
+    }
+
+    /** The answer now: one volatile read. */
+    Answer current() {
+        return answer;
+    }
+
     /** Returns whether the answer changed (a holder opened while draining). */
-    private synchronized boolean holderOpened(WatchStream w, String holder, SocketAddress peer) {
+    synchronized boolean holderOpened(WatchStream w, String holder, SocketAddress peer) {
         holders.open(w, holder, peer == null ? "an unknown address" : peer.toString(), streams.ticker().read());
         if (state != ServingState.DRAINING) {
             return false;
@@ -313,7 +248,8 @@ public final class WorkerInfoService implements BindableService {
         return true;
     }
 
-    private void holderEnded(WatchStream w) {
+    /** The stream {@code w} of a holder ended: a draining worker's answer changes, and is pushed. */
+    void holderEnded(WatchStream w) {
         synchronized (this) {
             if (!holders.end(w, streams.ticker().read()) || state != ServingState.DRAINING) {
                 return;

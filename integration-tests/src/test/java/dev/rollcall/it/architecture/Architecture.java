@@ -47,6 +47,8 @@ final class Architecture {
             "dev.rollcall.core.internal", Set.of("dev.rollcall.grpc"),
             "dev.rollcall.api.registry.InternalSnapshots", Set.of("dev.rollcall.core"));
 
+    private static final String CORE_INTERNAL = "dev.rollcall.core.internal";
+
     private static final List<String> TWO_PART_ROOTS = List.of("dev.rollcall.discovery.", "dev.rollcall.schema.");
 
     private Architecture() {
@@ -76,6 +78,24 @@ final class Architecture {
     static ArchRule noPackageCycles() {
         return slices().matching("dev.rollcall.(**)").should().beFreeOfCycles()
                 .as("no package cycle in any module");
+    }
+
+    /**
+     * Core's {@code internal} root is what its packages and {@code rollcall-grpc} stand on (the
+     * bridge, failure text, TLS material): it reaches down into none of the packages below it, so
+     * that no arrow runs back up between them.
+     */
+    static ArchRule coreInternalRootReachesNoSubpackage() {
+        return ArchRuleDefinition.noClasses().that().resideInAPackage(CORE_INTERNAL)
+                .should().dependOnClassesThat(DescribedPredicate.describe("reside in a package below " + CORE_INTERNAL,
+                        c -> c.getPackageName().startsWith(CORE_INTERNAL + ".")))
+                .as("core's internal root depends on none of the packages below it");
+    }
+
+    /** The packages below core's {@code internal} root point one way among themselves. */
+    static ArchRule coreInternalPackagesFreeOfCycles() {
+        return slices().matching(CORE_INTERNAL + ".(**)").should().beFreeOfCycles()
+                .as("no cycle between the packages of core's internals");
     }
 
     /** rollcall-api needs the JDK and, optionally, protobuf; of Rollcall, nothing. */
@@ -152,7 +172,8 @@ final class Architecture {
     }
 
     static List<ArchRule> all() {
-        return List.of(noPackageCycles(), apiDependsOnNothing(), pluginsDependOnApiOnly(), coreIsTheResolverAlone(),
+        return List.of(noPackageCycles(), coreInternalRootReachesNoSubpackage(), coreInternalPackagesFreeOfCycles(),
+                apiDependsOnNothing(), pluginsDependOnApiOnly(), coreIsTheResolverAlone(),
                 workerHasNoResolver(), nothingShippedUsesTheTestkit(), conformanceKnowsTheProtocolAlone(),
                 internalsStayHome());
     }

@@ -8,6 +8,7 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
 import dev.rollcall.conformance.planted.KitUsesTheTestkit;
+import dev.rollcall.core.internal.PlantedRootReachesDown;
 import dev.rollcall.core.planted.CoreCallsTheWorker;
 import dev.rollcall.core.planted.a.Left;
 import dev.rollcall.core.planted.b.Right;
@@ -47,6 +48,12 @@ class ArchitectureTest {
     }
 
     @Test
+    void coreInternalsPointOneWayFromTheirRootDown() {
+        Architecture.coreInternalRootReachesNoSubpackage().check(rollcall);
+        Architecture.coreInternalPackagesFreeOfCycles().check(rollcall);
+    }
+
+    @Test
     void apiDependsOnNothingOfRollcall() {
         Architecture.apiDependsOnNothing().check(rollcall);
     }
@@ -76,9 +83,11 @@ class ArchitectureTest {
     @Test
     void eachRuleFailsOnAPlantedBackReference() {
         JavaClasses planted = new ClassFileImporter().importClasses(CoreCallsTheWorker.class, Left.class, Right.class,
-                PolicyUsesCoreInternals.class, KitUsesTheTestkit.class);
+                PolicyUsesCoreInternals.class, KitUsesTheTestkit.class, PlantedRootReachesDown.class);
         assertViolated(Architecture.coreIsTheResolverAlone(), planted, "CoreCallsTheWorker", "RollcallWorker");
         assertViolated(Architecture.noPackageCycles(), planted, "planted.a", "planted.b");
+        assertViolated(Architecture.coreInternalRootReachesNoSubpackage(), planted, "PlantedRootReachesDown",
+                "SerialContext");
         assertViolated(Architecture.pluginsDependOnApiOnly(), planted, "PolicyUsesCoreInternals", "LiveResolvers");
         assertViolated(Architecture.nothingShippedUsesTheTestkit(), planted, "KitUsesTheTestkit", "HostileText");
         assertViolated(Architecture.conformanceKnowsTheProtocolAlone(), planted, "KitUsesTheTestkit", "HostileText");

@@ -4,7 +4,7 @@ import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.internal.LiveResolvers;
-import dev.rollcall.core.internal.fleet.FleetTracker;
+import dev.rollcall.core.internal.fleet.UserCalls;
 import dev.rollcall.core.internal.serial.SerialContext;
 import dev.rollcall.core.internal.settings.ProbeSettings;
 import dev.rollcall.core.internal.snapshot.SnapshotSummary;
@@ -41,7 +41,7 @@ public final class CallPath implements LiveResolvers.Handle {
     private final String id;
     private final String resolver;
     private final SerialContext context;
-    private final FleetTracker tracker;
+    private final UserCalls fleet;
     private final Supplier<FleetSnapshot> current;
     private final BooleanSupplier closed;
     private final Function<Consumer<FleetSnapshot>, Subscription> listeners;
@@ -51,13 +51,13 @@ public final class CallPath implements LiveResolvers.Handle {
     /** Where the user's calls on shared channels take their callbacks: made with the first shared channel. */
     private UserCallExecutor userCalls; // guarded by this
 
-    public CallPath(String resolver, int sequence, SerialContext context, FleetTracker tracker, Supplier<FleetSnapshot> current,
+    public CallPath(String resolver, int sequence, SerialContext context, UserCalls fleet, Supplier<FleetSnapshot> current,
              BooleanSupplier closed, Function<Consumer<FleetSnapshot>, Subscription> listeners,
              ProbeSettings probe) {
         this.id = resolver.replaceAll("[^A-Za-z0-9._~-]", "-") + "-" + sequence;
         this.resolver = resolver;
         this.context = context;
-        this.tracker = tracker;
+        this.fleet = fleet;
         this.current = current;
         this.closed = closed;
         this.listeners = listeners;
@@ -82,8 +82,8 @@ public final class CallPath implements LiveResolvers.Handle {
     }
 
     /**
-     * {@code UNAVAILABLE} ejects the worker ({@link FleetTracker#callFailed}); {@code DEADLINE_EXCEEDED}
-     * makes it a suspect that is probed at once ({@link FleetTracker#callTimedOut}); other codes are the
+     * {@code UNAVAILABLE} ejects the worker ({@link UserCalls#callFailed}); {@code DEADLINE_EXCEEDED}
+     * makes it a suspect that is probed at once ({@link UserCalls#callTimedOut}); other codes are the
      * call's own business.
      */
     public void reportFailure(WorkerEndpoint endpoint, Status status) {
@@ -96,7 +96,7 @@ public final class CallPath implements LiveResolvers.Handle {
         if (status.getCode() == Status.Code.UNAVAILABLE) {
             callFailed(url, why);
         } else {
-            context.execute(() -> tracker.callTimedOut(url, why));
+            context.execute(() -> fleet.callTimedOut(url, why));
         }
     }
 
@@ -114,7 +114,7 @@ public final class CallPath implements LiveResolvers.Handle {
             throw new IllegalStateException("resolver " + resolver + " is closed");
         }
         CompletableFuture<ManagedChannel> shared = new CompletableFuture<>();
-        context.execute(() -> shared.complete(tracker.share(endpoint.url())));
+        context.execute(() -> shared.complete(fleet.share(endpoint.url())));
         ManagedChannel channel;
         try {
             channel = shared.get(10, TimeUnit.SECONDS);
@@ -187,7 +187,7 @@ public final class CallPath implements LiveResolvers.Handle {
         if (closed.getAsBoolean()) {
             result.complete(false);
         } else {
-            context.execute(() -> tracker.verify(url, result));
+            context.execute(() -> fleet.verify(url, result));
         }
         return result;
     }
@@ -205,7 +205,7 @@ public final class CallPath implements LiveResolvers.Handle {
     @Override
     public void callFailed(String url, String why) {
         if (!closed.getAsBoolean()) {
-            context.execute(() -> tracker.callFailed(url, why));
+            context.execute(() -> fleet.callFailed(url, why));
         }
     }
 

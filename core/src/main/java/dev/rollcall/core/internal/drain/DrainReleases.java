@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * <p>What a worker says back is its own text: every log line escapes and bounds it
  * ({@link PeerText#escape}), and never holds a holder id in full ({@link HolderIds#tag}).
  */
-public final class DrainReleases {
+public final class DrainReleases implements ExactDrain {
 
     private static final Logger log = LoggerFactory.getLogger("dev.rollcall.core.WorkerResolver");
 
@@ -92,16 +92,19 @@ public final class DrainReleases {
     }
 
     /** The leases of this resolver's snapshots. */
+    @Override
     public LeaseTable leases() {
         return leases;
     }
 
     /** Where a departed worker's release (closing its kept connection) is asked for. */
+    @Override
     public void onLeaverFree(Runnable then) {
         this.leaverFree = then;
     }
 
     /** A snapshot is published: leases are taken on it from now on; who was let go is released. */
+    @Override
     public void published(FleetSnapshot snapshot) {
         leases.publish(snapshot);
         evaluate();
@@ -111,6 +114,7 @@ public final class DrainReleases {
      * The worker at {@code url} answered, as instance {@code instanceId}, that it is {@code said}
      * (its own word, not discovery's label).
      */
+    @Override
     public void answered(String url, String instanceId, ServingState said) {
         if (closed) {
             return;
@@ -134,6 +138,7 @@ public final class DrainReleases {
     }
 
     /** The worker at {@code url} left discovery; its kept connection is open until {@link #holdsLeaver} says no. */
+    @Override
     public void left(String url, String instanceId) {
         if (closed) {
             return;
@@ -150,6 +155,7 @@ public final class DrainReleases {
     }
 
     /** Whether the worker at {@code url}, which left discovery, must keep its connection open: a lease holds it. */
+    @Override
     public boolean holdsLeaver(String url) {
         Drain d = byUrl.get(url);
         return d != null && d.stage == Stage.LEFT;
@@ -289,6 +295,7 @@ public final class DrainReleases {
     }
 
     /** Stops: nothing more is sent (the streams end with the resolver, which releases every worker). */
+    @Override
     public void close() {
         closed = true;
         byUrl.values().forEach(DrainReleases::cancelRetry);

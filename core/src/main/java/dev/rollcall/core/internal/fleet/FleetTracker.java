@@ -5,29 +5,26 @@ import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetSnapshot;
-import dev.rollcall.api.registry.WorkerStatus;
-import dev.rollcall.core.internal.drain.DrainReleases;
+import dev.rollcall.core.internal.drain.ExactDrain;
 import dev.rollcall.core.internal.probe.ProbeScheduler;
 import dev.rollcall.core.internal.probe.ProbeTransport;
-import dev.rollcall.core.internal.schema.VersionSchemas;
 import dev.rollcall.core.internal.serial.SerialContext;
 import dev.rollcall.core.internal.settings.ProbeSettings;
 import dev.rollcall.core.internal.snapshot.Changes;
 import dev.rollcall.core.internal.snapshot.PublishPacer;
 import dev.rollcall.core.internal.snapshot.SnapshotBuilder;
+import dev.rollcall.core.internal.snapshot.SnapshotFanOut;
 import dev.rollcall.core.internal.snapshot.Subset;
 import dev.rollcall.protocol.ProbeOutcome;
 import io.grpc.ManagedChannel;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
@@ -37,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * Everything the resolver knows about the fleet, and the only code that changes it: applies
  * discovery's candidate sets and failures and the probes' outcomes to the {@link TrackedWorker}s,
  * and says what changed to the {@link PublishPacer}. Probing is {@link ProbeScheduler}'s job,
- * building snapshots {@link SnapshotBuilder}'s.
+ * building snapshots {@link SnapshotBuilder}'s; each snapshot built goes to the one owner of the
+ * current snapshot, the {@link SnapshotFanOut}. Gets every part at construction: a feature that is
+ * off is a part that does nothing ({@link TrackerFeatures#NONE}).
  *
  * <p>Confined to the resolver's serial context: every method runs there, so the state needs no
  * locks (the pattern of grpc-java's {@code SynchronizationContext}).
@@ -52,8 +51,9 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     private final ProbeScheduler<TrackedWorker> probes;
     private final SnapshotBuilder builder;
     private final PublishPacer pacer;
-    private final VersionSchemas schemas;       // null when the resolver fetches none
-    private final Consumer<FleetSnapshot> publisher;
+    private final TrackerFeatures.SchemaGate schemas;
+    /** The one owner of the current snapshot: every snapshot built is published there. */
+    private final SnapshotFanOut owner;
     /** The candidates tracked now, by URL. */
     private final TrackedWorkers tracked = new TrackedWorkers();
     /** Who joined, left or changed since the last build: what the next build reads. */
@@ -62,38 +62,38 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     private final Leavers leavers;
     /** Reads discovery's sets against the tracked workers: as changes, against the set before, or whole. */
     private final SetReader reader = new SetReader(tracked);
-    private Instant staleSince;
-    /** Why discovery is failing (this outage's first cause), or null while it is healthy. */
-    private String discoveryProblem;
-    /** Why the cache file was not started from, until discovery answers; null when it was, or none is kept. */
-    private String cacheProblem;
+    /** Since when the candidates are stale and why, as the snapshots say. */
+    private final DiscoveryHealth health = new DiscoveryHealth();
     private boolean discoveryAnswered;
     private boolean candidatesKnown;            // from discovery, or from the cache file
-    private CandidateCache cache;               // null when none is configured
-    private DrainReleases drains;               // null unless rollcall.drain.exact
-    private Subset subset;                      // null unless rollcall.subset.size
+    private final Optional<CandidateCache> cache;
+    private final Duration cacheMaxWait;
+    private final ExactDrain drains;
+    private final Optional<Subset> subset;
     private SerialContext.Timer recheck;        // a build the label preference asked for later
     private boolean closed;
     /** What the user's failed calls do to their workers. */
     private final FailedCalls failedCalls;
     /** Holds workers that flap out of new snapshots. */
     private final FlapDamping damping;
+    private final UserCalls calls;
 
     /**
      * @param publishIntervalNanos the least time between two snapshot builds (1 / {@code rollcall.publish.max-rate};
      *                  0: none, for tests of other timing rules)
-     * @param schemas   schema fetching, or {@code null} for none; its changes must reach
-     *                  {@link #schemasChanged()}
-     * @param publisher told of each new snapshot, on the serial context
+     * @param owner     where each snapshot built is published, on the serial context
      */
-    public FleetTracker(Parts parts, ProbeSettings settings, long publishIntervalNanos, VersionSchemas schemas,
-                 SnapshotBuilder builder, Consumer<FleetSnapshot> publisher) {
+    public FleetTracker(Parts parts, ProbeSettings settings, long publishIntervalNanos, TrackerFeatures features,
+                 SnapshotBuilder builder, SnapshotFanOut owner) {
         this.context = parts.context();
         this.settings = settings;
         this.clock = parts.clock();
-        this.schemas = schemas;
+        this.schemas = features.schemas();
         this.builder = builder;
-        this.publisher = publisher;
+        this.owner = owner;
+        this.cache = features.cache();
+        this.cacheMaxWait = features.cacheMaxWait();
+        this.subset = features.subset();
         this.probes = new ProbeScheduler<>(context, parts.transport(), settings, parts.jitter(), this);
         this.pacer = new PublishPacer(context, parts.cpuNanos(), publishIntervalNanos, this::build);
         this.leavers = new Leavers(context, probes);
@@ -102,6 +102,16 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         this.damping = new FlapDamping(context, clock, this::tracks, () -> {
             pacer.changed();
             settle();
+        });
+        this.calls = new UserCalls(this, probes, failedCalls, damping);
+        // Exact drain releases over the kept channel this tracker finds by URL, and holds leavers open.
+        this.drains = features.drains().make(this::channelOf);
+        leavers.holdWhile(t -> drains.holdsLeaver(t.url()));
+        drains.onLeaverFree(leavers::closeFreed);
+        // Subsets: the builder shows only the members as compatible; only the eligible keep a channel.
+        subset.ifPresent(s -> {
+            builder.useSubset(s);
+            probes.keepOnlyEligible();
         });
     }
 
@@ -114,40 +124,36 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         return probes;
     }
 
+    /** Exact drain as this tracker made it ({@link ExactDrain#OFF} when off): the owner of the snapshot tells it of each. */
+    public ExactDrain drains() {
+        return drains;
+    }
+
     /** Applies the latest full candidate set from discovery: forgets what left, probes what is new. */
     void applyCandidates(Set<WorkerEndpoint> latest) {
         if (closed) {
             return;
         }
         applySet(latest);
-        if (staleSince != null) {
-            log.info("discovery recovered; candidates are current again");
-            staleSince = null;
-            discoveryProblem = null;
-            pacer.changed();
-        }
-        if (cacheProblem != null) {
-            cacheProblem = null; // discovery's set is what counts now
+        if (health.answered()) {
             pacer.changed();
         }
         discoveryAnswered = true;
         candidatesKnown = true;
-        if (cache != null) {
-            cache.offer(latest);
-        }
+        cache.ifPresent(c -> c.offer(latest));
         settle(true);
-        closeLeaving();
+        leavers.closeSoon(); // once that costs the newcomers nothing (see Leavers)
     }
 
     private void applySet(Set<WorkerEndpoint> latest) {
         // With subsets, newcomers are probed once the ranks say which may keep a channel (below).
-        List<TrackedWorker> joined = subset == null ? null : new ArrayList<>();
+        List<TrackedWorker> joined = subset.isPresent() ? new ArrayList<>() : null;
         List<TrackedWorker> left = reader.read(latest, (e, set) -> listed(e, set, joined));
         if (!left.isEmpty()) {
             for (TrackedWorker t : left) {
                 untrack(t);
                 log.info("worker {} left discovery", t.url());
-                if (drains != null && probes.kept(t)) { // past the cap no stream held it: nothing to release
+                if (probes.kept(t)) { // past the cap no stream held it: nothing to release
                     drains.left(t.url(), t.info() == null ? null : t.info().instanceId());
                 }
             }
@@ -201,75 +207,47 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         }
     }
 
-    /** Closes the connections of the workers that left, once that costs the newcomers nothing (see {@link Leavers}). */
-    private void closeLeaving() {
-        leavers.closeSoon();
-    }
-
     private void add(TrackedWorker t) {
         tracked.add(t);
         changes.joined(t);
     }
 
     /**
-     * Keeps {@code cache} up to date with discovery's sets and, if discovery has not answered within
-     * {@code maxWait}, starts from the set in it: every snapshot is then stale since the file was
-     * written, and the file is never used again once discovery has answered.
+     * Starts the tracker's own timer, on the serial context before discovery starts: with a cache
+     * file, one that starts from the set in it if discovery has not answered within the cache's max
+     * wait (every snapshot is then stale since the file was written, and the file is never used
+     * again once discovery has answered). Discovery's sets keep the file up to date.
      */
-    public void useCache(CandidateCache cache, Duration maxWait) {
-        this.cache = cache;
-        context.schedule(() -> {
-            if (closed || discoveryAnswered) {
-                return;
-            }
-            CandidateCache.Start start = cache.load(clock.instant());
-            if (start.loaded().isEmpty()) {
-                // The snapshot says why, as the WARN did: a reader of a snapshot without candidates asks.
-                cacheProblem = "candidate cache " + cache.file() + " not used: " + PeerText.escape(start.problem(), 300);
-                pacer.changed();
-                settle();
-                return;
-            }
-            CandidateCache.Loaded loaded = start.loaded().get();
-            log.warn("discovery has not answered within {}; starting from the {} last-known-good candidates in {}, "
-                    + "written {}", maxWait, loaded.candidates().size(), cache.file(), loaded.writtenAt());
-            applySet(loaded.candidates());
-            staleSince = loaded.writtenAt();
-            discoveryProblem = "discovery has not answered since start-up; serving the last-known-good candidates"
-                    + " of " + cache.file() + ", written " + loaded.writtenAt();
-            candidatesKnown = true;
+    public void start() {
+        cache.ifPresent(c -> context.schedule(() -> startFromCache(c), cacheMaxWait.toNanos()));
+    }
+
+    private void startFromCache(CandidateCache cache) {
+        if (closed || discoveryAnswered) {
+            return;
+        }
+        CandidateCache.Start start = cache.load(clock.instant());
+        if (start.loaded().isEmpty()) {
+            health.cacheNotUsed(cache.file(), start.problem());
             pacer.changed();
             settle();
-            closeLeaving();
-        }, maxWait.toNanos());
+            return;
+        }
+        CandidateCache.Loaded loaded = start.loaded().get();
+        health.startedFromCache(cache.file(), loaded.writtenAt(), loaded.candidates().size(), cacheMaxWait);
+        applySet(loaded.candidates());
+        candidatesKnown = true;
+        pacer.changed();
+        settle();
+        leavers.closeSoon(); // once that costs the newcomers nothing (see Leavers)
     }
 
-    /** Tells {@code drains} of every answer and every leaver, and keeps leavers open while it holds them. */
-    public void useDrains(DrainReleases drains) {
-        this.drains = drains;
-        leavers.holdWhile(t -> drains.holdsLeaver(t.url()));
-        drains.onLeaverFree(leavers::closeFreed);
-    }
-
-    /**
-     * Subsets ({@code rollcall.subset.*}): the builder shows only {@code subset}'s members as
-     * compatible, and only the workers it ranks eligible keep a probe channel. Before the first set.
-     */
-    public void useSubset(Subset subset) {
-        this.subset = subset;
-        builder.useSubset(subset);
-        probes.keepOnlyEligible();
-    }
-
-    /** Ranks the tracked workers again and demotes or promotes their kept channels to match. */
+    /** With subsets: ranks the tracked workers again and demotes or promotes their kept channels to match. */
     private void rerank() {
-        subset.rank(tracked.values());
-        probes.keepOnly(tracked.values(), subset::keptEligible);
-    }
-
-    /** Whether candidates are known, from discovery or from the cache file. */
-    public boolean candidatesKnown() {
-        return candidatesKnown;
+        subset.ifPresent(s -> {
+            s.rank(tracked.values());
+            probes.keepOnly(tracked.values(), s::keptEligible);
+        });
     }
 
     /** Whether discovery has delivered a candidate set since start-up. */
@@ -282,19 +260,8 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         if (closed) {
             return;
         }
-        if (staleSince == null) {
-            staleSince = clock.instant();
-            String why = DiscoveryFailure.describe(cause);
-            if (discoveryAnswered) {
-                discoveryProblem = "discovery failing since " + staleSince + ": " + why;
-                log.warn("discovery failed; keeping the last {} candidates until it recovers: {}", tracked.size(), why);
-            } else {
-                discoveryProblem = "discovery has not answered since start-up: " + why;
-                log.warn("discovery has not answered since start-up: {}", why);
-            }
+        if (health.failed(cause, clock.instant(), discoveryAnswered, tracked.size())) {
             pacer.changed();
-        } else {
-            log.debug("discovery still failing", cause);
         }
         settle();
     }
@@ -308,7 +275,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         }
     }
 
-    /** {@code t} is no candidate any more; its probes and connection are left to {@link #closeLeaving}. */
+    /** {@code t} is no candidate any more; its probes and connection are left to {@link Leavers}. */
     private void untrack(TrackedWorker t) {
         if (t.inUse()) {
             pacer.changedUrgently();
@@ -321,53 +288,19 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         changes.left(t);
     }
 
-    /**
-     * Probes the worker at {@code url} with a probe that starts now and completes {@code result}
-     * with whether that probe's answer is the instance the last snapshot lists as compatible: what
-     * a connection made before now reached is then a verified worker (the gRPC name resolver's
-     * gate). Any doubt (unknown URL, failure, another instance, not yet published) is {@code false}.
-     */
-    public void verify(String url, CompletableFuture<Boolean> result) {
-        TrackedWorker t = closed ? null : tracked.get(url);
-        if (t == null) {
-            result.complete(false);
-            return;
-        }
-        probes.requestFresh(t, outcome -> {
-            boolean ok = false;
-            if (outcome instanceof ProbeOutcome.Answered a && tracks(t) && t.inUse()) {
-                ok = builder.last().status(url)
-                        .filter(st -> st.state() == WorkerStatus.State.COMPATIBLE)
-                        .flatMap(WorkerStatus::info)
-                        .map(i -> i.instanceId().equals(a.info().instanceId()))
-                        .orElse(false);
-            }
-            result.complete(ok);
-        });
+    /** The worker tracked at {@code url}; null when there is none or the tracker is closed. */
+    TrackedWorker find(String url) {
+        return closed ? null : tracked.get(url);
     }
 
-    /** A user's call to the worker at {@code url} failed as if it were gone (see {@link FailedCalls#failed}). */
-    public void callFailed(String url, String unescaped) {
-        String why = PeerText.escape(unescaped); // a failed call's status message is the worker's text
-        TrackedWorker t = closed ? null : tracked.get(url);
-        if (t != null && t.inUse() && failedCalls.failed(t, why)) {
-            damping.observe(t);
-            settle();
-        }
+    /** The last snapshot built (or the initial one). */
+    FleetSnapshot lastBuilt() {
+        return builder.last();
     }
 
-    /** A user's call to the worker at {@code url} ran out of its deadline (see {@link FailedCalls#timedOut}). */
-    public void callTimedOut(String url, String why) {
-        TrackedWorker t = closed ? null : tracked.get(url);
-        if (t != null && t.inUse() && failedCalls.timedOut(t, why)) {
-            settle();
-        }
-    }
-
-    /** The channel of the candidate at {@code url} for the user's calls (see {@link ProbeScheduler#share}); null if none. */
-    public ManagedChannel share(String url) {
-        TrackedWorker t = closed ? null : tracked.get(url);
-        return t == null ? null : probes.share(t);
+    /** What the user's calls tell this tracker's workers and ask of them. */
+    public UserCalls calls() {
+        return calls;
     }
 
     @Override
@@ -385,14 +318,13 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
             WorkerInfo info = t.info();
             OptionalInt holders = t.holders();
             urgent = t.answered(a.info(), a.state(), a.revision(), a.holders(), context.nanoTime());
-            if (drains != null && probes.kept(t)) { // past the kept-channel cap: it keeps drain-quiet for us
+            if (probes.kept(t)) { // past the kept-channel cap: it keeps drain-quiet for us
                 drains.answered(t.url(), t.info().instanceId(), t.said());
             }
             if (!urgent && was == t.state() && serving == t.serving() && Objects.equals(info, t.info())
                     && holders.equals(t.holders())) {
                 // The same answer again (a refresh, a stream's first push): nothing for a reader to see,
-                // and no build. Right after converging on 10,000 workers each stream's first answer
-                // used to cost a full (no-change) build on this thread.
+                // so no build: on a large fleet every stream's first push would otherwise cost one.
                 return;
             }
         } else {
@@ -425,7 +357,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
      * build is never spaced out behind the probes it started. Applying a set costs time in proportion to
      * the set already, so building it at once at most doubles that (the spacing is for probe answers, each
      * of which costs next to nothing to apply), and a new candidate is listed within one build of
-     * discovery's news instead of up to 40 ms later.
+     * discovery's news instead of after the pacer's next interval.
      */
     private void settle(boolean candidateSet) {
         if (probes.overKeptCap() != builder.last().counts().overKeptCap()) {
@@ -434,7 +366,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         boolean busy = probes.busy();
         pacer.requestBuild(busy && !candidateSet);
         if (!busy) {
-            closeLeaving(); // no-op unless workers that left wait for the probes to be done
+            leavers.closeSoon(); // no-op unless workers that left wait for the probes to be done
         }
     }
 
@@ -446,28 +378,18 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         return Math.min(settings.backoffMax().toNanos(), settings.backoffInitial().toNanos() * 10);
     }
 
-    /** Discovery's problem and the cache file's, as the snapshot tells them; null when neither has one. */
-    private String problem() {
-        if (cacheProblem == null) {
-            return discoveryProblem;
-        }
-        return discoveryProblem == null ? cacheProblem : discoveryProblem + "; " + cacheProblem;
-    }
-
     private void build() {
         if (closed) {
             return;
         }
         changes.forgetJoinedIf(t -> closed || tracked.get(t.url()) != t); // joined and left again since the last build
         builder.overKeptCap(probes.overKeptCap());
-        FleetSnapshot next = builder.build(changes, tracked::ordered, staleSince, problem(),
+        FleetSnapshot next = builder.build(changes, tracked::ordered, health.staleSince(), health.problem(),
                 t -> schemas.ready(t.info().version(), t.endpoint(), () -> channelOf(t.url())));
-        if (subset != null) {
-            // The build ranked them by what it showed; a member that went hands its channel on.
-            probes.keepOnly(tracked.values(), subset::keptEligible);
-        }
+        // The build ranked them by what it showed; a member that went hands its channel on.
+        subset.ifPresent(s -> probes.keepOnly(tracked.values(), s::keptEligible));
         if (next != null) {
-            publisher.accept(next);
+            owner.publish(next, candidatesKnown);
         }
         long later = builder.recheckInNanos();
         if (later > 0 && (recheck == null || !recheck.pending())) {
@@ -508,9 +430,7 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
     public List<ManagedChannel> close() {
         closed = true;
         pacer.close();
-        if (drains != null) {
-            drains.close();
-        }
+        drains.close();
         if (recheck != null) {
             recheck.cancel();
         }
@@ -518,9 +438,6 @@ public final class FleetTracker implements ProbeScheduler.Owner<TrackedWorker> {
         all.addAll(leavers.close()); // left, and their connections not closed yet
         List<ManagedChannel> channels = probes.close(all);
         tracked.clear();
-        if (schemas != null) {
-            channels.addAll(schemas.close());
-        }
         return channels;
     }
 }

@@ -14,7 +14,7 @@ import java.util.function.Predicate;
  * kept connections took it milliseconds that the churn's newcomers waited for).
  *
  * <p>While probes are in flight or queued, only the leavers whose own probe is in flight (that
- * frees its place among the probes in flight) or awaited ({@code FleetTracker.verify}: the caller
+ * frees its place among the probes in flight) or awaited ({@code UserCalls.verify}: the caller
  * learns that the worker left) are closed at once; the others' kept connections stay open, unused,
  * until the probes are done or {@link #CLOSE_LEFT_WITHIN_NANOS} is up. Closing a connection costs
  * the worker at its other end, on the machine the newcomers' probes need: a churn of 100 of 10,000

@@ -8,15 +8,17 @@ import dev.rollcall.api.internal.NamedThreads;
 import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.internal.LiveResolvers;
-import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.probe.client.ProbeClient;
 import dev.rollcall.core.internal.calls.CallPath;
 import dev.rollcall.core.internal.drain.DrainReleases;
+import dev.rollcall.core.internal.drain.ExactDrain;
 import dev.rollcall.core.internal.drain.HolderIds;
 import dev.rollcall.core.internal.drain.LeaseTable;
 import dev.rollcall.core.internal.drain.ReleaseCall;
 import dev.rollcall.core.internal.fleet.CandidateCache;
 import dev.rollcall.core.internal.fleet.DiscoveryFeed;
 import dev.rollcall.core.internal.fleet.FleetTracker;
+import dev.rollcall.core.internal.fleet.TrackerFeatures;
 import dev.rollcall.core.internal.probe.ProbeScheduler;
 import dev.rollcall.core.internal.probe.ProtocolTransport;
 import dev.rollcall.core.internal.protocols.ProbeProtocols;
@@ -36,25 +38,29 @@ import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The rooms of one resolver behind its facade: builds them in order (the probe client, the serial
- * context and its thread, the fan-out, schemas, the tracker with its probe scheduler and snapshot
- * builder, the call path), starts them (the cache file's timer, discovery, the {@code rollcall:}
- * bridge), and closes them in the one order that stops cleanly: discovery (no more news), the
- * tracker on its context (no more probes or timers), the context's thread, the channels, their event
- * loop, last the listeners.
+ * The rooms of one resolver behind its facade: builds them in order, each with its parts (the probe
+ * client, the serial context and its thread, the fan-out that owns the current snapshot, schemas,
+ * the tracker with its probe scheduler, snapshot builder and exact drain, the call path), starts
+ * them (the tracker's cache-file timer, discovery, the {@code rollcall:} bridge), and closes them
+ * in the one order that stops cleanly: discovery (no more news), the tracker and schemas on its
+ * context (no more probes or timers), the context's thread, the channels, their event loop, last
+ * the listeners.
+ *
+ * <p>A candidate set's walk: discovery's feed hops onto the serial context, the tracker applies
+ * it and asks its pacer for a build, the builder builds, and the tracker publishes the snapshot to
+ * the fan-out, which exact drain listens to and the facade reads.
  *
  * <p>{@link #start()} and {@link #close()} on the facade's caller's thread; the parts' own threads
  * as each says. {@link #close()} is idempotent.
@@ -84,26 +90,17 @@ public final class ResolverLifecycle {
     /** The facade's waits that fail naming what they waited for. */
     private final SnapshotAwaits awaits;
     private final FleetTracker tracker;
-    /** Exact drain ({@code rollcall.drain.exact}); null when off. */
-    private final DrainReleases drains;
+    /** Schema fetching; null when the resolver fetches none (closed with the tracker). */
+    private final VersionSchemas schemas;
     private final LiveViews live;
-    private final CandidateCache cache;         // null when none is configured
-    private final Duration cacheMaxWait;
+    private final Optional<CandidateCache> cache;
     /** {@code rollcall.discovery.max-candidates}: larger sets from discovery are refused. */
     private final int maxCandidates;
     /** The user's calls: rollcall: targets, shared channels, failed calls. */
     private final CallPath calls;
-    /** Told of each new snapshot, on the serial context, before the fan-out: the facade's read path. */
-    private final Consumer<FleetSnapshot> published;
     private volatile boolean closed;
-    /** Set on the serial context once candidates are known, before the snapshot of them is published. */
-    private volatile boolean candidatesKnown;
 
-    /**
-     * @param current   the facade's current snapshot (its read path)
-     * @param published told of each new snapshot, on the serial context, before anyone else
-     */
-    public ResolverLifecycle(Given given, Supplier<FleetSnapshot> current, Consumer<FleetSnapshot> published) {
+    public ResolverLifecycle(Given given) {
         ResolverSettings settings = given.settings();
         ProbeSettings probe = settings.probe();
         SchemaSettings schema = settings.schema();
@@ -111,7 +108,6 @@ public final class ResolverLifecycle {
         this.name = given.name();
         this.discovery = given.discovery();
         this.policy = given.policy();
-        this.published = published;
         HolderIds holderIds = settings.exactDrain() ? HolderIds.random() : null;
         this.probes = new ProbeClient("rollcall-probe-" + name, probe.maxResponseBytes(), probe.tls(), holderIds);
         this.serialThread = new ScheduledThreadPoolExecutor(1, NamedThreads.daemon("rollcall-resolver-" + name));
@@ -125,15 +121,14 @@ public final class ResolverLifecycle {
         ThreadFactory listenerThreads = NamedThreads.daemon("rollcall-listeners-" + name);
         this.fanOut = new SnapshotFanOut(name, initial, () -> Executors.newSingleThreadExecutor(listenerThreads),
                 Executors.newSingleThreadExecutor(NamedThreads.daemon("rollcall-followers-" + name)), ticker);
-        this.awaits = new SnapshotAwaits(fanOut, () -> candidatesKnown);
-        this.live = new LiveViews(current);
+        this.awaits = new SnapshotAwaits(fanOut);
+        this.live = new LiveViews(fanOut::current);
         this.maxCandidates = settings.maxCandidates();
-        this.cache = cached == null ? null : new CandidateCache(cached, name);
-        this.cacheMaxWait = cached == null ? null : cached.maxWait();
+        this.cache = cached == null ? Optional.empty() : Optional.of(new CandidateCache(cached, name));
         RandomGenerator jitter = new SplittableRandom(); // used on the serial context only
         // A protocol that never connects (none) fetches no schema either: nothing dials the workers.
-        VersionSchemas schemas = !schema.used() || !given.protocol().connects() ? null : new VersionSchemas(schema, context, jitter, probes,
-                probe.timeout(), Backoff.of(probe.backoffInitial(), probe.backoffMax()), this::schemasChanged);
+        this.schemas = !schema.used() || !given.protocol().connects() ? null : new VersionSchemas(schema, context, jitter,
+                probes, probe.timeout(), Backoff.of(probe.backoffInitial(), probe.backoffMax()), this::schemasChanged);
         // rollcall: HTTP/2 pings on every channel of a link (kept ones, and those handed out by
         // channel(endpoint); one that lives for one probe closes long before its first ping). Other
         // protocols' servers may punish pings: their kept links are checked by a call instead.
@@ -143,25 +138,31 @@ public final class ResolverLifecycle {
                 ProtocolTransport.of(given.protocol(), probes, keepalive, new ProtocolTransport.Liveness(
                         probe.keepaliveTime(), probe.keepaliveTimeout()), probe.maxResponseBytes()),
                 given.clock(), jitter, ManagementFactory.getThreadMXBean()::getCurrentThreadCpuTime);
-        this.tracker = new FleetTracker(parts, probe, settings.publish().intervalNanos(), schemas,
+        this.tracker = new FleetTracker(parts, probe, settings.publish().intervalNanos(),
+                features(settings, holderIds, initial, cached == null ? Duration.ZERO : cached.maxWait()),
                 new SnapshotBuilder(policy, given.clock(), schemas, schema.keys(), settings.labels(), context::nanoTime,
-                        initial), this::publish);
-        if (settings.subset() != null) {
-            tracker.useSubset(new Subset(settings.subset()));
-            log.info("resolver {}: subsets on: using {} of the accepted workers, chosen on coordinator id '{}'", name,
-                    settings.subset().size(), settings.subset().coordinatorId());
-        }
-        if (settings.exactDrain()) {
-            this.drains = new DrainReleases(context, new ReleaseCall(tracker::channelOf, probe.timeout()), holderIds,
-                    initial);
-            tracker.useDrains(drains);
-            log.debug("resolver {}: exact drain on, a holder id per worker from a secret of its own", name);
-        } else {
-            this.drains = null;
-        }
+                        initial), fanOut);
+        // Exact drain's leases move to each snapshot before anyone reads it.
+        fanOut.beforeEachPublish(tracker.drains()::published);
         // rollcall: name resolvers follow on a path of their own: never behind a user's listener.
-        this.calls = new CallPath(name, given.sequence(), context, tracker, current, () -> closed,
+        this.calls = new CallPath(name, given.sequence(), context, tracker.calls(), fanOut::current, () -> closed,
                 fanOut::addFollower, probe);
+    }
+
+    /** The tracker's parts for what the settings turn on; each a do-nothing part when off. */
+    private TrackerFeatures features(ResolverSettings settings, HolderIds holderIds, FleetSnapshot initial,
+                                     Duration cacheMaxWait) {
+        Optional<Subset> subset = Optional.ofNullable(settings.subset()).map(Subset::new);
+        subset.ifPresent(s -> log.info("resolver {}: subsets on: using {} of the accepted workers, chosen on "
+                + "coordinator id '{}'", name, s.size(), s.coordinatorId()));
+        ExactDrain.Maker drains = ExactDrain.Maker.OFF;
+        if (settings.exactDrain()) {
+            Duration timeout = settings.probe().timeout();
+            drains = channels -> new DrainReleases(context, new ReleaseCall(channels, timeout), holderIds, initial);
+            log.debug("resolver {}: exact drain on, a holder id per worker from a secret of its own", name);
+        }
+        return new TrackerFeatures(schemas == null ? TrackerFeatures.SchemaGate.NONE : schemas::ready, drains, subset,
+                cache, cacheMaxWait);
     }
 
     /** The current snapshot, awaiters and listeners. */
@@ -174,7 +175,7 @@ public final class ResolverLifecycle {
         return awaits;
     }
 
-    /** The read views, answering from the facade's current snapshot. */
+    /** The read views, answering from the current snapshot. */
     public LiveViews live() {
         return live;
     }
@@ -191,22 +192,7 @@ public final class ResolverLifecycle {
 
     /** The leases of the published snapshots, or null when exact drain is off (a lease then only pins). */
     public LeaseTable leases() {
-        return drains == null ? null : drains.leases();
-    }
-
-    /** Whether candidates are known (from discovery or the cache file) as of the last snapshot published. */
-    public boolean candidatesKnown() {
-        return candidatesKnown;
-    }
-
-    /** On the serial context: each new snapshot, to the readers. */
-    private void publish(FleetSnapshot snapshot) {
-        candidatesKnown = tracker.candidatesKnown();
-        published.accept(snapshot);
-        if (drains != null) {
-            drains.published(snapshot);
-        }
-        fanOut.publish(snapshot);
+        return tracker.drains().leases();
     }
 
     /** A schema arrived, failed or is due for a retry; on the serial context, after construction. */
@@ -220,9 +206,7 @@ public final class ResolverLifecycle {
      */
     public void start() {
         try {
-            if (cache != null) {
-                context.execute(() -> tracker.useCache(cache, cacheMaxWait));
-            }
+            context.execute(tracker::start);
             discovery.start(new DiscoveryFeed(context, tracker, maxCandidates));
             LiveResolvers.add(calls);
             log.info("resolver {} started: discovery {}, policy {}", name, discovery.description(), policy.description());
@@ -246,7 +230,13 @@ public final class ResolverLifecycle {
         }
         List<ManagedChannel> channels = List.of();
         CompletableFuture<List<ManagedChannel>> stopped = new CompletableFuture<>();
-        context.execute(() -> stopped.complete(tracker.close()));
+        context.execute(() -> {
+            List<ManagedChannel> closing = tracker.close();
+            if (schemas != null) {
+                closing.addAll(schemas.close());
+            }
+            stopped.complete(closing);
+        });
         try {
             channels = stopped.get(10, TimeUnit.SECONDS);
         } catch (Exception e) {
@@ -271,9 +261,7 @@ public final class ResolverLifecycle {
             Thread.currentThread().interrupt();
         }
         probes.close();
-        if (cache != null) {
-            cache.close();
-        }
+        cache.ifPresent(CandidateCache::close);
         fanOut.close();
         calls.resolverClosed();
         log.info("resolver {} closed", name);

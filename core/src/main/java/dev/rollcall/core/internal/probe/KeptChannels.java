@@ -1,7 +1,7 @@
 package dev.rollcall.core.internal.probe;
 
 import dev.rollcall.api.PeerText;
-import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.probe.client.ProbeClient;
 import dev.rollcall.core.internal.ProbeFailures;
 import dev.rollcall.core.internal.serial.SerialContext;
 import dev.rollcall.core.internal.settings.ProbeSettings;

@@ -1,8 +1,8 @@
 package dev.rollcall.core.internal.probe;
 
 import dev.rollcall.api.WorkerEndpoint;
-import dev.rollcall.core.internal.OpenSockets;
-import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.probe.client.OpenSockets;
+import dev.rollcall.core.internal.probe.client.ProbeClient;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import java.util.concurrent.CompletableFuture;
@@ -130,8 +130,8 @@ abstract class LazyChannelLink implements ProbeTransport.Link {
             return CompletableFuture.completedFuture(null);
         }
         CompletableFuture<Void> gone = untilGone ? new CompletableFuture<>() : CompletableFuture.completedFuture(null);
-        // On the event loop too: a shutdown is not free, and a churn closes a channel per worker
-        // that left, which would otherwise all be paid on the caller's thread (the serial context).
+        // On the event loop too: a shutdown is not free, and a churn closes
+        // a channel per worker that left, on the caller's thread (the serial context).
         try {
             lane.execute(() -> {
                 c.shutdownNow();

@@ -1,6 +1,6 @@
 package dev.rollcall.core.internal.probe;
 
-import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.probe.client.ProbeClient;
 import dev.rollcall.core.internal.serial.SerialContext;
 import dev.rollcall.protocol.ProbeOutcome;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.rollcall.core.internal.probe;
 
 import dev.rollcall.api.WorkerEndpoint;
-import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.probe.client.ProbeClient;
 import dev.rollcall.protocol.ProbeOutcome;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -94,11 +94,10 @@ public interface ProbeTransport {
     }
 
     /**
-     * Links over {@code client}'s channels. Building a channel and starting a call are the costly
-     * part of starting a probe; both run on the client's starter thread ({@link ProbeClient#starter()}),
-     * neither on the caller's thread (the resolver's serial context, which would otherwise spend
-     * much of a convergence there) nor on the event loop that does
-     * the channel's network I/O ({@link ProbeClient#lane()}, where its deadline and its close run).
+     * Links over {@code client}'s channels. Building a channel and starting a call are not free;
+     * both run on the client's starter thread ({@link ProbeClient#starter()}), neither on the
+     * caller's thread (the resolver's serial context, which every probe and build waits for while
+     * converging) nor on the event loop that does the channel's network I/O ({@link ProbeClient#lane()}, where its deadline and its close run).
      * A link's channel is built on first use and at most once, with {@code keepalive} (null: none).
      */
     static ProbeTransport grpc(ProbeClient client, ProbeClient.Http2Keepalive keepalive) {

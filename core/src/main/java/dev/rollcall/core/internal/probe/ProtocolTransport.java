@@ -3,7 +3,7 @@ package dev.rollcall.core.internal.probe;
 import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
-import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.probe.client.ProbeClient;
 import dev.rollcall.core.internal.ProbeFailures;
 import dev.rollcall.core.internal.protocols.ProbeProtocols;
 import dev.rollcall.protocol.ProbeOutcome;

@@ -1,7 +1,7 @@
 package dev.rollcall.core.internal.probe;
 
 import dev.rollcall.api.Ticker;
-import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.probe.client.ProbeClient;
 import dev.rollcall.core.internal.serial.SerialContext;
 import dev.rollcall.core.internal.settings.ProbeSettings;
 import java.util.ArrayList;
@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * {@code keepalive-timeout} has lost its worker's host (no FIN, no RST: TCP itself would take
  * minutes to tell).
  *
- * <p>Cheap at 10,000 workers: a message on a stream costs one volatile write of a ticker reading
+ * <p>Cheap on a large fleet: a message on a stream costs one volatile write of a ticker reading
  * ({@link Heard#now}) on the network thread that got it, with no timer and no hop to the serial
  * context; one sweep per resolver, every {@link ProbeSettings#sweepNanos()} while any stream is
  * followed, compares those readings with the ticker. Streams whose worker granted no heartbeat

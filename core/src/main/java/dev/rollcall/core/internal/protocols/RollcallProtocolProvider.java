@@ -1,7 +1,7 @@
 package dev.rollcall.core.internal.protocols;
 
 import dev.rollcall.api.Settings;
-import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.probe.client.ProbeClient;
 import dev.rollcall.protocol.ProbeOutcome;
 import dev.rollcall.protocol.spi.ProbeCapabilities;
 import dev.rollcall.protocol.spi.ProbeCapabilities.Source;

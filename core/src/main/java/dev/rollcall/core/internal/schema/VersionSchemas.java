@@ -4,7 +4,7 @@ import dev.rollcall.api.Backoff;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registry.KeyPaths;
 import dev.rollcall.api.registry.ProtoSchema;
-import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.probe.client.ProbeClient;
 import dev.rollcall.core.internal.ProbeFailures;
 import dev.rollcall.core.internal.serial.SerialContext;
 import dev.rollcall.core.internal.settings.SchemaSettings;

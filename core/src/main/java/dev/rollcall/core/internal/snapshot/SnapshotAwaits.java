@@ -3,7 +3,6 @@ package dev.rollcall.core.internal.snapshot;
 import dev.rollcall.api.registry.FleetSnapshot;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
-import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -15,22 +14,19 @@ import java.util.function.Predicate;
 public final class SnapshotAwaits {
 
     private final SnapshotFanOut fanOut;
-    /** Whether candidates are known as of the last snapshot published (from discovery or the cache file). */
-    private final BooleanSupplier candidatesKnown;
 
-    public SnapshotAwaits(SnapshotFanOut fanOut, BooleanSupplier candidatesKnown) {
+    public SnapshotAwaits(SnapshotFanOut fanOut) {
         this.fanOut = fanOut;
-        this.candidatesKnown = candidatesKnown;
     }
 
     /** Discovery has answered and no candidate is pending (see {@code WorkerResolver.awaitSettled}). */
     public FleetSnapshot settled(Duration timeout) throws TimeoutException, InterruptedException {
         Predicate<FleetSnapshot> settled = snap -> snap.number() > 0 && snap.counts().pending() == 0
-                && candidatesKnown.getAsBoolean();
+                && fanOut.candidatesKnown();
         FleetSnapshot s = fanOut.awaitSatisfying(timeout, settled);
         if (s == null) {
             s = fanOut.current();
-            String why = !candidatesKnown.getAsBoolean()
+            String why = !fanOut.candidatesKnown()
                     ? s.discoveryProblem().orElse("discovery has not reported any candidates yet")
                     : s.counts().pending() + " of " + s.counts().candidates() + " candidates still have no verdict";
             throw new TimeoutException("the fleet did not settle within " + timeout

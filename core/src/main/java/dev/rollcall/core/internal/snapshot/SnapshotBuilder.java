@@ -1,17 +1,12 @@
 package dev.rollcall.core.internal.snapshot;
 
-import dev.rollcall.api.PeerText;
-import dev.rollcall.api.ServingState;
-import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
-import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.InternalSnapshots;
 import dev.rollcall.api.registry.KeyPaths;
 import dev.rollcall.api.registry.ProtoSchema;
 import dev.rollcall.api.registry.SelectionReport;
-import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.core.internal.schema.VersionSchemas;
 import dev.rollcall.core.internal.settings.LabelSettings;
@@ -24,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
@@ -39,16 +33,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>With a per-worker rule and no label rules (the default) a build reads only the workers that
  * joined, left or changed since the last one ({@link Changes}, kept in {@link ShownFleet}), and
- * the snapshot is made from the last: a churn of 100 of 10,000 workers reads 100, not 10,000. A
+ * the snapshot is made from the last: a build reads the churn, not the whole fleet. A
  * change that is not one worker's (a schema arrived) and every other policy read them all. In tests
  * every such build is checked against what reading them all would show ({@link #CHECK_BUILDS}).
+ * What each worker's status is, {@link StatusChoice} decides.
  *
  * <p>Confined to the resolver's serial context.
  */
 public final class SnapshotBuilder {
 
     private static final Logger log = LoggerFactory.getLogger(SnapshotBuilder.class);
-    private static final Verdict NO_VERDICT = Verdict.reject("policy returned no verdict");
 
     /** The system property that turns {@link #CHECK_BUILDS} on; the build's surefire configuration sets it. */
     static final String CHECK_BUILDS_PROPERTY = "dev.rollcall.internal.check-builds";
@@ -69,10 +63,8 @@ public final class SnapshotBuilder {
     private final PolicyChoice choice;
     /** The workers as the last build showed them, for builds of what changed; null until a full build (direct mode). */
     private ShownFleet shown;
-    /** Workers the policy threw on in the build running: read again by the next (null when none). */
-    private List<ShownWorker> unverdicted;
-    /** The verdict changes found by the build running, for the log; null when none. */
-    private List<WorkerStatus> verdictChanges;
+    /** What each worker's status is, reused while nothing in it changed, and the verdicts that changed. */
+    private final StatusChoice statusChoice;
     private Map<String, ProtoSchema> publishedSchemas = Map.of();
     private FleetSnapshot last;
     /** What {@link #last}'s selection report says (read once, so that no build makes the report itself). */
@@ -90,6 +82,7 @@ public final class SnapshotBuilder {
                     LongSupplier ticker, FleetSnapshot initial) {
         this.policy = policy;
         this.choice = new PolicyChoice(policy, labels, ticker);
+        this.statusChoice = new StatusChoice(policy);
         this.clock = clock;
         this.schemas = schemas;
         this.keyPaths = keyPaths;
@@ -131,16 +124,15 @@ public final class SnapshotBuilder {
     public FleetSnapshot build(Collection<? extends ShownWorker> workers, Instant staleSince, String discoveryProblem,
                         Predicate<ShownWorker> schemaReady) {
         // The common case, a per-worker rule without labels rules: each worker's verdict is remembered
-        // on it and read in the statuses loop, with no map by URL (at 10,000 workers the maps were a
-        // third of a build).
+        // on it and read in the statuses loop, with no map by URL (maps by URL cost a build as much
+        // as the rest of its work on a large fleet).
         boolean direct = direct();
         List<WorkerInfo> answered = direct ? List.of() : new ArrayList<>(workers.size());
         Set<ShownWorker> awaitingSchema = null;
         VersionRuns runs = new VersionRuns(schemas == null ? null : new HashSet<>(), schemaReady);
         // A per-worker rule needs no pass of its own before the statuses: versions and schemas are
-        // looked at in the statuses loop (at 10,000 workers, each pass over them is a pass over
-        // 10,000 objects scattered in the heap, for every snapshot built while converging). The
-        // others see the answered workers as a whole first.
+        // looked at in the statuses loop (each pass is a walk over objects scattered in the heap, for
+        // every snapshot built while converging). The others see the answered workers as a whole first.
         if (!direct) {
             for (ShownWorker t : workers) {
                 runs.saw(t.info());
@@ -167,7 +159,7 @@ public final class SnapshotBuilder {
             members = subset.members(workers, t -> t.answered() && "".equals(verdicts.get(t.url())));
         }
         List<WorkerStatus> statuses = new ArrayList<>(workers.size());
-        verdictChanges = null;
+        statusChoice.buildStarts();
         for (ShownWorker t : workers) {
             boolean awaitsSchema;
             if (direct) {
@@ -176,7 +168,7 @@ public final class SnapshotBuilder {
             } else {
                 awaitsSchema = awaitingSchema != null && awaitingSchema.contains(t);
             }
-            statuses.add(statusOf(t, awaitsSchema, direct ? null : chosen));
+            statuses.add(statusChoice.of(t, awaitsSchema, direct ? null : chosen, members, subset));
         }
         if (schemas != null) {
             schemas.retain(runs.versions);
@@ -210,7 +202,7 @@ public final class SnapshotBuilder {
             } else {
                 shown = null;
             }
-            askAgain();
+            statusChoice.askAgain();
             return next;
         }
         boolean membership = !changes.joined.isEmpty() || !changes.left.isEmpty();
@@ -218,7 +210,7 @@ public final class SnapshotBuilder {
             shown.apply(changes.joined, changes.left);
         }
         boolean changed = membership;
-        verdictChanges = null;
+        statusChoice.buildStarts();
         VersionRuns runs = new VersionRuns(new HashSet<>(), schemaReady);
         List<WorkerStatus> statuses = shown.statuses();
         for (ShownWorker t : changes.changed) {
@@ -227,7 +219,7 @@ public final class SnapshotBuilder {
                 continue; // left
             }
             boolean awaitsSchema = schemas != null && t.inUse() && !runs.schemaReady(t);
-            WorkerStatus status = statusOf(t, awaitsSchema, null);
+            WorkerStatus status = statusChoice.of(t, awaitsSchema, null, null, null);
             if (status != statuses.get(i)) {
                 changed = true;
             }
@@ -240,7 +232,7 @@ public final class SnapshotBuilder {
         if (CHECK_BUILDS) {
             checkAgainstFullBuild(all.get());
         }
-        askAgain();
+        statusChoice.askAgain();
         return publish(shown.statuses(), changed, PolicyChoice.NO_CHOICE, "", staleSince, discoveryProblem);
     }
 
@@ -262,21 +254,13 @@ public final class SnapshotBuilder {
                 versions.add(t.info().version());
             }
             boolean awaitsSchema = schemas != null && t.inUse() && !schemas.readyNow(t.info().version());
-            WorkerStatus expected = statusOf(t, awaitsSchema, null);
+            WorkerStatus expected = statusChoice.of(t, awaitsSchema, null, null, null);
             if (expected != statuses.get(i)) {
                 throw new AssertionError("worker " + t + " shows " + statuses.get(i) + ", not " + expected);
             }
         }
         if (!versions.equals(shown.versions())) {
             throw new AssertionError("versions counted " + shown.versions() + ", not the workers' " + versions);
-        }
-    }
-
-    /** Workers the policy threw on are read again by the next build, as if they had changed. */
-    private void askAgain() {
-        if (unverdicted != null) {
-            unverdicted.forEach(w -> w.shownState().noteChange());
-            unverdicted = null;
         }
     }
 
@@ -293,67 +277,6 @@ public final class SnapshotBuilder {
         return choice.recheckInNanos();
     }
 
-    /**
-     * What a snapshot shows of {@code t}: its status object from the last build while nothing in it
-     * changed, else a new one (remembered on it). {@code chosen} is the policy's choice as a whole,
-     * {@code null} for a per-worker rule (its verdict remembered on {@code t}).
-     */
-    private WorkerStatus statusOf(ShownWorker t, boolean awaitsSchema, PolicyChoice.Chosen chosen) {
-        WorkerInfo info = t.info();
-        State state = t.shownBeforePolicy();
-        String reason = t.reason();
-        boolean serving = t.serving() == ServingState.SERVING;
-        OptionalInt holders = OptionalInt.empty();
-        ShownWorker.Held held = t.heldOut();
-        if (held != null) {
-            info = held.info(); // fixed while held: its answers meanwhile make no new status
-            state = State.REJECTED;
-            reason = held.reason();
-        } else if (t.answered() && !serving) {
-            boolean draining = t.serving() == ServingState.DRAINING;
-            state = draining ? State.DRAINING : State.NOT_SERVING;
-            reason = !draining ? "not serving yet: takes no work until it says it is ready"
-                    : WorkerEndpoint.STATE_DRAINING.equals(
-                            t.endpoint().labels().get(WorkerEndpoint.STATE_LABEL))
-                    ? "draining: discovery says it is on its way out (terminating), takes no new work"
-                    : "draining: finishing its work in flight, takes no new work";
-            if (draining) {
-                holders = t.holders();
-            }
-        } else if (awaitsSchema) {
-            state = State.PENDING;
-            reason = "fetching the schema of version '" + t.info().version() + "'";
-        } else if (t.answered()) {
-            reason = chosen == null ? verdictOf(t)
-                    : chosen.verdicts().getOrDefault(t.url(), "the policy made no decision about it");
-            state = reason.isEmpty() ? State.COMPATIBLE : State.REJECTED;
-            if (members != null && state == State.COMPATIBLE && !members.contains(t.url())) {
-                state = State.OUTSIDE_SUBSET;
-                reason = subset.reason();
-            }
-        }
-        ShownState shown = t.shownState();
-        WorkerStatus status = shown.status;
-        if (status == null || status.state() != state || !status.reason().equals(reason)
-                || status.endpoint() != t.endpoint() || shown.statusInfo != info || !status.holders().equals(holders)) {
-            WorkerStatus was = status;
-            // A new count of holders is a new status, so a new snapshot: it changes only while draining.
-            status = new WorkerStatus(t.endpoint(), state, reason, Optional.ofNullable(info), holders);
-            shown.status = status;
-            shown.statusInfo = info;
-            // Verdicts that changed, for the log: found here, where a changed status gets a new
-            // object, rather than by walking the whole last snapshot beside the new one.
-            if (log.isInfoEnabled() && (state == State.COMPATIBLE || state == State.REJECTED)
-                    && (was == null || was.state() != state || !was.reason().equals(reason))) {
-                if (verdictChanges == null) {
-                    verdictChanges = new ArrayList<>();
-                }
-                verdictChanges.add(status);
-            }
-        }
-        return status;
-    }
-
     /** The snapshot of {@code statuses}, or {@code null} when a reader would see no difference from the last. */
     private FleetSnapshot publish(List<WorkerStatus> statuses, boolean statusesChanged, PolicyChoice.Chosen chosen,
                                   String preferred,
@@ -367,9 +290,7 @@ public final class SnapshotBuilder {
                 && Objects.equals(discoveryProblem, last.discoveryProblem().orElse(null))) {
             return null;
         }
-        if (verdictChanges != null) {
-            logVerdictChanges(verdictChanges);
-        }
+        statusChoice.logVerdictChanges();
         publishedSchemas = schemasNow;
         // The statuses are copied once here (the list may be a view of the shown fleet, which the next build
         // changes) and handed over: no other copy, no walk through the list's iterator.
@@ -407,48 +328,5 @@ public final class SnapshotBuilder {
             }
         }
         return true;
-    }
-
-    /**
-     * A per-worker rule's verdict on {@code t}'s answer, as {@code PolicyChoice.checkEach} gives it ("" when
-     * accepted), remembered on the worker until it answers something else.
-     */
-    private String verdictOf(ShownWorker t) {
-        WorkerInfo info = t.info();
-        ShownState shown = t.shownState();
-        String reason = shown.checkedInfo == info ? shown.verdict : null;
-        if (reason == null) {
-            try {
-                Verdict v = Objects.requireNonNullElse(policy.check(info), NO_VERDICT);
-                reason = v.accepted() ? "" : v.reason();
-                shown.checkedInfo = info;
-                shown.verdict = reason;
-            } catch (RuntimeException e) {
-                reason = "policy failed: " + e; // not remembered: tried again next time
-                if (unverdicted == null) {
-                    unverdicted = new ArrayList<>();
-                }
-                unverdicted.add(t);
-            }
-        }
-        return reason;
-    }
-
-    /**
-     * One INFO line per worker whose verdict changed: it became compatible or rejected, or was
-     * rejected for another reason. A worker's status object is replaced whenever what it shows
-     * changes ({@link ShownState#status}), and the old one is what the last snapshot showed.
-     */
-    private static void logVerdictChanges(List<WorkerStatus> changed) {
-        for (WorkerStatus s : changed) {
-            // Answers are checked before they get here; escaped all the same, as every peer text in a log line.
-            String version = s.info().map(i -> i.version().isEmpty() ? WorkerInfo.NO_VERSION
-                    : "'" + PeerText.escape(i.version()) + "'").orElse("unknown");
-            if (s.state() == State.COMPATIBLE) {
-                log.info("worker {} is compatible (version {})", s.endpoint().url(), version);
-            } else {
-                log.info("worker {} is rejected (version {}): {}", s.endpoint().url(), version, s.reason());
-            }
-        }
     }
 }

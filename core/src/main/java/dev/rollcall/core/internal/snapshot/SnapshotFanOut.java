@@ -20,9 +20,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Hands each published snapshot to everyone who follows the fleet: readers (one volatile read),
- * callers blocked in an {@code await}, snapshot listeners and event listeners, and the resolver's
- * own followers (the {@code rollcall:} gRPC name resolvers).
+ * The one owner of a resolver's current snapshot: the fleet tracker publishes each new one here,
+ * and from here it reaches everyone who follows the fleet: the resolver's code that must see it
+ * before anyone reads it ({@link #beforeEachPublish}, exact drain's leases), readers (the facade's
+ * read path is one volatile read of {@link #current()}), callers blocked in an {@code await},
+ * snapshot listeners and event listeners, and the resolver's own followers (the {@code rollcall:}
+ * gRPC name resolvers).
  *
  * <p>Every listener has a mailbox of its own: one snapshot waits in it at most, a newer one replaces
  * it (latest wins), and deliveries run one at a time, each snapshot newer than the last one given
@@ -47,7 +50,11 @@ public final class SnapshotFanOut {
     private final Ticker ticker;
     private final Object published = new Object();
     private final List<Mailbox> mailboxes = new CopyOnWriteArrayList<>();
+    /** Run on the serial context with each new snapshot before it is current; registered before the first. */
+    private final List<Consumer<FleetSnapshot>> beforePublish = new CopyOnWriteArrayList<>();
     private volatile FleetSnapshot current;
+    /** Whether candidates were known (from discovery or the cache file) when {@link #current} was published. */
+    private volatile boolean candidatesKnown;
     private volatile boolean closed;
 
     /**
@@ -204,16 +211,38 @@ public final class SnapshotFanOut {
         this.ticker = ticker;
     }
 
+    /** The current snapshot: one volatile read. Any thread. */
     public FleetSnapshot current() {
         return current;
+    }
+
+    /** Whether candidates were known (from discovery or the cache file) as of the current snapshot. Any thread. */
+    public boolean candidatesKnown() {
+        return candidatesKnown;
+    }
+
+    /**
+     * Runs {@code hook} on the serial context with each snapshot published from now on, before it
+     * becomes current: what the hook records (exact drain's lease slot) is in place when anyone
+     * reads the snapshot. Must be quick and must not block; register before the resolver starts.
+     */
+    public void beforeEachPublish(Consumer<FleetSnapshot> hook) {
+        beforePublish.add(Objects.requireNonNull(hook, "hook"));
     }
 
     public boolean closed() {
         return closed;
     }
 
-    /** Makes {@code snapshot} current and tells every follower; never blocks. On the serial context. */
-    public void publish(FleetSnapshot snapshot) {
+    /**
+     * Makes {@code snapshot} current, published when candidates were known or not
+     * ({@code candidatesKnown}), and tells every follower; never blocks. On the serial context.
+     */
+    public void publish(FleetSnapshot snapshot, boolean candidatesKnown) {
+        for (Consumer<FleetSnapshot> hook : beforePublish) {
+            hook.accept(snapshot);
+        }
+        this.candidatesKnown = candidatesKnown;
         current = snapshot;
         synchronized (published) {
             published.notifyAll();
@@ -237,8 +266,8 @@ public final class SnapshotFanOut {
      * Waits as {@link #awaitUntil} does; returns the snapshot that satisfied {@code done}, or null
      * when none did in time or the fan-out closed (so that a caller need not test it again).
      * {@code done} is the caller's code and runs on the caller's thread outside the lock a publish
-     * takes: a slow condition delays only its caller, never the resolver's thread (it used to hold
-     * the lock, and the resolver's thread spun on it for as long as the condition ran).
+     * takes: a slow condition delays only its caller, never the resolver's thread (which would
+     * otherwise wait on the lock for as long as the condition runs).
      */
     public FleetSnapshot awaitSatisfying(Duration timeout, Predicate<? super FleetSnapshot> done) throws InterruptedException {
         long deadline = ticker.read() + timeout.toNanos();

@@ -26,7 +26,7 @@ class CallFailureTest extends TrackerHarness {
     @Test
     void aFailedCallTakesTheWorkerOutAtOnceAndItsNextAnswerBringsItBack() {
         fleetOfThree();
-        tracker.callFailed(a.url(), "UNAVAILABLE: connection reset");
+        tracker.calls().callFailed(a.url(), "UNAVAILABLE: connection reset");
         time.runUntilIdle();
         assertThat(state(a)).isEqualTo(State.PENDING);
         assertThat(last().status(a.url()).orElseThrow().reason()).contains("a call failed");
@@ -39,9 +39,9 @@ class CallFailureTest extends TrackerHarness {
     @Test
     void failuresOfEveryWorkerAtOnceTakeOutOnlyATenthOfTheFleetAndAtLeastOne() {
         fleetOfThree();
-        tracker.callFailed(a.url(), "UNAVAILABLE");
-        tracker.callFailed(b.url(), "UNAVAILABLE");
-        tracker.callFailed(c.url(), "UNAVAILABLE");
+        tracker.calls().callFailed(a.url(), "UNAVAILABLE");
+        tracker.calls().callFailed(b.url(), "UNAVAILABLE");
+        tracker.calls().callFailed(c.url(), "UNAVAILABLE");
         time.runUntilIdle();
         assertThat(last().counts().compatible()).as("one of three out; the others kept").isEqualTo(2);
         assertThat(state(a)).isEqualTo(State.PENDING);
@@ -50,18 +50,18 @@ class CallFailureTest extends TrackerHarness {
     @Test
     void aWorkerIsTakenOutAtMostOnceASecond() {
         fleetOfThree();
-        tracker.callFailed(a.url(), "UNAVAILABLE");
+        tracker.calls().callFailed(a.url(), "UNAVAILABLE");
         time.runUntilIdle();
         answer(a, "1.0.0", "i1");
         int probes = net.sent.size();
 
-        tracker.callFailed(a.url(), "UNAVAILABLE");
+        tracker.calls().callFailed(a.url(), "UNAVAILABLE");
         time.runUntilIdle();
         assertThat(state(a)).as("within a second of the last time").isEqualTo(State.COMPATIBLE);
         assertThat(net.sent).hasSize(probes);
 
         time.advance(Duration.ofSeconds(1));
-        tracker.callFailed(a.url(), "UNAVAILABLE");
+        tracker.calls().callFailed(a.url(), "UNAVAILABLE");
         time.runUntilIdle();
         assertThat(state(a)).isEqualTo(State.PENDING);
     }
@@ -73,7 +73,7 @@ class CallFailureTest extends TrackerHarness {
     @Test
     void failuresWithinASecondOfAnEjectionDoNotTakeTheWorkerOutAgainAndOneASecondLaterDoes() {
         fleetOfThree();
-        tracker.callFailed(a.url(), "UNAVAILABLE");
+        tracker.calls().callFailed(a.url(), "UNAVAILABLE");
         time.runUntilIdle();
         assertThat(state(a)).isEqualTo(State.PENDING);
         answer(a, "1.0.0", "i1");
@@ -82,13 +82,13 @@ class CallFailureTest extends TrackerHarness {
         for (long ms : new long[] {1, 500, 999}) {
             time.advance(Duration.ofMillis(ms - at));
             at = ms;
-            tracker.callFailed(a.url(), "UNAVAILABLE");
+            tracker.calls().callFailed(a.url(), "UNAVAILABLE");
             time.runUntilIdle();
             assertThat(state(a)).as("%d ms after the ejection", ms).isEqualTo(State.COMPATIBLE);
             assertThat(net.sent).as("no probe %d ms after the ejection", ms).hasSize(probes);
         }
         time.advance(Duration.ofMillis(1000 - at));
-        tracker.callFailed(a.url(), "UNAVAILABLE");
+        tracker.calls().callFailed(a.url(), "UNAVAILABLE");
         time.runUntilIdle();
         assertThat(state(a)).as("a second after the ejection").isEqualTo(State.PENDING);
         assertThat(net.sent).hasSize(probes + 1);
@@ -98,7 +98,7 @@ class CallFailureTest extends TrackerHarness {
     void aCallThatTimedOutOnAWorkerThatAnswersAProbeAtOnceChangesNothing() {
         fleetOfThree();
         int snapshots = published.size();
-        tracker.callTimedOut(a.url(), "DEADLINE_EXCEEDED: deadline exceeded after 0.5s");
+        tracker.calls().callTimedOut(a.url(), "DEADLINE_EXCEEDED: deadline exceeded after 0.5s");
         time.runUntilIdle();
         assertThat(state(a)).as("a suspect stays in use").isEqualTo(State.COMPATIBLE);
         assertThat(net.unanswered()).as("probed at once").hasSize(1);
@@ -111,7 +111,7 @@ class CallFailureTest extends TrackerHarness {
     @Test
     void aCallThatTimedOutOnASilentWorkerTakesItOutOnceTheProbeSentAtOnceFailsToo() {
         fleetOfThree();
-        tracker.callTimedOut(a.url(), "DEADLINE_EXCEEDED");
+        tracker.calls().callTimedOut(a.url(), "DEADLINE_EXCEEDED");
         time.runUntilIdle();
         fail(a);
         assertThat(state(a)).isEqualTo(State.UNREACHABLE);
@@ -126,18 +126,18 @@ class CallFailureTest extends TrackerHarness {
     @Test
     void aWorkerIsProbedForTimedOutCallsAtMostOnceASecond() {
         fleetOfThree();
-        tracker.callTimedOut(a.url(), "DEADLINE_EXCEEDED");
+        tracker.calls().callTimedOut(a.url(), "DEADLINE_EXCEEDED");
         time.runUntilIdle();
         answer(a, "1.0.0", "i1");
         int probes = net.sent.size();
 
         time.advance(Duration.ofMillis(999));
-        tracker.callTimedOut(a.url(), "DEADLINE_EXCEEDED");
+        tracker.calls().callTimedOut(a.url(), "DEADLINE_EXCEEDED");
         time.runUntilIdle();
         assertThat(net.sent).as("999 ms after the last one").hasSize(probes);
 
         time.advance(Duration.ofMillis(1));
-        tracker.callTimedOut(a.url(), "DEADLINE_EXCEEDED");
+        tracker.calls().callTimedOut(a.url(), "DEADLINE_EXCEEDED");
         time.runUntilIdle();
         assertThat(net.sent).as("a second after the last one").hasSize(probes + 1);
     }
@@ -146,24 +146,24 @@ class CallFailureTest extends TrackerHarness {
     void aConnectionIsVerifiedOnlyByAFreshAnswerOfTheAcceptedInstance() {
         fleetOfThree();
         CompletableFuture<Boolean> same = new CompletableFuture<>();
-        tracker.verify(a.url(), same);
+        tracker.calls().verify(a.url(), same);
         time.runUntilIdle();
         assertThat(same).as("waits for a probe that starts now").isNotDone();
         answer(a, "1.0.0", "i1");
         assertThat(same).isCompletedWithValue(true);
 
         CompletableFuture<Boolean> restarted = new CompletableFuture<>();
-        tracker.verify(b.url(), restarted);
+        tracker.calls().verify(b.url(), restarted);
         time.runUntilIdle();
         answer(b, "1.0.0", "i2-new"); // another process answers at b's address
         assertThat(restarted).as("not the instance the last snapshot accepted").isCompletedWithValue(false);
 
         CompletableFuture<Boolean> unknown = new CompletableFuture<>();
-        tracker.verify("grpc://127.0.0.1:9", unknown);
+        tracker.calls().verify("grpc://127.0.0.1:9", unknown);
         assertThat(unknown).isCompletedWithValue(false);
 
         CompletableFuture<Boolean> gone = new CompletableFuture<>();
-        tracker.verify(c.url(), gone);
+        tracker.calls().verify(c.url(), gone);
         time.runUntilIdle();
         candidates(a, b);
         answer(c, "1.0.0", "i3"); // the probe in flight when it left still ends
@@ -176,7 +176,7 @@ class CallFailureTest extends TrackerHarness {
         candidates(a);
         answer(a, "1.0.0", "i1");
         FakeTransport.FakeLink link = net.sent.get(0).link();
-        tracker.share(a.url());
+        tracker.calls().share(a.url());
 
         link.drop();
         time.runUntilIdle();

@@ -3,6 +3,7 @@ package dev.rollcall.core.internal.fleet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rollcall.api.registry.WorkerStatus.State;
+import dev.rollcall.core.internal.drain.ExactDrain;
 import dev.rollcall.core.internal.settings.CacheSettings;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -14,6 +15,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -35,9 +37,13 @@ class CandidateCacheStartTest extends TrackerHarness {
         }
     }
 
+    /** A tracker that keeps {@code file} and starts from it after 3 s without discovery, started. */
     private void cache(Path file) {
         cache = new CandidateCache(new CacheSettings(file), "test");
-        tracker.useCache(cache, Duration.ofSeconds(3));
+        features = new TrackerFeatures(TrackerFeatures.SchemaGate.NONE, ExactDrain.Maker.OFF, Optional.empty(),
+                Optional.of(cache), Duration.ofSeconds(3));
+        tracker(64);
+        tracker.start();
         time.runUntilIdle();
     }
 
@@ -45,7 +51,6 @@ class CandidateCacheStartTest extends TrackerHarness {
     void startsFromTheCacheOnlyOnceDiscoveryHasNotAnsweredForMaxWait() throws Exception {
         Path file = dir.resolve("candidates");
         CandidateCache.write(file, Set.of(a, b), WRITTEN);
-        tracker(64);
         cache(file);
         tracker.discoveryFailed(new IllegalStateException("etcd down"));
         time.runUntilIdle();
@@ -71,7 +76,6 @@ class CandidateCacheStartTest extends TrackerHarness {
     void neverUsesTheCacheOnceDiscoveryHasAnswered() throws Exception {
         Path file = dir.resolve("candidates");
         CandidateCache.write(file, Set.of(a, b), WRITTEN);
-        tracker(64);
         cache(file);
         candidates(c);
         time.advance(Duration.ofSeconds(10));
@@ -84,7 +88,6 @@ class CandidateCacheStartTest extends TrackerHarness {
         Path file = dir.resolve("candidates");
         CandidateCache.write(file, Set.of(a, b), WRITTEN);
         Files.writeString(file, Files.readString(file).replace("7001", "7009"));
-        tracker(64);
         cache(file);
         tracker.discoveryFailed(new IllegalStateException("etcd down"));
         time.runUntilIdle();
@@ -100,7 +103,6 @@ class CandidateCacheStartTest extends TrackerHarness {
         Path file = dir.resolve("candidates");
         CandidateCache.write(file, Set.of(a, b), WRITTEN);
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-rw-"));
-        tracker(64);
         cache(file);
         tracker.discoveryFailed(new IllegalStateException("etcd down"));
         time.runUntilIdle();
@@ -116,7 +118,6 @@ class CandidateCacheStartTest extends TrackerHarness {
         Path file = dir.resolve("candidates");
         CandidateCache.write(file, Set.of(a, b), WRITTEN);
         clock = Clock.fixed(WRITTEN.plus(Duration.ofDays(7)).plusSeconds(3600), ZoneOffset.UTC);
-        tracker(64);
         String log = logOf(() -> {
             cache(file);
             tracker.discoveryFailed(new IllegalStateException("etcd down"));
@@ -143,7 +144,6 @@ class CandidateCacheStartTest extends TrackerHarness {
         Path file = dir.resolve("candidates");
         CandidateCache.write(file, Set.of(a, b), WRITTEN);
         clock = Clock.fixed(WRITTEN.plus(Duration.ofHours(23)), ZoneOffset.UTC);
-        tracker(64);
         cache(file);
         time.advance(Duration.ofSeconds(3));
         assertThat(last().counts().candidates()).isEqualTo(2);
@@ -167,7 +167,6 @@ class CandidateCacheStartTest extends TrackerHarness {
     @Test
     void discoverysSetsAreWrittenToTheCache() throws Exception {
         Path file = dir.resolve("candidates");
-        tracker(64);
         cache(file);
         candidates(a, b);
         cache.close(); // lets the pending write finish

@@ -250,7 +250,7 @@ class FleetTrackerTest extends TrackerHarness {
         answer(a, "1.0.0", "i1");
         candidates(a, c); // c's probe takes the only place
         CompletableFuture<Boolean> verified = new CompletableFuture<>();
-        tracker.verify(a.url(), verified);
+        tracker.calls().verify(a.url(), verified);
         time.runUntilIdle();
         assertThat(verified).as("a's fresh probe waits for c's").isNotDone();
 

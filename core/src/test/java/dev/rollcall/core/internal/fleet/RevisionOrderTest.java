@@ -28,7 +28,7 @@ class RevisionOrderTest extends TrackerHarness {
 
     /** A probe that starts now, over the open stream's connection: a unary call, answered by hand. */
     private FakeTransport.Probe unaryProbe(WorkerEndpoint e) {
-        tracker.verify(e.url(), new CompletableFuture<>());
+        tracker.calls().verify(e.url(), new CompletableFuture<>());
         time.runUntilIdle();
         FakeTransport.Probe unary = net.pending(e.url());
         assertThat(unary.listener()).as("a unary call: the stream is open already").isNull();
@@ -66,7 +66,7 @@ class RevisionOrderTest extends TrackerHarness {
         candidates(a);
         net.pending(a.url()).answer("1.0.0", "i1", Map.of("zone", "eu-1"), ServingState.SERVING, 4);
         time.runUntilIdle();
-        tracker.callFailed(a.url(), "UNAVAILABLE: reset"); // out until its re-probe answers
+        tracker.calls().callFailed(a.url(), "UNAVAILABLE: reset"); // out until its re-probe answers
         time.runUntilIdle();
         assertThat(state(a)).isEqualTo(State.PENDING);
 

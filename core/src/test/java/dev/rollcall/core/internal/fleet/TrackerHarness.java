@@ -14,6 +14,7 @@ import dev.rollcall.core.internal.settings.LabelSettings;
 import dev.rollcall.core.internal.settings.ProbeSettings;
 import dev.rollcall.core.internal.settings.SubsetSettings;
 import dev.rollcall.core.internal.snapshot.SnapshotBuilder;
+import dev.rollcall.core.internal.snapshot.SnapshotFanOut;
 import dev.rollcall.core.internal.snapshot.Subset;
 import java.time.Clock;
 import java.time.Duration;
@@ -23,6 +24,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
 import java.util.random.RandomGenerator;
 
 /**
@@ -44,6 +47,8 @@ public abstract class TrackerHarness {
     int maxKeptChannels = 1_000;
     /** The next {@link #tracker}'s subset ({@code rollcall.subset.*}); null: off. */
     SubsetSettings subset;
+    /** The next {@link #tracker}'s features (its subset comes from {@link #subset}). */
+    TrackerFeatures features = TrackerFeatures.NONE;
     /** The next {@link #tracker}'s least time between snapshot builds (1 / max-rate); none unless set. */
     Duration publishInterval = Duration.ZERO;
     /** The policy of the next {@link #tracker}. */
@@ -69,13 +74,15 @@ public abstract class TrackerHarness {
                 Duration.ofSeconds(10), REFRESH, keepChannels, 1 << 20, ProbeTls.DEFAULT)
                 .withMaxKeptChannels(maxKeptChannels);
         FleetSnapshot initial = FleetSnapshot.builder(0).publishedAt(Instant.EPOCH).build();
+        // The owner of the snapshots, as the resolver's: every one published is also kept in order here.
+        SnapshotFanOut owner = new SnapshotFanOut("test", initial, Executors::newSingleThreadExecutor,
+                Executors.newSingleThreadExecutor(), time::read);
+        owner.beforeEachPublish(published::add);
+        TrackerFeatures f = subset == null ? features : new TrackerFeatures(features.schemas(), features.drains(),
+                Optional.of(new Subset(subset)), features.cache(), features.cacheMaxWait());
         tracker = new FleetTracker(new FleetTracker.Parts(time.context(), net, clock, HALF,
-                () -> cpu += 500_000), settings, publishInterval.toNanos(), null,
-                new SnapshotBuilder(policy, clock, null, KeyPaths.none(), labels, time::read, initial),
-                published::add);
-        if (subset != null) {
-            tracker.useSubset(new Subset(subset));
-        }
+                () -> cpu += 500_000), settings, publishInterval.toNanos(), f,
+                new SnapshotBuilder(policy, clock, null, KeyPaths.none(), labels, time::read, initial), owner);
         return tracker;
     }
 

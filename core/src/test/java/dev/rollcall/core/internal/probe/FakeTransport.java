@@ -3,7 +3,7 @@ package dev.rollcall.core.internal.probe;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
-import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.probe.client.ProbeClient;
 import dev.rollcall.protocol.ProbeOutcome;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
-import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.probe.client.ProbeClient;
 import dev.rollcall.core.internal.protocols.ProbeProtocols;
 import dev.rollcall.protocol.ProbeOutcome;
 import dev.rollcall.protocol.spi.ProbeCapabilities;

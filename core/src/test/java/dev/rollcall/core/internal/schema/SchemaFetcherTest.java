@@ -10,7 +10,7 @@ import com.google.protobuf.Descriptors.FileDescriptor;
 import com.google.protobuf.StringValue;
 import com.google.protobuf.WrappersProto;
 import dev.rollcall.api.registry.ProtoSchema;
-import dev.rollcall.core.internal.ProbeClient;
+import dev.rollcall.core.internal.probe.client.ProbeClient;
 import dev.rollcall.worker.RollcallWorker;
 import io.grpc.BindableService;
 import io.grpc.ManagedChannel;

@@ -37,6 +37,39 @@ class SnapshotFanOutTest {
                 Ticker.systemTicker());
     }
 
+    /**
+     * Exact drain's lease table moves to each snapshot in a hook: a reader, an awaiter or a lease
+     * taken after the snapshot is readable must find the table there already.
+     */
+    @Test
+    void aHookHasEachSnapshotBeforeAnyReaderOrAwaiterCanSeeIt() throws Exception {
+        SnapshotFanOut fanOut = fanOut();
+        List<Long> currentWhileHooked = new CopyOnWriteArrayList<>();
+        List<Long> hooked = new CopyOnWriteArrayList<>();
+        fanOut.beforeEachPublish(s -> {
+            currentWhileHooked.add(fanOut.current().number());
+            hooked.add(s.number());
+        });
+        try {
+            CompletableFuture<List<Long>> hookedWhenAwaited = CompletableFuture.supplyAsync(() -> {
+                awaitNumber(fanOut, 1);
+                return List.copyOf(hooked);
+            });
+            fanOut.publish(snapshot(1), false);
+            assertThat(fanOut.candidatesKnown()).as("published before candidates were known").isFalse();
+            fanOut.publish(snapshot(2), true);
+
+            assertThat(currentWhileHooked).as("the snapshot current while each hook ran: the one before it")
+                    .containsExactly(0L, 1L);
+            assertThat(hookedWhenAwaited.get(30, TimeUnit.SECONDS)).as("hooked by the time an awaiter saw it")
+                    .contains(1L);
+            assertThat(fanOut.current().number()).isEqualTo(2);
+            assertThat(fanOut.candidatesKnown()).as("known as of snapshot 2").isTrue();
+        } finally {
+            fanOut.close();
+        }
+    }
+
     @Test
     void aListenerThatBlocksDelaysOnlyItselfAndFindsTheNewestSnapshotWhenItReturns() throws Exception {
         SnapshotFanOut fanOut = fanOut();
@@ -55,7 +88,7 @@ class SnapshotFanOutTest {
             }, "test");
             fanOut.addListener(s -> other.add(s.number()), "test");
             fanOut.addFollower(s -> follower.add(s.number())); // a rollcall: name resolver
-            fanOut.publish(snapshot(1));
+            fanOut.publish(snapshot(1), true);
             assertThat(blocked.await(10, TimeUnit.SECONDS)).isTrue();
             // Taken before the next one comes: a listener busy with the previous one would find only
             // the newer one waiting (latest wins), and "every snapshot" would not hold.
@@ -63,7 +96,7 @@ class SnapshotFanOutTest {
                     .until(() -> other.contains(1L) && follower.contains(1L));
 
             for (long n = 2; n <= 50; n++) {
-                fanOut.publish(snapshot(n));
+                fanOut.publish(snapshot(n), true);
                 long expected = n;
                 // Each one arrives while the slow listener is still blocked on snapshot 1.
                 Awaitility.await().atMost(Duration.ofSeconds(5))
@@ -92,7 +125,7 @@ class SnapshotFanOutTest {
             fanOut.addListener(s -> await(release, 30), "test"); // blocks from its very first snapshot on
             fanOut.addEventListener(e -> await(release, 30), "test");
             fanOut.addFollower(s -> follower.add(s.number()));
-            fanOut.publish(snapshot(1));
+            fanOut.publish(snapshot(1), true);
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> follower.contains(1L));
             assertThat(follower).containsExactly(0L, 1L);
         } finally {
@@ -111,10 +144,10 @@ class SnapshotFanOutTest {
                 seen.add(s.number());
                 thread.add(Thread.currentThread());
             }, "test");
-            fanOut.publish(snapshot(1));
+            fanOut.publish(snapshot(1), true);
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> seen.contains(1L));
             registration.close();
-            fanOut.publish(snapshot(2));
+            fanOut.publish(snapshot(2), true);
             thread.get(0).join(5_000);
             assertThat(thread.get(0).isAlive()).isFalse();
             assertThat(seen).containsExactly(0L, 1L);
@@ -143,11 +176,11 @@ class SnapshotFanOutTest {
                     throw new IllegalStateException(e);
                 }
             }, waiter);
-            fanOut.publish(snapshot(1));
+            fanOut.publish(snapshot(1), true);
             assertThat(testing.await(10, TimeUnit.SECONDS)).isTrue();
 
             // The resolver's thread publishes the next one while the condition is still running on snapshot 1.
-            CompletableFuture.runAsync(() -> fanOut.publish(snapshot(2))).get(10, TimeUnit.SECONDS);
+            CompletableFuture.runAsync(() -> fanOut.publish(snapshot(2), true)).get(10, TimeUnit.SECONDS);
 
             release.countDown();
             assertThat(awaited.get(10, TimeUnit.SECONDS).number()).as("the newer snapshot is tested too").isEqualTo(2);
@@ -164,7 +197,7 @@ class SnapshotFanOutTest {
         CompletableFuture<FleetSnapshot> three = CompletableFuture.supplyAsync(() -> awaitNumber(fanOut, 3));
         CompletableFuture<FleetSnapshot> never = CompletableFuture.supplyAsync(() -> awaitNumber(fanOut, 99));
         for (int n = 1; n <= 5; n++) {
-            fanOut.publish(snapshot(n));
+            fanOut.publish(snapshot(n), true);
         }
         assertThat(three.get(10, TimeUnit.SECONDS).number()).isGreaterThanOrEqualTo(3);
         fanOut.close();
@@ -186,12 +219,12 @@ class SnapshotFanOutTest {
                 Ticker.systemTicker());
         List<Long> seen = new ArrayList<>();
         fanOut.addListener(s -> seen.add(s.number()), "test");
-        fanOut.publish(snapshot(1)); // before the listener thread got to the registration
+        fanOut.publish(snapshot(1), true); // before the listener thread got to the registration
 
         while (!queued.isEmpty()) {
             queued.poll().run();
         }
-        fanOut.publish(snapshot(2));
+        fanOut.publish(snapshot(2), true);
         while (!queued.isEmpty()) {
             queued.poll().run();
         }

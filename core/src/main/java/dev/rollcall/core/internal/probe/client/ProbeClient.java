@@ -1,6 +1,8 @@
-package dev.rollcall.core.internal;
+package dev.rollcall.core.internal.probe.client;
 
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.core.internal.ProbeFailures;
+import dev.rollcall.core.internal.ProbeTls;
 import dev.rollcall.core.internal.drain.HolderIds;
 import dev.rollcall.protocol.ProbeOutcome;
 import io.grpc.ManagedChannel;
@@ -183,8 +185,8 @@ public final class ProbeClient implements AutoCloseable {
 
     /**
      * What a {@code WatchWorkerInfo} stream tells its watcher. Every method runs on a network thread
-     * and must be fast: at 10,000 workers that repeat their answer every few seconds, heartbeats
-     * alone are thousands of calls a second.
+     * and must be fast: every worker of a large fleet repeats its answer every few seconds, so
+     * heartbeats alone arrive many times a second.
      */
     public interface StreamListener {
         /**
@@ -220,7 +222,7 @@ public final class ProbeClient implements AutoCloseable {
     /**
      * Probes by opening the worker's {@code WatchWorkerInfo} stream: one call that answers as a
      * probe does and then stays open, instead of a probe and then a stream (two calls per worker,
-     * which converging on 10,000 workers pays for on both sides). {@code first} completes with the
+     * which converging on a large fleet pays for on both sides). {@code first} completes with the
      * first answer, or with the failure when the stream ends first or sends nothing within
      * {@code timeout} ({@code DEADLINE_EXCEEDED}; the stream is cancelled); a worker that serves only
      * the unary call ends it {@code UNIMPLEMENTED}. Only after a first answer do later answers, their

@@ -1,7 +1,8 @@
-package dev.rollcall.core.internal;
+package dev.rollcall.core.internal.probe.client;
 
 import com.google.common.net.InetAddresses;
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.core.internal.ProbeTls;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.InternalNettyChannelBuilder;
 import io.grpc.netty.NettyChannelBuilder;
@@ -51,8 +52,8 @@ final class ProbeChannels {
         }
         // Census stats and tracing are on by default: every build then looks io.grpc.census up with
         // Class.forName and, without grpc-census on the class path, pays for two
-        // ClassNotFoundExceptions (a scan of every jar) on every channel, which a convergence builds
-        // by the thousand. RollcallMetrics measures probes instead.
+        // ClassNotFoundExceptions (a scan of every jar) per channel, on every probe of a closed
+        // channel. RollcallMetrics measures probes instead.
         InternalNettyChannelBuilder.setStatsEnabled(builder, false);
         InternalNettyChannelBuilder.setTracingEnabled(builder, false);
         // No message bound of the channel's own: the probe and watch calls bound their answers per

@@ -1,6 +1,7 @@
-package dev.rollcall.core.internal;
+package dev.rollcall.core.internal.probe.client;
 
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.core.internal.ProbeFailures;
 import dev.rollcall.core.internal.drain.HolderIds;
 import dev.rollcall.protocol.ProbeOutcome;
 import dev.rollcall.protocol.internal.AnswerCheck;
@@ -101,7 +102,7 @@ final class WorkerInfoCalls {
         WorkerInfoRequest request = asked.build();
         // A call listener, not the stub's StreamObserver: the observer is handed a stream's end as an
         // exception, whose stack trace is taken on the event loop for every stream that ends (each
-        // leaver of a churn, all 10,000 when a resolver closes); the status is what the listener needs.
+        // leaver of a churn, every worker's when a resolver closes); the status is what the listener needs.
         final class Observer extends ClientCall.Listener<WorkerInfoResponse> implements ProbeClient.Watch {
             /** The last answer taken; only the call's callbacks touch it, one at a time. */
             private WorkerInfoResponse last;

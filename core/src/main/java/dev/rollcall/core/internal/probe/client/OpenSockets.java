@@ -1,4 +1,4 @@
-package dev.rollcall.core.internal;
+package dev.rollcall.core.internal.probe.client;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
@@ -11,8 +11,8 @@ import java.util.concurrent.TimeUnit;
  * The sockets one channel has open: each socket its transports make is counted when Netty creates
  * it and uncounted once it has closed and its descriptor is released, so that whoever shut the
  * channel down learns when its last socket is gone (gRPC has no callback for a channel's
- * termination; looking every millisecond whether it had terminated held each probe's slot for
- * several polls past its socket's end, and cost a task per closing socket every millisecond). Thread-safe.
+ * termination; polling for it delays every close by the polling interval and costs a task per
+ * closing socket each time). Thread-safe.
  */
 public final class OpenSockets {
 

@@ -1,4 +1,4 @@
-package dev.rollcall.core.internal;
+package dev.rollcall.core.internal.probe.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
