@@ -10,15 +10,15 @@ import java.util.function.Predicate;
 /**
  * The workers that left discovery whose connections are still open, and when to close them. They
  * are closed in a task queued after the build their leaving asked for: readers learn that they are
- * gone, and the new workers' probes are on their way, before this thread spends time closing (100
- * kept connections took it milliseconds that the churn's newcomers waited for).
+ * gone, and the new workers' probes are on their way, before this thread spends time closing (a
+ * churn closes many kept connections at once, and the newcomers would wait for each).
  *
  * <p>While probes are in flight or queued, only the leavers whose own probe is in flight (that
  * frees its place among the probes in flight) or awaited ({@code UserCalls.verify}: the caller
  * learns that the worker left) are closed at once; the others' kept connections stay open, unused,
  * until the probes are done or {@link #CLOSE_LEFT_WITHIN_NANOS} is up. Closing a connection costs
- * the worker at its other end, on the machine the newcomers' probes need: a churn of 100 of 10,000
- * waited for 100 closes (measured in BENCHMARKS.md, "A fifth round").
+ * the worker at its other end, on the machine the newcomers' probes need: closed at once, a churn's
+ * newcomers would be answered only after every leaver's close.
  *
  * <p>With exact drain, a leaver that a lease still holds keeps its connection (closing it would
  * release the worker) until {@link #closeFreed} finds it let go.

@@ -15,8 +15,8 @@ import java.util.Set;
  *       says changed;</li>
  *   <li>any other set, when the one applied last named each URL once: against that set, by the
  *       sets' own lookups, so that only the endpoints one of them lacks are read (a set of 10,000 in
- *       which 100 changed reads 200 workers; read whole it read every worker twice, and a churn of
- *       10,000 spent 1-2 ms of the resolver thread there while its first answers waited);</li>
+ *       which 100 changed reads 200 workers, not every worker twice, on the thread the churn's first
+ *       answers wait for);</li>
  *   <li>whole: every endpoint of the set, then every tracked worker not listed in it.</li>
  * </ol>
  *

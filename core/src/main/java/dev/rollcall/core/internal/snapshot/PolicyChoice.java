@@ -192,8 +192,8 @@ final class PolicyChoice {
     /**
      * A per-worker rule's choice, as {@link VersionPolicy#select}'s default makes it, but checking
      * each answer once rather than every worker for every snapshot: {@code check} decides by what the
-     * worker reported, and an answer is a new {@link WorkerInfo} object whenever that changes. At
-     * 10,000 workers re-checking was 60 % of building a snapshot (a semver parse per worker). A
+     * worker reported, and an answer is a new {@link WorkerInfo} object whenever that changes, so
+     * a build parses only the versions that changed, not one per worker (the build's largest cost). A
      * check that throws is not remembered: it is tried again with the next snapshot.
      */
     private Chosen checkEach(List<WorkerInfo> answered, Map<String, String> byUrl) {

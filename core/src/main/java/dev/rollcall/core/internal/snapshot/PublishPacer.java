@@ -11,8 +11,7 @@ import java.util.function.LongSupplier;
  * to the fleet, and one per answer made converging on 10,000 workers quadratic (minutes instead of
  * seconds). While answers keep coming, builds are also spaced out to about a ninth of the context's
  * time: no sooner than {@value #BUILD_SPACING} times the typical CPU time of a build (smoothed over
- * the last few) after the last one, and never more than 40 ms later (for small fleets
- * microseconds, at 10,000 workers a few tens of milliseconds). Once nothing is in flight or queued,
+ * the last few) after the last one, and never more than 40 ms later (a build's cost grows with the fleet). Once nothing is in flight or queued,
  * and whenever a worker readers may be using is going or changed (urgent news), the change is built
  * at once; a build already spaced out is brought forward.
  *

@@ -15,9 +15,9 @@ import java.util.Set;
  * The tracked workers as the last snapshot showed them, in URL order: each worker, its URL and its
  * status in three parallel arrays, and how many workers answered with each version. Lets
  * {@link SnapshotBuilder} make the next snapshot from the workers that changed (joined, left, or
- * marked themselves {@linkplain ShownState#noteChange() noted a change}) instead of reading every one: at
- * 10,000 workers a build that read them all cost 1–5 ms of CPU on a busy machine (their objects are
- * scattered in the heap and out of the caches between builds), twice in every churn.
+ * marked themselves {@linkplain ShownState#noteChange() noted a change}) instead of reading every one: a
+ * build that reads them all pays a cache miss per worker (their objects are scattered in the heap and
+ * out of the caches between builds), twice in every churn, however few changed.
  *
  * <p>Confined to the resolver's serial context.
  */

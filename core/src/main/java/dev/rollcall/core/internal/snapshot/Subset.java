@@ -25,8 +25,8 @@ import java.util.function.Predicate;
  *       above them, these are the subset's members. While workers of higher rank are still pending
  *       (converging), a member of lower rank is used without a kept channel, probed over a
  *       connection of its own each time: giving it one would open and close a stream for every
- *       member that a pending worker of higher rank displaces on answering (scenario 12 measured
- *       about four probes per worker converging that way, against one).
+ *       member that a pending worker of higher rank displaces on answering (several probes per
+ *       worker while converging, where one suffices).
  * </ul>
  *
  * <p>Ties of weight (practically never) go to the lower URL, as key routing's do. Confined to the
