@@ -146,6 +146,21 @@ public final class SettingKey<T> {
         return defaultValue == null && "required".equals(defaultText);
     }
 
+    /** The least value allowed, or {@code null} when there is no lower bound. */
+    public T min() {
+        return min;
+    }
+
+    /** Whether {@link #min()} itself is refused (a bound such as "greater than zero"). */
+    public boolean minExclusive() {
+        return minExclusive;
+    }
+
+    /** The greatest value allowed, or {@code null} when there is no upper bound. */
+    public T max() {
+        return max;
+    }
+
     /** The values allowed, or empty when any value of the type is. */
     public List<String> allowedValues() {
         return allowed;
