@@ -28,5 +28,6 @@ module dev.rollcall.api {
     // KeyCatalog.all, in this module, lists every module's keys.
     uses dev.rollcall.api.KeyCatalog;
 
-    exports dev.rollcall.api.internal to dev.rollcall.core, dev.rollcall.worker, dev.rollcall.grpc, dev.rollcall.testkit;
+    exports dev.rollcall.api.internal to dev.rollcall.core, dev.rollcall.worker, dev.rollcall.grpc, dev.rollcall.testkit,
+            dev.rollcall.console;
 }

@@ -20,8 +20,8 @@ import org.apache.arrow.memory.BufferAllocator;
  */
 final class WorkerOptions {
 
-    static final long DEFAULT_SHUTDOWN_GRACE_MILLIS = 5_000;
-    static final long DEFAULT_DRAIN_QUIET_MILLIS = 500;
+    static final long DEFAULT_SHUTDOWN_GRACE_MILLIS = WorkerKeys.SHUTDOWN_GRACE.defaultValue().toMillis();
+    static final long DEFAULT_DRAIN_QUIET_MILLIS = WorkerKeys.DRAIN_QUIET.defaultValue().toMillis();
 
     final WorkerInfoService.Builder info = WorkerInfoService.builder();
     final Set<String> advertisedServices = new HashSet<>();
@@ -74,18 +74,19 @@ final class WorkerOptions {
     Resolved resolve() {
         RollcallConfig cfg = config != null ? config : RollcallConfig.of(Map.of());
         Settings settings = cfg.settings().scope("rollcall.worker.");
-        String boundHost = host != null ? host : settings.string("host", "127.0.0.1");
-        int boundPort = port != null ? port : settings.integer("port", 0, 0, 65535);
-        String advertised = advertiseHost != null ? advertiseHost : settings.string("advertise-host", boundHost);
+        String boundHost = host != null ? host : settings.get(WorkerKeys.HOST);
+        int boundPort = port != null ? port : settings.get(WorkerKeys.PORT);
+        String advertised = advertiseHost != null ? advertiseHost
+                : settings.find(WorkerKeys.ADVERTISE_HOST).orElse(boundHost);
         long grace = shutdownGraceMillis != null ? shutdownGraceMillis
-                : settings.duration("shutdown-grace", Duration.ofMillis(DEFAULT_SHUTDOWN_GRACE_MILLIS)).toMillis();
-        boolean registering = register != null ? register : settings.bool("register", false);
+                : settings.get(WorkerKeys.SHUTDOWN_GRACE).toMillis();
+        boolean registering = register != null ? register : settings.get(WorkerKeys.REGISTER);
         WorkerTls tls = WorkerTls.read(settings, tlsCert, tlsKey, tlsClientCa);
-        boolean serveReflection = reflection != null ? reflection : settings.bool("reflection", true);
+        boolean serveReflection = reflection != null ? reflection : settings.get(WorkerKeys.REFLECTION);
         WorkerLimits limits = WorkerLimits.read(settings, new WorkerLimits.Overrides(maxRequestBytes, maxWatches,
                 maxWatchesPerConnection, maxCallsPerConnection));
         long quiet = drainQuietMillis != null ? drainQuietMillis
-                : settings.duration("drain-quiet", Duration.ofMillis(DEFAULT_DRAIN_QUIET_MILLIS)).toMillis();
+                : settings.get(WorkerKeys.DRAIN_QUIET).toMillis();
         return new Resolved(cfg, boundHost, boundPort, advertised, grace, quiet, registering, tls, serveReflection,
                 limits);
     }
