@@ -17,7 +17,8 @@ public final class ConfigOrigins {
 
     /**
      * {@code e} with {@code (from <origin>)} appended when its key has a value in {@code config};
-     * {@code e} itself when the key is unset (a missing key has no source) or the message names it already.
+     * {@code e} itself when the key is unset (a missing key has no source) or the message names the
+     * source already (an unknown key's).
      */
     public static ConfigurationException named(ConfigurationException e, RollcallConfig config) {
         String key = e.key();
@@ -26,7 +27,7 @@ public final class ConfigOrigins {
             return e;
         }
         String origin = config.origin(key);
-        if ("default".equals(origin)) {
+        if ("default".equals(origin) || e.getMessage().contains("(" + origin + ")")) {
             return e;
         }
         ConfigurationException named = new ConfigurationException(key, e.getMessage() + FROM + origin + ")",
