@@ -1,7 +1,9 @@
 package dev.rollcall.worker;
 
+import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Settings;
+import dev.rollcall.api.internal.ConfigOrigins;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
 import java.nio.file.Path;
@@ -71,8 +73,17 @@ final class WorkerOptions {
         return duration.toMillis();
     }
 
+    /** The settings; a bad value's error names its source (file, Spring property source, environment). */
     Resolved resolve() {
         RollcallConfig cfg = config != null ? config : RollcallConfig.of(Map.of());
+        try {
+            return resolve(cfg);
+        } catch (ConfigurationException e) {
+            throw ConfigOrigins.named(e, cfg);
+        }
+    }
+
+    private Resolved resolve(RollcallConfig cfg) {
         Settings settings = cfg.settings().scope("rollcall.worker.");
         String boundHost = host != null ? host : settings.get(WorkerKeys.HOST);
         int boundPort = port != null ? port : settings.get(WorkerKeys.PORT);
