@@ -1,19 +1,27 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.KeyCatalog;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Scheduler;
 import dev.rollcall.api.SettingKey;
 import dev.rollcall.api.SettingType;
+import dev.rollcall.api.Settings;
 import dev.rollcall.api.Ticker;
 import dev.rollcall.api.discovery.WorkerDiscovery;
+import dev.rollcall.api.internal.ConfigOrigins;
+import dev.rollcall.api.internal.UnknownKeys;
 import dev.rollcall.api.labels.LabelSelector;
 import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.registry.KeyPaths;
 import dev.rollcall.core.internal.catalog.CoreKeys;
 import dev.rollcall.core.internal.settings.BuilderValues;
+import dev.rollcall.core.internal.settings.Plugins;
+import dev.rollcall.core.internal.settings.ResolverSettings;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -43,6 +51,34 @@ abstract class AbstractResolverBuilder {
 
     /** This builder, as the type users hold. */
     abstract WorkerResolver.Builder self();
+
+    /** What {@code build()} starts a resolver with, read and checked. */
+    record Parts(ResolverSettings settings, ReadinessRule readiness, Plugins chosen) {
+    }
+
+    /**
+     * Checks the configuration, the values given here its top layer: keys no catalog declares first
+     * (before anything is read, so that a typo is never reported as the key it misses), then every
+     * value; finds the backend, the policy and the probe protocol.
+     *
+     * @throws ConfigurationException naming the key, the value and its source, or the type that no
+     *                                module provides (with the ones found)
+     */
+    Parts parts() {
+        ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
+        RollcallConfig cfg = given.over(config != null ? config : RollcallConfig.of(Map.of()));
+        try {
+            Settings root = cfg.settings();
+            UnknownKeys.checkDeclared(cfg, KeyCatalog.all(loader),
+                    discovery != null ? null : root.raw(CoreKeys.DISCOVERY_TYPE.name()).orElse(null),
+                    policy != null ? null : root.raw(CoreKeys.POLICY_TYPE.name()).orElse(null));
+            ResolverSettings settings = ResolverSettings.read(cfg, keyPaths);
+            ReadinessRule readiness = ReadinessRule.read(root);
+            return new Parts(settings, readiness, Plugins.chooseFor(settings, cfg, discovery, policy, null, loader));
+        } catch (ConfigurationException e) {
+            throw ConfigOrigins.named(e, cfg);
+        }
+    }
 
     private <T> WorkerResolver.Builder put(SettingKey<T> key, T value) {
         given.put(key, value);

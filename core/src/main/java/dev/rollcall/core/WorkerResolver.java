@@ -1,16 +1,12 @@
 package dev.rollcall.core;
 
 import dev.rollcall.api.ConfigurationException;
-import dev.rollcall.api.KeyCatalog;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Scheduler;
-import dev.rollcall.api.Settings;
 import dev.rollcall.api.Ticker;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.discovery.WorkerDiscovery;
-import dev.rollcall.api.internal.ConfigOrigins;
-import dev.rollcall.api.internal.UnknownKeys;
 import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.InvocationTargets;
@@ -33,7 +29,6 @@ import io.grpc.Status;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -445,22 +440,10 @@ public final class WorkerResolver implements AutoCloseable {
          *                                module provides (with the ones found)
          */
         public WorkerResolver build() {
-            ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
-            RollcallConfig cfg = given.over(config != null ? config : RollcallConfig.of(Map.of()));
-            try {
-                Settings root = cfg.settings();
-                UnknownKeys.checkDeclared(cfg, KeyCatalog.all(loader),
-                        discovery != null ? null : root.raw("rollcall.discovery.type").orElse(null),
-                        policy != null ? null : root.raw("rollcall.policy.type").orElse(null));
-                ResolverSettings settings = ResolverSettings.read(cfg, keyPaths);
-                ReadinessRule readiness = ReadinessRule.read(cfg.settings());
-                Plugins chosen = Plugins.chooseFor(settings, cfg, discovery, policy, null, loader);
-                WorkerResolver resolver = new WorkerResolver(this, chosen, settings, readiness);
-                resolver.rooms.start(); // closes the resolver again when a part fails to start
-                return resolver;
-            } catch (ConfigurationException e) {
-                throw ConfigOrigins.named(e, cfg);
-            }
+            Parts parts = parts();
+            WorkerResolver resolver = new WorkerResolver(this, parts.chosen(), parts.settings(), parts.readiness());
+            resolver.rooms.start(); // closes the resolver again when a part fails to start
+            return resolver;
         }
     }
 }
