@@ -199,10 +199,9 @@ public final class SettingKey<T> {
     public T parse(String text) {
         T value = type.parse(text);
         if (value == null) {
-            String shape = type == SettingType.DURATION || type == SettingType.WHOLE_NUMBER ? type.expected()
-                    : expected();
-            throw ConfigurationException.invalid(name, text, shape.equals(expected()) ? shape : expected()
-                    + " (" + shape + ")");
+            // A duration's syntax is worth spelling out; a number's or a boolean's is not.
+            boolean spell = type == SettingType.DURATION && !type.expected().equals(expected());
+            throw ConfigurationException.invalid(name, text, expected() + (spell ? " (" + type.expected() + ")" : ""));
         }
         if (!fits(value)) {
             throw ConfigurationException.invalid(name, text, expected());

@@ -38,6 +38,9 @@ class SettingKeyTest {
         assertThatThrownBy(() -> Settings.of(Map.of("rollcall.probe.timeout", "0s")).get(TIMEOUT))
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessage("rollcall.probe.timeout='0s': expected a duration greater than 0s");
+        assertThatThrownBy(() -> Settings.of(Map.of("rollcall.probe.concurrency", "many")).get(CONCURRENCY))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessage("rollcall.probe.concurrency='many': expected a whole number from 1 to 100000");
         assertThatThrownBy(() -> Settings.of(Map.of("rollcall.probe.timeout", "2 parsecs")).get(TIMEOUT))
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessageStartingWith("rollcall.probe.timeout='2 parsecs': expected a duration greater than 0s")
