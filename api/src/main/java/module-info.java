@@ -25,6 +25,9 @@ module dev.rollcall.api {
     uses dev.rollcall.api.discovery.WorkerDiscoveryProvider;
     uses dev.rollcall.api.policy.VersionPolicyProvider;
     uses dev.rollcall.api.registration.WorkerRegistrationProvider;
+    // KeyCatalog.all, in this module, lists every module's keys.
+    uses dev.rollcall.api.KeyCatalog;
 
-    exports dev.rollcall.api.internal to dev.rollcall.core, dev.rollcall.worker, dev.rollcall.grpc, dev.rollcall.testkit;
+    exports dev.rollcall.api.internal to dev.rollcall.core, dev.rollcall.worker, dev.rollcall.grpc, dev.rollcall.testkit,
+            dev.rollcall.console;
 }

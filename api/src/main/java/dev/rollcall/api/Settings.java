@@ -47,6 +47,37 @@ public interface Settings {
         return new LookupSettings("", Objects.requireNonNull(lookup, "lookup"));
     }
 
+    /**
+     * The value of {@code key}, checked against its declared bounds, or its default when unset.
+     * {@code key}'s full name must lie under this view.
+     *
+     * @throws ConfigurationException naming the key, the value and what was expected; or, when
+     *                                {@code key} is required, that it is not set
+     * @throws IllegalStateException  when {@code key} has no default (use {@link #find})
+     */
+    default <T> T get(SettingKey<T> key) {
+        Optional<T> value = find(key);
+        if (value.isPresent()) {
+            return value.get();
+        }
+        if (key.defaultValue() != null) {
+            return key.defaultValue();
+        }
+        if (key.isRequired()) {
+            throw ConfigurationException.missing(key.name(), key.expected());
+        }
+        throw new IllegalStateException(key.name() + " has no default: read it with find()");
+    }
+
+    /** The value of {@code key} when set, checked against its declared bounds; empty when unset. */
+    default <T> Optional<T> find(SettingKey<T> key) {
+        String prefix = fullKey("");
+        if (!key.name().startsWith(prefix)) {
+            throw new IllegalArgumentException(key.name() + " is outside this view (" + prefix + "*)");
+        }
+        return raw(key.name().substring(prefix.length())).map(key::parse);
+    }
+
     /** A required string. */
     default String string(String key) {
         return raw(key).orElseThrow(() -> ConfigurationException.missing(fullKey(key), "a value"));

@@ -1,8 +1,10 @@
 package dev.rollcall.console;
 
 import dev.rollcall.api.ConfigurationException;
-import dev.rollcall.api.Settings;
 import dev.rollcall.api.RollcallConfig;
+import dev.rollcall.api.SettingKey;
+import dev.rollcall.api.Settings;
+import dev.rollcall.api.internal.ConfigOrigins;
 import dev.rollcall.core.WorkerResolver;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -63,7 +65,7 @@ public final class RollcallConsole implements AutoCloseable {
 
     /** Binding a non-loopback address needs this key set to {@code true} (or {@link Builder#allowRemote}). */
     public static final String ALLOW_REMOTE_KEY = "rollcall.console.allow-remote";
-    /** How many event streams may be open at once; default {@value #DEFAULT_MAX_CLIENTS}. */
+    /** How many event streams may be open at once (default and bounds: {@link ConsoleKeys}). */
     public static final String MAX_CLIENTS_KEY = "rollcall.console.max-clients";
     /** How long a connection may take none of what it is sent before it is closed; default 10s. */
     public static final String WRITE_TIMEOUT_KEY = "rollcall.console.write-timeout";
@@ -71,16 +73,10 @@ public final class RollcallConsole implements AutoCloseable {
     public static final String REQUEST_TIMEOUT_KEY = "rollcall.console.request-timeout";
     /** Host names (or addresses) beside loopback's that requests may name, comma-separated; default none. */
     public static final String ALLOWED_HOSTS_KEY = "rollcall.console.allowed-hosts";
-    /** How many snapshots the timeline keeps; default {@value #DEFAULT_TIMELINE}. */
+    /** How many snapshots the timeline keeps (default and bounds: {@link ConsoleKeys}). */
     public static final String TIMELINE_KEY = "rollcall.console.timeline";
 
-    static final int DEFAULT_MAX_CLIENTS = 16;
-    static final int DEFAULT_TIMELINE = 50;
-    static final Duration DEFAULT_WRITE_TIMEOUT = Duration.ofSeconds(10);
-    static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
     static final Duration KEEPALIVE = Duration.ofSeconds(15);
-    private static final List<String> KEYS = List.of(ALLOW_REMOTE_KEY, ALLOWED_HOSTS_KEY, MAX_CLIENTS_KEY,
-            WRITE_TIMEOUT_KEY, REQUEST_TIMEOUT_KEY, TIMELINE_KEY);
     private static final AtomicInteger COUNT = new AtomicInteger();
 
     private static final Logger log = LoggerFactory.getLogger(RollcallConsole.class);
@@ -168,14 +164,16 @@ public final class RollcallConsole implements AutoCloseable {
 
     /** Collects a console's options; {@link #start()} checks them and serves. Not thread-safe. */
     public static final class Builder {
+        /** How messages name a value given to the builder. */
+        private static final String BUILDER = "RollcallConsole.Builder";
         private final SnapshotSource source;
         private InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
         private boolean allowRemote;
-        private int maxClients = DEFAULT_MAX_CLIENTS;
-        private Duration writeTimeout = DEFAULT_WRITE_TIMEOUT;
-        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+        private int maxClients = ConsoleKeys.MAX_CLIENTS.defaultValue();
+        private Duration writeTimeout = ConsoleKeys.WRITE_TIMEOUT.defaultValue();
+        private Duration requestTimeout = ConsoleKeys.REQUEST_TIMEOUT.defaultValue();
         private HostRule hosts = HostRule.loopbackOnly();
-        private int timeline = DEFAULT_TIMELINE;
+        private int timeline = ConsoleKeys.TIMELINE.defaultValue();
 
         private Builder(SnapshotSource source) {
             this.source = source;
@@ -195,20 +193,13 @@ public final class RollcallConsole implements AutoCloseable {
 
         /** How many event streams may be open at once, 1 to 1024 ({@value #MAX_CLIENTS_KEY}); default 16. */
         public Builder maxClients(int max) {
-            if (max < 1 || max > 1024) {
-                throw new IllegalArgumentException("maxClients " + max + " is outside 1..1024 (" + MAX_CLIENTS_KEY + ")");
-            }
-            this.maxClients = max;
+            this.maxClients = ConsoleKeys.MAX_CLIENTS.check(max, BUILDER);
             return this;
         }
 
         /** How long a connection may take none of what it is sent ({@value #WRITE_TIMEOUT_KEY}); default 10s. */
         public Builder writeTimeout(Duration timeout) {
-            Objects.requireNonNull(timeout, "writeTimeout");
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("writeTimeout " + timeout + " is not positive (" + WRITE_TIMEOUT_KEY + ")");
-            }
-            this.writeTimeout = timeout;
+            this.writeTimeout = ConsoleKeys.WRITE_TIMEOUT.check(timeout, BUILDER);
             return this;
         }
 
@@ -230,21 +221,13 @@ public final class RollcallConsole implements AutoCloseable {
          * answer, before it is closed ({@value #REQUEST_TIMEOUT_KEY}); default 5s.
          */
         public Builder requestTimeout(Duration timeout) {
-            Objects.requireNonNull(timeout, "requestTimeout");
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("requestTimeout " + timeout + " is not positive ("
-                        + REQUEST_TIMEOUT_KEY + ")");
-            }
-            this.requestTimeout = timeout;
+            this.requestTimeout = ConsoleKeys.REQUEST_TIMEOUT.check(timeout, BUILDER);
             return this;
         }
 
         /** How many snapshots the timeline keeps, 1 to 1000 ({@value #TIMELINE_KEY}); default 50. */
         public Builder timeline(int snapshots) {
-            if (snapshots < 1 || snapshots > 1000) {
-                throw new IllegalArgumentException("timeline " + snapshots + " is outside 1..1000 (" + TIMELINE_KEY + ")");
-            }
-            this.timeline = snapshots;
+            this.timeline = ConsoleKeys.TIMELINE.check(snapshots, BUILDER);
             return this;
         }
 
@@ -256,21 +239,26 @@ public final class RollcallConsole implements AutoCloseable {
          */
         public Builder config(RollcallConfig config) {
             Settings s = config.settings();
+            List<String> known = new ConsoleKeys().keys().stream().map(SettingKey::name).toList();
             for (String key : config.values().keySet()) {
-                if (key.startsWith("rollcall.console.") && !KEYS.contains(key)) {
+                if (key.startsWith("rollcall.console.") && !known.contains(key)) {
                     throw new ConfigurationException(key, "unknown Rollcall console key " + key + " ("
-                            + config.origin(key) + "); the console's keys are " + String.join(", ", KEYS));
+                            + config.origin(key) + "); the console's keys are " + String.join(", ", known));
                 }
             }
-            allowRemote = s.bool(ALLOW_REMOTE_KEY, allowRemote);
-            maxClients = s.integer(MAX_CLIENTS_KEY, maxClients, 1, 1024);
-            writeTimeout = s.positiveDuration(WRITE_TIMEOUT_KEY, writeTimeout);
-            requestTimeout = s.positiveDuration(REQUEST_TIMEOUT_KEY, requestTimeout);
-            String names = s.raw(ALLOWED_HOSTS_KEY).orElse(null);
-            if (names != null) {
-                hosts = HostRule.allowing(HostRule.split(names), names);
+            try {
+                allowRemote = s.find(ConsoleKeys.ALLOW_REMOTE).orElse(allowRemote);
+                maxClients = s.find(ConsoleKeys.MAX_CLIENTS).orElse(maxClients);
+                writeTimeout = s.find(ConsoleKeys.WRITE_TIMEOUT).orElse(writeTimeout);
+                requestTimeout = s.find(ConsoleKeys.REQUEST_TIMEOUT).orElse(requestTimeout);
+                String names = s.raw(ALLOWED_HOSTS_KEY).orElse(null);
+                if (names != null) {
+                    hosts = HostRule.allowing(HostRule.split(names), names);
+                }
+                timeline = s.find(ConsoleKeys.TIMELINE).orElse(timeline);
+            } catch (ConfigurationException e) {
+                throw ConfigOrigins.named(e, config);
             }
-            timeline = s.integer(TIMELINE_KEY, timeline, 1, 1000);
             return this;
         }
 

@@ -90,7 +90,7 @@ public final class ConsoleScale {
         Feed feed = new Feed(snapshot);
 
         // Server side, on this thread: the sender's work per update (timeline + JSON), warmed first.
-        Timeline timeline = new Timeline(RollcallConsole.DEFAULT_TIMELINE);
+        Timeline timeline = new Timeline(ConsoleKeys.TIMELINE.defaultValue());
         FleetJson json = new FleetJson("scale", () -> "synthetic", timeline);
         FleetSnapshot s = snapshot;
         List<WorkerStatus> st = new ArrayList<>(statuses);

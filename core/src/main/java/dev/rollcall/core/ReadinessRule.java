@@ -4,6 +4,7 @@ import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.core.internal.catalog.CoreKeys;
 import dev.rollcall.core.internal.settings.DurationText;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,8 +25,7 @@ import java.util.Optional;
  */
 record ReadinessRule(int minWorkers, String version, Duration maxStale) {
 
-    static final int DEFAULT_MIN_WORKERS = 1;
-    static final String MAX_STALE_KEY = "rollcall.readiness.max-stale";
+    static final String MAX_STALE_KEY = CoreKeys.READINESS_MAX_STALE.name();
     /**
      * {@code max-stale} when versions are discovery's claims ({@code none}, {@code grpc-health}):
      * longer than a registry takes to elect a leader or restart, so a blip does not take every
@@ -33,7 +33,6 @@ record ReadinessRule(int minWorkers, String version, Duration maxStale) {
      * When workers answer for themselves, a stale set still holds only verified workers: no bound.
      */
     static final Duration DEFAULT_MAX_STALE_FOR_CLAIMS = Duration.ofMinutes(5);
-    private static final int MAX_MIN_WORKERS = 1_000_000;
 
     /**
      * The rule under {@code root} (full keys); {@code max-stale} stays null when unset, for
@@ -42,13 +41,13 @@ record ReadinessRule(int minWorkers, String version, Duration maxStale) {
      * @throws ConfigurationException naming the key, the value and what was expected
      */
     static ReadinessRule read(Settings root) {
-        int min = root.integer("rollcall.readiness.min-workers", DEFAULT_MIN_WORKERS, 0, MAX_MIN_WORKERS);
-        String version = root.string("rollcall.readiness.version", "");
+        int min = root.get(CoreKeys.READINESS_MIN_WORKERS);
+        String version = root.find(CoreKeys.READINESS_VERSION).orElse("");
         if (!version.isEmpty() && min == 0) {
             throw ConfigurationException.invalid("rollcall.readiness.version", version,
                     "no version while rollcall.readiness.min-workers is 0 (always ready): set min-workers to 1 or more");
         }
-        return new ReadinessRule(min, version, root.duration(MAX_STALE_KEY, null));
+        return new ReadinessRule(min, version, root.find(CoreKeys.READINESS_MAX_STALE).orElse(null));
     }
 
     /** This rule with {@code max-stale}'s default when unset: {@link #DEFAULT_MAX_STALE_FOR_CLAIMS} under claims, else none. */

@@ -8,10 +8,10 @@ import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.core.internal.probe.client.ProbeClient;
 import dev.rollcall.core.internal.ProbeFailures;
 import dev.rollcall.core.internal.ProbeTls;
+import dev.rollcall.core.internal.catalog.CoreKeys;
 import dev.rollcall.core.internal.probe.ProbeTransport;
 import dev.rollcall.core.internal.probe.ProtocolTransport;
 import dev.rollcall.core.internal.protocols.ProbeProtocols;
-import dev.rollcall.core.internal.settings.ProbeSettings;
 import dev.rollcall.protocol.ProbeOutcome;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -40,8 +40,8 @@ import java.util.concurrent.CompletableFuture;
 public final class WorkerProbe {
 
     private static final WorkerProbe DEFAULTS = new WorkerProbe(
-            ProbeClient.onSharedEventLoop(ProbeSettings.DEFAULT_MAX_RESPONSE_BYTES, ProbeTls.DEFAULT),
-            ProbeProtocols.rollcall(), ProbeSettings.DEFAULT_MAX_RESPONSE_BYTES);
+            ProbeClient.onSharedEventLoop(CoreKeys.MAX_RESPONSE_BYTES.defaultValue(), ProbeTls.DEFAULT),
+            ProbeProtocols.rollcall(), CoreKeys.MAX_RESPONSE_BYTES.defaultValue());
 
     private final ProbeClient client;
     /** Another protocol than {@code rollcall}'s (whose probes go to {@link #client} directly); null for it. */
@@ -190,8 +190,7 @@ public final class WorkerProbe {
             Settings probe = root.scope("rollcall.probe.");
             ProbeProtocols.Chosen chosen = ProbeProtocols.choose(root, protocol,
                     loader != null ? loader : Thread.currentThread().getContextClassLoader());
-            int maxBytes = probe.integer("max-response-bytes", ProbeSettings.DEFAULT_MAX_RESPONSE_BYTES,
-                    ProbeSettings.MIN_RESPONSE_BYTES, 64 << 20);
+            int maxBytes = probe.get(CoreKeys.MAX_RESPONSE_BYTES);
             return new WorkerProbe(ProbeClient.onSharedEventLoop(maxBytes,
                     ProbeTls.read(probe, ca, cert, key, authority)), chosen, maxBytes);
         }

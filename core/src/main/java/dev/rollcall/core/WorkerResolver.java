@@ -11,7 +11,6 @@ import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.InvocationTargets;
 import dev.rollcall.api.registry.KeyExtractors;
-import dev.rollcall.api.registry.KeyPaths;
 import dev.rollcall.api.registry.KeyRouting;
 import dev.rollcall.api.registry.ProtoSymbols;
 import dev.rollcall.api.registry.WorkerEndpoints;
@@ -21,7 +20,6 @@ import dev.rollcall.core.internal.drain.LeaseTable;
 import dev.rollcall.core.internal.lifecycle.ResolverLifecycle;
 import dev.rollcall.core.internal.probe.ProbeScheduler;
 import dev.rollcall.core.internal.settings.Plugins;
-import dev.rollcall.core.internal.settings.ResolverOverrides;
 import dev.rollcall.core.internal.settings.ResolverSettings;
 import dev.rollcall.core.internal.snapshot.SnapshotFanOut;
 import dev.rollcall.core.internal.snapshot.Subscription;
@@ -29,11 +27,9 @@ import dev.rollcall.protocol.spi.ProbeCapabilities;
 import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -423,339 +419,29 @@ public final class WorkerResolver implements AutoCloseable {
 
     /**
      * Configures a {@link WorkerResolver}. Values set here win over the configuration; anything
-     * unset comes from {@link #config(RollcallConfig)}, or else from the defaults. Every key the
-     * resolver reads, with its default, is in the table "Keys read by the resolver" of
-     * {@code rollcall-core}'s README; each setter names its key. Arguments are checked at once, and
-     * {@link #build()} checks the configuration, naming the key and value at fault. Not thread-safe.
-     *
-     * <p>TLS settings apply to {@code grpcs://} endpoints; {@code grpc://} ones stay plaintext, and
-     * both kinds may be mixed in one fleet. The files are read and checked once, at {@link #build()}:
-     * a missing, unreadable or non-PEM file fails naming its key and path, never its content. A
-     * worker whose certificate is not trusted, does not name its address, or that refuses the client
-     * certificate is unreachable, with the TLS failure as the reason (fail closed).
+     * unset comes from {@link #config(RollcallConfig)}, or else from the defaults. Each setter names
+     * its key, checks its argument at once against the key's bounds (the error names the key), and
+     * docs/configuration.md gives every key with its default. Not thread-safe.
      */
-    public static final class Builder {
-        /** What is given in code of the settings; the settings readers see only its record. */
-        private final ResolverOverrides.Draft overrides = new ResolverOverrides.Draft();
-        private RollcallConfig config;
-        private WorkerDiscovery discovery;
-        private VersionPolicy policy;
-        private Clock clock = Clock.systemUTC();
-        private Ticker ticker;
-        private Scheduler scheduler;
-        private String name;
-        private ClassLoader classLoader;
+    public static final class Builder extends AbstractResolverBuilder {
 
         private Builder() {
         }
 
-        /** Where unset values come from; default none (only the values set here, and defaults). */
-        public Builder config(RollcallConfig config) {
-            this.config = Objects.requireNonNull(config, "config");
-            return this;
-        }
-
-        /** The discovery backend to use instead of {@code rollcall.discovery.type}. The resolver closes it. */
-        public Builder discovery(WorkerDiscovery discovery) {
-            this.discovery = Objects.requireNonNull(discovery, "discovery");
-            return this;
-        }
-
-        /** The policy to use instead of {@code rollcall.policy.type}. */
-        public Builder policy(VersionPolicy policy) {
-            this.policy = Objects.requireNonNull(policy, "policy");
-            return this;
-        }
-
-        /** The deadline of each probe ({@code rollcall.probe.timeout}, default 2 s). */
-        public Builder probeTimeout(Duration timeout) {
-            overrides.probeTimeout(timeout);
-            return this;
-        }
-
-        /** At most this many probes in flight ({@code rollcall.probe.concurrency}, default 64). */
-        public Builder probeConcurrency(int concurrency) {
-            overrides.probeConcurrency(concurrency);
+        @Override
+        Builder self() {
             return this;
         }
 
         /**
-         * Retry delays after failed probes: {@code initial}, doubling up to {@code max}, each up to 20 %
-         * shorter at random. A worker that answers and fails again soon keeps its count (flap damping):
-         * the delays start over only once it stayed up for ten {@code initial} delays, or {@code max}
-         * if that is shorter ({@code rollcall.probe.backoff.initial} and {@code .max}, default 250 ms
-         * and 30 s).
+         * Validates everything (undeclared keys first), finds the backend and the policy, and starts resolving.
          *
-         * @throws IllegalArgumentException when either is not positive or {@code max} is below {@code initial}
-         */
-        public Builder backoff(Duration initial, Duration max) {
-            overrides.backoff(initial, max);
-            return this;
-        }
-
-        /** Re-probe a worker that answered after this long even if nothing changed (default 10 min). */
-        public Builder refreshInterval(Duration interval) {
-            overrides.refreshInterval(interval);
-            return this;
-        }
-
-        /**
-         * Whether to keep one idle connection per worker (default true). Kept connections notice a
-         * worker that restarts in place at once (about 15 KB of heap and one file descriptor per
-         * worker); without them a restart is noticed at the next refresh.
-         */
-        public Builder keepProbeChannels(boolean keep) {
-            overrides.keepChannels(keep);
-            return this;
-        }
-
-        /**
-         * At most {@code max} workers hold a kept probe channel and its {@code WatchWorkerInfo}
-         * stream at once ({@code rollcall.probe.max-kept-channels}); the others are tracked as with
-         * {@code keepProbeChannels(false)}: a one-off connection per probe, a restart noticed by its
-         * instance id at the next probe (discovery's id at once), a refresh every interval. Workers
-         * are kept in the order they are first probed; a kept worker that leaves frees its place for
-         * the next worker probed. The snapshot ({@code counts().overKeptCap()}) and the
-         * {@code rollcall.probe.over-kept-cap} gauge say how many are past the cap. Default derived
-         * from the process's descriptor limit: half of it less 256, at least 64, at most 10,000
-         * (4,096 where the limit cannot be read), so that the defaults never exhaust the machine.
-         * Unused with {@code keepProbeChannels(false)}; 0 is refused at {@link #build()} unless
-         * channels are not kept.
-         *
-         * @throws IllegalArgumentException if {@code max} is negative
-         */
-        public Builder maxKeptChannels(int max) {
-            overrides.maxKeptChannels(max);
-            return this;
-        }
-
-        /**
-         * Subsets ({@code rollcall.subset.size}, default unset: every accepted worker is used): this
-         * resolver uses {@code size} of the workers the policy accepts, those with the highest
-         * rendezvous weight on its {@link #coordinatorId coordinator id}, so that N coordinators over
-         * M workers hold about N × size connections rather than N × M, each worker used by about
-         * N × size / M of them. The policy still decides over the whole fleet (every coordinator picks
-         * the same cohort: a {@code rollout} quorum is the fleet's); the accepted workers outside the
-         * subset are {@code OUTSIDE_SUBSET} in the snapshot, in no view and no {@code rollcall:}
-         * channel, probed over a connection of their own each time. When a member goes, the next
-         * accepted worker in rank takes its place. Not with {@link #exactDrain} ({@link #build()}
-         * fails naming both keys). See docs/subsets.md.
-         *
-         * @throws IllegalArgumentException if {@code size} is below 1
-         */
-        public Builder subsetSize(int size) {
-            overrides.subsetSize(size);
-            return this;
-        }
-
-        /**
-         * The id this coordinator's subset is chosen by ({@code rollcall.subset.coordinator-id});
-         * default the {@code HOSTNAME} environment variable, else the local host's name, else a random
-         * UUID (with a WARN: a restarted coordinator then picks another subset). Two coordinators
-         * with one id use the same workers. Unused without {@link #subsetSize}.
-         *
-         * @throws IllegalArgumentException if {@code id} is blank
-         */
-        public Builder coordinatorId(String id) {
-            overrides.coordinatorId(id);
-            return this;
-        }
-
-        /**
-         * How a worker whose host goes silent (no FIN, no RST: power loss, a partition) is noticed
-         * over its kept connection ({@code rollcall.probe.keepalive-time} and
-         * {@code rollcall.probe.keepalive-timeout}, default 5 s and 3 s). Each {@code WatchWorkerInfo}
-         * stream asks its worker to repeat its answer after {@code time} without news; a stream whose
-         * worker granted that and that stays silent for the grant (or {@code time}, if longer) plus
-         * {@code timeout} is taken for a lost host: the worker is out of new snapshots at once and
-         * probed over a new connection (with the defaults, out within 9 s of the last byte). Kept
-         * channels also send HTTP/2 keepalive pings every {@code time}, but every 10 s at least
-         * (grpc-java's floor), even without calls, and drop a connection whose ping is not answered
-         * within {@code timeout}: that covers workers that serve only the unary call or grant no
-         * heartbeats, within about 13 s. With a {@code rollcall.probe.protocol} other than
-         * {@code rollcall} the channels send no pings (servers Rollcall does not own may answer them
-         * with a {@code too_many_pings} GOAWAY): the protocol's own probe goes over each kept
-         * connection every {@code time}, {@code timeout} its deadline, and one unanswered drops the
-         * connection (out within {@code time + timeout}). Without kept channels ({@link #keepProbeChannels}
-         * {@code false}) nothing is kept, so nothing is watched: a silent host is noticed at the next
-         * refresh, or by a failed call.
-         *
-         * @throws IllegalArgumentException when {@code time} is below 1 s (workers grant no less) or
-         *                                  {@code timeout} below 100 ms
-         */
-        public Builder keepalive(Duration time, Duration timeout) {
-            overrides.keepalive(time, timeout);
-            return this;
-        }
-
-        /**
-         * Exact drain ({@code rollcall.drain.exact}, default false): this resolver holds the workers
-         * it watches under {@link #lease() leases} and tells each draining worker when it has let go
-         * ({@code ReleaseWorker}), so that the worker stops as soon as no query can still use it
-         * instead of after its {@code drain-quiet} guess. Only for code that takes every snapshot it
-         * plans with through {@link WorkerResolver#lease()}: a snapshot from {@link WorkerResolver#pin()}
-         * does not hold a worker. Needs kept probe channels ({@code rollcall.probe.keep-channels});
-         * {@link #build()} fails naming both keys otherwise.
-         */
-        public Builder exactDrain(boolean exact) {
-            overrides.exactDrain(exact);
-            return this;
-        }
-
-        /** The largest {@code WorkerInfo} answer accepted (default 1 MiB): a hostile worker cannot exhaust memory. */
-        public Builder maxResponseBytes(int bytes) {
-            overrides.maxResponseBytes(bytes);
-            return this;
-        }
-
-        /**
-         * The most candidates one set from discovery may list ({@code rollcall.discovery.max-candidates},
-         * default 100,000): a larger set is refused whole, the last good one kept and discovery
-         * reported failing, with the count and the key, so that a broken or hostile backend cannot
-         * make the resolver track and probe millions of endpoints.
-         */
-        public Builder maxCandidates(int max) {
-            overrides.maxCandidates(max);
-            return this;
-        }
-
-        /**
-         * The CA certificates (one PEM file) that {@code grpcs://} workers' certificates must chain
-         * to, instead of the JDK's trust store ({@code rollcall.probe.tls.ca}).
-         */
-        public Builder probeTrust(Path caPemFile) {
-            overrides.probeTrust(caPemFile);
-            return this;
-        }
-
-        /**
-         * The client certificate (PEM chain) and its PKCS#8 private key (PEM) that probes present to
-         * {@code grpcs://} workers requiring mutual TLS ({@code rollcall.probe.tls.cert} and
-         * {@code rollcall.probe.tls.key}).
-         */
-        public Builder probeClientCertificate(Path certificateChainPemFile,
-                                              Path privateKeyPemFile) {
-            overrides.probeClientCertificate(certificateChainPemFile, privateKeyPemFile);
-            return this;
-        }
-
-        /**
-         * The name {@code grpcs://} workers' certificates are checked against (and sent as SNI),
-         * instead of each endpoint's host ({@code rollcall.probe.tls.authority}).
-         */
-        public Builder probeAuthority(String authority) {
-            overrides.probeAuthority(authority);
-            return this;
-        }
-
-        /**
-         * Whether to fetch each worker version's schema through gRPC server reflection
-         * ({@code rollcall.schemas.fetch}, default true). When on, a worker is published once its
-         * version's schema is known (or its fetch has failed once; it is retried in the background).
-         */
-        public Builder fetchSchemas(boolean fetch) {
-            overrides.fetchSchemas(fetch);
-            return this;
-        }
-
-        /**
-         * Only workers whose labels match {@code selector} may be used, whatever the policy says
-         * ({@code rollcall.selector}; Kubernetes' label-selector syntax, e.g.
-         * {@code env=prod,tier!=canary,zone in (eu-1,eu-2),!deprecated}). Others are rejected with the
-         * requirement they fail, before the policy sees them. Labels are discovery's, overridden by
-         * the worker's own.
-         *
-         * @throws IllegalArgumentException naming the position and what was expected there
-         */
-        public Builder selector(String selector) {
-            overrides.selector(selector);
-            return this;
-        }
-
-        /**
-         * Prefer workers whose labels match {@code selector} ({@code rollcall.prefer-labels} and
-         * {@code rollcall.prefer-labels.min-workers}): new snapshots list only those while at least
-         * {@code minWorkers} of them are compatible, otherwise every compatible worker. Falling back
-         * is immediate; returning waits {@code rollcall.prefer-labels.hold} (30 s).
-         *
-         * @throws IllegalArgumentException naming the position and what was expected, or a
-         *                                  {@code minWorkers} below 1
-         */
-        public Builder preferLabels(String selector, int minWorkers) {
-            overrides.preferLabels(selector, minWorkers);
-            return this;
-        }
-
-        /** The routing key paths, instead of {@code rollcall.keys.*}. */
-        public Builder keyPaths(KeyPaths keys) {
-            overrides.keyPaths(keys);
-            return this;
-        }
-
-        /**
-         * The time source of every timing rule: retries and their backoff, flap damping, refreshes,
-         * publish spacing and {@code await} deadlines; default {@link Ticker#systemTicker()}. For
-         * tests, together with {@link #scheduler}, as Caffeine's {@code ticker()} is.
-         */
-        public Builder ticker(Ticker ticker) {
-            this.ticker = Objects.requireNonNull(ticker, "ticker");
-            return this;
-        }
-
-        /**
-         * Where the resolver's timers run; default its own thread, in real time. For tests that
-         * advance a {@link #ticker} themselves: a scheduler that fires as they do.
-         */
-        public Builder scheduler(Scheduler scheduler) {
-            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
-            return this;
-        }
-
-        /** The clock for snapshot timestamps; default UTC system clock. */
-        public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
-            return this;
-        }
-
-        /**
-         * How workers are asked what they run ({@code rollcall.probe.protocol}, default
-         * {@code rollcall}): {@code datafusion-distributed}, {@code grpc-health}, {@code none}, or a
-         * protocol of a jar on the classpath (docs/probe-protocols.md says what each can see).
-         * {@link #build()} fails naming the value and the key, and listing the protocols found, when
-         * no jar provides it.
-         *
-         * @throws IllegalArgumentException when {@code name} is blank
-         */
-        public Builder probeProtocol(String name) {
-            overrides.probeProtocol(name);
-            return this;
-        }
-
-        /** A name for thread names and logs; default a number. */
-        public Builder name(String name) {
-            this.name = Objects.requireNonNull(name, "name");
-            return this;
-        }
-
-        /** Where providers are looked up; default the thread's context class loader. */
-        public Builder classLoader(ClassLoader loader) {
-            this.classLoader = Objects.requireNonNull(loader, "classLoader");
-            return this;
-        }
-
-        /**
-         * Validates everything, finds the backend and the policy, and starts resolving.
-         *
-         * @throws ConfigurationException naming the key and value at fault, or the type that no
+         * @throws ConfigurationException naming the key, the value and its source, or the type that no
          *                                module provides (with the ones found)
          */
         public WorkerResolver build() {
-            RollcallConfig cfg = config != null ? config : RollcallConfig.of(Map.of());
-            ResolverSettings settings = ResolverSettings.read(cfg, overrides.done());
-            ReadinessRule readiness = ReadinessRule.read(cfg.settings());
-            ClassLoader loader = classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
-            Plugins chosen = Plugins.chooseFor(settings, cfg, discovery, policy, overrides.done().probeProtocol(), loader);
-            WorkerResolver resolver = new WorkerResolver(this, chosen, settings, readiness);
+            Parts parts = parts();
+            WorkerResolver resolver = new WorkerResolver(this, parts.chosen(), parts.settings(), parts.readiness());
             resolver.rooms.start(); // closes the resolver again when a part fails to start
             return resolver;
         }

@@ -35,11 +35,11 @@ class SubsetConfigTest {
     @Test
     void theBuilderRefusesASizeBelowOneAndABlankIdNamingThem() {
         assertThatThrownBy(() -> WorkerResolver.builder().subsetSize(0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("subsetSize 0 is below 1");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rollcall.subset.size='0' (WorkerResolver.Builder)");
         assertThatThrownBy(() -> WorkerResolver.builder().subsetSize(-1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("subsetSize -1");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rollcall.subset.size='-1'");
         assertThatThrownBy(() -> WorkerResolver.builder().coordinatorId(" "))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("coordinatorId is blank");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rollcall.subset.coordinator-id=").hasMessageContaining("not blank");
     }
 
     @Test

@@ -142,7 +142,7 @@ class WorkerResolverConfigTest {
         Map<String, String> m = base();
         m.put("rollcall.probe.backoff.initial", "5s");
         m.put("rollcall.probe.backoff.max", "1s");
-        assertThatThrownBy(() -> build(m)).hasMessageContaining("rollcall.probe.backoff.max='PT1S'");
+        assertThatThrownBy(() -> build(m)).hasMessageContaining("rollcall.probe.backoff.max='1s'");
     }
 
     @Test

@@ -37,7 +37,7 @@ public final class ExactVersionPolicyProvider implements VersionPolicyProvider {
     public VersionPolicy create(Settings settings) {
         Optional<String> single = settings.raw("version");
         Optional<String> several = settings.raw("versions");
-        boolean noVersion = settings.bool("accept-no-version", false);
+        boolean noVersion = settings.get(PolicyKeys.EXACT_ACCEPT_NO_VERSION);
         String singleKey = settings.fullKey("version");
         String severalKey = settings.fullKey("versions");
         if (single.isPresent() && several.isPresent()) {

@@ -40,8 +40,8 @@ public final class PreferPolicyProvider implements VersionPolicyProvider {
         String rangesKey = settings.fullKey("ranges");
         String value = settings.raw("ranges").orElse(null);
         settings.raw("min-workers"); // read before anything can throw, so that every key counts as known
-        boolean includePrerelease = settings.bool("include-prerelease", false);
-        int minWorkers = settings.integer("min-workers", 1, 1, Integer.MAX_VALUE);
+        boolean includePrerelease = settings.get(PolicyKeys.PREFER_INCLUDE_PRERELEASE);
+        int minWorkers = settings.get(PolicyKeys.PREFER_MIN_WORKERS);
         if (value == null) {
             throw ConfigurationException.missing(rangesKey, EXPECTED_RANGES);
         }

@@ -39,8 +39,8 @@ public final class RolloutPolicyProvider implements VersionPolicyProvider {
         Optional<String> range = settings.raw("range");
         Optional<String> fraction = settings.raw("min-fraction");
         boolean minWorkersSet = settings.raw("min-workers").isPresent();
-        boolean includePrerelease = settings.bool("include-prerelease", false);
-        int minWorkers = settings.integer("min-workers", 0, 1, Integer.MAX_VALUE);
+        boolean includePrerelease = settings.get(PolicyKeys.ROLLOUT_INCLUDE_PRERELEASE);
+        int minWorkers = settings.find(PolicyKeys.ROLLOUT_MIN_WORKERS).orElse(0);
 
         String rangeKey = settings.fullKey("range");
         String minWorkersKey = settings.fullKey("min-workers");

@@ -33,7 +33,7 @@ public final class SemverRangePolicyProvider implements VersionPolicyProvider {
 
     @Override
     public VersionPolicy create(Settings settings) {
-        boolean includePrerelease = settings.bool("include-prerelease", false);
+        boolean includePrerelease = settings.get(PolicyKeys.SEMVER_INCLUDE_PRERELEASE);
         String rangeKey = settings.fullKey("range");
         String range = settings.raw("range")
                 .orElseThrow(() -> ConfigurationException.missing(rangeKey, EXPECTED_RANGE));

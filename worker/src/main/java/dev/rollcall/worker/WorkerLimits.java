@@ -14,8 +14,6 @@ import java.util.concurrent.TimeUnit;
  */
 record WorkerLimits(int maxRequestBytes, int maxWatches, int maxWatchesPerConnection, int maxCallsPerConnection) {
 
-    static final int DEFAULT_MAX_REQUEST_BYTES = 4096;
-    static final int DEFAULT_MAX_CALLS_PER_CONNECTION = 250;
     static final int PERMIT_KEEPALIVE_SECONDS = 5;
 
     /** Builder overrides; a null field reads its key. */
@@ -27,15 +25,13 @@ record WorkerLimits(int maxRequestBytes, int maxWatches, int maxWatchesPerConnec
     static WorkerLimits read(Settings worker, Overrides set) {
         return new WorkerLimits(
                 set.maxRequestBytes() != null ? set.maxRequestBytes()
-                        : worker.integer("max-request-bytes", DEFAULT_MAX_REQUEST_BYTES, 64, Integer.MAX_VALUE),
+                        : worker.get(WorkerKeys.MAX_REQUEST_BYTES),
                 set.maxWatches() != null ? set.maxWatches()
-                        : worker.integer("max-watches", WorkerInfoService.DEFAULT_MAX_WATCHES, 1, Integer.MAX_VALUE),
+                        : worker.get(WorkerKeys.MAX_WATCHES),
                 set.maxWatchesPerConnection() != null ? set.maxWatchesPerConnection()
-                        : worker.integer("max-watches-per-connection",
-                        WorkerInfoService.DEFAULT_MAX_WATCHES_PER_CONNECTION, 1, Integer.MAX_VALUE),
+                        : worker.get(WorkerKeys.MAX_WATCHES_PER_CONNECTION),
                 set.maxCallsPerConnection() != null ? set.maxCallsPerConnection()
-                        : worker.integer("max-calls-per-connection", DEFAULT_MAX_CALLS_PER_CONNECTION, 1,
-                        Integer.MAX_VALUE));
+                        : worker.get(WorkerKeys.MAX_CALLS_PER_CONNECTION));
     }
 
     /** The transport's part: keepalive permits, calls per connection, the request bound. */

@@ -1,7 +1,9 @@
 package dev.rollcall.worker;
 
+import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Settings;
+import dev.rollcall.api.internal.ConfigOrigins;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
 import java.nio.file.Path;
@@ -20,8 +22,8 @@ import org.apache.arrow.memory.BufferAllocator;
  */
 final class WorkerOptions {
 
-    static final long DEFAULT_SHUTDOWN_GRACE_MILLIS = 5_000;
-    static final long DEFAULT_DRAIN_QUIET_MILLIS = 500;
+    static final long DEFAULT_SHUTDOWN_GRACE_MILLIS = WorkerKeys.SHUTDOWN_GRACE.defaultValue().toMillis();
+    static final long DEFAULT_DRAIN_QUIET_MILLIS = WorkerKeys.DRAIN_QUIET.defaultValue().toMillis();
 
     final WorkerInfoService.Builder info = WorkerInfoService.builder();
     final Set<String> advertisedServices = new HashSet<>();
@@ -71,21 +73,31 @@ final class WorkerOptions {
         return duration.toMillis();
     }
 
+    /** The settings; a bad value's error names its source (file, Spring property source, environment). */
     Resolved resolve() {
         RollcallConfig cfg = config != null ? config : RollcallConfig.of(Map.of());
+        try {
+            return resolve(cfg);
+        } catch (ConfigurationException e) {
+            throw ConfigOrigins.named(e, cfg);
+        }
+    }
+
+    private Resolved resolve(RollcallConfig cfg) {
         Settings settings = cfg.settings().scope("rollcall.worker.");
-        String boundHost = host != null ? host : settings.string("host", "127.0.0.1");
-        int boundPort = port != null ? port : settings.integer("port", 0, 0, 65535);
-        String advertised = advertiseHost != null ? advertiseHost : settings.string("advertise-host", boundHost);
+        String boundHost = host != null ? host : settings.get(WorkerKeys.HOST);
+        int boundPort = port != null ? port : settings.get(WorkerKeys.PORT);
+        String advertised = advertiseHost != null ? advertiseHost
+                : settings.find(WorkerKeys.ADVERTISE_HOST).orElse(boundHost);
         long grace = shutdownGraceMillis != null ? shutdownGraceMillis
-                : settings.duration("shutdown-grace", Duration.ofMillis(DEFAULT_SHUTDOWN_GRACE_MILLIS)).toMillis();
-        boolean registering = register != null ? register : settings.bool("register", false);
+                : settings.get(WorkerKeys.SHUTDOWN_GRACE).toMillis();
+        boolean registering = register != null ? register : settings.get(WorkerKeys.REGISTER);
         WorkerTls tls = WorkerTls.read(settings, tlsCert, tlsKey, tlsClientCa);
-        boolean serveReflection = reflection != null ? reflection : settings.bool("reflection", true);
+        boolean serveReflection = reflection != null ? reflection : settings.get(WorkerKeys.REFLECTION);
         WorkerLimits limits = WorkerLimits.read(settings, new WorkerLimits.Overrides(maxRequestBytes, maxWatches,
                 maxWatchesPerConnection, maxCallsPerConnection));
         long quiet = drainQuietMillis != null ? drainQuietMillis
-                : settings.duration("drain-quiet", Duration.ofMillis(DEFAULT_DRAIN_QUIET_MILLIS)).toMillis();
+                : settings.get(WorkerKeys.DRAIN_QUIET).toMillis();
         return new Resolved(cfg, boundHost, boundPort, advertised, grace, quiet, registering, tls, serveReflection,
                 limits);
     }

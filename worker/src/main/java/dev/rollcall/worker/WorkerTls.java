@@ -21,9 +21,10 @@ import java.util.Optional;
  */
 final class WorkerTls {
 
-    static final String CERT = "tls.cert";
-    static final String KEY = "tls.key";
-    static final String CLIENT_CA = "tls.client-ca";
+    private static final int SCOPE = "rollcall.worker.".length();
+    static final String CERT = WorkerKeys.TLS_CERT.name().substring(SCOPE);
+    static final String KEY = WorkerKeys.TLS_KEY.name().substring(SCOPE);
+    static final String CLIENT_CA = WorkerKeys.TLS_CLIENT_CA.name().substring(SCOPE);
 
     private final Path cert;
     private final Path clientCa;

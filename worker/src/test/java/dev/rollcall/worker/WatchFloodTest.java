@@ -47,7 +47,7 @@ class WatchFloodTest {
     private static final int STREAMS = Integer.getInteger("rollcall.test.flood-streams", 2_000);
     private static final int CONNECTIONS = 10;
     /** What the client keeps in flight: the streams the worker lets each connection open at once. */
-    private static final int IN_FLIGHT = CONNECTIONS * WorkerLimits.DEFAULT_MAX_CALLS_PER_CONNECTION;
+    private static final int IN_FLIGHT = CONNECTIONS * WorkerKeys.MAX_CALLS_PER_CONNECTION.defaultValue();
     private static final Duration PROBE_DEADLINE = Duration.ofSeconds(2);
 
     @Test

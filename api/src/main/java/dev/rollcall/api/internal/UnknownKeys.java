@@ -2,7 +2,10 @@ package dev.rollcall.api.internal;
 
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
+import dev.rollcall.api.SettingKey;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -20,6 +23,39 @@ public final class UnknownKeys {
     private static final String WORKER = "rollcall.worker.";
 
     private UnknownKeys() {
+    }
+
+    /**
+     * The coordinator side, before anything is read: a key that no catalog in {@code declared}
+     * names, although a catalog declares a key beside it (same prefix up to its last dot), is
+     * refused with the nearest declared key, so that a typo is reported before the key it misses
+     * is reported missing. Keys of a backend or policy that is not selected, or under a prefix no
+     * catalog declares (a module without a catalog), are left to {@link #checkResolver}.
+     */
+    public static void checkDeclared(RollcallConfig config, Collection<SettingKey<?>> declared,
+                                     String discoveryType, String policyType) {
+        Set<String> names = new HashSet<>();
+        Set<String> parents = new HashSet<>();
+        for (SettingKey<?> key : declared) {
+            names.add(key.name());
+            parents.add(parent(key.name()));
+        }
+        List<String> unknown = new ArrayList<>();
+        for (String key : config.values().keySet()) {
+            if (!key.startsWith("rollcall.") || names.contains(key) || isWorkerKey(key)
+                    || key.startsWith("rollcall.keys.") || key.startsWith("rollcall.console.")
+                    || !parents.contains(parent(key))
+                    || inactiveScope(key, "rollcall.discovery.", discoveryType) != null
+                    || inactiveScope(key, "rollcall.policy.", policyType) != null) {
+                continue;
+            }
+            unknown.add(describe(config, key, names));
+        }
+        fail(unknown);
+    }
+
+    private static String parent(String key) {
+        return key.substring(0, key.lastIndexOf('.') + 1);
     }
 
     /** The coordinator side: everything but the worker's keys. Either type may be null (set in code). */

@@ -34,7 +34,7 @@ class ProbeProtocolChoiceTest {
                 .hasMessageContaining("rollcall.probe.protocol='trino'")
                 .hasMessageContaining("known: datafusion-distributed, grpc-health, none, rollcall");
         assertThatThrownBy(() -> WorkerResolver.builder().probeProtocol(" "))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("probeProtocol");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rollcall.probe.protocol=' ' (WorkerResolver.Builder)");
     }
 
     @Test

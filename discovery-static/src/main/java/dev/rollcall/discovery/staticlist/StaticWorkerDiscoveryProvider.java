@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code endpoints}: comma-separated worker URLs, e.g. {@code grpc://h1:7001,grpcs://h2:7002};
  *   <li>{@code file}: a file with one worker URL per line, watched for changes;
  *   <li>{@code file.poll-interval}: how often the file is re-read in case a change event is missed
- *       (default {@code 2s}, at least {@code 100ms}).
+ *       (default and bound: {@link StaticKeys}).
  * </ul>
  *
  * <p>At least one of {@code endpoints} and {@code file} must be set; with both, the candidates are
@@ -43,12 +43,10 @@ public final class StaticWorkerDiscoveryProvider implements WorkerDiscoveryProvi
     private static final Logger LOG = LoggerFactory.getLogger(StaticWorkerDiscoveryProvider.class);
 
     static final String TYPE = "static";
-    static final String ENDPOINTS = "endpoints";
-    static final String FILE = "file";
-    static final String POLL_INTERVAL = "file.poll-interval";
-    static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(2);
-    /** Below this the safety re-read only burns CPU: change events already deliver edits promptly. */
-    static final Duration MIN_POLL_INTERVAL = Duration.ofMillis(100);
+    private static final int SCOPE = "rollcall.discovery.static.".length();
+    static final String ENDPOINTS = StaticKeys.ENDPOINTS.name().substring(SCOPE);
+    static final String FILE = StaticKeys.FILE.name().substring(SCOPE);
+    static final String POLL_INTERVAL = StaticKeys.POLL_INTERVAL.name().substring(SCOPE);
 
     /** Needed by {@link java.util.ServiceLoader}. */
     public StaticWorkerDiscoveryProvider() {
@@ -66,7 +64,7 @@ public final class StaticWorkerDiscoveryProvider implements WorkerDiscoveryProvi
         List<String> items = settings.list(ENDPOINTS);
         Optional<String> fileText = settings.raw(FILE);
         Optional<String> pollText = settings.raw(POLL_INTERVAL);
-        Duration pollInterval = settings.positiveDuration(POLL_INTERVAL, DEFAULT_POLL_INTERVAL);
+        Duration pollInterval = settings.get(StaticKeys.POLL_INTERVAL);
 
         String endpointsKey = settings.fullKey(ENDPOINTS);
         String fileKey = settings.fullKey(FILE);
@@ -80,10 +78,6 @@ public final class StaticWorkerDiscoveryProvider implements WorkerDiscoveryProvi
         Set<WorkerEndpoint> endpoints = parseEndpoints(endpointsKey, items);
         Path file = fileText.map(text -> toFile(fileKey, text)).orElse(null);
 
-        if (pollInterval.compareTo(MIN_POLL_INTERVAL) < 0) {
-            throw ConfigurationException.invalid(pollKey, pollText.orElse(pollInterval.toString()),
-                    "a duration of at least 100ms");
-        }
         if (file == null && pollText.isPresent()) {
             LOG.warn("{}={} has no effect because {} is not set", pollKey, pollText.get(), fileKey);
         }

@@ -41,7 +41,7 @@ final class Architecture {
      */
     static final Map<String, Set<String>> BRIDGES = Map.of(
             "dev.rollcall.api.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc",
-                    "dev.rollcall.testkit"),
+                    "dev.rollcall.testkit", "dev.rollcall.console"),
             "dev.rollcall.protocol.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc",
                     "dev.rollcall.conformance"),
             "dev.rollcall.core.internal", Set.of("dev.rollcall.grpc"),

@@ -17,18 +17,18 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  */
 final class RollcallSwitches {
 
-    static final String RESOLVER_ENABLED = "rollcall.resolver.enabled";
-    static final String WORKER_ENABLED = "rollcall.worker.enabled";
+    static final String RESOLVER_ENABLED = StarterKeys.RESOLVER_ENABLED.name();
+    static final String WORKER_ENABLED = StarterKeys.WORKER_ENABLED.name();
 
     private RollcallSwitches() {
     }
 
     static boolean resolverEnabled(Environment environment) {
-        return read(environment, RESOLVER_ENABLED, true);
+        return read(environment, RESOLVER_ENABLED, StarterKeys.RESOLVER_ENABLED.defaultValue());
     }
 
     static boolean workerEnabled(Environment environment) {
-        return read(environment, WORKER_ENABLED, false);
+        return read(environment, WORKER_ENABLED, StarterKeys.WORKER_ENABLED.defaultValue());
     }
 
     private static boolean read(Environment environment, String key, boolean byDefault) {

@@ -30,7 +30,7 @@ import org.springframework.context.annotation.Conditional;
 public class RollcallWorkerAutoConfiguration {
 
     /** The version key this starter adds to the worker's keys (default {@code ""}). */
-    static final String VERSION = "rollcall.worker.version";
+    static final String VERSION = StarterKeys.WORKER_VERSION.name();
 
     /**
      * The started worker (not serving until the context has started).

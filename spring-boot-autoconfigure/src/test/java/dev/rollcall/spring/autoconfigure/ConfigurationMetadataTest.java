@@ -2,6 +2,8 @@ package dev.rollcall.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rollcall.api.KeyCatalog;
+import dev.rollcall.api.SettingKey;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -9,6 +11,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -16,9 +19,9 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The configuration metadata IDEs complete {@code application.yml} from lists every key of core's
- * table in docs/configuration.md and of the worker's README, and the starter's own, with the
- * documented defaults.
+ * The configuration metadata IDEs complete {@code application.yml} from is generated from the key
+ * catalogs: it lists every key core's table (docs/configuration.md) and the worker's README document, and the starter's own,
+ * each with the catalog's default and doc.
  */
 class ConfigurationMetadataTest {
 
@@ -59,6 +62,36 @@ class ConfigurationMetadataTest {
         assertThat(from).as("docs/configuration.md's ### rollcall-core").isNotNegative();
         int to = page.indexOf("\n### ", from + 1);
         return page.substring(from, to < 0 ? page.length() : to);
+    }
+
+    @Test
+    void listsEveryKeyOfTheCatalogsTheStarterDependsOnWithTheCatalogsDefaultAndDoc() throws IOException {
+        Map<String, JsonNode> metadata = metadata();
+        // The catalogs on the starter's own class path; a policy's or a backend's module is the application's
+        // choice (here on the test class path only), its keys in its README.
+        Set<String> modules = Set.of("rollcall-core", "rollcall-worker", "rollcall-spring-boot-autoconfigure");
+        int checked = 0;
+        for (SettingKey<?> key : KeyCatalog.all(getClass().getClassLoader())) {
+            if (!modules.contains(key.module())) {
+                continue;
+            }
+            checked++;
+            JsonNode entry = metadata.get(key.name());
+            assertThat(entry).as("%s in the metadata", key.name()).isNotNull();
+            assertThat(entry.path("description").asString()).as(key.name())
+                    .containsIgnoringCase(key.doc().substring(0, Math.min(40, key.doc().length())));
+            if (key.defaultValue() != null) {
+                assertThat(entry.path("defaultValue").asString()).as(key.name())
+                        .isEqualTo(defaultText(key));
+            } else {
+                assertThat(entry.has("defaultValue")).as("%s has no fixed default", key.name()).isFalse();
+            }
+        }
+        assertThat(checked).as("keys of core, the worker and the starter").isGreaterThan(50);
+    }
+
+    private static <T> String defaultText(SettingKey<T> key) {
+        return key.type().text(key.defaultValue());
     }
 
     @Test

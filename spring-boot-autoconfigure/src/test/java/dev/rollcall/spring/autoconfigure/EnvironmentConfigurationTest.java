@@ -69,8 +69,34 @@ class EnvironmentConfigurationTest {
         Throwable plain = org.assertj.core.api.Assertions.catchThrowable(
                 () -> WorkerResolver.fromConfig(RollcallConfig.of(map)).close());
         Throwable spring = rootCause(org.assertj.core.api.Assertions.catchThrowable(() -> app(keys).run().close()));
-        assertThat(spring).isInstanceOf(ConfigurationException.class).hasMessage(plain.getMessage());
+        assertThat(spring).isInstanceOf(ConfigurationException.class);
+        // The same error, naming another source: Spring's property source instead of "programmatic".
+        assertThat(plain.getMessage()).endsWith(" (from programmatic)");
+        assertThat(spring.getMessage()).isEqualTo(plain.getMessage().replace(" (from programmatic)",
+                " (from Spring property source 'defaultProperties')"));
         assertThat(spring.getMessage()).contains("rollcall.probe.timeout").contains("'2'");
+    }
+
+    @Test
+    void aMisspeltPolicyKeyIsReportedWithTheNearestBeforeTheKeyItMissesIsReportedMissing() {
+        Throwable spring = rootCause(org.assertj.core.api.Assertions.catchThrowable(() -> app(
+                "rollcall.discovery.type=static", "rollcall.discovery.static.endpoints=grpc://127.0.0.1:1",
+                "rollcall.policy.type=semver", "rollcall.policy.semver.rnage=^1.4").run().close()));
+        assertThat(spring).isInstanceOf(ConfigurationException.class)
+                .hasMessage("unknown Rollcall configuration key: rollcall.policy.semver.rnage (Spring property source"
+                        + " 'defaultProperties'): did you mean rollcall.policy.semver.range?");
+        assertThat(((ConfigurationException) spring).key()).isEqualTo("rollcall.policy.semver.rnage");
+    }
+
+    @Test
+    void aBadValueNamesTheSpringPropertySourceItCameFrom() {
+        Throwable spring = rootCause(org.assertj.core.api.Assertions.catchThrowable(() -> app(
+                "rollcall.discovery.type=static", "rollcall.discovery.static.endpoints=grpc://127.0.0.1:1",
+                "rollcall.policy.type=semver", "rollcall.policy.semver.range=^1.4")
+                .run("--rollcall.probe.timeout=2 parsecs").close()));
+        assertThat(spring).isInstanceOf(ConfigurationException.class)
+                .hasMessageStartingWith("rollcall.probe.timeout='2 parsecs': expected a duration greater than 0s")
+                .hasMessageEndingWith("(from Spring property source 'commandLineArgs')");
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.rollcall.core.internal.fleet;
 import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.internal.NamedThreads;
+import dev.rollcall.core.internal.catalog.CoreKeys;
 import dev.rollcall.core.internal.settings.CacheSettings;
 import dev.rollcall.core.internal.settings.DurationText;
 import dev.rollcall.core.internal.settings.ResolverSettings;
@@ -277,7 +278,7 @@ public final class CandidateCache implements AutoCloseable {
 
     /** {@link #parse(String, int)} with the default {@code max-candidates}. */
     static Loaded parse(String text) {
-        return parse(text, ResolverSettings.DEFAULT_MAX_CANDIDATES);
+        return parse(text, CoreKeys.MAX_CANDIDATES.defaultValue());
     }
 
     /** @throws IllegalArgumentException saying what is wrong with {@code text} */

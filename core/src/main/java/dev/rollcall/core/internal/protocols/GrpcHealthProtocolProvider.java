@@ -2,6 +2,7 @@ package dev.rollcall.core.internal.protocols;
 
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
+import dev.rollcall.core.internal.catalog.CoreKeys;
 import dev.rollcall.protocol.spi.ProbeProtocol;
 import dev.rollcall.protocol.spi.ProbeProtocolProvider;
 
@@ -24,7 +25,7 @@ public final class GrpcHealthProtocolProvider implements ProbeProtocolProvider {
 
     @Override
     public ProbeProtocol create(Settings settings) {
-        String service = settings.string("service", "");
+        String service = settings.get(CoreKeys.GRPC_HEALTH_SERVICE);
         if (service.length() > MAX_SERVICE_CHARS || !service.chars().allMatch(c -> c > ' ' && c < 0x7f)) {
             throw ConfigurationException.invalid(settings.fullKey("service"), service,
                     "a gRPC service name (at most " + MAX_SERVICE_CHARS + " printable characters, no white space),"

@@ -4,6 +4,7 @@ import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.internal.Nearest;
+import dev.rollcall.core.internal.catalog.CoreKeys;
 import dev.rollcall.protocol.spi.ProbeProtocol;
 import dev.rollcall.protocol.spi.ProbeProtocolProvider;
 import java.net.URL;
@@ -67,7 +68,7 @@ public final class ProbeProtocols {
      *                                when its provider refuses its settings
      */
     public static Chosen choose(Settings root, String given, ClassLoader loader) {
-        String name = given != null ? given : root.string(KEY, DEFAULT);
+        String name = given != null ? given : root.get(CoreKeys.PROBE_PROTOCOL);
         Map<String, List<ProbeProtocolProvider>> found = all(loader);
         List<ProbeProtocolProvider> matches = found.getOrDefault(name, List.of());
         if (matches.size() > 1) {

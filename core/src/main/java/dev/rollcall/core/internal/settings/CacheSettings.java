@@ -2,6 +2,7 @@ package dev.rollcall.core.internal.settings;
 
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
+import dev.rollcall.core.internal.catalog.CoreKeys;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,38 +16,30 @@ import java.util.Optional;
  */
 public record CacheSettings(Path file, Duration maxWait, int maxBytes, boolean requireTls, int maxCandidates,
                             Duration maxAge) {
-    public static final String MAX_BYTES_KEY = "rollcall.discovery.cache.max-bytes";
-    public static final String REQUIRE_TLS_KEY = "rollcall.discovery.cache.require-tls";
-    public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(3);
-    /** 100,000 endpoints with three labels each (zone, node, instance id) are about 13 MB. */
-    public static final int DEFAULT_MAX_BYTES = 64 << 20;
-    public static final String MAX_AGE_KEY = "rollcall.discovery.cache.max-age";
-    /**
-     * Long enough to start through a registry outage of a working day, with the candidates of the
-     * fleet as it was that morning; short enough that a file from last week's fleet (its addresses
-     * reused, its claimed versions no longer true) is never started from.
-     */
-    public static final Duration DEFAULT_MAX_AGE = Duration.ofDays(1);
+    public static final String MAX_BYTES_KEY = CoreKeys.CACHE_MAX_BYTES.name();
+    public static final String REQUIRE_TLS_KEY = CoreKeys.CACHE_REQUIRE_TLS.name();
+    public static final String MAX_AGE_KEY = CoreKeys.CACHE_MAX_AGE.name();
 
     /** With the defaults but the file: for tests. */
     public CacheSettings(Path file) {
-        this(file, DEFAULT_MAX_WAIT, DEFAULT_MAX_BYTES, false, ResolverSettings.DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_AGE);
+        this(file, CoreKeys.CACHE_MAX_WAIT.defaultValue(), CoreKeys.CACHE_MAX_BYTES.defaultValue(), false,
+                CoreKeys.MAX_CANDIDATES.defaultValue(), CoreKeys.CACHE_MAX_AGE.defaultValue());
     }
 
     /** The settings, or empty when no cache file is configured. */
     public static Optional<CacheSettings> read(Settings root, int maxCandidates) {
-        Optional<String> file = root.raw("rollcall.discovery.cache.file");
-        Duration maxWait = root.positiveDuration("rollcall.discovery.cache.max-wait", DEFAULT_MAX_WAIT);
-        int maxBytes = root.integer(MAX_BYTES_KEY, DEFAULT_MAX_BYTES, 1024, Integer.MAX_VALUE - 8);
-        boolean requireTls = root.bool(REQUIRE_TLS_KEY, false);
-        Duration maxAge = root.duration(MAX_AGE_KEY, DEFAULT_MAX_AGE);
+        Optional<String> file = root.find(CoreKeys.CACHE_FILE);
+        Duration maxWait = root.get(CoreKeys.CACHE_MAX_WAIT);
+        int maxBytes = root.get(CoreKeys.CACHE_MAX_BYTES);
+        boolean requireTls = root.get(CoreKeys.CACHE_REQUIRE_TLS);
+        Duration maxAge = root.get(CoreKeys.CACHE_MAX_AGE);
         if (file.isEmpty() || file.get().isBlank()) {
             return Optional.empty();
         }
         Path path = Path.of(file.get());
         Path folder = path.toAbsolutePath().getParent();
         if (folder == null || !Files.isDirectory(folder)) {
-            throw ConfigurationException.invalid("rollcall.discovery.cache.file", file.get(),
+            throw ConfigurationException.invalid(CoreKeys.CACHE_FILE.name(), file.get(),
                     "a file in an existing folder (" + folder + " is not one)");
         }
         return Optional.of(new CacheSettings(path, maxWait, maxBytes, requireTls, maxCandidates, maxAge));

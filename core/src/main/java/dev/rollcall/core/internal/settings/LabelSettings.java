@@ -3,12 +3,13 @@ package dev.rollcall.core.internal.settings;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.labels.LabelSelector;
+import dev.rollcall.core.internal.catalog.CoreKeys;
 import java.time.Duration;
 
 /**
  * Which workers may be used at all and which are preferred, by their labels
- * ({@code rollcall.selector}, {@code rollcall.prefer-labels.*}), validated. Defaults: no selector,
- * no preference, {@code min-workers} 1, {@code hold} 30 s.
+ * ({@code rollcall.selector}, {@code rollcall.prefer-labels.*}), validated; defaults and bounds
+ * are {@link CoreKeys}'.
  *
  * @param selector   every worker must match it before the policy sees it
  * @param prefer     the labels preferred; {@link LabelSelector#everything()} when none
@@ -18,29 +19,19 @@ import java.time.Duration;
  */
 public record LabelSettings(LabelSelector selector, LabelSelector prefer, int minWorkers, Duration hold) {
 
-    static final Duration DEFAULT_HOLD = Duration.ofSeconds(30);
-
     /** Whether a preference is configured. */
     public boolean prefers() {
         return !prefer.isEmpty();
     }
 
     /**
-     * The settings under {@code root}, where the overrides given in code, when set, win.
+     * The settings under {@code root} (values given to the builder are a layer of it).
      *
      * @throws ConfigurationException naming the key, the value, the position and what was expected
      */
-    static LabelSettings read(Settings root, ResolverOverrides given) {
-        LabelSelector selector = selector(root, "rollcall.selector");
-        LabelSelector prefer = selector(root, "rollcall.prefer-labels");
-        int min = root.integer("rollcall.prefer-labels.min-workers", 1, 1, 1_000_000);
-        Duration hold = root.duration("rollcall.prefer-labels.hold", DEFAULT_HOLD);
-        if (hold.isNegative()) {
-            throw ConfigurationException.invalid("rollcall.prefer-labels.hold", hold.toString(), "zero or more");
-        }
-        return new LabelSettings(given.selector() != null ? given.selector() : selector,
-                given.preferLabels() != null ? given.preferLabels() : prefer,
-                given.preferLabels() != null ? given.preferMinWorkers() : min, hold);
+    static LabelSettings read(Settings root) {
+        return new LabelSettings(selector(root, CoreKeys.SELECTOR.name()), selector(root, CoreKeys.PREFER_LABELS.name()),
+                root.get(CoreKeys.PREFER_MIN_WORKERS), root.get(CoreKeys.PREFER_HOLD));
     }
 
     private static LabelSelector selector(Settings root, String key) {

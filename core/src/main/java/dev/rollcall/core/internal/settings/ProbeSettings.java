@@ -3,13 +3,13 @@ package dev.rollcall.core.internal.settings;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
 import dev.rollcall.core.internal.ProbeTls;
+import dev.rollcall.core.internal.catalog.CoreKeys;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /**
- * How workers are probed ({@code rollcall.probe.*}), validated. The defaults are the constants
- * below and the table in core's README; the resolver and {@code WorkerProbe} read them from here only.
+ * How workers are probed ({@code rollcall.probe.*}), validated. Names, defaults and bounds are
+ * {@link CoreKeys}'; the resolver and {@code WorkerProbe} read them from here only.
  *
  * @param maxKeptChannels {@code max-kept-channels}: how many workers hold a kept channel (and its
  *                        stream) at once; the others are tracked as without kept channels. Unused
@@ -19,23 +19,8 @@ public record ProbeSettings(Duration timeout, int concurrency, Duration backoffI
                      Duration refreshInterval, boolean keepChannels, int maxResponseBytes, ProbeTls tls,
                      Duration keepaliveTime, Duration keepaliveTimeout, int maxKeptChannels) {
 
-    public static final String MAX_KEPT_CHANNELS_KEY = "rollcall.probe.max-kept-channels";
-    static final int MOST_KEPT_CHANNELS = 10_000_000;
+    public static final String MAX_KEPT_CHANNELS_KEY = CoreKeys.MAX_KEPT_CHANNELS.name();
 
-    static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
-    static final int DEFAULT_CONCURRENCY = 64;
-    static final Duration DEFAULT_BACKOFF_INITIAL = Duration.ofMillis(250);
-    static final Duration DEFAULT_BACKOFF_MAX = Duration.ofSeconds(30);
-    static final Duration DEFAULT_REFRESH_INTERVAL = Duration.ofMinutes(10);
-    static final boolean DEFAULT_KEEP_CHANNELS = true;
-    public static final int DEFAULT_MAX_RESPONSE_BYTES = 1 << 20;
-    public static final int MIN_RESPONSE_BYTES = 1024;
-    static final Duration DEFAULT_KEEPALIVE_TIME = Duration.ofSeconds(5);
-    static final Duration DEFAULT_KEEPALIVE_TIMEOUT = Duration.ofSeconds(3);
-    /** Workers grant heartbeats of 1 s at least: asking for less only makes the bound a lie. */
-    static final Duration MIN_KEEPALIVE_TIME = Duration.ofSeconds(1);
-    /** Shorter than this, a GC pause or a busy event loop on either side looks like a dead host. */
-    static final Duration MIN_KEEPALIVE_TIMEOUT = Duration.ofMillis(100);
     /** grpc-java clamps HTTP/2 client keepalive to 10 s at least: the second layer never pings sooner. */
     static final Duration MIN_HTTP2_KEEPALIVE_TIME = Duration.ofSeconds(10);
 
@@ -43,7 +28,7 @@ public record ProbeSettings(Duration timeout, int concurrency, Duration backoffI
     public ProbeSettings(Duration timeout, int concurrency, Duration backoffInitial, Duration backoffMax,
                   Duration refreshInterval, boolean keepChannels, int maxResponseBytes, ProbeTls tls) {
         this(timeout, concurrency, backoffInitial, backoffMax, refreshInterval, keepChannels, maxResponseBytes, tls,
-                DEFAULT_KEEPALIVE_TIME, DEFAULT_KEEPALIVE_TIMEOUT);
+                CoreKeys.KEEPALIVE_TIME.defaultValue(), CoreKeys.KEEPALIVE_TIMEOUT.defaultValue());
     }
 
     /** As the canonical constructor, with the derived kept-channel cap. */
@@ -86,54 +71,29 @@ public record ProbeSettings(Duration timeout, int concurrency, Duration backoffI
     }
 
     /**
-     * The settings under {@code probe} (scoped to {@code rollcall.probe.}), where the overrides
-     * given in code, when set, win over the configuration's.
+     * The settings under {@code probe} (scoped to {@code rollcall.probe.}); values given to the
+     * builder are a layer of the same configuration.
      *
      * @throws ConfigurationException naming the key, the value and what was expected
      */
-    static ProbeSettings read(Settings probe, ResolverOverrides given) {
-        Duration initial = or(given.backoffInitial(), () -> probe.positiveDuration("backoff.initial", DEFAULT_BACKOFF_INITIAL));
-        Duration max = or(given.backoffMax(), () -> probe.positiveDuration("backoff.max", DEFAULT_BACKOFF_MAX));
-        // The builder checks its own pair at once; only configured values can still disagree here.
+    static ProbeSettings read(Settings probe) {
+        Duration initial = probe.get(CoreKeys.BACKOFF_INITIAL);
+        Duration max = probe.get(CoreKeys.BACKOFF_MAX);
         if (max.compareTo(initial) < 0) {
-            throw ConfigurationException.invalid(probe.fullKey("backoff.max"), max.toString(),
-                    "at least " + probe.fullKey("backoff.initial") + " (" + initial + ")");
+            throw ConfigurationException.invalid(CoreKeys.BACKOFF_MAX.name(), probe.raw("backoff.max")
+                    .orElse(max.toString()), "at least " + CoreKeys.BACKOFF_INITIAL.name() + " (" + initial + ")");
         }
-        boolean keep = or(given.keepChannels(), () -> probe.bool("keep-channels", DEFAULT_KEEP_CHANNELS));
-        int maxKept = or(given.maxKeptChannels(), () -> probe.integer("max-kept-channels", KeptChannelCap.derived(),
-                0, MOST_KEPT_CHANNELS));
+        boolean keep = probe.get(CoreKeys.KEEP_CHANNELS);
+        int maxKept = probe.find(CoreKeys.MAX_KEPT_CHANNELS).orElseGet(KeptChannelCap::derived);
         if (keep && maxKept == 0) {
             // Zero kept channels is keep-channels=false said the wrong way: say which key means it.
-            throw ConfigurationException.invalid(probe.fullKey("max-kept-channels"), "0", "a whole number from 1 to "
-                    + MOST_KEPT_CHANNELS + " while " + probe.fullKey("keep-channels") + " is true (to keep no"
-                    + " channels, set " + probe.fullKey("keep-channels") + "=false)");
+            throw ConfigurationException.invalid(MAX_KEPT_CHANNELS_KEY, "0", "a whole number from 1 to "
+                    + CoreKeys.MAX_KEPT_CHANNELS.max() + " while " + CoreKeys.KEEP_CHANNELS.name() + " is true (to keep no"
+                    + " channels, set " + CoreKeys.KEEP_CHANNELS.name() + "=false)");
         }
-        return new ProbeSettings(
-                or(given.probeTimeout(), () -> probe.positiveDuration("timeout", DEFAULT_TIMEOUT)),
-                or(given.probeConcurrency(), () -> probe.integer("concurrency", DEFAULT_CONCURRENCY, 1, 100_000)),
-                initial, max,
-                or(given.refreshInterval(), () -> probe.positiveDuration("refresh-interval", DEFAULT_REFRESH_INTERVAL)),
-                keep,
-                or(given.maxResponseBytes(), () -> probe.integer("max-response-bytes", DEFAULT_MAX_RESPONSE_BYTES,
-                        MIN_RESPONSE_BYTES, 64 << 20)),
-                ProbeTls.read(probe, given.tlsCa(), given.tlsCert(), given.tlsKey(), given.tlsAuthority()),
-                or(given.keepaliveTime(), () -> atLeast(probe, "keepalive-time", DEFAULT_KEEPALIVE_TIME,
-                        MIN_KEEPALIVE_TIME, "1s")),
-                or(given.keepaliveTimeout(), () -> atLeast(probe, "keepalive-timeout", DEFAULT_KEEPALIVE_TIMEOUT,
-                        MIN_KEEPALIVE_TIMEOUT, "100ms")),
-                maxKept);
-    }
-
-    private static Duration atLeast(Settings probe, String key, Duration defaultValue, Duration min, String shown) {
-        Duration d = probe.duration(key, defaultValue);
-        if (d.compareTo(min) < 0) {
-            throw ConfigurationException.invalid(probe.fullKey(key), probe.raw(key).orElse(d.toString()),
-                    "a duration of " + shown + " or more");
-        }
-        return d;
-    }
-
-    private static <T> T or(T set, Supplier<T> configured) {
-        return set != null ? set : configured.get();
+        return new ProbeSettings(probe.get(CoreKeys.PROBE_TIMEOUT), probe.get(CoreKeys.PROBE_CONCURRENCY),
+                initial, max, probe.get(CoreKeys.REFRESH_INTERVAL), keep, probe.get(CoreKeys.MAX_RESPONSE_BYTES),
+                ProbeTls.read(probe, null, null, null, null), probe.get(CoreKeys.KEEPALIVE_TIME),
+                probe.get(CoreKeys.KEEPALIVE_TIMEOUT), maxKept);
     }
 }

@@ -2,18 +2,18 @@ package dev.rollcall.core.internal.settings;
 
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
+import dev.rollcall.api.Settings;
 import dev.rollcall.api.registry.KeyPaths;
+import dev.rollcall.core.internal.catalog.CoreKeys;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
  * Schema fetching and routing keys ({@code rollcall.schemas.*}, {@code rollcall.keys.*}), validated.
- * Defaults: fetch on, 4 MiB per version's reflection answers, no key paths.
+ * Defaults and bounds are {@link CoreKeys}'; no key paths unless set.
  */
 public record SchemaSettings(boolean fetch, int maxResponseBytes, KeyPaths keys) {
 
-    static final boolean DEFAULT_FETCH = true;
-    static final int DEFAULT_MAX_RESPONSE_BYTES = 4 << 20;
 
     /** Whether anything schema-related is on: fetching, or key paths that need schemas. */
     public boolean used() {
@@ -21,16 +21,14 @@ public record SchemaSettings(boolean fetch, int maxResponseBytes, KeyPaths keys)
     }
 
     /**
-     * The settings of {@code config}, where the overrides given in code, when set, win.
+     * The settings of {@code config}; {@code givenKeyPaths}, when not null, instead of {@code rollcall.keys.*}.
      *
      * @throws ConfigurationException naming the key, the value and what was expected
      */
-    static SchemaSettings read(RollcallConfig config, ResolverOverrides given) {
-        var schemas = config.settings().scope("rollcall.schemas.");
-        return new SchemaSettings(
-                given.fetchSchemas() != null ? given.fetchSchemas() : schemas.bool("fetch", DEFAULT_FETCH),
-                schemas.integer("max-response-bytes", DEFAULT_MAX_RESPONSE_BYTES, 1024, 256 << 20),
-                given.keyPaths() != null ? given.keyPaths() : keyPaths(config));
+    static SchemaSettings read(RollcallConfig config, KeyPaths givenKeyPaths) {
+        Settings root = config.settings();
+        return new SchemaSettings(root.get(CoreKeys.FETCH_SCHEMAS), root.get(CoreKeys.SCHEMAS_MAX_RESPONSE_BYTES),
+                givenKeyPaths != null ? givenKeyPaths : keyPaths(config));
     }
 
     /** {@code rollcall.keys.<service>.<method>=<path>}, each checked for syntax, naming its key. */

@@ -2,6 +2,7 @@ package dev.rollcall.core.internal.settings;
 
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
+import dev.rollcall.core.internal.catalog.CoreKeys;
 import java.net.InetAddress;
 import java.util.Optional;
 import java.util.UUID;
@@ -22,10 +23,8 @@ public record SubsetSettings(int size, String coordinatorId) {
 
     private static final Logger log = LoggerFactory.getLogger(SubsetSettings.class);
 
-    public static final String SIZE_KEY = "rollcall.subset.size";
-    public static final String COORDINATOR_ID_KEY = "rollcall.subset.coordinator-id";
-    /** As {@code max-candidates}' own limit: a subset larger than any set discovery may hand over is no subset. */
-    static final int MOST_SIZE = ResolverSettings.MOST_MAX_CANDIDATES;
+    public static final String SIZE_KEY = CoreKeys.SUBSET_SIZE.name();
+    public static final String COORDINATOR_ID_KEY = CoreKeys.COORDINATOR_ID.name();
 
     public SubsetSettings {
         if (size < 1) {
@@ -37,22 +36,17 @@ public record SubsetSettings(int size, String coordinatorId) {
     }
 
     /**
-     * The subset settings of {@code root} (overrides win), or empty when {@code rollcall.subset.size}
+     * The subset settings of {@code root}, or empty when {@code rollcall.subset.size}
      * is unset: every accepted worker is used, as without the feature.
      *
      * @throws ConfigurationException naming the key and the value: a size that is no whole number
-     *                                from 1 to {@value #MOST_SIZE}, a blank coordinator id
+     *                                from 1 to 10,000,000, a blank coordinator id
      */
-    public static Optional<SubsetSettings> read(Settings root, Integer givenSize, String givenId) {
-        Optional<String> rawId = root.raw(COORDINATOR_ID_KEY);
-        Optional<String> rawSize = root.raw(SIZE_KEY);
-        if (givenSize == null && rawSize.isEmpty()) {
-            return Optional.empty();
-        }
-        int size = givenSize != null ? givenSize : root.integer(SIZE_KEY, 1, 1, MOST_SIZE);
-        String id = givenId != null ? givenId
-                : rawId.orElseGet(() -> defaultCoordinatorId(System::getenv, SubsetSettings::localHostName));
-        return Optional.of(new SubsetSettings(size, id));
+    public static Optional<SubsetSettings> read(Settings root) {
+        Optional<String> id = root.find(CoreKeys.COORDINATOR_ID);
+        Optional<Integer> size = root.find(CoreKeys.SUBSET_SIZE);
+        return size.map(s -> new SubsetSettings(s,
+                id.orElseGet(() -> defaultCoordinatorId(System::getenv, SubsetSettings::localHostName))));
     }
 
     /**

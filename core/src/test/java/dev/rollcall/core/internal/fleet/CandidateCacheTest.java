@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.core.internal.catalog.CoreKeys;
 import dev.rollcall.core.internal.settings.CacheSettings;
-import dev.rollcall.core.internal.settings.ResolverSettings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -98,7 +98,7 @@ class CandidateCacheTest {
     void aFolderThatDoesNotExistFailsStartUpNamingTheKey() {
         assertThatThrownBy(() -> CacheSettings.read(RollcallConfig.of(Map.of(
                 "rollcall.discovery.cache.file", dir.resolve("no/such/folder/candidates").toString())).settings(),
-                ResolverSettings.DEFAULT_MAX_CANDIDATES))
+                CoreKeys.MAX_CANDIDATES.defaultValue()))
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("rollcall.discovery.cache.file");
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.core.internal.catalog.CoreKeys;
 import dev.rollcall.core.internal.settings.CacheSettings;
 import java.io.IOException;
 import java.nio.file.FileSystems;
@@ -65,7 +66,7 @@ class CandidateCacheTrustTest {
     }
 
     private String problem() throws IOException {
-        return new CacheFileCheck(CacheSettings.DEFAULT_MAX_BYTES, null).problem(file);
+        return new CacheFileCheck(CoreKeys.CACHE_MAX_BYTES.defaultValue(), null).problem(file);
     }
 
     private static UserPrincipal user(String name) throws IOException {
@@ -107,7 +108,7 @@ class CandidateCacheTrustTest {
     @Test
     void aFileLargerThanMaxBytesIsRefusedBeforeItIsRead() throws IOException {
         CacheSettings small = new CacheSettings(file,
-                CacheSettings.DEFAULT_MAX_WAIT, 1024, false, 100_000, CacheSettings.DEFAULT_MAX_AGE);
+                CoreKeys.CACHE_MAX_WAIT.defaultValue(), 1024, false, 100_000, CoreKeys.CACHE_MAX_AGE.defaultValue());
         Set<WorkerEndpoint> many = new HashSet<>();
         for (int port = 1; port <= 100; port++) {
             many.add(WorkerEndpoint.of("10.0.0.1", port));
@@ -122,7 +123,7 @@ class CandidateCacheTrustTest {
     @Test
     void aFileHoldingMoreThanMaxCandidatesIsRefused() {
         CacheSettings one = new CacheSettings(file,
-                CacheSettings.DEFAULT_MAX_WAIT, CacheSettings.DEFAULT_MAX_BYTES, false, 1, CacheSettings.DEFAULT_MAX_AGE);
+                CoreKeys.CACHE_MAX_WAIT.defaultValue(), CoreKeys.CACHE_MAX_BYTES.defaultValue(), false, 1, CoreKeys.CACHE_MAX_AGE.defaultValue());
         assertThat(load(one, null)).isEmpty();
         assertThat(Assertions.catchThrowable(() -> CandidateCache.parse(readFile(), 1)))
                 .hasMessage("it holds 2 candidates, more than rollcall.discovery.max-candidates (1)");
@@ -138,7 +139,7 @@ class CandidateCacheTrustTest {
         UserPrincipal nobody = user("nobody");
         UserPrincipal owner = Files.getOwner(file);
 
-        assertThat(new CacheFileCheck(CacheSettings.DEFAULT_MAX_BYTES, nobody).problem(file))
+        assertThat(new CacheFileCheck(CoreKeys.CACHE_MAX_BYTES.defaultValue(), nobody).problem(file))
                 .isEqualTo("it is owned by " + owner.getName() + ", not by nobody (the user of this process):"
                         + " another user may have written it");
         assertThat(load(new CacheSettings(file), nobody)).isEmpty();
@@ -206,8 +207,8 @@ class CandidateCacheTrustTest {
     @Test
     void requireTlsLeavesThePlaintextEndpointsOfTheFileOut() throws IOException {
         CacheSettings tlsOnly = new CacheSettings(file,
-                CacheSettings.DEFAULT_MAX_WAIT, CacheSettings.DEFAULT_MAX_BYTES, true,
-                100_000, CacheSettings.DEFAULT_MAX_AGE);
+                CoreKeys.CACHE_MAX_WAIT.defaultValue(), CoreKeys.CACHE_MAX_BYTES.defaultValue(), true,
+                100_000, CoreKeys.CACHE_MAX_AGE.defaultValue());
         assertThat(load(tlsOnly, null)).hasValueSatisfying(l -> assertThat(l.candidates()).containsExactly(TLS));
 
         CandidateCache.write(file, Set.of(PLAIN), T);

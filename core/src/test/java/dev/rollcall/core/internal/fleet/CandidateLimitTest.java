@@ -8,6 +8,8 @@ import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.core.internal.catalog.CoreKeys;
+import dev.rollcall.core.internal.settings.BuilderValues;
 import dev.rollcall.core.internal.settings.ResolverSettings;
 import java.util.AbstractSet;
 import java.util.Iterator;
@@ -83,16 +85,19 @@ class CandidateLimitTest extends TrackerHarness {
 
     @Test
     void theLimitIsConfiguredByItsKeyOrTheBuilder() {
-        assertThat(ResolverSettings.maxCandidates(RollcallConfig.of(Map.of()).settings(), null)).isEqualTo(100_000);
-        assertThat(ResolverSettings.maxCandidates(RollcallConfig.of(Map.of("rollcall.discovery.max-candidates",
-                "250000")).settings(), null)).isEqualTo(250_000);
-        assertThat(ResolverSettings.maxCandidates(RollcallConfig.of(Map.of("rollcall.discovery.max-candidates",
-                "250000")).settings(), 7)).isEqualTo(7);
-        assertThatThrownBy(() -> ResolverSettings.maxCandidates(RollcallConfig.of(Map.of(
-                "rollcall.discovery.max-candidates", "0")).settings(), null))
+        assertThat(ResolverSettings.read(RollcallConfig.of(Map.of()), null).maxCandidates()).isEqualTo(100_000);
+        assertThat(ResolverSettings.read(RollcallConfig.of(Map.of("rollcall.discovery.max-candidates",
+                "250000")), null).maxCandidates()).isEqualTo(250_000);
+        BuilderValues given = new BuilderValues();
+        given.put(CoreKeys.MAX_CANDIDATES, 7);
+        assertThat(ResolverSettings.read(given.over(RollcallConfig.of(Map.of("rollcall.discovery.max-candidates",
+                "250000"))), null).maxCandidates()).isEqualTo(7);
+        assertThatThrownBy(() -> ResolverSettings.read(RollcallConfig.of(Map.of(
+                "rollcall.discovery.max-candidates", "0")), null))
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("rollcall.discovery.max-candidates='0'");
         assertThatThrownBy(() -> WorkerResolver.builder().maxCandidates(0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxCandidates 0 is below 1");
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("rollcall.discovery.max-candidates='0' (WorkerResolver.Builder): expected a whole number"
+                        + " from 1 to 10000000");
     }
 }

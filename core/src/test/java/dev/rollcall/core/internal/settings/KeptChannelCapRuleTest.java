@@ -8,6 +8,7 @@ import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Settings;
 import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.core.internal.catalog.CoreKeys;
 import dev.rollcall.api.discovery.CandidateListener;
 import dev.rollcall.api.discovery.WorkerDiscovery;
 import dev.rollcall.api.policy.Verdict;
@@ -39,22 +40,23 @@ class KeptChannelCapRuleTest {
         long limit = ((UnixOperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getMaxFileDescriptorCount(); // the build runs on Linux
         assertThat(KeptChannelCap.derived()).isEqualTo(KeptChannelCap.forDescriptorLimit(limit));
-        assertThat(ProbeSettings.read(probe(Map.of()), ResolverOverrides.NONE).maxKeptChannels())
+        assertThat(ProbeSettings.read(probe(Map.of())).maxKeptChannels())
                 .isEqualTo(KeptChannelCap.forDescriptorLimit(limit));
     }
 
     @Test
     void aConfiguredOrGivenCapWins() {
-        assertThat(ProbeSettings.read(probe(Map.of("rollcall.probe.max-kept-channels", "3")), ResolverOverrides.NONE)
+        assertThat(ProbeSettings.read(probe(Map.of("rollcall.probe.max-kept-channels", "3")))
                 .maxKeptChannels()).isEqualTo(3);
-        assertThat(ProbeSettings.read(probe(Map.of("rollcall.probe.max-kept-channels", "3")),
-                new ResolverOverrides.Draft().maxKeptChannels(5).done()).maxKeptChannels()).isEqualTo(5);
+        BuilderValues given = new BuilderValues();
+        given.put(CoreKeys.MAX_KEPT_CHANNELS, 5);
+        assertThat(ProbeSettings.read(given.over(RollcallConfig.of(Map.of("rollcall.probe.max-kept-channels", "3")))
+                .settings().scope("rollcall.probe.")).maxKeptChannels()).isEqualTo(5);
     }
 
     @Test
     void zeroWhileChannelsAreKeptIsRefusedNamingTheKeyAndTheWayToKeepNone() {
-        assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.max-kept-channels", "0")),
-                ResolverOverrides.NONE))
+        assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.max-kept-channels", "0"))))
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessageStartingWith("rollcall.probe.max-kept-channels='0': expected a whole number from 1 to")
                 .hasMessageContaining("rollcall.probe.keep-channels=false");
@@ -77,23 +79,22 @@ class KeptChannelCapRuleTest {
     @Test
     void zeroWithoutKeptChannelsIsAccepted() {
         ProbeSettings s = ProbeSettings.read(probe(Map.of("rollcall.probe.max-kept-channels", "0",
-                "rollcall.probe.keep-channels", "false")), ResolverOverrides.NONE);
+                "rollcall.probe.keep-channels", "false")));
         assertThat(s.keepChannels()).isFalse();
         assertThat(s.maxKeptChannels()).isZero();
     }
 
     @Test
     void aNegativeOrMalformedCapIsRefusedNamingTheKeyOrTheArgument() {
-        assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.max-kept-channels", "-1")),
-                ResolverOverrides.NONE))
+        assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.max-kept-channels", "-1"))))
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessage("rollcall.probe.max-kept-channels='-1': expected a whole number from 0 to 10000000");
-        assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.max-kept-channels", "many")),
-                ResolverOverrides.NONE))
+        assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.max-kept-channels", "many"))))
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("rollcall.probe.max-kept-channels='many'");
         assertThatThrownBy(() -> WorkerResolver.builder().maxKeptChannels(-1))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("maxKeptChannels -1 is below 0");
+                .hasMessage("rollcall.probe.max-kept-channels='-1' (WorkerResolver.Builder): expected a whole number"
+                        + " from 0 to 10000000");
     }
 }

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
+import dev.rollcall.api.SettingKey;
 import dev.rollcall.api.Settings;
 import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.core.internal.catalog.CoreKeys;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -18,9 +20,13 @@ class ProbeSettingsTest {
         return RollcallConfig.of(keys).settings().scope("rollcall.probe.");
     }
 
+    private static Settings probe(Map<String, String> keys, BuilderValues given) {
+        return given.over(RollcallConfig.of(keys)).settings().scope("rollcall.probe.");
+    }
+
     @Test
     void defaultsAreTheDocumentedOnes() {
-        ProbeSettings s = ProbeSettings.read(probe(Map.of()), ResolverOverrides.NONE);
+        ProbeSettings s = ProbeSettings.read(probe(Map.of()));
         assertThat(s.timeout()).isEqualTo(Duration.ofSeconds(2));
         assertThat(s.concurrency()).isEqualTo(64);
         assertThat(s.backoffInitial()).isEqualTo(Duration.ofMillis(250));
@@ -33,7 +39,7 @@ class ProbeSettingsTest {
     @Test
     void builderValuesWinOverConfiguredOnes() {
         ProbeSettings s = ProbeSettings.read(probe(Map.of("rollcall.probe.timeout", "9s",
-                "rollcall.probe.concurrency", "3")), new ResolverOverrides.Draft().probeTimeout(Duration.ofMillis(700)).done());
+                "rollcall.probe.concurrency", "3"), given(CoreKeys.PROBE_TIMEOUT, Duration.ofMillis(700))));
         assertThat(s.timeout()).isEqualTo(Duration.ofMillis(700));
         assertThat(s.concurrency()).isEqualTo(3);
     }
@@ -42,28 +48,30 @@ class ProbeSettingsTest {
     void backoffSetInCodeWithMaxBelowInitialFailsAtOnceNamingTheArguments() {
         assertThatThrownBy(() -> WorkerResolver.builder().backoff(Duration.ofSeconds(2), Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("backoff max PT1S is below backoff initial PT2S");
+                .hasMessage("rollcall.probe.backoff.max='1s' (WorkerResolver.Builder): expected at least"
+                        + " rollcall.probe.backoff.initial (2s)");
     }
 
     @Test
     void configuredBackoffWithMaxBelowInitialNamesTheKeys() {
         assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.backoff.initial", "2s",
-                "rollcall.probe.backoff.max", "1s")), ResolverOverrides.NONE))
+                "rollcall.probe.backoff.max", "1s"))))
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("rollcall.probe.backoff.max").hasMessageContaining("rollcall.probe.backoff.initial");
     }
 
     @Test
     void backoffSetInCodeIsNotCheckedAgainstConfiguredKeysNobodySet() {
-        ProbeSettings s = ProbeSettings.read(probe(Map.of()),
-                new ResolverOverrides.Draft().backoff(Duration.ofMinutes(1), Duration.ofMinutes(2)).done());
+        BuilderValues given = given(CoreKeys.BACKOFF_INITIAL, Duration.ofMinutes(1));
+        given.put(CoreKeys.BACKOFF_MAX, Duration.ofMinutes(2));
+        ProbeSettings s = ProbeSettings.read(probe(Map.of(), given));
         assertThat(s.backoffInitial()).isEqualTo(Duration.ofMinutes(1));
         assertThat(s.backoffMax()).isEqualTo(Duration.ofMinutes(2));
     }
 
     @Test
     void keepaliveDefaultsAreFiveSecondsAndThreeAndHttp2PingsEveryTenAtLeast() {
-        ProbeSettings s = ProbeSettings.read(probe(Map.of()), ResolverOverrides.NONE);
+        ProbeSettings s = ProbeSettings.read(probe(Map.of()));
         assertThat(s.keepaliveTime()).isEqualTo(Duration.ofSeconds(5));
         assertThat(s.keepaliveTimeout()).isEqualTo(Duration.ofSeconds(3));
         assertThat(s.http2KeepaliveTime()).as("grpc-java's floor").isEqualTo(Duration.ofSeconds(10));
@@ -75,7 +83,7 @@ class ProbeSettingsTest {
         assertThat(s.sweepNanos()).isEqualTo(Duration.ofSeconds(1).toNanos());
 
         ProbeSettings slow = ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-time", "30s",
-                "rollcall.probe.keepalive-timeout", "150ms")), ResolverOverrides.NONE);
+                "rollcall.probe.keepalive-timeout", "150ms")));
         assertThat(slow.http2KeepaliveTime()).isEqualTo(Duration.ofSeconds(30));
         assertThat(slow.keepaliveTimeout()).isEqualTo(Duration.ofMillis(150));
         assertThat(slow.sweepNanos()).as("a third of the timeout, 100 ms at least").isEqualTo(Duration.ofMillis(100).toNanos());
@@ -83,33 +91,37 @@ class ProbeSettingsTest {
 
     @Test
     void keepaliveSetInCodeWinsAndIsCheckedAtOnce() {
-        ProbeSettings s = ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-time", "30s")),
-                new ResolverOverrides.Draft().keepalive(Duration.ofSeconds(2), Duration.ofSeconds(1)).done());
+        BuilderValues given = given(CoreKeys.KEEPALIVE_TIME, Duration.ofSeconds(2));
+        given.put(CoreKeys.KEEPALIVE_TIMEOUT, Duration.ofSeconds(1));
+        ProbeSettings s = ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-time", "30s"), given));
         assertThat(s.keepaliveTime()).isEqualTo(Duration.ofSeconds(2));
         assertThat(s.keepaliveTimeout()).isEqualTo(Duration.ofSeconds(1));
 
         assertThatThrownBy(() -> WorkerResolver.builder().keepalive(Duration.ofMillis(500), Duration.ofSeconds(3)))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("keepalive time PT0.5S is below 1 s (workers grant heartbeats of 1 s at least)");
+                .hasMessage("rollcall.probe.keepalive-time='500ms' (WorkerResolver.Builder): expected a duration of at least 1s");
         assertThatThrownBy(() -> WorkerResolver.builder().keepalive(Duration.ofSeconds(5), Duration.ofMillis(10)))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("keepalive timeout PT0.01S is below 100 ms");
+                .hasMessage("rollcall.probe.keepalive-timeout='10ms' (WorkerResolver.Builder): expected a duration of at"
+                        + " least 100ms");
     }
 
     @Test
     void aConfiguredKeepaliveOutOfRangeNamesTheKeyAndTheValue() {
-        assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-time", "500ms")),
-                ResolverOverrides.NONE))
+        assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-time", "500ms"))))
                 .isInstanceOf(ConfigurationException.class)
-                .hasMessage("rollcall.probe.keepalive-time='500ms': expected a duration of 1s or more");
-        assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-timeout", "0s")),
-                ResolverOverrides.NONE))
+                .hasMessage("rollcall.probe.keepalive-time='500ms': expected a duration of at least 1s");
+        assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-timeout", "0s"))))
                 .isInstanceOf(ConfigurationException.class)
-                .hasMessage("rollcall.probe.keepalive-timeout='0s': expected a duration of 100ms or more");
-        assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-time", "soon")),
-                ResolverOverrides.NONE))
+                .hasMessage("rollcall.probe.keepalive-timeout='0s': expected a duration of at least 100ms");
+        assertThatThrownBy(() -> ProbeSettings.read(probe(Map.of("rollcall.probe.keepalive-time", "soon"))))
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("rollcall.probe.keepalive-time='soon'");
     }
-}
 
+    private static <T> BuilderValues given(SettingKey<T> key, T value) {
+        BuilderValues given = new BuilderValues();
+        given.put(key, value);
+        return given;
+    }
+}
