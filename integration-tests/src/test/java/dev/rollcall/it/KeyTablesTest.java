@@ -78,12 +78,15 @@ class KeyTablesTest {
     @Test
     void aDocsRowNamingAnUndeclaredKeyOrAnotherDefaultIsReported() throws IOException {
         Map<String, String> pages = pages();
+        String timeoutRow = "| `rollcall.probe.timeout` | `2s` |";
+        assertThat(pages.get(CONFIGURATION)).contains(timeoutRow);
+        pages.put(CONFIGURATION, pages.get(CONFIGURATION).replace(timeoutRow, "| `rollcall.probe.timeout` | `3s` |"));
         pages.put("planted/README.md", "| Key | Default | Meaning |\n|---|---|---|\n"
-                + "| `rollcall.probe.timeot` | `2s` | a typo |\n| `rollcall.probe.timeout` | `3s` | a stale default |\n"
+                + "| `rollcall.probe.timeot` | `2s` | a typo |\n"
                 + "| `rollcall.discovery.planted.endpoints` | — | a backend without a catalog: not checked |\n");
         assertThat(problems(pages, catalog())).containsExactly(
-                "planted/README.md: rollcall.probe.timeot is in a key table but no catalog declares it",
-                "planted/README.md: rollcall.probe.timeout's default is `3s`, the catalog's `2s`");
+                CONFIGURATION + ": rollcall.probe.timeout's default is `3s`, the catalog's `2s`",
+                "planted/README.md: rollcall.probe.timeot is in a key table but no catalog declares it");
     }
 
     @Test
