@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A key exists in one declaration, its module's catalog: every key table in docs/configuration.md
  * and the module READMEs names only declared keys, with the catalog's default; every declared key
- * has its row in docs/configuration.md; and no code reads a key that no catalog declares. Keys
+ * has its row in docs/configuration.md, and one row only, on all those pages together (a fact
+ * written twice drifts); and no code reads a key that no catalog declares. Keys
  * under a prefix no catalog declares (a backend without a catalog yet) and the
  * {@code rollcall.keys.<service>.<method>} family are outside the check.
  */
@@ -77,12 +78,24 @@ class KeyTablesTest {
     @Test
     void aDocsRowNamingAnUndeclaredKeyOrAnotherDefaultIsReported() throws IOException {
         Map<String, String> pages = pages();
+        String timeoutRow = "| `rollcall.probe.timeout` | `2s` |";
+        assertThat(pages.get(CONFIGURATION)).contains(timeoutRow);
+        pages.put(CONFIGURATION, pages.get(CONFIGURATION).replace(timeoutRow, "| `rollcall.probe.timeout` | `3s` |"));
         pages.put("planted/README.md", "| Key | Default | Meaning |\n|---|---|---|\n"
-                + "| `rollcall.probe.timeot` | `2s` | a typo |\n| `rollcall.probe.timeout` | `3s` | a stale default |\n"
+                + "| `rollcall.probe.timeot` | `2s` | a typo |\n"
                 + "| `rollcall.discovery.planted.endpoints` | — | a backend without a catalog: not checked |\n");
         assertThat(problems(pages, catalog())).containsExactly(
-                "planted/README.md: rollcall.probe.timeot is in a key table but no catalog declares it",
-                "planted/README.md: rollcall.probe.timeout's default is `3s`, the catalog's `2s`");
+                CONFIGURATION + ": rollcall.probe.timeout's default is `3s`, the catalog's `2s`",
+                "planted/README.md: rollcall.probe.timeot is in a key table but no catalog declares it");
+    }
+
+    @Test
+    void aKeyWithRowsInTwoTablesIsReportedNamingBothPlaces() throws IOException {
+        Map<String, String> pages = pages();
+        pages.put("planted/README.md", "# rollcall-planted\n\n## Keys\n\n| key | default | meaning |\n|---|---|---|\n"
+                + "| `rollcall.probe.timeout` | `2s` | a row docs/configuration.md has already |\n");
+        assertThat(problems(pages, catalog())).containsExactly("rollcall.probe.timeout has a row in "
+                + CONFIGURATION + " (Keys) and in planted/README.md (Keys): one row per key");
     }
 
     @Test
@@ -110,11 +123,15 @@ class KeyTablesTest {
         catalog.forEach(k -> byName.put(k.name(), k));
         List<String> problems = new ArrayList<>();
         Set<String> inConfiguration = new HashSet<>();
+        Map<String, List<String>> places = new LinkedHashMap<>();
         for (Map.Entry<String, String> page : pages.entrySet()) {
             for (String[] row : rows(page.getValue())) {
                 String key = row[0];
                 if (page.getKey().equals(CONFIGURATION)) {
                     inConfiguration.add(key);
+                }
+                if (byName.containsKey(key) || !undeclared(List.of(key), catalog).isEmpty()) {
+                    places.computeIfAbsent(key, k -> new ArrayList<>()).add(page.getKey() + " (" + row[2] + ")");
                 }
                 SettingKey<?> declared = byName.get(key);
                 if (declared == null) {
@@ -130,6 +147,11 @@ class KeyTablesTest {
                 }
             }
         }
+        places.forEach((key, where) -> {
+            if (where.size() > 1) {
+                problems.add(key + " has a row in " + String.join(" and in ", where) + ": one row per key");
+            }
+        });
         for (SettingKey<?> key : catalog) {
             if (!inConfiguration.contains(key.name())) {
                 problems.add(key.name() + " (" + key.module() + "): declared, but no row in " + CONFIGURATION);
@@ -154,11 +176,23 @@ class KeyTablesTest {
                 .sorted().toList();
     }
 
-    /** Each key row of a table headed {@code | key | default | ...}: the key and its default cell. */
+    /**
+     * Each key row of a table headed {@code | key | default | ...}: the key, its default cell and the
+     * heading the table is under.
+     */
     private static List<String[]> rows(String markdown) {
         List<String[]> rows = new ArrayList<>();
         boolean inTable = false;
+        String heading = "top";
+        boolean inCode = false;
         for (String line : markdown.split("\n")) {
+            if (line.startsWith("```")) {
+                inCode = !inCode;
+            }
+            if (!inCode && line.startsWith("#")) {
+                heading = line.replaceFirst("^#+\\s*", "").strip();
+                continue;
+            }
             if (HEADER.matcher(line).find()) {
                 inTable = true;
                 continue;
@@ -169,7 +203,7 @@ class KeyTablesTest {
             }
             Matcher m = ROW.matcher(line);
             if (inTable && m.find() && !m.group(1).contains("<")) {
-                rows.add(new String[] {m.group(1), m.group(2).strip()});
+                rows.add(new String[] {m.group(1), m.group(2).strip(), heading});
             }
         }
         return rows;

@@ -6,22 +6,19 @@ import dev.rollcall.api.KeyCatalog;
 import dev.rollcall.api.SettingKey;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The configuration metadata IDEs complete {@code application.yml} from is generated from the key
- * catalogs: it lists every key core's table (docs/configuration.md) and the worker's README document, and the starter's own,
- * each with the catalog's default and doc.
+ * catalogs: it lists every key of core's, the worker's and the starter's catalogs, each with the
+ * catalog's default and doc. That the docs' key tables name the same keys is KeyTablesTest's
+ * check (integration-tests), against the same catalogs.
  */
 class ConfigurationMetadataTest {
 
@@ -36,32 +33,6 @@ class ConfigurationMetadataTest {
             }
         }
         return byName;
-    }
-
-    @Test
-    void listsEveryKeyOfTheResolversAndTheWorkersReadmeTables() throws IOException {
-        Map<String, JsonNode> metadata = metadata();
-        int documented = 0;
-        Map<String, String> tables = Map.of(
-                "docs/configuration.md, ### rollcall-core", coresTable(),
-                "worker/README.md", Files.readString(Path.of("..", "worker", "README.md")));
-        for (Map.Entry<String, String> table : tables.entrySet()) {
-            Matcher row = Pattern.compile("(?m)^\\| `(rollcall\\.[a-z0-9.-]+)` \\|").matcher(table.getValue());
-            while (row.find()) {
-                documented++;
-                assertThat(metadata).as("%s documents %s", table.getKey(), row.group(1)).containsKey(row.group(1));
-            }
-        }
-        assertThat(documented).as("key rows found in core's and the worker's tables").isGreaterThan(30);
-    }
-
-    /** Core's keys table: the {@code ### rollcall-core} section of docs/configuration.md. */
-    private static String coresTable() throws IOException {
-        String page = Files.readString(Path.of("..", "docs", "configuration.md"));
-        int from = page.indexOf("\n### rollcall-core\n");
-        assertThat(from).as("docs/configuration.md's ### rollcall-core").isNotNegative();
-        int to = page.indexOf("\n### ", from + 1);
-        return page.substring(from, to < 0 ? page.length() : to);
     }
 
     @Test
