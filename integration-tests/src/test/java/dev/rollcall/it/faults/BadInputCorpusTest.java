@@ -335,12 +335,12 @@ class BadInputCorpusTest {
 
     // ---------------------------------------------------------------- configuration of a resolver
 
-    /** Values of the wrong type or unit: start-up fails naming the key, the value and what was expected. */
+    /** Values of the wrong type or unit: start-up fails naming the key, the value, what was expected and the source. */
     @ParameterizedTest(name = "[{index}] {0}=''{1}''")
     @CsvSource(delimiter = '|', textBlock = """
             rollcall.probe.timeout            | 2 seconds | a duration with a unit
             rollcall.probe.timeout            | -1s       | a duration with a unit
-            rollcall.probe.timeout            | 0s        | greater than zero
+            rollcall.probe.timeout            | 0s        | a duration greater than 0s
             rollcall.probe.concurrency        | many      | a whole number from 1 to 100000
             rollcall.probe.concurrency        | 1.5       | a whole number from 1 to 100000
             rollcall.probe.keep-channels      | yes       | true or false
@@ -349,7 +349,7 @@ class BadInputCorpusTest {
             rollcall.probe.max-response-bytes | 1MB       | a whole number from 1024 to 67108864
             rollcall.probe.backoff.initial    | 250       | a duration with a unit
             """)
-    void configurationValueOfTheWrongTypeOrUnitFailsNamingKeyValueAndExpectation(String key, String value,
+    void configurationValueOfTheWrongTypeOrUnitFailsNamingKeyValueExpectationAndSource(String key, String value,
                                                                                    String expected) {
         Map<String, String> config = new HashMap<>(Map.of("rollcall.discovery.type", "static",
                 "rollcall.discovery.static.endpoints", "grpc://127.0.0.1:7001", "rollcall.policy.type", "semver",
@@ -360,6 +360,7 @@ class BadInputCorpusTest {
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessageContaining(key + "='" + value + "'")
                 .hasMessageContaining(expected)
+                .hasMessageContaining("(from programmatic)")
                 .satisfies(e -> assertThat(((ConfigurationException) e).key()).isEqualTo(key));
     }
 
