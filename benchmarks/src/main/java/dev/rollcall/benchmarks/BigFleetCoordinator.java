@@ -140,7 +140,7 @@ public final class BigFleetCoordinator {
     }
 
     /**
-     * {@code rollcall.probe.max-kept-channels}'s default as core/README.md documents it: half the
+     * {@code rollcall.probe.max-kept-channels}'s default as docs/configuration.md documents it: half the
      * descriptor limit less 256, from 64 to 10,000. Written out here, not read from core, so that the
      * run checks the rule: the snapshot's {@code overKeptCap} must leave exactly this many kept.
      */
