@@ -47,6 +47,7 @@ final class Architecture {
             "dev.rollcall.protocol.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc",
                     "dev.rollcall.conformance"),
             "dev.rollcall.core.internal", Set.of("dev.rollcall.grpc"),
+            "dev.rollcall.local.internal", Set.of("dev.rollcall.testkit"),
             "dev.rollcall.api.registry.InternalSnapshots", Set.of("dev.rollcall.core"));
 
     private static final String CORE_INTERNAL = "dev.rollcall.core.internal";
