@@ -7,8 +7,9 @@
  * <p>A policy or backend in a named module declares itself with {@code provides}, e.g.
  * {@code provides dev.rollcall.api.policy.VersionPolicyProvider with com.example.MyPolicyProvider;}.
  *
- * <p>{@code dev.rollcall.api.internal} (configuration plumbing, provider lookup, thread naming, PEM
- * files) is shared by Rollcall's own modules only; it is exported to them and to nobody else.
+ * <p>{@code dev.rollcall.api.internal} (configuration plumbing, provider lookup, thread naming and
+ * the backends' loop threads, PEM files) is shared by Rollcall's own modules only; it is exported
+ * to them and to nobody else.
  */
 @SuppressWarnings("module") // the modules named below are automatic modules, not known when api compiles
 module dev.rollcall.api {
@@ -29,5 +30,8 @@ module dev.rollcall.api {
     uses dev.rollcall.api.KeyCatalog;
 
     exports dev.rollcall.api.internal to dev.rollcall.core, dev.rollcall.worker, dev.rollcall.grpc, dev.rollcall.testkit,
-            dev.rollcall.console;
+            dev.rollcall.console,
+            // the backends' loop threads (DaemonLoop, NamedThreads)
+            dev.rollcall.discovery.staticlist, dev.rollcall.discovery.etcd, dev.rollcall.discovery.consul,
+            dev.rollcall.discovery.k8s, dev.rollcall.discovery.dns, dev.rollcall.discovery.zookeeper;
 }

@@ -1,5 +1,6 @@
 package dev.rollcall.grpc;
 
+import dev.rollcall.api.internal.NamedThreads;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.core.internal.LiveResolvers;
 import java.net.URI;
@@ -41,9 +42,7 @@ final class ConfiguredResolver {
             WorkerResolver closing = resolver;
             resolver = null;
             handle = null;
-            Thread t = new Thread(closing::close, "rollcall-close-" + closing.name());
-            t.setDaemon(true);
-            t.start();
+            NamedThreads.daemonNamed("rollcall-close-" + closing.name()).newThread(closing::close).start();
         }
     }
 }

@@ -1,8 +1,6 @@
 package dev.rollcall.grpc;
 
 import io.grpc.CallOptions;
-import io.grpc.LoadBalancer;
-import io.grpc.LoadBalancerProvider;
 import io.grpc.Metadata;
 import io.grpc.NameResolver;
 import java.util.Map;
@@ -22,7 +20,7 @@ import java.util.Map;
  * Calls without a key wait while any worker is coming up, and fail with the first worker's reason
  * when none can be reached.
  */
-public final class KeyAffinityLoadBalancerProvider extends LoadBalancerProvider {
+public final class KeyAffinityLoadBalancerProvider extends RollcallLoadBalancerProvider {
 
     /** The policy's name. */
     public static final String POLICY = "rollcall_key_affinity";
@@ -33,24 +31,9 @@ public final class KeyAffinityLoadBalancerProvider extends LoadBalancerProvider 
     /** The routing key as a header, for calls whose options you do not set: {@code rollcall-key}. */
     public static final Metadata.Key<String> KEY_HEADER = Metadata.Key.of("rollcall-key", Metadata.ASCII_STRING_MARSHALLER);
 
-    @Override
-    public boolean isAvailable() {
-        return true;
-    }
-
-    @Override
-    public int getPriority() {
-        return 5;
-    }
-
-    @Override
-    public String getPolicyName() {
-        return POLICY;
-    }
-
-    @Override
-    public LoadBalancer newLoadBalancer(LoadBalancer.Helper helper) {
-        return new KeyAffinityLoadBalancer(helper);
+    /** The provider grpc's registry loads through {@code META-INF/services}. */
+    public KeyAffinityLoadBalancerProvider() {
+        super(POLICY, KeyAffinityLoadBalancer::new);
     }
 
     @Override

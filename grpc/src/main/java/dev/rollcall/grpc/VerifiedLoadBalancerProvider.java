@@ -1,6 +1,5 @@
 package dev.rollcall.grpc;
 
-import io.grpc.LoadBalancer;
 import io.grpc.LoadBalancerProvider;
 import io.grpc.LoadBalancerRegistry;
 import io.grpc.NameResolver;
@@ -24,7 +23,7 @@ import java.util.Map;
  * {@link java.util.ServiceLoader} through {@code META-INF/services/io.grpc.LoadBalancerProvider};
  * useful only behind a {@code rollcall:} target, whose addresses it needs.
  */
-public final class VerifiedLoadBalancerProvider extends LoadBalancerProvider {
+public final class VerifiedLoadBalancerProvider extends RollcallLoadBalancerProvider {
 
     /** The policy's name in service configs. */
     public static final String POLICY = "rollcall_verified";
@@ -33,24 +32,9 @@ public final class VerifiedLoadBalancerProvider extends LoadBalancerProvider {
     record Config(String childPolicy, Object childConfig) {
     }
 
-    @Override
-    public boolean isAvailable() {
-        return true;
-    }
-
-    @Override
-    public int getPriority() {
-        return 5;
-    }
-
-    @Override
-    public String getPolicyName() {
-        return POLICY;
-    }
-
-    @Override
-    public LoadBalancer newLoadBalancer(LoadBalancer.Helper helper) {
-        return new VerifiedLoadBalancer(helper);
+    /** The provider grpc's registry loads through {@code META-INF/services}. */
+    public VerifiedLoadBalancerProvider() {
+        super(POLICY, VerifiedLoadBalancer::new);
     }
 
     @Override

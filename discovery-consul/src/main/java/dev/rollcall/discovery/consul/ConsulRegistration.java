@@ -7,6 +7,7 @@ import com.ecwid.consul.v1.agent.model.NewService;
 import com.google.gson.annotations.SerializedName;
 import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.internal.DaemonLoop;
 import dev.rollcall.api.registration.RegistrationException;
 import dev.rollcall.api.registration.WorkerRegistration;
 import java.io.IOException;
@@ -15,9 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -63,9 +62,8 @@ final class ConsulRegistration implements WorkerRegistration {
     private State state = State.NEW;                // guarded by lock
     private CloseableHttpClient http;               // guarded by lock; set by start
     private AgentConsulClient agent;                // guarded by lock; set by start
-    private ScheduledExecutorService heartbeat;     // guarded by lock; set by start
+    private DaemonLoop heartbeat;                   // guarded by lock; set by start
     private ScheduledFuture<?> beating;             // guarded by lock
-    private volatile Thread heartbeatThread;
 
     // Touched only by the heartbeat thread.
     private String heartbeatFailure;
@@ -159,12 +157,7 @@ final class ConsulRegistration implements WorkerRegistration {
             closedMeanwhile = state != State.STARTING;
             if (!closedMeanwhile) {
                 state = State.REGISTERED;
-                heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
-                    Thread t = new Thread(r, THREAD_NAME);
-                    t.setDaemon(true);
-                    heartbeatThread = t;
-                    return t;
-                });
+                heartbeat = new DaemonLoop(THREAD_NAME);
                 beating = heartbeat.scheduleWithFixedDelay(this::beat, period, period, TimeUnit.MILLISECONDS);
             }
         }
@@ -256,7 +249,7 @@ final class ConsulRegistration implements WorkerRegistration {
      */
     @Override
     public void close() {
-        ScheduledExecutorService thread;
+        DaemonLoop thread;
         AgentConsulClient client;
         synchronized (lock) {
             State was = state;
@@ -309,7 +302,7 @@ final class ConsulRegistration implements WorkerRegistration {
     }
 
     private void release() {
-        ScheduledExecutorService thread;
+        DaemonLoop thread;
         CloseableHttpClient client;
         synchronized (lock) {
             thread = heartbeat;
@@ -317,12 +310,8 @@ final class ConsulRegistration implements WorkerRegistration {
         }
         if (thread != null) {
             thread.shutdownNow();
-            // Until the thread itself has ended: awaitTermination returns while it is still on its way out.
-            Thread t = heartbeatThread;
-            long wait = connection.requestTimeout().toMillis();
             try {
-                if (!thread.awaitTermination(wait, TimeUnit.MILLISECONDS)
-                        || (t != null && t != Thread.currentThread() && !joined(t, wait))) {
+                if (!thread.awaitEnded(connection.requestTimeout().toMillis())) {
                     LOG.warn("consul: thread {} of {} did not stop within {}; it is a daemon", THREAD_NAME, what(),
                             connection.requestTimeout());
                 }
@@ -337,11 +326,6 @@ final class ConsulRegistration implements WorkerRegistration {
                 LOG.debug("closing the HTTP client of {} failed", what(), e);
             }
         }
-    }
-
-    private static boolean joined(Thread t, long millis) throws InterruptedException {
-        t.join(millis);
-        return !t.isAlive();
     }
 
     /** The service ID this worker is registered under. */

@@ -7,6 +7,8 @@ import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.discovery.CandidateListener;
 import dev.rollcall.api.discovery.WorkerDiscovery;
+import dev.rollcall.api.internal.DaemonLoop;
+import dev.rollcall.api.internal.NamedThreads;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashSet;
@@ -14,8 +16,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.http.impl.client.CloseableHttpClient;
@@ -84,8 +84,7 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
     private Thread thread;                      // guarded by lock
     private CloseableHttpClient http;           // guarded by lock; replaced when a silent query is aborted
     private ConsulRawClient raw;                // guarded by lock; over http
-    private ScheduledExecutorService keepalive; // guarded by lock
-    private volatile Thread keepaliveThread;
+    private DaemonLoop keepalive;               // guarded by lock
     private CloseableHttpClient keepaliveHttp;  // guarded by lock
     private long queryInFlight;                 // guarded by lock: the number of the query under way, 0 when none
     private String abortedBecause;              // guarded by lock: why the query under way was aborted
@@ -125,14 +124,8 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
             this.listener = listener;
             newQueryClient();
             keepaliveHttp = connection.newHttpClient(connection.requestTimeout());
-            thread = new Thread(this::run, THREAD_NAME);
-            thread.setDaemon(true);
-            keepalive = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, KEEPALIVE_THREAD_NAME);
-                t.setDaemon(true);
-                keepaliveThread = t;
-                return t;
-            });
+            thread = NamedThreads.daemonNamed(THREAD_NAME).newThread(this::run);
+            keepalive = new DaemonLoop(KEEPALIVE_THREAD_NAME);
             long every = query.keepaliveTime().toNanos();
             keepalive.scheduleWithFixedDelay(this::askForSignOfLife, every, every, TimeUnit.NANOSECONDS);
             thread.start();
@@ -451,7 +444,7 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
         Thread t;
         CloseableHttpClient client;
         CloseableHttpClient probe;
-        ScheduledExecutorService k;
+        DaemonLoop k;
         synchronized (lock) {
             if (closed) {
                 return;
@@ -471,11 +464,12 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
         join(t, THREAD_NAME);
         if (k != null) {
             try {
-                k.awaitTermination(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                if (!k.awaitEnded(STOP_WAIT.toMillis())) {
+                    warnStillRunning(KEEPALIVE_THREAD_NAME);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            join(keepaliveThread, KEEPALIVE_THREAD_NAME);
         }
     }
 
@@ -490,9 +484,13 @@ final class ConsulWorkerDiscovery implements WorkerDiscovery {
             Thread.currentThread().interrupt();
         }
         if (t.isAlive()) {
-            LOG.warn("thread {} of {} did not stop within {}; it is a daemon and will not keep the JVM alive",
-                    name, description(), STOP_WAIT);
+            warnStillRunning(name);
         }
+    }
+
+    private void warnStillRunning(String name) {
+        LOG.warn("thread {} of {} did not stop within {}; it is a daemon and will not keep the JVM alive",
+                name, description(), STOP_WAIT);
     }
 
     /** E.g. {@code consul[service=workers at http://127.0.0.1:8500, tag=prod, 3 endpoints]}; no token. */

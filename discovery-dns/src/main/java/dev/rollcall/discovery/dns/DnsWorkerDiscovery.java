@@ -5,6 +5,7 @@ import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.discovery.CandidateListener;
 import dev.rollcall.api.discovery.WorkerDiscovery;
+import dev.rollcall.api.internal.DaemonLoop;
 import dev.rollcall.discovery.dns.DnsLookup.Answer;
 import dev.rollcall.discovery.dns.DnsLookup.LookupFailedException;
 import java.time.Duration;
@@ -12,7 +13,6 @@ import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -52,10 +52,9 @@ final class DnsWorkerDiscovery implements WorkerDiscovery {
 
     // Lifecycle: written under lock by start() and close(); read by any thread.
     private final Object lock = new Object();
-    private ScheduledThreadPoolExecutor loop;   // guarded by lock
+    private DaemonLoop loop;                    // guarded by lock
     private CandidateListener listener;         // written once under lock, before the loop starts
     private volatile boolean closed;
-    private volatile Thread loopThread;
 
     // Loop state: touched only on the loop thread.
     private DnsLookup lookup;
@@ -83,13 +82,7 @@ final class DnsWorkerDiscovery implements WorkerDiscovery {
                 throw new IllegalStateException(description() + " was already started or closed");
             }
             listener = candidateListener;
-            loop = new ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, THREAD_NAME);
-                t.setDaemon(true);
-                loopThread = t;
-                return t;
-            });
-            loop.setRemoveOnCancelPolicy(true);
+            loop = new DaemonLoop(THREAD_NAME);
             loop.execute(guarded(this::resolve));
         }
         LOG.debug("resolving {} on {}", settings.question(), settings.serverText());
@@ -204,7 +197,7 @@ final class DnsWorkerDiscovery implements WorkerDiscovery {
      */
     @Override
     public void close() {
-        ScheduledThreadPoolExecutor l;
+        DaemonLoop l;
         synchronized (lock) {
             if (closed) {
                 return;
@@ -216,24 +209,14 @@ final class DnsWorkerDiscovery implements WorkerDiscovery {
             return;
         }
         l.shutdownNow(); // interrupts a lookup in progress and drops the next one
-        Thread t = loopThread;
-        if (t != null && Thread.currentThread() != t) {
-            // Until the thread itself has ended: awaitTermination returns while it is still exiting.
-            long wait = settings.lookupTimeout().toMillis() + 1000;
-            try {
-                if (!l.awaitTermination(wait, TimeUnit.MILLISECONDS) || !joined(t, wait)) {
-                    LOG.warn("thread {} did not stop; it is a daemon and will not keep the JVM alive", THREAD_NAME);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        try {
+            if (!l.awaitEnded(settings.lookupTimeout().toMillis() + 1000)) {
+                LOG.warn("thread {} did not stop; it is a daemon and will not keep the JVM alive", THREAD_NAME);
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         LOG.debug("stopped resolving {}", settings.question());
-    }
-
-    private static boolean joined(Thread t, long millis) throws InterruptedException {
-        t.join(millis);
-        return !t.isAlive();
     }
 
     /** E.g. {@code dns[SRV _grpc._tcp.workers.example.com. on 10.0.0.2:53, 3 workers]}. */

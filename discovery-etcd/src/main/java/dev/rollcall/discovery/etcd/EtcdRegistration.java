@@ -1,6 +1,7 @@
 package dev.rollcall.discovery.etcd;
 
 import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.internal.DaemonLoop;
 import dev.rollcall.api.registration.RegistrationException;
 import dev.rollcall.api.registration.WorkerRegistration;
 import io.etcd.jetcd.ByteSequence;
@@ -24,7 +25,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -67,14 +67,13 @@ final class EtcdRegistration implements WorkerRegistration {
     private final dev.rollcall.api.Backoff backoff;
     private int failures; // since the last success; on the loop's thread, like the loop's other state
     private final Object lock = new Object();
-    private ScheduledThreadPoolExecutor loop;     // guarded by lock; set by start()
+    private DaemonLoop loop;                      // guarded by lock; set by start()
     private boolean closed;                       // guarded by lock
     private volatile boolean closing;
     private final AtomicLong leasesGranted = new AtomicLong();
     private final AtomicLong keepAlivesAcknowledged = new AtomicLong();
     private final AtomicLong rewrites = new AtomicLong();
     private volatile long currentLease;
-    private volatile Thread loopThread;
 
     // Loop state: touched only on the loop thread.
     private Client client;
@@ -110,18 +109,12 @@ final class EtcdRegistration implements WorkerRegistration {
      */
     @Override
     public void start() {
-        ScheduledThreadPoolExecutor l;
+        DaemonLoop l;
         synchronized (lock) {
             if (closed || loop != null) {
                 throw new IllegalStateException(description() + " was already started or closed");
             }
-            l = new ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, THREAD_NAME);
-                t.setDaemon(true);
-                loopThread = t;
-                return t;
-            });
-            l.setRemoveOnCancelPolicy(true);
+            l = new DaemonLoop(THREAD_NAME);
             loop = l;
         }
         Future<?> first = l.submit(() -> {
@@ -367,7 +360,7 @@ final class EtcdRegistration implements WorkerRegistration {
 
     /** Undoes a failed first registration: nothing may stay running. */
     private void abandon() {
-        ScheduledThreadPoolExecutor l;
+        DaemonLoop l;
         synchronized (lock) {
             closed = true;
             l = loop;
@@ -382,7 +375,7 @@ final class EtcdRegistration implements WorkerRegistration {
     }
 
     private void onLoop(Runnable task) {
-        ScheduledThreadPoolExecutor l;
+        DaemonLoop l;
         synchronized (lock) {
             l = loop;
         }
@@ -393,7 +386,7 @@ final class EtcdRegistration implements WorkerRegistration {
         }
     }
 
-    private ScheduledThreadPoolExecutor loopExecutor() {
+    private DaemonLoop loopExecutor() {
         synchronized (lock) {
             return loop;
         }
@@ -495,7 +488,7 @@ final class EtcdRegistration implements WorkerRegistration {
      */
     @Override
     public void close() {
-        ScheduledThreadPoolExecutor l;
+        DaemonLoop l;
         synchronized (lock) {
             if (closed) {
                 return;
@@ -532,14 +525,9 @@ final class EtcdRegistration implements WorkerRegistration {
      * Returns once the registration's thread has ended (within a call budget), not merely once its
      * executor says it terminated: that happens while the thread is still on its way out.
      */
-    private void awaitThreadEnded(ScheduledThreadPoolExecutor l) {
-        Thread t = loopThread;
-        if (t == null || t == Thread.currentThread()) {
-            return;
-        }
+    private void awaitThreadEnded(DaemonLoop l) {
         try {
-            long budget = settings.callBudgetMillis();
-            if (!l.awaitTermination(budget, TimeUnit.MILLISECONDS) || !EtcdWorkerDiscovery.joined(t, budget)) {
+            if (!l.awaitEnded(settings.callBudgetMillis())) {
                 LOG.warn("thread {} did not stop; it is a daemon and will not keep the JVM alive", THREAD_NAME);
             }
         } catch (InterruptedException e) {

@@ -6,6 +6,7 @@ import dev.rollcall.api.discovery.CandidateListener;
 import dev.rollcall.api.discovery.CandidateSet;
 import dev.rollcall.api.discovery.KeyedCandidates;
 import dev.rollcall.api.discovery.WorkerDiscovery;
+import dev.rollcall.api.internal.DaemonLoop;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -29,7 +30,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -98,10 +98,9 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
     private final ReentrantLock state = new ReentrantLock();
     /** Watch responses handed to the loop thread and not applied yet: until none is, later ones follow them there. */
     private final AtomicInteger responsesQueued = new AtomicInteger();
-    private ScheduledThreadPoolExecutor loop;   // guarded by lock
+    private DaemonLoop loop;                    // guarded by lock
     private CandidateListener listener;         // written once under lock, before the loop starts
     private volatile boolean closed;
-    private volatile Thread loopThread;
 
     // Loop state: touched only under the state lock (on the loop thread, or on jetcd's for a watch response).
     private Client client;
@@ -146,13 +145,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
                 throw new IllegalStateException(description() + " was already started or closed");
             }
             listener = candidateListener;
-            loop = new ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, THREAD_NAME);
-                t.setDaemon(true);
-                loopThread = t;
-                return t;
-            });
-            loop.setRemoveOnCancelPolicy(true);
+            loop = new DaemonLoop(THREAD_NAME);
             loop.execute(guarded(this::connect));
         }
         LOG.debug("watching {} under {}", settings.endpointList(), settings.prefix());
@@ -598,7 +591,7 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
      */
     @Override
     public void close() {
-        ScheduledThreadPoolExecutor l;
+        DaemonLoop l;
         synchronized (lock) {
             if (closed) {
                 return;
@@ -611,17 +604,12 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
         }
         // Interrupts a read in progress and drops scheduled retries; jetcd's callbacks see closed.
         l.shutdownNow();
-        Thread t = loopThread;
-        if (t != null && Thread.currentThread() != t) {
-            // Until the thread itself has ended: awaitTermination returns while it is still exiting.
-            try {
-                long budget = settings.callBudgetMillis();
-                if (!l.awaitTermination(budget, TimeUnit.MILLISECONDS) || !joined(t, budget)) {
-                    LOG.warn("thread {} did not stop; it is a daemon and will not keep the JVM alive", THREAD_NAME);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        try {
+            if (!l.awaitEnded(settings.callBudgetMillis())) {
+                LOG.warn("thread {} did not stop; it is a daemon and will not keep the JVM alive", THREAD_NAME);
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         // The loop has ended; a watch response being applied on jetcd's thread is waited for (it sees closed next).
         boolean locked = lockState(settings.callBudgetMillis());
@@ -649,12 +637,6 @@ final class EtcdWorkerDiscovery implements WorkerDiscovery {
             Thread.currentThread().interrupt();
         }
         return false;
-    }
-
-    /** Waits up to {@code millis} for {@code t} to end; true once it has. */
-    static boolean joined(Thread t, long millis) throws InterruptedException {
-        t.join(millis);
-        return !t.isAlive();
     }
 
     /** E.g. {@code etcd[http://127.0.0.1:2379, prefix=/rollcall/workers/, 3 workers]}; never the password. */

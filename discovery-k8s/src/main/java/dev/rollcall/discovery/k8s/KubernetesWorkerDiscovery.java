@@ -4,6 +4,8 @@ import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.discovery.CandidateListener;
 import dev.rollcall.api.discovery.WorkerDiscovery;
+import dev.rollcall.api.internal.DaemonLoop;
+import dev.rollcall.api.internal.NamedThreads;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -26,7 +28,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,7 +79,7 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
     private CandidateListener listener;          // guarded by lock
     private boolean started;                     // guarded by lock
     private boolean closed;                      // guarded by lock
-    private ScheduledExecutorService loop;       // guarded by lock
+    private DaemonLoop loop;                     // guarded by lock
     private ExecutorService clientExecutor;      // guarded by lock
     private KubernetesClient client;             // guarded by lock
     private SharedIndexInformer<EndpointSlice> informer;   // guarded by lock
@@ -105,7 +106,6 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
     private final AtomicLong evaluations = new AtomicLong();
     private final AtomicLong signsOfLifeAsked = new AtomicLong();
     private volatile int knownCount;
-    private volatile Thread loopThread;
 
     KubernetesWorkerDiscovery(KubernetesSettings options) {
         this.options = Objects.requireNonNull(options, "options");
@@ -126,11 +126,7 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
             }
             started = true;
             this.listener = listener;
-            loop = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = daemon("rollcall-k8s-discovery", false).newThread(r);
-                loopThread = t;
-                return t;
-            });
+            loop = new DaemonLoop("rollcall-k8s-discovery");
             loop.execute(this::connect);
         }
     }
@@ -143,7 +139,7 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
         try {
             Config config = options.access().toConfig(options.namespace(), options.requestTimeout(),
                     options.timings().reconnectInterval());
-            ThreadFactory named = daemon("rollcall-k8s-client-", true);
+            ThreadFactory named = NamedThreads.daemon("rollcall-k8s-client");
             newExecutor = Executors.newCachedThreadPool(r -> {
                 Thread t = named.newThread(r);
                 clientThreads.removeIf(old -> !old.isAlive());
@@ -528,7 +524,7 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
         PodVersions podsToStop;
         KubernetesClient toClose;
         ExecutorService executor;
-        ScheduledExecutorService l;
+        DaemonLoop l;
         synchronized (lock) {
             if (closed) {
                 return;
@@ -558,24 +554,14 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
         }
         if (l != null) {
             l.shutdownNow();
-            Thread t = loopThread;
-            if (t == null || Thread.currentThread() == t) {
-                return;     // closed from a listener call: the loop ends when this call returns
-            }
-            // Until the thread itself has ended: awaitTermination returns while it is still exiting.
             try {
-                if (!l.awaitTermination(5, TimeUnit.SECONDS) || !joined(t, 5_000)) {
+                if (!l.awaitEnded(5_000)) {
                     LOG.warn("k8s discovery: thread for {} did not stop within 5 s", source);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }
-    }
-
-    private static boolean joined(Thread t, long millis) throws InterruptedException {
-        t.join(millis);
-        return !t.isAlive();
     }
 
     /** E.g. {@code k8s[prod/workers, port grpc, 3 endpoints]}. */
@@ -616,15 +602,6 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
             }
         }
         return String.valueOf(t);
-    }
-
-    private static ThreadFactory daemon(String name, boolean numbered) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, numbered ? name + n.incrementAndGet() : name);
-            t.setDaemon(true);
-            return t;
-        };
     }
 
     /** Informer callbacks, on a client thread: only schedule an evaluation of the cache. */

@@ -4,7 +4,7 @@ import static java.nio.file.StandardWatchEventKinds.ENTRY_CREATE;
 import static java.nio.file.StandardWatchEventKinds.ENTRY_DELETE;
 import static java.nio.file.StandardWatchEventKinds.ENTRY_MODIFY;
 import static java.nio.file.StandardWatchEventKinds.OVERFLOW;
-
+import dev.rollcall.api.internal.NamedThreads;
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.NoSuchFileException;
@@ -86,8 +86,7 @@ final class FileWatchLoop implements AutoCloseable {
             if (closed || thread != null) {
                 throw new IllegalStateException("file watch for " + file + " was already started or closed");
             }
-            thread = new Thread(this::run, THREAD_NAME);
-            thread.setDaemon(true);
+            thread = NamedThreads.daemonNamed(THREAD_NAME).newThread(this::run);
             thread.start();
         }
     }

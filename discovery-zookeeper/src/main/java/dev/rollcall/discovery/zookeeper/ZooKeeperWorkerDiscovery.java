@@ -7,6 +7,7 @@ import dev.rollcall.api.discovery.CandidateListener;
 import dev.rollcall.api.discovery.CandidateSet;
 import dev.rollcall.api.discovery.KeyedCandidates;
 import dev.rollcall.api.discovery.WorkerDiscovery;
+import dev.rollcall.api.internal.DaemonLoop;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +16,6 @@ import java.util.Optional;
 import java.util.HashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
@@ -61,10 +61,9 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
 
     // Lifecycle: written under lock by start() and close(); read by any thread.
     private final Object lock = new Object();
-    private ScheduledThreadPoolExecutor loop;   // guarded by lock
+    private DaemonLoop loop;                    // guarded by lock
     private CandidateListener listener;         // written once under lock, before the loop starts
     private volatile boolean closed;
-    private volatile Thread loopThread;
 
     // Loop state: touched only on the loop thread.
     private CuratorFramework client;
@@ -98,13 +97,7 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
                 throw new IllegalStateException(description() + " was already started or closed");
             }
             listener = candidateListener;
-            loop = new ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, THREAD_NAME);
-                t.setDaemon(true);
-                loopThread = t;
-                return t;
-            });
-            loop.setRemoveOnCancelPolicy(true);
+            loop = new DaemonLoop(THREAD_NAME);
             loop.execute(guarded(this::connect));
         }
         LOG.debug("watching {} on ZooKeeper {}", settings.path(), settings.connect());
@@ -308,7 +301,7 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
 
     /** Hands ZooKeeper's and Curator's news to the loop thread; dropped once closed. */
     private void onLoop(Runnable task) {
-        ScheduledThreadPoolExecutor l;
+        DaemonLoop l;
         synchronized (lock) {
             l = closed ? null : loop;
         }
@@ -350,7 +343,7 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
      */
     @Override
     public void close() {
-        ScheduledThreadPoolExecutor l;
+        DaemonLoop l;
         synchronized (lock) {
             if (closed) {
                 return;
@@ -362,16 +355,12 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
             return;
         }
         l.shutdownNow(); // interrupts a read in progress and drops scheduled retries
-        Thread t = loopThread;
-        if (t != null && Thread.currentThread() != t) {
-            // Until the thread itself has ended: awaitTermination returns while it is still exiting.
-            try {
-                if (!l.awaitTermination(settings.callBudgetMillis(), TimeUnit.MILLISECONDS) || !join(t)) {
-                    LOG.warn("thread {} did not stop; it is a daemon and will not keep the JVM alive", THREAD_NAME);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        try {
+            if (!l.awaitEnded(settings.callBudgetMillis())) {
+                LOG.warn("thread {} did not stop; it is a daemon and will not keep the JVM alive", THREAD_NAME);
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         // The loop has ended, so its state is ours now.
         if (client != null) {
@@ -382,12 +371,6 @@ final class ZooKeeperWorkerDiscovery implements WorkerDiscovery {
             }
         }
         LOG.debug("stopped watching {} on ZooKeeper {}", settings.path(), settings.connect());
-    }
-
-    /** Waits for {@code t}, whose executor has terminated, to end; true once it has. */
-    private boolean join(Thread t) throws InterruptedException {
-        t.join(settings.callBudgetMillis());
-        return !t.isAlive();
     }
 
     /** E.g. {@code zookeeper[10.0.0.1:2181, path=/rollcall/workers, 3 workers]}; never the password. */

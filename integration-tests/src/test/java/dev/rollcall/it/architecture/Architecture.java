@@ -41,10 +41,13 @@ final class Architecture {
      */
     static final Map<String, Set<String>> BRIDGES = Map.of(
             "dev.rollcall.api.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc",
-                    "dev.rollcall.testkit", "dev.rollcall.console"),
+                    "dev.rollcall.testkit", "dev.rollcall.console", "dev.rollcall.discovery.staticlist",
+                    "dev.rollcall.discovery.etcd", "dev.rollcall.discovery.consul", "dev.rollcall.discovery.k8s",
+                    "dev.rollcall.discovery.dns", "dev.rollcall.discovery.zookeeper"),
             "dev.rollcall.protocol.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc",
                     "dev.rollcall.conformance"),
             "dev.rollcall.core.internal", Set.of("dev.rollcall.grpc"),
+            "dev.rollcall.local.internal", Set.of("dev.rollcall.testkit"),
             "dev.rollcall.api.registry.InternalSnapshots", Set.of("dev.rollcall.core"));
 
     private static final String CORE_INTERNAL = "dev.rollcall.core.internal";
@@ -106,12 +109,16 @@ final class Architecture {
                 .as("rollcall-api depends on nothing but the JDK (and, optionally, protobuf)");
     }
 
-    /** A backend or a policy needs rollcall-api's public packages, and its own. */
+    /**
+     * A backend or a policy needs rollcall-api's public packages (and, for Rollcall's own backends,
+     * its internal package through the bridge that names them: the loop threads), and its own.
+     */
     static ArchRule pluginsDependOnApiOnly() {
         return ArchRuleDefinition.classes().that().resideInAnyPackage("dev.rollcall.discovery..", "dev.rollcall.policy..")
                 .should(onlyReachRollcall((from, target) -> module(target.getPackageName()).equals(module(from))
-                        || (module(target.getPackageName()).equals("dev.rollcall.api") && isApi(target.getPackageName())
-                                && !isInternalClass(target)), "rollcall-api's public packages"))
+                        || (module(target.getPackageName()).equals("dev.rollcall.api")
+                                && ((isApi(target.getPackageName()) && !isInternalClass(target)) || bridged(from, target))),
+                        "rollcall-api's public packages or a bridge of it"))
                 .as("a discovery backend or a version policy depends on rollcall-api alone");
     }
 
@@ -152,9 +159,14 @@ final class Architecture {
         return ArchRuleDefinition.classes().that().resideInAPackage("dev.rollcall..")
                 .should(onlyReachRollcall((from, target) -> module(target.getPackageName()).equals(module(from))
                         || (isApi(target.getPackageName()) && !isInternalClass(target))
-                        || BRIDGES.getOrDefault(isInternalClass(target) ? target.getName() : target.getPackageName(),
-                                Set.of()).contains(module(from)), "another module's API or a bridge"))
+                        || bridged(from, target), "another module's API or a bridge"))
                 .as("no internal package is used from outside its module, but through a listed bridge");
+    }
+
+    /** A bridge in {@link #BRIDGES} lets the module of package {@code from} use {@code target}. */
+    private static boolean bridged(String from, JavaClass target) {
+        return BRIDGES.getOrDefault(isInternalClass(target) ? target.getName() : target.getPackageName(), Set.of())
+                .contains(module(from));
     }
 
     private static ArchCondition<JavaClass> onlyReachRollcall(BiPredicate<String, JavaClass> allowed, String what) {

@@ -1,5 +1,6 @@
 package dev.rollcall.local.etcd;
 
+import dev.rollcall.local.internal.ServerProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -13,12 +14,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 
 /**
  * A real single-member etcd server on loopback: the store behind {@code rollcall demo --discovery
@@ -83,9 +81,7 @@ public final class EtcdServer implements AutoCloseable {
     private final int peerPort;
     private final String name;
     private final HttpClient http;
-    private final Thread shutdownHook;
-    private Process process;      // guarded by this
-    private boolean closed;       // guarded by this
+    private final ServerProcess child;
 
     private EtcdServer(Path binary, Path home, Path logFile, int clientPort, int peerPort, String name, Tls tls,
                        int metricsPort) {
@@ -98,7 +94,7 @@ public final class EtcdServer implements AutoCloseable {
         this.peerPort = peerPort;
         this.name = name;
         this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-        this.shutdownHook = new Thread(this::destroyQuietly, "rollcall-etcd-server-cleanup");
+        this.child = new ServerProcess(home, "rollcall-etcd-server-cleanup", STOP_WITHIN);
     }
 
     /**
@@ -139,7 +135,6 @@ public final class EtcdServer implements AutoCloseable {
         Path log = logDir.resolve("etcd-" + ProcessHandle.current().pid() + "-" + n + "-" + clientPort + ".log");
         EtcdServer server = new EtcdServer(binary, home, log, clientPort, peerPort, "rollcall-test-" + n, tls,
                 metricsPort);
-        Runtime.getRuntime().addShutdownHook(server.shutdownHook);
         try {
             Files.createDirectories(logDir);
             server.launch();
@@ -220,29 +215,16 @@ public final class EtcdServer implements AutoCloseable {
     }
 
     /** Whether the server process is running. */
-    public synchronized boolean isRunning() {
-        return process != null && process.isAlive();
+    public boolean isRunning() {
+        return child.isRunning();
     }
 
     /**
      * Stops the server gracefully (SIGTERM, then SIGKILL after 10 s), keeping its data and ports for
      * {@link #restart()}. Clients see their connections close. Idempotent.
      */
-    public synchronized void stop() {
-        Process p = process;
-        process = null;
-        if (p == null) {
-            return;
-        }
-        p.destroy();
-        try {
-            if (!p.waitFor(STOP_WITHIN.toMillis(), TimeUnit.MILLISECONDS)) {
-                p.destroyForcibly().waitFor(STOP_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
-            }
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+    public void stop() {
+        child.stop();
     }
 
     /**
@@ -251,7 +233,7 @@ public final class EtcdServer implements AutoCloseable {
      * from where they were, as etcd does.
      */
     public synchronized void restart() {
-        if (closed) {
+        if (child.isClosed()) {
             throw new IllegalStateException("etcd " + endpoint() + " is closed");
         }
         stop();
@@ -265,18 +247,7 @@ public final class EtcdServer implements AutoCloseable {
     /** Kills the server and deletes its data directory; the log file stays. Idempotent. */
     @Override
     public void close() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-        }
-        destroyQuietly();
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException e) {
-            // The JVM is shutting down: the hook runs (or ran) anyway.
-        }
+        child.close();
     }
 
     @Override
@@ -316,7 +287,7 @@ public final class EtcdServer implements AutoCloseable {
         pb.environment().remove("HTTPS_PROXY");
         pb.environment().remove("ETCDCTL_API");
         Process p = pb.start();
-        process = p;
+        child.started(p);
         awaitHealthy(p);
     }
 
@@ -327,7 +298,7 @@ public final class EtcdServer implements AutoCloseable {
         String last = "no answer";
         while (System.nanoTime() < deadline) {
             if (!p.isAlive()) {
-                process = null;
+                child.exited(p);
                 throw new IllegalStateException("etcd " + endpoint() + " exited with status " + p.exitValue()
                         + " while starting; its log " + logFile + " ends with:\n" + logTail());
             }
@@ -361,40 +332,6 @@ public final class EtcdServer implements AutoCloseable {
             return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
         } catch (IOException e) {
             return "(cannot read it: " + e.getMessage() + ")";
-        }
-    }
-
-    private void destroyQuietly() {
-        Process p;
-        synchronized (this) {
-            p = process;
-            process = null;
-        }
-        if (p != null) {
-            p.destroyForcibly();
-            try {
-                p.waitFor(STOP_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        deleteTree(home);
-    }
-
-    private static void deleteTree(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(root)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> {
-                try {
-                    Files.deleteIfExists(path);
-                } catch (IOException e) {
-                    // Best effort: a leftover temporary directory is harmless.
-                }
-            });
-        } catch (IOException | UncheckedIOException e) {
-            // Best effort, as above.
         }
     }
 

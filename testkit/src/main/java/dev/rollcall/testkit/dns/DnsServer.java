@@ -1,5 +1,6 @@
 package dev.rollcall.testkit.dns;
 
+import dev.rollcall.local.internal.ServerProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.DatagramSocket;
@@ -10,13 +11,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Message;
 import org.xbill.DNS.Name;
@@ -71,9 +70,7 @@ public final class DnsServer implements AutoCloseable {
     private final Path logFile;
     private final int port;
     private final Name zone;
-    private final Thread shutdownHook;
-    private Process process;      // guarded by this
-    private boolean closed;       // guarded by this
+    private final ServerProcess child;
     private boolean zoneFailed;   // guarded by this: failZone() until restoreZone()
 
     private DnsServer(Path knotd, Path home, Path logFile, int port, Name zone) {
@@ -83,7 +80,7 @@ public final class DnsServer implements AutoCloseable {
         this.logFile = logFile;
         this.port = port;
         this.zone = zone;
-        this.shutdownHook = new Thread(this::destroyQuietly, "rollcall-dns-server-cleanup");
+        this.child = new ServerProcess(home, "rollcall-dns-server-cleanup", STOP_WITHIN);
     }
 
     /**
@@ -108,7 +105,6 @@ public final class DnsServer implements AutoCloseable {
         Path logDir = Files.isDirectory(Path.of("target")) ? Path.of("target", "knot").toAbsolutePath() : home;
         Path log = logDir.resolve("knot-" + ProcessHandle.current().pid() + "-" + n + "-" + port + ".log");
         DnsServer server = new DnsServer(binary, home, log, port, zoneName);
-        Runtime.getRuntime().addShutdownHook(server.shutdownHook);
         try {
             Files.createDirectories(logDir);
             server.writeConfig();
@@ -164,8 +160,8 @@ public final class DnsServer implements AutoCloseable {
     }
 
     /** Whether the server process is running. */
-    public synchronized boolean isRunning() {
-        return process != null && process.isAlive();
+    public boolean isRunning() {
+        return child.isRunning();
     }
 
     /**
@@ -225,21 +221,8 @@ public final class DnsServer implements AutoCloseable {
     }
 
     /** Stops the server (SIGTERM), keeping its records and port for {@link #restart()}. Idempotent. */
-    public synchronized void stop() {
-        Process p = process;
-        process = null;
-        if (p == null) {
-            return;
-        }
-        p.destroy();
-        try {
-            if (!p.waitFor(STOP_WITHIN.toMillis(), TimeUnit.MILLISECONDS)) {
-                p.destroyForcibly().waitFor(STOP_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
-            }
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+    public void stop() {
+        child.stop();
     }
 
     /**
@@ -247,7 +230,7 @@ public final class DnsServer implements AutoCloseable {
      * {@link #failZone()}), and waits until it answers.
      */
     public synchronized void restart() {
-        if (closed) {
+        if (child.isClosed()) {
             throw new IllegalStateException("knotd " + address() + " is closed");
         }
         stop();
@@ -261,18 +244,7 @@ public final class DnsServer implements AutoCloseable {
     /** Kills the server and deletes its directory; the log file stays. Idempotent. */
     @Override
     public void close() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-        }
-        destroyQuietly();
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException e) {
-            // The JVM is shutting down: the hook runs (or ran) anyway.
-        }
+        child.close();
     }
 
     @Override
@@ -331,7 +303,7 @@ public final class DnsServer implements AutoCloseable {
                 .directory(home.toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
-        process = pb.start();
+        child.started(pb.start());
         awaitAnswering(!zoneFailed); // a zone failed with failZone() stays failed across a restart
     }
 
@@ -341,7 +313,7 @@ public final class DnsServer implements AutoCloseable {
         SimpleResolver r = resolver();
         r.setTimeout(Duration.ofMillis(200));
         while (System.nanoTime() < deadline) {
-            Process p = process;
+            Process p = child.current();
             if (p != null && !p.isAlive()) {
                 throw new IllegalStateException("knotd exited with " + p.exitValue() + "; its log " + logFile
                         + " ends:\n" + tail());
@@ -425,26 +397,6 @@ public final class DnsServer implements AutoCloseable {
             return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
         } catch (IOException e) {
             return "(no log: " + e.getMessage() + ")";
-        }
-    }
-
-    private void destroyQuietly() {
-        synchronized (this) {
-            Process p = process;
-            process = null;
-            if (p != null) {
-                p.destroyForcibly();
-                try {
-                    p.waitFor(STOP_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
-        try (Stream<Path> files = Files.walk(home)) {
-            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            // best effort: a temp directory
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.rollcall.testkit.zookeeper;
 
+import dev.rollcall.local.internal.ServerCleanup;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,11 +9,9 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.Stream;
 import org.apache.zookeeper.server.ServerCnxnFactory;
 
 /**
@@ -139,16 +138,8 @@ public final class ZooKeeperServer implements AutoCloseable {
             closed = true;
         }
         stopQuietly();
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException e) {
-            // The JVM is shutting down: the hook runs (or ran) anyway.
-        }
-        try (Stream<Path> files = Files.walk(home)) {
-            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            // best effort: a temp directory
-        }
+        ServerCleanup.removeShutdownHook(shutdownHook);
+        ServerCleanup.deleteTree(home);
     }
 
     @Override
