@@ -67,7 +67,7 @@ public final class ConsulRegistrationProvider implements WorkerRegistrationProvi
     @Override
     public WorkerRegistration create(WorkerInfo self, Settings settings) {
         Objects.requireNonNull(self, "self");
-        // Read every key before judging any (see ConsulWorkerDiscoveryProvider#create).
+        // The worker-only keys first, then the shared ones; the checks across keys follow.
         List<String> filterTags = settings.find(ConsulKeys.TAG).orElse(List.of());
         List<String> extraTags = settings.find(ConsulKeys.REGISTRATION_TAGS).orElse(List.of());
         Optional<String> serviceId = settings.find(ConsulKeys.REGISTRATION_SERVICE_ID);

@@ -49,12 +49,12 @@ record DnsSettings(String name, RecordType recordType, int port, boolean tls, Op
     static final int DEFAULT_DNS_PORT = 53;
 
     /**
-     * Reads every key (so that none is reported unknown) and checks them all.
+     * Reads every key through its catalog declaration and checks them all.
      *
      * @throws ConfigurationException naming the first bad key and its value
      */
     static DnsSettings read(Settings s) {
-        // Read everything first: an early throw would add "unknown key" complaints to the real error.
+        // Each value is checked against its own declaration as it is read; the checks across keys follow.
         Optional<String> nameText = s.find(DnsKeys.NAME);
         String typeText = s.get(DnsKeys.RECORD_TYPE);
         Optional<String> portText = s.find(DnsKeys.PORT);

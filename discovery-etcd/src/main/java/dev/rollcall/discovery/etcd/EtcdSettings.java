@@ -97,12 +97,12 @@ final class EtcdSettings {
     }
 
     /**
-     * Reads every connection key (so that none is reported unknown) and checks them all.
+     * Reads every connection key through its catalog declaration and checks them all.
      *
      * @throws ConfigurationException naming the first bad key and its value
      */
     static EtcdSettings read(Settings s) {
-        // Read everything first: an early throw would add "unknown key" complaints to the real error.
+        // Each value is checked against its own declaration as it is read; the checks across keys follow.
         List<String> endpointItems = s.find(EtcdKeys.ENDPOINTS).orElse(List.of());
         String prefix = s.get(EtcdKeys.PREFIX);
         Duration connectTimeout = s.get(EtcdKeys.CONNECT_TIMEOUT);

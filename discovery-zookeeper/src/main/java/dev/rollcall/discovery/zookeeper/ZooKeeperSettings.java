@@ -39,12 +39,12 @@ record ZooKeeperSettings(String connect, String path, Duration sessionTimeout, D
 
 
     /**
-     * Reads every connection key (so that none is reported unknown) and checks them all.
+     * Reads every connection key through its catalog declaration and checks them all.
      *
      * @throws ConfigurationException naming the first bad key and its value (never the password)
      */
     static ZooKeeperSettings read(Settings s) {
-        // Read everything first: an early throw would add "unknown key" complaints to the real error.
+        // Each value is checked against its own declaration as it is read; the checks across keys follow.
         Optional<String> connect = s.find(ZooKeeperKeys.CONNECT);
         String path = s.get(ZooKeeperKeys.PATH);
         Duration sessionTimeout = s.get(ZooKeeperKeys.SESSION_TIMEOUT);
