@@ -26,14 +26,15 @@ import org.slf4j.LoggerFactory;
  * {@code tag} (the coordinators' filter: those tags are added to the instance, so the worker
  * passes it), plus its own keys:
  * <ul>
- *   <li>{@code registration.check-ttl} (default {@code 10s}, at least {@code 1s}): the TTL of the
+ *   <li>{@code registration.check-ttl}: the TTL of the
  *       check; the worker marks it passing every third of it;</li>
- *   <li>{@code registration.deregister-after} (default {@code 1m}): how long the check may stay
+ *   <li>{@code registration.deregister-after}: how long the check may stay
  *       critical before Consul removes the instance (Consul's minimum is 1m; it raises smaller
  *       values to it);</li>
  *   <li>{@code registration.service-id} (default {@code <service>-<host>-<port>}): the instance ID;</li>
  *   <li>{@code registration.tags}: more tags for the instance.</li>
  * </ul>
+ * Defaults and bounds: {@link ConsulKeys}.
  *
  * <p>Found by {@link java.util.ServiceLoader}. Stateless and thread-safe. {@link #create} checks
  * every key and does no network I/O; {@link WorkerRegistration#start()} then blocks until the agent
@@ -43,14 +44,11 @@ public final class ConsulRegistrationProvider implements WorkerRegistrationProvi
 
     private static final Logger LOG = LoggerFactory.getLogger(ConsulRegistrationProvider.class);
 
-    static final String CHECK_TTL = "registration.check-ttl";
-    static final String DEREGISTER_AFTER = "registration.deregister-after";
-    static final String SERVICE_ID = "registration.service-id";
-    static final String TAGS = "registration.tags";
+    static final String CHECK_TTL = ConsulKeys.relative(ConsulKeys.REGISTRATION_CHECK_TTL);
+    static final String DEREGISTER_AFTER = ConsulKeys.relative(ConsulKeys.REGISTRATION_DEREGISTER_AFTER);
+    static final String SERVICE_ID = ConsulKeys.relative(ConsulKeys.REGISTRATION_SERVICE_ID);
+    static final String TAGS = ConsulKeys.relative(ConsulKeys.REGISTRATION_TAGS);
 
-    static final Duration DEFAULT_CHECK_TTL = Duration.ofSeconds(10);
-    static final Duration DEFAULT_DEREGISTER_AFTER = Duration.ofMinutes(1);
-    static final Duration MIN_CHECK_TTL = Duration.ofSeconds(1);
     static final Duration CONSUL_MIN_DEREGISTER_AFTER = Duration.ofMinutes(1);
 
     /** Needed by {@link java.util.ServiceLoader}. */
@@ -69,20 +67,15 @@ public final class ConsulRegistrationProvider implements WorkerRegistrationProvi
     @Override
     public WorkerRegistration create(WorkerInfo self, Settings settings) {
         Objects.requireNonNull(self, "self");
-        // Read every key before judging any (see ConsulWorkerDiscoveryProvider#create).
-        List<String> filterTags = settings.list(HealthQuery.TAG);
-        List<String> extraTags = settings.list(TAGS);
-        Optional<String> serviceId = settings.raw(SERVICE_ID);
-        Optional<String> ttlText = settings.raw(CHECK_TTL);
+        // The worker-only keys first, then the shared ones; the checks across keys follow.
+        List<String> filterTags = settings.find(ConsulKeys.TAG).orElse(List.of());
+        List<String> extraTags = settings.find(ConsulKeys.REGISTRATION_TAGS).orElse(List.of());
+        Optional<String> serviceId = settings.find(ConsulKeys.REGISTRATION_SERVICE_ID);
         Optional<String> afterText = settings.raw(DEREGISTER_AFTER);
         ConsulSettings connection = ConsulSettings.read(settings);
-        Duration ttl = settings.positiveDuration(CHECK_TTL, DEFAULT_CHECK_TTL);
-        Duration after = settings.positiveDuration(DEREGISTER_AFTER, DEFAULT_DEREGISTER_AFTER);
+        Duration ttl = settings.get(ConsulKeys.REGISTRATION_CHECK_TTL);
+        Duration after = settings.get(ConsulKeys.REGISTRATION_DEREGISTER_AFTER);
 
-        if (ttl.compareTo(MIN_CHECK_TTL) < 0) {
-            throw ConfigurationException.invalid(settings.fullKey(CHECK_TTL), ttlText.orElse(ttl.toString()),
-                    "a duration of at least 1s");
-        }
         serviceId.ifPresent(id -> ConsulSettings.checkName(settings.fullKey(SERVICE_ID), id, "a Consul service ID"));
         if (after.compareTo(CONSUL_MIN_DEREGISTER_AFTER) < 0) {
             LOG.info("{}={}: Consul removes critical instances after at least 1m (and checks every 30s); "

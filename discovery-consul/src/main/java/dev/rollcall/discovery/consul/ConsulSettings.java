@@ -40,26 +40,21 @@ import org.apache.http.impl.conn.PoolingHttpClientConnectionManager;
  */
 final class ConsulSettings {
 
-    static final String ADDRESS = "address";
-    static final String SERVICE = "service";
-    static final String TOKEN = "token";
-    static final String ALLOW_PLAINTEXT_CREDENTIALS = "allow-plaintext-credentials";
-    static final String REQUEST_TIMEOUT = "request-timeout";
-    static final String MAX_RESPONSE_BYTES = "max-response-bytes";
-    static final String TLS_CA = "tls.ca";
-    static final String TLS_CERT = "tls.cert";
-    static final String TLS_KEY = "tls.key";
-    static final String VERSION_META = "version-meta";
+    static final String ADDRESS = ConsulKeys.relative(ConsulKeys.ADDRESS);
+    static final String SERVICE = ConsulKeys.relative(ConsulKeys.SERVICE);
+    static final String TOKEN = ConsulKeys.relative(ConsulKeys.TOKEN);
+    static final String ALLOW_PLAINTEXT_CREDENTIALS = ConsulKeys.relative(ConsulKeys.ALLOW_PLAINTEXT_CREDENTIALS);
+    static final String REQUEST_TIMEOUT = ConsulKeys.relative(ConsulKeys.REQUEST_TIMEOUT);
+    static final String MAX_RESPONSE_BYTES = ConsulKeys.relative(ConsulKeys.MAX_RESPONSE_BYTES);
+    static final String TLS_CA = ConsulKeys.relative(ConsulKeys.TLS_CA);
+    static final String TLS_CERT = ConsulKeys.relative(ConsulKeys.TLS_CERT);
+    static final String TLS_KEY = ConsulKeys.relative(ConsulKeys.TLS_KEY);
+    static final String VERSION_META = ConsulKeys.relative(ConsulKeys.VERSION_META);
 
-    static final String DEFAULT_ADDRESS = "http://127.0.0.1:8500";
-    static final String DEFAULT_VERSION_META = "version";
     /** The value of {@code version-meta} that turns the claimed version off (a blank value means unset). */
     static final String VERSION_META_OFF = "none";
     /** Consul's rule for a meta key: 1 to 128 of these, not starting with {@code consul-}. */
     private static final Pattern META_KEY = Pattern.compile("[A-Za-z0-9_-]{1,128}");
-    static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
-    /** A health answer is about 2 KB per instance: 64 MiB holds tens of thousands. */
-    static final int DEFAULT_MAX_RESPONSE_BYTES = 64 << 20;
     static final String TOKEN_HEADER = "X-Consul-Token";
 
     /** Safe in a URL path without escaping; Consul recommends DNS-compatible names anyway. */
@@ -96,21 +91,16 @@ final class ConsulSettings {
 
     /** Reads and checks the shared keys; reads the TLS files (local, no network). */
     static ConsulSettings read(Settings settings) {
-        // Read every key before judging any, so that none is reported as unknown next to the real error.
-        for (String k : new String[] {ADDRESS, SERVICE, TOKEN, REQUEST_TIMEOUT, MAX_RESPONSE_BYTES, TLS_CA, TLS_CERT,
-                TLS_KEY, VERSION_META, ALLOW_PLAINTEXT_CREDENTIALS}) {
-            settings.raw(k);
-        }
-        String addressText = settings.string(ADDRESS, DEFAULT_ADDRESS);
-        Optional<String> serviceText = settings.raw(SERVICE);
-        Optional<String> tokenText = settings.raw(TOKEN);
-        Duration requestTimeout = settings.positiveDuration(REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT);
-        int maxResponseBytes = settings.integer(MAX_RESPONSE_BYTES, DEFAULT_MAX_RESPONSE_BYTES, 1024, 1 << 30);
-        Optional<String> ca = settings.raw(TLS_CA);
-        Optional<String> cert = settings.raw(TLS_CERT);
-        Optional<String> key = settings.raw(TLS_KEY);
-        String versionMeta = settings.string(VERSION_META, DEFAULT_VERSION_META);
-        boolean allowPlaintextCredentials = settings.bool(ALLOW_PLAINTEXT_CREDENTIALS, false);
+        String addressText = settings.get(ConsulKeys.ADDRESS);
+        Optional<String> serviceText = settings.find(ConsulKeys.SERVICE);
+        Optional<String> tokenText = settings.find(ConsulKeys.TOKEN);
+        Duration requestTimeout = settings.get(ConsulKeys.REQUEST_TIMEOUT);
+        int maxResponseBytes = settings.get(ConsulKeys.MAX_RESPONSE_BYTES);
+        Optional<String> ca = settings.find(ConsulKeys.TLS_CA);
+        Optional<String> cert = settings.find(ConsulKeys.TLS_CERT);
+        Optional<String> key = settings.find(ConsulKeys.TLS_KEY);
+        String versionMeta = settings.get(ConsulKeys.VERSION_META);
+        boolean allowPlaintextCredentials = settings.get(ConsulKeys.ALLOW_PLAINTEXT_CREDENTIALS);
 
         URI uri = parseAddress(settings.fullKey(ADDRESS), addressText);
         String service = serviceText.orElseThrow(() -> ConfigurationException.missing(settings.fullKey(SERVICE),
@@ -120,10 +110,6 @@ final class ConsulSettings {
         if (token != null && !token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
             throw ConfigurationException.invalid(settings.fullKey(TOKEN), token,
                     "an ACL token (printable ASCII without spaces)");
-        }
-        if (requestTimeout.compareTo(Duration.ofMillis(100)) < 0) {
-            throw ConfigurationException.invalid(settings.fullKey(REQUEST_TIMEOUT), requestTimeout.toString(),
-                    "a duration of at least 100ms");
         }
         boolean https = uri.getScheme().equals("https");
         if (!https) {

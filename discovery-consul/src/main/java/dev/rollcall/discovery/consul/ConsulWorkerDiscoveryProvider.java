@@ -13,20 +13,21 @@ import dev.rollcall.api.discovery.WorkerDiscoveryProvider;
  *
  * <ul>
  *   <li>{@code service} (required): the Consul service name;</li>
- *   <li>{@code address} (default {@code http://127.0.0.1:8500}): the agent, {@code http://} or
+ *   <li>{@code address}: the agent, {@code http://} or
  *       {@code https://}, host and port;</li>
- *   <li>{@code passing-only} (default {@code true}): only instances whose checks all pass;</li>
+ *   <li>{@code passing-only}: only instances whose checks all pass;</li>
  *   <li>{@code tag}: tags an instance must all have; {@code node-meta}: {@code key:value} pairs its
  *       node must have; {@code datacenter}: another datacenter than the agent's;</li>
  *   <li>{@code token}: the ACL token, sent as the {@code X-Consul-Token} header only, never
  *       logged;</li>
- *   <li>{@code wait} (default {@code 5m}, whole seconds from 1s to 10m): how long one blocking query
- *       may wait; {@code request-timeout} (default {@code 10s}): connect timeout, and the margin
+ *   <li>{@code wait}: how long one blocking query may wait, in whole seconds;
+ *       {@code request-timeout}: connect timeout, and the margin
  *       the read timeout keeps beyond {@code wait + wait/16};</li>
- *   <li>{@code backoff.initial} / {@code backoff.max} (default {@code 1s} / {@code 30s}): retry
+ *   <li>{@code backoff.initial} / {@code backoff.max}: retry
  *       delays after failures;</li>
  *   <li>{@code tls.ca}, {@code tls.cert}, {@code tls.key}: PEM files for an {@code https} address.</li>
  * </ul>
+ * Defaults and bounds: {@link ConsulKeys}.
  *
  * <p>Found by {@link java.util.ServiceLoader}. Stateless and thread-safe. {@link #create} reads and
  * checks every key (and reads the TLS files) and throws {@link ConfigurationException} naming the

@@ -50,34 +50,20 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
         }
     }
 
-    static final String PASSING_ONLY = "passing-only";
-    static final String TAG = "tag";
-    static final String NODE_META = "node-meta";
-    static final String DATACENTER = "datacenter";
-    static final String WAIT = "wait";
-    static final String BACKOFF_INITIAL = "backoff.initial";
-    static final String BACKOFF_MAX = "backoff.max";
-    static final String RATE_LIMIT_INTERVAL = "rate-limit.interval";
-    static final String RATE_LIMIT_BURST = "rate-limit.burst";
-    static final String FILTER = "filter";
-    static final String CONSISTENCY = "consistency";
-    static final String KEEPALIVE_TIME = "keepalive-time";
+    static final String PASSING_ONLY = ConsulKeys.relative(ConsulKeys.PASSING_ONLY);
+    static final String TAG = ConsulKeys.relative(ConsulKeys.TAG);
+    static final String NODE_META = ConsulKeys.relative(ConsulKeys.NODE_META);
+    static final String DATACENTER = ConsulKeys.relative(ConsulKeys.DATACENTER);
+    static final String WAIT = ConsulKeys.relative(ConsulKeys.WAIT);
+    static final String BACKOFF_INITIAL = ConsulKeys.relative(ConsulKeys.BACKOFF_INITIAL);
+    static final String BACKOFF_MAX = ConsulKeys.relative(ConsulKeys.BACKOFF_MAX);
+    static final String RATE_LIMIT_INTERVAL = ConsulKeys.relative(ConsulKeys.RATE_LIMIT_INTERVAL);
+    static final String RATE_LIMIT_BURST = ConsulKeys.relative(ConsulKeys.RATE_LIMIT_BURST);
+    static final String FILTER = ConsulKeys.relative(ConsulKeys.FILTER);
+    static final String CONSISTENCY = ConsulKeys.relative(ConsulKeys.CONSISTENCY);
+    static final String KEEPALIVE_TIME = ConsulKeys.relative(ConsulKeys.KEEPALIVE_TIME);
 
-    /** Consul's own default; it caps {@code wait} at 10 minutes. */
-    static final Duration DEFAULT_WAIT = Duration.ofMinutes(5);
-    static final Duration MAX_WAIT = Duration.ofMinutes(10);
-    static final Duration DEFAULT_BACKOFF_INITIAL = Duration.ofSeconds(1);
-    static final Duration DEFAULT_BACKOFF_MAX = Duration.ofSeconds(30);
-    /** Consul's docs: a token bucket of burst 2, degrading to polling about every 15 s under churn. */
-    static final Duration DEFAULT_RATE_LIMIT_INTERVAL = Duration.ofSeconds(15);
-    static final int DEFAULT_RATE_LIMIT_BURST = 2;
-    /**
-     * A blocking query is silent for up to {@code wait} by design, so silence alone tells nothing:
-     * every this long the agent is asked {@code /v1/status/leader}, and one unanswered within
-     * {@code request-timeout} means it is hung or cut off.
-     */
-    static final Duration DEFAULT_KEEPALIVE_TIME = Duration.ofSeconds(5);
-    static final Duration MIN_KEEPALIVE_TIME = Duration.ofMillis(100);
+    static final Duration MAX_WAIT = ConsulKeys.WAIT.max();
 
     HealthQuery {
         tags = List.copyOf(tags);
@@ -86,35 +72,27 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
 
     /** Reads the discovery-only keys; {@link ConsulSettings#read} reads the shared ones. */
     static HealthQuery read(Settings settings) {
-        for (String k : new String[] {PASSING_ONLY, TAG, NODE_META, DATACENTER, WAIT, BACKOFF_INITIAL, BACKOFF_MAX,
-                RATE_LIMIT_INTERVAL, RATE_LIMIT_BURST, FILTER, CONSISTENCY, KEEPALIVE_TIME}) {
-            settings.raw(k);    // all read before any is judged
-        }
-        boolean passingOnly = settings.bool(PASSING_ONLY, true);
-        List<String> tags = settings.list(TAG);
-        List<String> metaItems = settings.list(NODE_META);
-        Optional<String> datacenter = settings.raw(DATACENTER);
-        Duration wait = settings.positiveDuration(WAIT, DEFAULT_WAIT);
-        Duration initial = settings.positiveDuration(BACKOFF_INITIAL, DEFAULT_BACKOFF_INITIAL);
-        Duration max = settings.positiveDuration(BACKOFF_MAX, DEFAULT_BACKOFF_MAX);
-        Duration rateInterval = settings.duration(RATE_LIMIT_INTERVAL, DEFAULT_RATE_LIMIT_INTERVAL);
-        int rateBurst = settings.integer(RATE_LIMIT_BURST, DEFAULT_RATE_LIMIT_BURST, 1, 100);
-        Optional<String> filter = settings.raw(FILTER);
-        Optional<String> consistencyText = settings.raw(CONSISTENCY);
-        Duration keepalive = settings.positiveDuration(KEEPALIVE_TIME, DEFAULT_KEEPALIVE_TIME);
-        if (keepalive.compareTo(MIN_KEEPALIVE_TIME) < 0) {
-            throw ConfigurationException.invalid(settings.fullKey(KEEPALIVE_TIME),
-                    settings.raw(KEEPALIVE_TIME).orElse(keepalive.toString()), "a duration of at least 100ms");
-        }
+        boolean passingOnly = settings.get(ConsulKeys.PASSING_ONLY);
+        List<String> tags = settings.find(ConsulKeys.TAG).orElse(List.of());
+        List<String> metaItems = settings.find(ConsulKeys.NODE_META).orElse(List.of());
+        Optional<String> datacenter = settings.find(ConsulKeys.DATACENTER);
+        Duration wait = waitOf(settings);
+        Duration initial = settings.get(ConsulKeys.BACKOFF_INITIAL);
+        Duration max = settings.get(ConsulKeys.BACKOFF_MAX);
+        Duration rateInterval = rateIntervalOf(settings);
+        int rateBurst = settings.get(ConsulKeys.RATE_LIMIT_BURST);
+        Optional<String> filter = settings.find(ConsulKeys.FILTER);
+        String consistencyText = settings.get(ConsulKeys.CONSISTENCY);
+        Duration keepalive = settings.get(ConsulKeys.KEEPALIVE_TIME);
         filter.ifPresent(f -> {
             if (f.isBlank() || f.chars().anyMatch(Character::isISOControl)) {
                 throw ConfigurationException.invalid(settings.fullKey(FILTER), f,
                         "a Consul filter expression on one line, e.g. Service.Meta.zone == \"eu-1\"");
             }
         });
-        Consistency consistency = consistencyText.map(c -> Consistency.parse(c).orElseThrow(() ->
-                ConfigurationException.invalid(settings.fullKey(CONSISTENCY), c, "stale, default or consistent")))
-                .orElse(Consistency.DEFAULT);
+        Consistency consistency = Consistency.parse(consistencyText).orElseThrow(() ->
+                ConfigurationException.invalid(settings.fullKey(CONSISTENCY), consistencyText,
+                        "stale, default or consistent"));
 
         for (String tag : tags) {
             if (tag.chars().anyMatch(Character::isISOControl)) {
@@ -131,22 +109,41 @@ record HealthQuery(boolean passingOnly, List<String> tags, Map<String, String> n
             nodeMeta.put(item.substring(0, colon).strip(), item.substring(colon + 1).strip());
         }
         datacenter.ifPresent(dc -> ConsulSettings.checkName(settings.fullKey(DATACENTER), dc, "a datacenter name"));
-        if (wait.compareTo(Duration.ofSeconds(1)) < 0 || wait.compareTo(MAX_WAIT) > 0 || wait.toNanosPart() != 0) {
-            throw ConfigurationException.invalid(settings.fullKey(WAIT), settings.raw(WAIT).orElse(wait.toString()),
-                    "whole seconds from 1s to 10m (Consul's limit)");
+        if (wait.toNanosPart() != 0) {
+            throw waitError(settings);
         }
         if (initial.compareTo(max) > 0) {
             throw ConfigurationException.invalid(settings.fullKey(BACKOFF_INITIAL),
                     settings.raw(BACKOFF_INITIAL).orElse(initial.toString()),
                     "at most " + settings.fullKey(BACKOFF_MAX) + " (" + max + ")");
         }
-        if (rateInterval.isNegative() || rateInterval.compareTo(MAX_WAIT) > 0) {
-            throw ConfigurationException.invalid(settings.fullKey(RATE_LIMIT_INTERVAL),
-                    settings.raw(RATE_LIMIT_INTERVAL).orElse(rateInterval.toString()),
-                    "a duration from 0s (no limit) to 10m; Consul suggests about 15s");
-        }
         return new HealthQuery(passingOnly, tags, nodeMeta, datacenter.orElse(null), wait, initial, max,
                 rateInterval, rateBurst, filter.map(String::strip).orElse(null), consistency, keepalive);
+    }
+
+    /** The catalog's check of {@code wait}, in words that say whose limit it is. */
+    private static Duration waitOf(Settings settings) {
+        try {
+            return settings.get(ConsulKeys.WAIT);
+        } catch (ConfigurationException e) {
+            throw waitError(settings);
+        }
+    }
+
+    private static ConfigurationException waitError(Settings settings) {
+        return ConfigurationException.invalid(settings.fullKey(WAIT), settings.raw(WAIT).orElse(""),
+                "whole seconds from 1s to 10m (Consul's limit)");
+    }
+
+    /** The catalog's check of {@code rate-limit.interval}, saying what 0s means and what Consul suggests. */
+    private static Duration rateIntervalOf(Settings settings) {
+        try {
+            return settings.get(ConsulKeys.RATE_LIMIT_INTERVAL);
+        } catch (ConfigurationException e) {
+            throw ConfigurationException.invalid(settings.fullKey(RATE_LIMIT_INTERVAL),
+                    settings.raw(RATE_LIMIT_INTERVAL).orElse(""),
+                    "a duration from 0s (no limit) to 10m; Consul suggests about 15s");
+        }
     }
 
     /**

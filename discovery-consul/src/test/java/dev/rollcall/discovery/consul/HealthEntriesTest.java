@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class HealthEntriesTest {
 
     private static HealthEntries.Parsed parse(String body) {
-        return HealthEntries.parse(body, ConsulSettings.DEFAULT_VERSION_META);
+        return HealthEntries.parse(body, ConsulKeys.VERSION_META.defaultValue());
     }
 
     private static String entry(String service, String node) {

@@ -31,21 +31,16 @@ record DnsSettings(String name, RecordType recordType, int port, boolean tls, Op
     /** The record types the backend reads. */
     enum RecordType { A, AAAA, SRV }
 
-    static final String NAME = "name";
-    static final String RECORD_TYPE = "record-type";
-    static final String PORT = "port";
-    static final String SCHEME = "scheme";
-    static final String SERVER = "server";
-    static final String MIN_INTERVAL = "min-interval";
-    static final String MAX_INTERVAL = "max-interval";
-    static final String TIMEOUT = "timeout";
-    static final String LOOKUP_TIMEOUT = "lookup-timeout";
+    static final String NAME = DnsKeys.relative(DnsKeys.NAME);
+    static final String RECORD_TYPE = DnsKeys.relative(DnsKeys.RECORD_TYPE);
+    static final String PORT = DnsKeys.relative(DnsKeys.PORT);
+    static final String SCHEME = DnsKeys.relative(DnsKeys.SCHEME);
+    static final String SERVER = DnsKeys.relative(DnsKeys.SERVER);
+    static final String MIN_INTERVAL = DnsKeys.relative(DnsKeys.MIN_INTERVAL);
+    static final String MAX_INTERVAL = DnsKeys.relative(DnsKeys.MAX_INTERVAL);
+    static final String TIMEOUT = DnsKeys.relative(DnsKeys.TIMEOUT);
+    static final String LOOKUP_TIMEOUT = DnsKeys.relative(DnsKeys.LOOKUP_TIMEOUT);
 
-    static final RecordType DEFAULT_RECORD_TYPE = RecordType.A;
-    static final Duration DEFAULT_MIN_INTERVAL = Duration.ofSeconds(1);
-    static final Duration DEFAULT_MAX_INTERVAL = Duration.ofSeconds(30);
-    static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
-    static final Duration DEFAULT_LOOKUP_TIMEOUT = Duration.ofSeconds(5);
     /**
      * An SRV record's targets are looked up this many questions at a time: a lookup of N targets
      * takes about 2N/16 round trips instead of 2N sequential ones, without flooding the server.
@@ -54,21 +49,21 @@ record DnsSettings(String name, RecordType recordType, int port, boolean tls, Op
     static final int DEFAULT_DNS_PORT = 53;
 
     /**
-     * Reads every key (so that none is reported unknown) and checks them all.
+     * Reads every key through its catalog declaration and checks them all.
      *
      * @throws ConfigurationException naming the first bad key and its value
      */
     static DnsSettings read(Settings s) {
-        // Read everything first: an early throw would add "unknown key" complaints to the real error.
-        Optional<String> nameText = s.raw(NAME);
-        Optional<String> typeText = s.raw(RECORD_TYPE);
-        Optional<String> portText = s.raw(PORT);
-        Optional<String> schemeText = s.raw(SCHEME);
-        Optional<String> serverText = s.raw(SERVER);
-        Duration min = s.positiveDuration(MIN_INTERVAL, DEFAULT_MIN_INTERVAL);
-        Duration max = s.positiveDuration(MAX_INTERVAL, DEFAULT_MAX_INTERVAL);
-        Duration timeout = s.positiveDuration(TIMEOUT, DEFAULT_TIMEOUT);
-        Duration lookupTimeout = s.positiveDuration(LOOKUP_TIMEOUT, DEFAULT_LOOKUP_TIMEOUT);
+        // Each value is checked against its own declaration as it is read; the checks across keys follow.
+        Optional<String> nameText = s.find(DnsKeys.NAME);
+        String typeText = s.get(DnsKeys.RECORD_TYPE);
+        Optional<String> portText = s.find(DnsKeys.PORT);
+        String schemeText = s.get(DnsKeys.SCHEME);
+        Optional<String> serverText = s.find(DnsKeys.SERVER);
+        Duration min = s.get(DnsKeys.MIN_INTERVAL);
+        Duration max = s.get(DnsKeys.MAX_INTERVAL);
+        Duration timeout = s.get(DnsKeys.TIMEOUT);
+        Duration lookupTimeout = s.get(DnsKeys.LOOKUP_TIMEOUT);
 
         String name = nameText.orElseThrow(() -> ConfigurationException.missing(s.fullKey(NAME),
                 "a DNS name such as workers.example.com or _grpc._tcp.workers.example.com"));
@@ -80,9 +75,9 @@ record DnsSettings(String name, RecordType recordType, int port, boolean tls, Op
 
         RecordType type;
         try {
-            type = typeText.map(t -> RecordType.valueOf(t.toUpperCase(Locale.ROOT))).orElse(DEFAULT_RECORD_TYPE);
+            type = RecordType.valueOf(typeText.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw ConfigurationException.invalid(s.fullKey(RECORD_TYPE), typeText.get(), "A, AAAA or SRV");
+            throw ConfigurationException.invalid(s.fullKey(RECORD_TYPE), typeText, "A, AAAA or SRV");
         }
 
         int port = 0;
@@ -99,10 +94,10 @@ record DnsSettings(String name, RecordType recordType, int port, boolean tls, Op
             port = s.integer(PORT, 0, 1, 65535);
         }
 
-        boolean tls = switch (schemeText.orElse("grpc").toLowerCase(Locale.ROOT)) {
+        boolean tls = switch (schemeText.toLowerCase(Locale.ROOT)) {
             case "grpc", "http" -> false;
             case "grpcs", "https" -> true;
-            default -> throw ConfigurationException.invalid(s.fullKey(SCHEME), schemeText.get(),
+            default -> throw ConfigurationException.invalid(s.fullKey(SCHEME), schemeText,
                     "grpc (plaintext) or grpcs (TLS)");
         };
 

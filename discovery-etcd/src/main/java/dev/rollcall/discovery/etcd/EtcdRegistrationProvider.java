@@ -17,7 +17,7 @@ import java.util.Optional;
  * <p>It reads the connection keys that {@link EtcdWorkerDiscoveryProvider} reads (endpoints, prefix,
  * timeouts, backoff, TLS, user and password) and two of its own:
  * <ul>
- *   <li>{@code registration.ttl}: the lease's time to live, default {@code 10s}, at least {@code 2s},
+ *   <li>{@code registration.ttl}: the lease's time to live (default and bound: {@link EtcdKeys}),
  *       rounded up to whole seconds (etcd's unit). A worker that dies leaves discovery within it.
  *   <li>{@code registration.id}: the worker's id, the last part of its key {@code <prefix><id>};
  *       default {@code <host>_<port>} of the advertised endpoint (e.g. {@code 10.0.0.5_7001}), so
@@ -31,10 +31,8 @@ import java.util.Optional;
  */
 public final class EtcdRegistrationProvider implements WorkerRegistrationProvider {
 
-    static final String TTL = "registration.ttl";
-    static final String ID = "registration.id";
-    static final Duration DEFAULT_TTL = Duration.ofSeconds(10);
-    static final Duration MIN_TTL = Duration.ofSeconds(2);
+    static final String TTL = EtcdKeys.relative(EtcdKeys.REGISTRATION_TTL);
+    static final String ID = EtcdKeys.relative(EtcdKeys.REGISTRATION_ID);
 
     /** Needed by {@link java.util.ServiceLoader}. */
     public EtcdRegistrationProvider() {
@@ -49,19 +47,25 @@ public final class EtcdRegistrationProvider implements WorkerRegistrationProvide
     public WorkerRegistration create(WorkerInfo self, Settings settings) {
         Objects.requireNonNull(self, "self");
         Objects.requireNonNull(settings, "settings");
-        Duration ttl = settings.positiveDuration(TTL, DEFAULT_TTL);
-        Optional<String> id = settings.raw(ID);
+        Duration ttl = ttl(settings);
+        Optional<String> id = settings.find(EtcdKeys.REGISTRATION_ID);
         EtcdSettings etcd = EtcdSettings.read(settings);
-        if (ttl.compareTo(MIN_TTL) < 0) {
-            throw ConfigurationException.invalid(settings.fullKey(TTL), settings.raw(TTL).orElse(ttl.toString()),
-                    "a duration of at least 2s (keep-alives go out every third of it)");
-        }
         String workerId = id.orElseGet(() -> defaultId(self.endpoint()));
         if (!validId(workerId)) {
             throw ConfigurationException.invalid(settings.fullKey(ID), workerId,
                     "a worker id of letters, digits and - _ . : @ [ ] only");
         }
         return new EtcdRegistration(etcd, self, etcd.prefix() + workerId, ttl);
+    }
+
+    /** The catalog's check, with the reason for its bound, which a user who set 1s will ask. */
+    private static Duration ttl(Settings settings) {
+        try {
+            return settings.get(EtcdKeys.REGISTRATION_TTL);
+        } catch (ConfigurationException e) {
+            throw ConfigurationException.invalid(settings.fullKey(TTL), settings.raw(TTL).orElse(""),
+                    EtcdKeys.REGISTRATION_TTL.expected() + " (keep-alives go out every third of it)");
+        }
     }
 
     /** {@code 10.0.0.5_7001}, {@code worker-1.example.com_7001}, {@code ::1_7001}. */

@@ -36,36 +36,23 @@ import javax.net.ssl.SSLException;
  */
 final class EtcdSettings {
 
-    static final String ENDPOINTS = "endpoints";
-    static final String PREFIX = "prefix";
-    static final String CONNECT_TIMEOUT = "connect-timeout";
-    static final String REQUEST_TIMEOUT = "request-timeout";
-    static final String BACKOFF_INITIAL = "backoff.initial";
-    static final String BACKOFF_MAX = "backoff.max";
-    static final String KEEPALIVE_TIME = "keepalive-time";
-    static final String PAGE_SIZE = "page-size";
-    static final String TLS_CA = "tls.ca";
-    static final String TLS_CERT = "tls.cert";
-    static final String TLS_KEY = "tls.key";
-    static final String USER = "user";
-    static final String PASSWORD = "password";
-    static final String ALLOW_PLAINTEXT_CREDENTIALS = "allow-plaintext-credentials";
+    // Names relative to rollcall.discovery.etcd.; the keys themselves (default, bounds) are EtcdKeys'.
+    static final String ENDPOINTS = EtcdKeys.relative(EtcdKeys.ENDPOINTS);
+    static final String PREFIX = EtcdKeys.relative(EtcdKeys.PREFIX);
+    static final String CONNECT_TIMEOUT = EtcdKeys.relative(EtcdKeys.CONNECT_TIMEOUT);
+    static final String REQUEST_TIMEOUT = EtcdKeys.relative(EtcdKeys.REQUEST_TIMEOUT);
+    static final String BACKOFF_INITIAL = EtcdKeys.relative(EtcdKeys.BACKOFF_INITIAL);
+    static final String BACKOFF_MAX = EtcdKeys.relative(EtcdKeys.BACKOFF_MAX);
+    static final String KEEPALIVE_TIME = EtcdKeys.relative(EtcdKeys.KEEPALIVE_TIME);
+    static final String PAGE_SIZE = EtcdKeys.relative(EtcdKeys.PAGE_SIZE);
+    static final String TLS_CA = EtcdKeys.relative(EtcdKeys.TLS_CA);
+    static final String TLS_CERT = EtcdKeys.relative(EtcdKeys.TLS_CERT);
+    static final String TLS_KEY = EtcdKeys.relative(EtcdKeys.TLS_KEY);
+    static final String USER = EtcdKeys.relative(EtcdKeys.USER);
+    static final String PASSWORD = EtcdKeys.relative(EtcdKeys.PASSWORD);
+    static final String ALLOW_PLAINTEXT_CREDENTIALS = EtcdKeys.relative(EtcdKeys.ALLOW_PLAINTEXT_CREDENTIALS);
 
-    static final String DEFAULT_PREFIX = "/rollcall/workers/";
-    static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(3);
-    static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
-    static final Duration DEFAULT_BACKOFF_INITIAL = Duration.ofMillis(500);
-    static final Duration DEFAULT_BACKOFF_MAX = Duration.ofSeconds(10);
     static final int DEFAULT_PORT = 2379;
-    /**
-     * How often discovery asks etcd for a sign of life while it watches: a silent etcd (hung, or
-     * cut off without a reset) is noticed within this plus {@code request-timeout}.
-     */
-    static final Duration DEFAULT_KEEPALIVE_TIME = Duration.ofSeconds(5);
-    static final Duration MIN_KEEPALIVE_TIME = Duration.ofMillis(100);
-    /** Keys per range request when discovery reads the prefix: Kubernetes' reflectors page by 500 too. */
-    static final int DEFAULT_PAGE_SIZE = 500;
-    static final int MAX_PAGE_SIZE = 10_000;
 
     /**
      * gRPC's HTTP/2 keepalive, the second layer under discovery's own sign-of-life requests (and
@@ -74,7 +61,7 @@ final class EtcdSettings {
     static final Duration MIN_HTTP2_KEEPALIVE_TIME = Duration.ofSeconds(10);
 
     /** The largest answer taken: a page of the prefix is asked again in halves when larger (etcd's own limit is 1.5 MiB per value). */
-    static final int DEFAULT_MAX_INBOUND_BYTES = 64 << 20;
+    static final int MAX_INBOUND_BYTES = 64 << 20;
 
 
     private final List<URI> endpoints;
@@ -110,26 +97,26 @@ final class EtcdSettings {
     }
 
     /**
-     * Reads every connection key (so that none is reported unknown) and checks them all.
+     * Reads every connection key through its catalog declaration and checks them all.
      *
      * @throws ConfigurationException naming the first bad key and its value
      */
     static EtcdSettings read(Settings s) {
-        // Read everything first: an early throw would add "unknown key" complaints to the real error.
-        List<String> endpointItems = s.list(ENDPOINTS);
-        Optional<String> prefixText = s.raw(PREFIX);
-        Duration connectTimeout = s.positiveDuration(CONNECT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT);
-        Duration requestTimeout = s.positiveDuration(REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT);
-        Duration backoffInitial = s.positiveDuration(BACKOFF_INITIAL, DEFAULT_BACKOFF_INITIAL);
-        Duration backoffMax = s.positiveDuration(BACKOFF_MAX, DEFAULT_BACKOFF_MAX);
-        Duration keepaliveTime = s.positiveDuration(KEEPALIVE_TIME, DEFAULT_KEEPALIVE_TIME);
-        int pageSize = s.integer(PAGE_SIZE, DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE);
-        Optional<String> ca = s.raw(TLS_CA);
-        Optional<String> cert = s.raw(TLS_CERT);
-        Optional<String> key = s.raw(TLS_KEY);
-        Optional<String> user = s.raw(USER);
-        Optional<String> password = s.raw(PASSWORD);
-        boolean allowPlaintextCredentials = s.bool(ALLOW_PLAINTEXT_CREDENTIALS, false);
+        // Each value is checked against its own declaration as it is read; the checks across keys follow.
+        List<String> endpointItems = s.find(EtcdKeys.ENDPOINTS).orElse(List.of());
+        String prefix = s.get(EtcdKeys.PREFIX);
+        Duration connectTimeout = s.get(EtcdKeys.CONNECT_TIMEOUT);
+        Duration requestTimeout = s.get(EtcdKeys.REQUEST_TIMEOUT);
+        Duration backoffInitial = s.get(EtcdKeys.BACKOFF_INITIAL);
+        Duration backoffMax = s.get(EtcdKeys.BACKOFF_MAX);
+        Duration keepaliveTime = s.get(EtcdKeys.KEEPALIVE_TIME);
+        int pageSize = s.get(EtcdKeys.PAGE_SIZE);
+        Optional<String> ca = s.find(EtcdKeys.TLS_CA);
+        Optional<String> cert = s.find(EtcdKeys.TLS_CERT);
+        Optional<String> key = s.find(EtcdKeys.TLS_KEY);
+        Optional<String> user = s.find(EtcdKeys.USER);
+        Optional<String> password = s.find(EtcdKeys.PASSWORD);
+        boolean allowPlaintextCredentials = s.get(EtcdKeys.ALLOW_PLAINTEXT_CREDENTIALS);
 
         String endpointsKey = s.fullKey(ENDPOINTS);
         if (endpointItems.isEmpty()) {
@@ -147,19 +134,14 @@ final class EtcdSettings {
         }
         boolean tls = https != 0;
 
-        String prefix = prefixText.orElse(DEFAULT_PREFIX);
         if (prefix.chars().anyMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c))) {
             throw ConfigurationException.invalid(s.fullKey(PREFIX), prefix,
-                    "a key prefix without white space or control characters, such as " + DEFAULT_PREFIX);
+                    "a key prefix without white space or control characters, such as " + EtcdKeys.PREFIX.defaultValue());
         }
 
         if (backoffMax.compareTo(backoffInitial) < 0) {
             throw ConfigurationException.invalid(s.fullKey(BACKOFF_MAX), s.raw(BACKOFF_MAX).orElse(backoffMax.toString()),
                     "a duration no shorter than " + s.fullKey(BACKOFF_INITIAL) + " (" + backoffInitial + ")");
-        }
-        if (keepaliveTime.compareTo(MIN_KEEPALIVE_TIME) < 0) {
-            throw ConfigurationException.invalid(s.fullKey(KEEPALIVE_TIME),
-                    s.raw(KEEPALIVE_TIME).orElse(keepaliveTime.toString()), "a duration of at least 100ms");
         }
 
         Path caPath = ca.map(v -> existingFile(s.fullKey(TLS_CA), v)).orElse(null);
@@ -188,7 +170,7 @@ final class EtcdSettings {
             refusePlaintextPassword(s, endpoints);
         }
         return new EtcdSettings(List.copyOf(endpoints), tls, prefix, connectTimeout, requestTimeout,
-                backoffInitial, backoffMax, keepaliveTime, pageSize, DEFAULT_MAX_INBOUND_BYTES, ssl,
+                backoffInitial, backoffMax, keepaliveTime, pageSize, MAX_INBOUND_BYTES, ssl,
                 user.orElse(null), password.orElse(null));
     }
 

@@ -20,7 +20,7 @@ enum IpFamily {
     /** A pod's IPv6 address, its IPv4 address when it has none. */
     PREFER_IPV6("PreferIPv6");
 
-    static final IpFamily DEFAULT = PREFER_IPV4;
+    static final IpFamily DEFAULT = parse(KubernetesKeys.IP_FAMILY.defaultValue()).orElseThrow();
 
     private final String text;
 

@@ -35,26 +35,25 @@ import java.util.regex.Pattern;
  *       pod's own namespace when running in a cluster;
  *   <li>{@code port}: the name or number of the workers' gRPC port in the slices; required when
  *       the slices list several ports;
- *   <li>{@code scheme}: {@code grpc} (default) or {@code grpcs} (TLS);
+ *   <li>{@code scheme}: {@code grpc} or {@code grpcs} (TLS);
  *   <li>{@code kubeconfig}, {@code context}: a kubeconfig file and context to use instead of the
  *       pod's service account;
  *   <li>{@code master}: an API server URL used without credentials (tests, {@code kubectl proxy}),
  *       or, with a kubeconfig, instead of its server;
- *   <li>{@code request-timeout} (default {@code 10s}) and {@code resync} (default {@code 5m},
- *       {@code 0} turns it off);
+ *   <li>{@code request-timeout} and {@code resync} ({@code 0} turns it off);
  *   <li>{@code ip-family}: which address of a dual-stack pod is its candidate: {@code IPv4},
- *       {@code IPv6}, {@code PreferIPv4} (default) or {@code PreferIPv6} ({@link IpFamily});
- *   <li>{@code keepalive-time} (default {@code 5s}, at least {@code 100ms}): while it watches, how
+ *       {@code IPv6}, {@code PreferIPv4} or {@code PreferIPv6} ({@link IpFamily});
+ *   <li>{@code keepalive-time}: while it watches, how
  *       often the backend asks the API server for a sign of life ({@code GET /version}); a silent
  *       API server is reported within this plus {@code request-timeout}.
- *   <li>{@code version-label} (default {@code app.kubernetes.io/version}; {@code none} turns it
- *       off): the pod label whose value is the version the pod claims, read through each
+ *   <li>{@code version-label} ({@code none} turns it off): the pod label whose value is the version the pod claims, read through each
  *       endpoint's {@code targetRef} from an informer on the namespace's pods (which needs
  *       {@code list} and {@code watch} on pods);
  *   <li>{@code pod-selector}: {@code key=value} pairs, comma-separated, that narrow the pods that
  *       informer lists and watches (the service's selector, typically); by default all of the
  *       namespace's.
  * </ul>
+ * Defaults and bounds: {@link KubernetesKeys}.
  *
  * <p>Without {@code kubeconfig}, {@code context} and {@code master} the backend uses the pod's
  * service account when it runs in a pod, else the kubeconfig kubectl would use.
@@ -68,30 +67,24 @@ import java.util.regex.Pattern;
 public final class KubernetesWorkerDiscoveryProvider implements WorkerDiscoveryProvider {
 
     static final String TYPE = "k8s";
-    static final String SERVICE = "service";
-    static final String NAMESPACE = "namespace";
-    static final String PORT = "port";
-    static final String SCHEME = "scheme";
-    static final String KUBECONFIG = "kubeconfig";
-    static final String CONTEXT = "context";
-    static final String MASTER = "master";
-    static final String REQUEST_TIMEOUT = "request-timeout";
-    static final String RESYNC = "resync";
-    static final String IP_FAMILY = "ip-family";
-    static final String KEEPALIVE_TIME = "keepalive-time";
-    static final String VERSION_LABEL = "version-label";
-    static final String POD_SELECTOR = "pod-selector";
-    static final String DEFAULT_VERSION_LABEL = "app.kubernetes.io/version";
+    static final String SERVICE = KubernetesKeys.relative(KubernetesKeys.SERVICE);
+    static final String NAMESPACE = KubernetesKeys.relative(KubernetesKeys.NAMESPACE);
+    static final String PORT = KubernetesKeys.relative(KubernetesKeys.PORT);
+    static final String SCHEME = KubernetesKeys.relative(KubernetesKeys.SCHEME);
+    static final String KUBECONFIG = KubernetesKeys.relative(KubernetesKeys.KUBECONFIG);
+    static final String CONTEXT = KubernetesKeys.relative(KubernetesKeys.CONTEXT);
+    static final String MASTER = KubernetesKeys.relative(KubernetesKeys.MASTER);
+    static final String REQUEST_TIMEOUT = KubernetesKeys.relative(KubernetesKeys.REQUEST_TIMEOUT);
+    static final String RESYNC = KubernetesKeys.relative(KubernetesKeys.RESYNC);
+    static final String IP_FAMILY = KubernetesKeys.relative(KubernetesKeys.IP_FAMILY);
+    static final String KEEPALIVE_TIME = KubernetesKeys.relative(KubernetesKeys.KEEPALIVE_TIME);
+    static final String VERSION_LABEL = KubernetesKeys.relative(KubernetesKeys.VERSION_LABEL);
+    static final String POD_SELECTOR = KubernetesKeys.relative(KubernetesKeys.POD_SELECTOR);
     /** The value of {@code version-label} that turns pod watching off (a blank value means unset). */
     static final String VERSION_LABEL_OFF = "none";
 
-    static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
-    static final Duration DEFAULT_RESYNC = Duration.ofMinutes(5);
     /** fabric8 raises shorter resync periods to one second anyway. */
     static final Duration MIN_RESYNC = Duration.ofSeconds(1);
-    /** A watch says nothing while nothing changes: silence alone tells nothing, an unanswered request does. */
-    static final Duration DEFAULT_KEEPALIVE_TIME = Duration.ofSeconds(5);
-    static final Duration MIN_KEEPALIVE_TIME = Duration.ofMillis(100);
 
     /** A Service name (RFC 1035 label). */
     private static final Pattern DNS_1035_LABEL = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
@@ -128,21 +121,16 @@ public final class KubernetesWorkerDiscoveryProvider implements WorkerDiscoveryP
 
     /** Reads and checks every key; package-private so tests can adjust the timings. */
     KubernetesSettings options(Settings settings) {
-        // Read every key before judging any: core reports unread keys as unknown, and an early
-        // throw would add a misleading "unknown key" complaint to the real error.
-        Optional<String> serviceText = settings.raw(SERVICE);
-        Optional<String> namespaceText = settings.raw(NAMESPACE);
-        Optional<String> portText = settings.raw(PORT);
-        Optional<String> schemeText = settings.raw(SCHEME);
-        Optional<String> kubeconfigText = settings.raw(KUBECONFIG);
-        Optional<String> contextText = settings.raw(CONTEXT);
-        Optional<String> masterText = settings.raw(MASTER);
-        settings.raw(REQUEST_TIMEOUT);
-        settings.raw(RESYNC);
-        Optional<String> ipFamilyText = settings.raw(IP_FAMILY);
-        settings.raw(KEEPALIVE_TIME);
-        String versionLabelText = settings.string(VERSION_LABEL, DEFAULT_VERSION_LABEL);
-        Optional<String> podSelectorText = settings.raw(POD_SELECTOR);
+        Optional<String> serviceText = settings.find(KubernetesKeys.SERVICE);
+        Optional<String> namespaceText = settings.find(KubernetesKeys.NAMESPACE);
+        Optional<String> portText = settings.find(KubernetesKeys.PORT);
+        String schemeText = settings.get(KubernetesKeys.SCHEME);
+        Optional<String> kubeconfigText = settings.find(KubernetesKeys.KUBECONFIG);
+        Optional<String> contextText = settings.find(KubernetesKeys.CONTEXT);
+        Optional<String> masterText = settings.find(KubernetesKeys.MASTER);
+        String ipFamilyText = settings.get(KubernetesKeys.IP_FAMILY);
+        String versionLabelText = settings.get(KubernetesKeys.VERSION_LABEL);
+        Optional<String> podSelectorText = settings.find(KubernetesKeys.POD_SELECTOR);
 
         String service = serviceText.orElseThrow(() -> ConfigurationException.missing(settings.fullKey(SERVICE),
                 "the name of the Kubernetes service whose endpoints are the workers"));
@@ -152,20 +140,15 @@ public final class KubernetesWorkerDiscoveryProvider implements WorkerDiscoveryP
                 "a Kubernetes namespace (lower-case letters, digits and '-', at most 63 characters)"));
         PortSelector port = port(settings, portText);
         boolean tls = tls(settings, schemeText);
-        Duration requestTimeout = settings.positiveDuration(REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT);
-        Duration resync = settings.duration(RESYNC, DEFAULT_RESYNC);
+        Duration requestTimeout = settings.get(KubernetesKeys.REQUEST_TIMEOUT);
+        Duration resync = settings.get(KubernetesKeys.RESYNC);
         if (!resync.isZero() && resync.compareTo(MIN_RESYNC) < 0) {
             throw ConfigurationException.invalid(settings.fullKey(RESYNC), settings.raw(RESYNC).orElse(""),
                     "0 (no resync) or a duration of at least 1s");
         }
-        Duration keepalive = settings.positiveDuration(KEEPALIVE_TIME, DEFAULT_KEEPALIVE_TIME);
-        if (keepalive.compareTo(MIN_KEEPALIVE_TIME) < 0) {
-            throw ConfigurationException.invalid(settings.fullKey(KEEPALIVE_TIME),
-                    settings.raw(KEEPALIVE_TIME).orElse(keepalive.toString()), "a duration of at least 100ms");
-        }
-        IpFamily ipFamily = ipFamilyText.map(text -> IpFamily.parse(text).orElseThrow(() ->
-                ConfigurationException.invalid(settings.fullKey(IP_FAMILY), text, IpFamily.choices())))
-                .orElse(IpFamily.DEFAULT);
+        Duration keepalive = settings.get(KubernetesKeys.KEEPALIVE_TIME);
+        IpFamily ipFamily = IpFamily.parse(ipFamilyText).orElseThrow(() ->
+                ConfigurationException.invalid(settings.fullKey(IP_FAMILY), ipFamilyText, IpFamily.choices()));
         String master = masterText.map(m -> master(settings, m)).orElse(null);
         ClusterAccess access = access(settings, kubeconfigText, contextText, master);
         String namespace = namespaceText.orElseGet(() -> defaultNamespace(settings, access));
@@ -236,14 +219,11 @@ public final class KubernetesWorkerDiscoveryProvider implements WorkerDiscoveryP
         return PortSelector.byName(value, key);
     }
 
-    private static boolean tls(Settings settings, Optional<String> text) {
-        if (text.isEmpty()) {
-            return false;
-        }
-        return switch (text.get().toLowerCase(Locale.ROOT)) {
+    private static boolean tls(Settings settings, String text) {
+        return switch (text.toLowerCase(Locale.ROOT)) {
             case "grpc" -> false;
             case "grpcs" -> true;
-            default -> throw ConfigurationException.invalid(settings.fullKey(SCHEME), text.get(),
+            default -> throw ConfigurationException.invalid(settings.fullKey(SCHEME), text,
                     "grpc (plaintext) or grpcs (TLS)");
         };
     }

@@ -31,7 +31,7 @@ import java.util.Optional;
  */
 public final class ZooKeeperRegistrationProvider implements WorkerRegistrationProvider {
 
-    static final String ID = "registration.id";
+    static final String ID = ZooKeeperKeys.relative(ZooKeeperKeys.REGISTRATION_ID);
 
     /** Needed by {@link java.util.ServiceLoader}. */
     public ZooKeeperRegistrationProvider() {
@@ -46,7 +46,7 @@ public final class ZooKeeperRegistrationProvider implements WorkerRegistrationPr
     public WorkerRegistration create(WorkerInfo self, Settings settings) {
         Objects.requireNonNull(self, "self");
         Objects.requireNonNull(settings, "settings");
-        Optional<String> id = settings.raw(ID);
+        Optional<String> id = settings.find(ZooKeeperKeys.REGISTRATION_ID);
         ZooKeeperSettings zk = ZooKeeperSettings.read(settings);
         String workerId = id.orElseGet(() -> defaultId(self.endpoint()));
         if (!validId(workerId)) {

@@ -28,36 +28,31 @@ import org.apache.zookeeper.common.PathUtils;
 record ZooKeeperSettings(String connect, String path, Duration sessionTimeout, Duration connectionTimeout,
                          Duration backoffInitial, Duration backoffMax, String user, String password) {
 
-    static final String CONNECT = "connect";
-    static final String PATH = "path";
-    static final String SESSION_TIMEOUT = "session-timeout";
-    static final String CONNECTION_TIMEOUT = "connection-timeout";
-    static final String BACKOFF_INITIAL = "backoff.initial";
-    static final String BACKOFF_MAX = "backoff.max";
-    static final String USER = "user";
-    static final String PASSWORD = "password";
+    static final String CONNECT = ZooKeeperKeys.relative(ZooKeeperKeys.CONNECT);
+    static final String PATH = ZooKeeperKeys.relative(ZooKeeperKeys.PATH);
+    static final String SESSION_TIMEOUT = ZooKeeperKeys.relative(ZooKeeperKeys.SESSION_TIMEOUT);
+    static final String CONNECTION_TIMEOUT = ZooKeeperKeys.relative(ZooKeeperKeys.CONNECTION_TIMEOUT);
+    static final String BACKOFF_INITIAL = ZooKeeperKeys.relative(ZooKeeperKeys.BACKOFF_INITIAL);
+    static final String BACKOFF_MAX = ZooKeeperKeys.relative(ZooKeeperKeys.BACKOFF_MAX);
+    static final String USER = ZooKeeperKeys.relative(ZooKeeperKeys.USER);
+    static final String PASSWORD = ZooKeeperKeys.relative(ZooKeeperKeys.PASSWORD);
 
-    static final String DEFAULT_PATH = "/rollcall/workers";
-    static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(15);
-    static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
-    static final Duration DEFAULT_BACKOFF_INITIAL = Duration.ofMillis(500);
-    static final Duration DEFAULT_BACKOFF_MAX = Duration.ofSeconds(10);
 
     /**
-     * Reads every connection key (so that none is reported unknown) and checks them all.
+     * Reads every connection key through its catalog declaration and checks them all.
      *
      * @throws ConfigurationException naming the first bad key and its value (never the password)
      */
     static ZooKeeperSettings read(Settings s) {
-        // Read everything first: an early throw would add "unknown key" complaints to the real error.
-        Optional<String> connect = s.raw(CONNECT);
-        String path = s.string(PATH, DEFAULT_PATH);
-        Duration sessionTimeout = s.positiveDuration(SESSION_TIMEOUT, DEFAULT_SESSION_TIMEOUT);
-        Duration connectionTimeout = s.positiveDuration(CONNECTION_TIMEOUT, DEFAULT_CONNECTION_TIMEOUT);
-        Duration backoffInitial = s.positiveDuration(BACKOFF_INITIAL, DEFAULT_BACKOFF_INITIAL);
-        Duration backoffMax = s.positiveDuration(BACKOFF_MAX, DEFAULT_BACKOFF_MAX);
-        Optional<String> user = s.raw(USER);
-        Optional<String> password = s.raw(PASSWORD);
+        // Each value is checked against its own declaration as it is read; the checks across keys follow.
+        Optional<String> connect = s.find(ZooKeeperKeys.CONNECT);
+        String path = s.get(ZooKeeperKeys.PATH);
+        Duration sessionTimeout = s.get(ZooKeeperKeys.SESSION_TIMEOUT);
+        Duration connectionTimeout = s.get(ZooKeeperKeys.CONNECTION_TIMEOUT);
+        Duration backoffInitial = s.get(ZooKeeperKeys.BACKOFF_INITIAL);
+        Duration backoffMax = s.get(ZooKeeperKeys.BACKOFF_MAX);
+        Optional<String> user = s.find(ZooKeeperKeys.USER);
+        Optional<String> password = s.find(ZooKeeperKeys.PASSWORD);
 
         String connectText = connect.orElseThrow(() -> ConfigurationException.missing(s.fullKey(CONNECT),
                 "ZooKeeper's connection string, such as 10.0.0.1:2181,10.0.0.2:2181 or 127.0.0.1:2181/chroot"));
@@ -68,11 +63,11 @@ record ZooKeeperSettings(String connect, String path, Duration sessionTimeout, D
             PathUtils.validatePath(normalized);
         } catch (IllegalArgumentException e) {
             throw ConfigurationException.invalid(s.fullKey(PATH), path,
-                    "an absolute ZooKeeper path such as " + DEFAULT_PATH + " (" + e.getMessage() + ")");
+                    "an absolute ZooKeeper path such as " + ZooKeeperKeys.PATH.defaultValue() + " (" + e.getMessage() + ")");
         }
         if (normalized.equals("/")) {
             throw ConfigurationException.invalid(s.fullKey(PATH), path,
-                    "a node below the root, such as " + DEFAULT_PATH + " (its children are the workers)");
+                    "a node below the root, such as " + ZooKeeperKeys.PATH.defaultValue() + " (its children are the workers)");
         }
         if (sessionTimeout.toMillis() > Integer.MAX_VALUE || connectionTimeout.toMillis() > Integer.MAX_VALUE) {
             String key = sessionTimeout.toMillis() > Integer.MAX_VALUE ? SESSION_TIMEOUT : CONNECTION_TIMEOUT;
