@@ -44,7 +44,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>{@link #start(Tls)} starts it serving TLS on its client port ({@code https://}), optionally
  * requiring client certificates ({@code --client-cert-auth}); certificates can come from
- * {@link dev.rollcall.testkit.tls.TestCertificates}. Its health is then checked on a separate
+ * testkit's {@code TestCertificates}. Its health is then checked on a separate
  * plaintext metrics port.
  *
  * <p>Thread-safe. {@link #close()} kills the server and deletes its data; a JVM shutdown hook does
