@@ -76,25 +76,37 @@ final class Drain {
                 .policy(VersionPolicy.rule(w -> Verdict.accept())).fetchSchemas(false).build()) {
             discovery.push(List.of(a.endpoint(), b.endpoint()));
             r.awaitWorkers(2, WAIT);
-            WorkerEndpoint gone = a.endpoint();
             for (int i = 0; i < 100; i++) { // warm-up
-                cycle(a, r, gone);
+                cycle(a, b, r, discovery);
             }
             long[] out = new long[drains];
             for (int i = 0; i < drains; i++) {
-                out[i] = cycle(a, r, gone);
+                out[i] = cycle(a, b, r, discovery);
             }
             return out;
         }
     }
 
-    private static long cycle(RollcallWorker a, WorkerResolver r, WorkerEndpoint gone) throws Exception {
+    /**
+     * One drain of {@code a}, timed until it is out of {@code workers()}; then it is resumed and
+     * brought back as a new candidate. Drained and resumed again and again, one worker is a worker
+     * that flaps, and the resolver damps it (held out for up to 30 s): leaving discovery and coming
+     * back makes it a worker the resolver has no history of, and the next drain waits out the
+     * publish spacing ({@link QuietGap}), so that each drain measures a drain in a quiet fleet.
+     */
+    private static long cycle(RollcallWorker a, RollcallWorker b, WorkerResolver r, PushDiscovery discovery)
+            throws Exception {
+        WorkerEndpoint gone = a.endpoint();
         long t0 = System.nanoTime();
         a.drain();
         r.await(s -> !s.compatibleEndpoints().contains(gone), WAIT);
         long took = System.nanoTime() - t0;
         a.resume();
+        discovery.push(List.of(b.endpoint()));
+        r.await(s -> s.counts().candidates() == 1, WAIT);
+        discovery.push(List.of(a.endpoint(), b.endpoint()));
         r.await(s -> s.compatibleEndpoints().contains(gone), WAIT);
+        QuietGap.await();
         return took;
     }
 

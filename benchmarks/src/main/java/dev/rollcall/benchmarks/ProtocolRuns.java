@@ -114,6 +114,7 @@ final class ProtocolRuns {
                 .refreshInterval(Duration.ofHours(1)).build()) {
             discovery.push(List.of(endpoint));
             r.awaitWorkers(1, WAIT);
+            QuietGap.await();
             long[] took = new long[n];
             for (int i = -Math.min(100, n); i < n; i++) {
                 long t0 = System.nanoTime();
@@ -123,7 +124,13 @@ final class ProtocolRuns {
                     took[i] = System.nanoTime() - t0;
                 }
                 out.accept(false);
+                // Out and back in again and again, one worker flaps and is damped: leaving discovery and
+                // coming back makes it a worker with no history, so that each time measures one change.
+                discovery.push(List.of());
+                r.await(s -> s.counts().candidates() == 0, WAIT);
+                discovery.push(List.of(endpoint));
                 r.await(s -> s.compatibleEndpoints().contains(endpoint), WAIT);
+                QuietGap.await();
             }
             return took;
         }
