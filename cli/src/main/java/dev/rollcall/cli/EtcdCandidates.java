@@ -41,8 +41,10 @@ final class EtcdCandidates implements Candidates {
         }
     }
 
+    /** The view a worker's registration gets: the backend's keys, scoped as {@code RollcallWorker} scopes them. */
     private Settings settings() {
-        return Settings.of(Map.of("endpoints", etcd.endpoint(), "prefix", PREFIX));
+        return Settings.of(Map.of("rollcall.discovery.etcd.endpoints", etcd.endpoint(),
+                "rollcall.discovery.etcd.prefix", PREFIX)).scope("rollcall.discovery.etcd.");
     }
 
     @Override
