@@ -1,0 +1,186 @@
+package dev.rollcall.server;
+
+import dev.rollcall.api.RollcallConfig;
+import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.server.internal.grpc.FleetGrpcDoor;
+import dev.rollcall.server.internal.http.FleetHttpDoor;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * One resolver served to coordinators in any language: {@code rollcall.v1.FleetService} (GetFleet,
+ * WatchFleet, HoldFleet) on a gRPC port, and {@code /readyz}, {@code /healthz}, {@code /metrics}
+ * (Prometheus text) and the console on an HTTP port. What {@code rollcall serve} runs, and what a JVM
+ * host (the Spring Boot starter, an application of yours) embeds:
+ *
+ * <pre>{@code
+ * try (WorkerResolver resolver = WorkerResolver.fromConfig();
+ *      FleetServer server = FleetServer.builder(resolver).config(RollcallConfig.load()).start()) {
+ *     server.awaitTermination();
+ * }
+ * }</pre>
+ *
+ * <p>The server never owns the resolver: closing the server leaves it running, and the resolver
+ * must outlive the server. Thread-safe; {@link #close()} is idempotent, ends every watch and hold
+ * (a hold's end lets go of its snapshot) and frees both ports.
+ */
+public final class FleetServer implements AutoCloseable {
+
+    private final String instanceId;
+    private final FleetGrpcDoor grpc;
+    private final FleetHttpDoor http;
+    private final CountDownLatch closed = new CountDownLatch(1);
+
+    private FleetServer(String instanceId, FleetGrpcDoor grpc, FleetHttpDoor http) {
+        this.instanceId = instanceId;
+        this.grpc = grpc;
+        this.http = http;
+    }
+
+    /** A builder for a server of {@code resolver}'s snapshots. */
+    public static Builder builder(WorkerResolver resolver) {
+        return new Builder(resolver);
+    }
+
+    /** Where {@code rollcall.v1.FleetService} listens (with the port chosen when 0 was asked for). */
+    public InetSocketAddress grpcAddress() {
+        return grpc.address();
+    }
+
+    /** Where the HTTP endpoints listen; empty when the builder turned them off. */
+    public Optional<InetSocketAddress> httpAddress() {
+        return Optional.ofNullable(http).map(FleetHttpDoor::address);
+    }
+
+    /** New each time a server starts: {@code FleetSnapshot.service_instance_id}. */
+    public String instanceId() {
+        return instanceId;
+    }
+
+    /** WatchFleet streams open now. */
+    public int watchers() {
+        return grpc.watchers();
+    }
+
+    /** HoldFleet streams open now. */
+    public int holds() {
+        return grpc.holds();
+    }
+
+    /** Blocks until {@link #close()} has run. */
+    public void awaitTermination() throws InterruptedException {
+        closed.await();
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (http != null) {
+                http.close();
+            }
+        } finally {
+            grpc.close();
+            closed.countDown();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "FleetServer[grpc " + grpc.address() + (http != null ? ", http " + http.address() : "") + "]";
+    }
+
+    /** Configures and starts a {@link FleetServer}. Not thread-safe; one start per builder. */
+    public static final class Builder {
+        private static final String BUILDER = "FleetServer.Builder";
+
+        private final WorkerResolver resolver;
+        private RollcallConfig config = RollcallConfig.of(Map.of());
+        private final Map<String, String> overrides = new LinkedHashMap<>();
+        private boolean http = true;
+        private MeterRegistry meters;
+
+        private Builder(WorkerResolver resolver) {
+            this.resolver = Objects.requireNonNull(resolver, "resolver");
+        }
+
+        /**
+         * Reads the {@code rollcall.serve.*} keys (and the console's {@code rollcall.console.*}) from
+         * {@code config}; the builder's own setters win over it, whatever the order of the calls.
+         */
+        public Builder config(RollcallConfig config) {
+            this.config = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /** {@code rollcall.serve.host}. */
+        public Builder host(String host) {
+            overrides.put(ServerKeys.HOST.name(), Objects.requireNonNull(host, "host"));
+            return this;
+        }
+
+        /** {@code rollcall.serve.port}; 0: any free port. */
+        public Builder port(int port) {
+            overrides.put(ServerKeys.PORT.name(), Integer.toString(ServerKeys.PORT.check(port, BUILDER)));
+            return this;
+        }
+
+        /** {@code rollcall.serve.http-port}; 0: any free port. */
+        public Builder httpPort(int port) {
+            overrides.put(ServerKeys.HTTP_PORT.name(), Integer.toString(ServerKeys.HTTP_PORT.check(port, BUILDER)));
+            return this;
+        }
+
+        /**
+         * Whether to serve the HTTP endpoints (default {@code true}); a host that has its own (Spring
+         * Boot's actuator) turns them off.
+         */
+        public Builder http(boolean serve) {
+            this.http = serve;
+            return this;
+        }
+
+        /**
+         * Where the server's own meters (watchers, holds, deliveries) go besides {@code /metrics}: a
+         * host's registry. Optional.
+         */
+        public Builder meterRegistry(MeterRegistry registry) {
+            this.meters = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /**
+         * Binds both ports and serves.
+         *
+         * @throws dev.rollcall.api.ConfigurationException naming the key and value that are wrong
+         * @throws IOException when a port cannot be bound
+         */
+        public FleetServer start() throws IOException {
+            RollcallConfig effective = config;
+            for (Map.Entry<String, String> e : overrides.entrySet()) {
+                effective = effective.with(e.getKey(), e.getValue(), BUILDER);
+            }
+            String instanceId = UUID.randomUUID().toString();
+            PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            FleetGrpcDoor grpc = FleetGrpcDoor.start(resolver, effective, instanceId, prometheus, meters);
+            FleetHttpDoor door = null;
+            if (http) {
+                try {
+                    door = FleetHttpDoor.start(resolver, effective, prometheus);
+                } catch (IOException | RuntimeException e) {
+                    grpc.close();
+                    throw e;
+                }
+            }
+            return new FleetServer(instanceId, grpc, door);
+        }
+    }
+}
