@@ -55,8 +55,16 @@ final class ServedFleet implements AutoCloseable {
 
     /** Starts a worker of {@code version} (not yet listed by discovery). */
     RollcallWorker worker(String version, String... labels) throws Exception {
+        return worker(version, Duration.ofMillis(200), labels);
+    }
+
+    /**
+     * Starts a worker of {@code version} whose drain waits {@code drainQuiet} for calls (an exact
+     * drain ends earlier, when its last holder lets go).
+     */
+    RollcallWorker worker(String version, Duration drainQuiet, String... labels) throws Exception {
         RollcallWorker.Builder b = RollcallWorker.builder().version(version).shutdownGrace(Duration.ofSeconds(30))
-                .drainQuiet(Duration.ofMillis(200));
+                .drainQuiet(drainQuiet);
         for (int i = 0; i + 1 < labels.length; i += 2) {
             b.label(labels[i], labels[i + 1]);
         }
@@ -76,7 +84,12 @@ final class ServedFleet implements AutoCloseable {
 
     /** A plaintext channel to the server, closed with the fleet. */
     ManagedChannel channel() {
-        ManagedChannel channel = NettyChannelBuilder.forAddress(server.grpcAddress()).usePlaintext().build();
+        return channel(server.grpcAddress().getPort());
+    }
+
+    /** A plaintext channel to {@code port} on loopback (the server's, or a proxy's before it). */
+    ManagedChannel channel(int port) {
+        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
         channels.add(channel);
         return channel;
     }
