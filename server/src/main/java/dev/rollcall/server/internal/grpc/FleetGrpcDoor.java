@@ -165,12 +165,15 @@ public final class FleetGrpcDoor implements AutoCloseable {
             return;
         }
         closed = true;
-        service.close();
-        // Watches and holds never end by themselves: a graceful shutdown would wait for them forever.
-        server.shutdownNow();
+        service.close(); // ends every watch and hold: a graceful shutdown would wait for them forever
+        server.shutdown();
         try {
-            server.awaitTermination(5, TimeUnit.SECONDS);
+            if (!server.awaitTermination(1, TimeUnit.SECONDS)) {
+                server.shutdownNow();
+                server.awaitTermination(5, TimeUnit.SECONDS);
+            }
         } catch (InterruptedException e) {
+            server.shutdownNow();
             Thread.currentThread().interrupt();
         }
         executor.shutdownNow();
