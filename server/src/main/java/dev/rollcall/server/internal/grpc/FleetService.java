@@ -39,6 +39,8 @@ final class FleetService implements AutoCloseable {
     static final MethodDescriptor<HoldFleetRequest, byte[]> HOLD_FLEET = FleetServiceGrpc.getHoldFleetMethod()
             .toBuilder(FleetServiceGrpc.getHoldFleetMethod().getRequestMarshaller(), PreEncoded.MARSHALLER).build();
 
+    private static final Status STOPPING = Status.UNAVAILABLE.withDescription("the fleet service is stopping");
+
     private final String instanceId;
     private final SnapshotEncoder encoder;
     private final AtomicReference<EncodedSnapshot> current = new AtomicReference<>();
@@ -141,8 +143,6 @@ final class FleetService implements AutoCloseable {
         }
         held.close();
     }
-
-    private static final Status STOPPING = Status.UNAVAILABLE.withDescription("the fleet service is stopping");
 
     /** A hold's call, closed either by its own listener or by {@link #close()}: one at a time. */
     private static final class OpenHold {
