@@ -47,7 +47,11 @@ import org.slf4j.LoggerFactory;
  * elsewhere cannot reach the console through DNS rebinding); a missing, repeated or malformed one
  * is {@code 400}. A connection whose request head has not fully arrived within the request timeout
  * (counted from its opening or from its last answer) is closed, and so is one that takes none of
- * what it is sent for the write timeout. Runs on the connection's event loop only.
+ * what it is sent for the write timeout. A connection is read no further while an answer waits unread
+ * beyond the channel's high-water mark, and one that sent the next request anyway (pipelined behind
+ * an answer it takes none of) is closed: a client that reads nothing costs at most one answer beyond
+ * what its socket took.
+ * Runs on the connection's event loop only.
  */
 final class ConsoleHandler extends ChannelInboundHandlerAdapter {
 
@@ -106,8 +110,19 @@ final class ConsoleHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         try {
             if (msg instanceof HttpRequest request && !streaming && !closing) {
+                if (!ctx.channel().isWritable()) {
+                    // Pipelined while an earlier answer waits unread: answering would hold one more in memory.
+                    log.debug("console: closing the connection from {}: it sent another request while it read"
+                            + " nothing of the answers before", ctx.channel().remoteAddress());
+                    closing = true;
+                    ctx.close();
+                    return;
+                }
                 disarmDeadline();
                 answer(ctx, request);
+                if (!streaming && !ctx.channel().isWritable()) {
+                    ctx.channel().config().setAutoRead(false); // read the next request once this answer is taken
+                }
             }
             // Bodies and anything after a stream began or an answer that closes: read and dropped.
         } finally {
@@ -119,6 +134,8 @@ final class ConsoleHandler extends ChannelInboundHandlerAdapter {
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         if (streaming && ctx.channel().isWritable()) {
             site.events().catchUp(ctx.channel());
+        } else if (!streaming && ctx.channel().isWritable() && !ctx.channel().config().isAutoRead()) {
+            ctx.channel().config().setAutoRead(true);
         }
         super.channelWritabilityChanged(ctx);
     }

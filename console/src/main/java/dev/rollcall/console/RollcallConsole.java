@@ -138,6 +138,11 @@ public final class RollcallConsole implements AutoCloseable {
         return URI.create("http://" + ConsoleHandler.authority(address) + "/");
     }
 
+    /** Connections open now (for tests of the doors). */
+    int connections() {
+        return server.connections();
+    }
+
     /** How many event streams are open now. */
     public int eventStreams() {
         return events.clients();
