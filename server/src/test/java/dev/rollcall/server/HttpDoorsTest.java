@@ -1,6 +1,7 @@
 package dev.rollcall.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
@@ -8,7 +9,10 @@ import dev.rollcall.local.WorkerFleet;
 import dev.rollcall.server.RawHttp.Answer;
 import dev.rollcall.server.internal.http.FleetHttpDoor;
 import dev.rollcall.testkit.Closer;
+import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -122,6 +126,17 @@ class HttpDoorsTest {
         assertThat(huge.status()).isEqualTo(431);
         Answer query = RawHttp.get(at, "/readyz?verbose=1", "127.0.0.1");
         assertThat(query.status()).as("a query does not change the path").isEqualTo(200);
+    }
+
+    @Test
+    void aPortInUseFailsTheStartNamingTheKeysAndTheAddress() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            String port = Integer.toString(taken.getLocalPort());
+
+            assertThatThrownBy(() -> door(Map.of("rollcall.serve.http-port", port)))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("127.0.0.1:" + port).hasMessageContaining("rollcall.serve.http-port");
+        }
     }
 
     @Test
