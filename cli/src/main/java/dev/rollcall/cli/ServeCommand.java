@@ -114,8 +114,8 @@ public final class ServeCommand implements Callable<Integer> {
                 err.println("rollcall serve: " + ConfigOrigins.named(e, cfg).getMessage());
                 return 2;
             } catch (IOException | UncheckedIOException e) {
-                err.println("rollcall serve: cannot listen on " + listenKeys(cfg) + ": "
-                        + PeerText.escape(String.valueOf(e.getMessage()), 512));
+                // Each door's message names the address and the keys that chose it.
+                err.println("rollcall serve: " + PeerText.escape(String.valueOf(e.getMessage()), 512));
                 return 1;
             }
             try (server) {
@@ -186,13 +186,6 @@ public final class ServeCommand implements Callable<Integer> {
                     + " is outside 0..65535");
         }
         return config.with(key, Integer.toString(value), "option " + option);
-    }
-
-    /** The keys that say where the server listens, with their values, for a bind failure's message. */
-    private static String listenKeys(RollcallConfig cfg) {
-        return ServerKeys.HOST.name() + "=" + cfg.settings().get(ServerKeys.HOST) + ", " + ServerKeys.PORT.name() + "="
-                + cfg.settings().get(ServerKeys.PORT) + ", " + ServerKeys.HTTP_PORT.name() + "="
-                + cfg.settings().get(ServerKeys.HTTP_PORT);
     }
 
     /** {@code host:port}, an IPv6 host in brackets as a URL has it. */
