@@ -3,7 +3,6 @@ package dev.rollcall.cli;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.PeerText;
 import dev.rollcall.api.RollcallConfig;
-import dev.rollcall.api.internal.ConfigOrigins;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.server.FleetServer;
 import dev.rollcall.server.ServerKeys;
@@ -111,7 +110,7 @@ public final class ServeCommand implements Callable<Integer> {
             try {
                 server = FleetServer.builder(resolver).config(cfg).start();
             } catch (ConfigurationException e) {
-                err.println("rollcall serve: " + ConfigOrigins.named(e, cfg).getMessage());
+                err.println("rollcall serve: " + withOrigin(e, cfg));
                 return 2;
             } catch (IOException | UncheckedIOException e) {
                 // Each door's message names the address and the keys that chose it.
@@ -186,6 +185,21 @@ public final class ServeCommand implements Callable<Integer> {
                     + " is outside 0..65535");
         }
         return config.with(key, Integer.toString(value), "option " + option);
+    }
+
+    /**
+     * {@code e}'s message with where its key's value came from ({@code (from rollcall.properties)}),
+     * as the resolver's own errors say it; the server's do not name it.
+     */
+    private static String withOrigin(ConfigurationException e, RollcallConfig cfg) {
+        String message = String.valueOf(e.getMessage());
+        String key = e.key();
+        if (key == null || !key.startsWith("rollcall.") || message.contains(" (from ")) {
+            return message;
+        }
+        String origin = cfg.origin(key);
+        return "default".equals(origin) || message.contains("(" + origin + ")") ? message
+                : message + " (from " + origin + ")";
     }
 
     /** {@code host:port}, an IPv6 host in brackets as a URL has it. */
