@@ -95,10 +95,12 @@ public final class ServeCommand implements Callable<Integer> {
         logging.apply();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        RollcallConfig cfg = withOption(withOption(WorkersCommand.loadConfig(spec.commandLine(), config),
-                ServerKeys.PORT.name(), port, PORT_OPTION), ServerKeys.HTTP_PORT.name(), httpPort, HTTP_PORT_OPTION);
+        RollcallConfig cfg;
         WorkerResolver resolver;
         try {
+            // Inside the try: the file ROLLCALL_CONFIG or -Drollcall.config names may be missing too.
+            cfg = withOption(withOption(WorkersCommand.loadConfig(spec.commandLine(), config),
+                    ServerKeys.PORT.name(), port, PORT_OPTION), ServerKeys.HTTP_PORT.name(), httpPort, HTTP_PORT_OPTION);
             resolver = WorkerResolver.fromConfig(cfg);
         } catch (ConfigurationException e) {
             err.println("rollcall serve: " + e.getMessage() + WorkersCommand.hint(e, config));
