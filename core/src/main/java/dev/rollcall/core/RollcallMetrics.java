@@ -11,7 +11,9 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToIntFunction;
 
@@ -46,10 +48,17 @@ import java.util.function.ToIntFunction;
  * </ul>
  * With a protocol that sends no probes ({@code none}) the probe counters stay at 0.
  * Gauges read the current snapshot when the registry asks (one volatile read each). Thread-safe.
+ *
+ * <p>Each {@link #bindTo} hooks the probe timer and the event counters into the resolver;
+ * {@link #close()} unhooks every binding of this instance (a host that binds a resolver again and
+ * again, as each start of a fleet server does, would otherwise leave one hook per start on the
+ * resolver). The meters stay in their registries until the registry drops them.
  */
-public final class RollcallMetrics implements MeterBinder {
+public final class RollcallMetrics implements MeterBinder, AutoCloseable {
 
     private final WorkerResolver resolver;
+    /** What {@link #close()} runs: one unhooking per hook that {@link #bindTo} added. */
+    private final List<Runnable> unhooks = new CopyOnWriteArrayList<>();
 
     public RollcallMetrics(WorkerResolver resolver) {
         this.resolver = Objects.requireNonNull(resolver, "resolver");
@@ -85,20 +94,32 @@ public final class RollcallMetrics implements MeterBinder {
                 .tags(tags).tag("outcome", "answered").register(registry);
         Timer failed = Timer.builder("rollcall.probe.latency").description("WorkerInfo probe round trip")
                 .tags(tags).tag("outcome", "failed").register(registry);
-        resolver.addProbeObserver((nanos, ok) -> (ok ? answered : failed).record(nanos, TimeUnit.NANOSECONDS));
+        unhooks.add(resolver.addProbeObserver((nanos, ok) ->
+                (ok ? answered : failed).record(nanos, TimeUnit.NANOSECONDS)));
         Counter differed = Counter.builder("rollcall.version.claims.differed")
                 .description("workers that answered another version than discovery claims (the answer wins)")
                 .tags(tags).register(registry);
         Counter damped = Counter.builder("rollcall.workers.damped")
                 .description("workers damped for flapping: held out of new snapshots because their verdict or"
                         + " version changed too often").tags(tags).register(registry);
-        resolver.addEventListener(event -> {
+        SnapshotListener.Registration events = resolver.addEventListener(event -> {
             if (event instanceof FleetEvent.VersionClaimDiffers) {
                 differed.increment();
             } else if (event instanceof FleetEvent.WorkerDamped) {
                 damped.increment();
             }
         });
+        unhooks.add(events::close);
+    }
+
+    /** Unhooks every binding of this instance from the resolver: the timer and counters stop counting. Idempotent. */
+    @Override
+    public void close() {
+        for (Runnable unhook : unhooks) {
+            if (unhooks.remove(unhook)) {
+                unhook.run();
+            }
+        }
     }
 
     private void workers(MeterRegistry registry, Tags tags, String state, ToIntFunction<FleetCounts> count) {

@@ -312,8 +312,8 @@ public final class WorkerResolver implements AutoCloseable {
     }
 
     /** Package-private hook for {@link RollcallMetrics}: probe latencies as they happen. */
-    void addProbeObserver(ProbeScheduler.Observer observer) {
-        rooms.probes().addObserver(observer);
+    Runnable addProbeObserver(ProbeScheduler.Observer observer) {
+        return rooms.probes().addObserver(observer);
     }
 
     /** This resolver's name, used in its thread names and metric tags. */

@@ -108,4 +108,27 @@ class RollcallMetricsTest {
             assertThat(registry.getMeters()).hasSize(18); // rollcall.workers has 8 states (outside_subset too), the latency 2 outcomes
         }
     }
+
+    @Test
+    void aClosedBindingStopsCountingAndLeavesNoHookOnTheResolver() throws Exception {
+        Handle discovery = new Handle();
+        try (RollcallWorker first = RollcallWorker.builder().version("1.0.0").start();
+             RollcallWorker second = RollcallWorker.builder().version("1.0.0").start();
+             WorkerResolver resolver = WorkerResolver.builder().name("metrics-test").discovery(discovery)
+                     .policy(w -> Verdict.accept()).probeTimeout(Duration.ofSeconds(30)).build()) {
+            SimpleMeterRegistry kept = new SimpleMeterRegistry();
+            SimpleMeterRegistry dropped = new SimpleMeterRegistry();
+            new RollcallMetrics(resolver).bindTo(kept);
+            RollcallMetrics closing = new RollcallMetrics(resolver);
+            closing.bindTo(dropped);
+            closing.close();
+
+            discovery.get().onCandidates(Set.of(first.endpoint(), second.endpoint()));
+            resolver.await(s -> s.counts().compatible() == 2, WAIT);
+            Awaitility.await().atMost(WAIT).until(() ->
+                    kept.get("rollcall.probe.latency").tag("outcome", "answered").timer().count() == 2);
+            assertThat(dropped.get("rollcall.probe.latency").tag("outcome", "answered").timer().count())
+                    .as("probes recorded after close()").isZero();
+        }
+    }
 }

@@ -1,6 +1,8 @@
 package dev.rollcall.server;
 
+import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
+import dev.rollcall.api.internal.ConfigOrigins;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.server.internal.grpc.FleetGrpcDoor;
 import dev.rollcall.server.internal.http.FleetHttpDoor;
@@ -168,6 +170,14 @@ public final class FleetServer implements AutoCloseable {
             for (Map.Entry<String, String> e : overrides.entrySet()) {
                 effective = effective.with(e.getKey(), e.getValue(), BUILDER);
             }
+            try {
+                return start(effective);
+            } catch (ConfigurationException e) {
+                throw ConfigOrigins.named(e, effective);
+            }
+        }
+
+        private FleetServer start(RollcallConfig effective) throws IOException {
             String instanceId = UUID.randomUUID().toString();
             PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             FleetGrpcDoor grpc = FleetGrpcDoor.start(resolver, effective, instanceId, prometheus, meters);

@@ -251,8 +251,10 @@ public final class ProbeScheduler<W extends ProbeTarget> {
         return keptChannels.overCapNow();
     }
 
-    public void addObserver(Observer observer) {
+    /** Adds {@code observer}; the returned action removes it again (idempotent). */
+    public Runnable addObserver(Observer observer) {
         observers.add(observer);
+        return () -> observers.remove(observer);
     }
 
     private void pump() {

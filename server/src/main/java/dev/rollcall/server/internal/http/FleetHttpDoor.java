@@ -26,9 +26,11 @@ import java.util.Map;
 public final class FleetHttpDoor implements AutoCloseable {
 
     private final RollcallConsole console;
+    private final RollcallMetrics resolverMeters;
 
-    private FleetHttpDoor(RollcallConsole console) {
+    private FleetHttpDoor(RollcallConsole console, RollcallMetrics resolverMeters) {
         this.console = console;
+        this.resolverMeters = resolverMeters;
     }
 
     /**
@@ -47,18 +49,23 @@ public final class FleetHttpDoor implements AutoCloseable {
             throw ConfigurationException.invalid(ServerKeys.HOST.name(), host, "an address of this host, or a name"
                     + " that resolves to one");
         }
-        new RollcallMetrics(resolver).bindTo(metrics);
-        ProbeEndpoints endpoints = new ProbeEndpoints(resolver, metrics);
         RollcallConsole.Builder console = RollcallConsole.builder(resolver).config(config).address(address);
+        RollcallMetrics resolverMeters = new RollcallMetrics(resolver);
+        resolverMeters.bindTo(metrics);
+        ProbeEndpoints endpoints = new ProbeEndpoints(resolver, metrics);
         try {
             return new FleetHttpDoor(InternalConsoleHost.start(console, Map.of(
                     "/readyz", accept -> endpoints.readiness(),
                     "/healthz", accept -> endpoints.health(),
-                    "/metrics", endpoints::metrics)));
+                    "/metrics", endpoints::metrics)), resolverMeters);
         } catch (UncheckedIOException e) {
+            resolverMeters.close();
             throw new IOException("rollcall serve cannot listen for HTTP on " + host + ":" + port + " ("
                     + ServerKeys.HOST.name() + ", " + ServerKeys.HTTP_PORT.name() + "): " + e.getCause().getMessage(),
                     e.getCause());
+        } catch (RuntimeException e) {
+            resolverMeters.close();
+            throw e;
         }
     }
 
@@ -67,9 +74,13 @@ public final class FleetHttpDoor implements AutoCloseable {
         return console.address();
     }
 
-    /** Closes the port and every connection. Idempotent. */
+    /** Closes the port and every connection, and unhooks the resolver's meters from it. Idempotent. */
     @Override
     public void close() {
-        console.close();
+        try {
+            console.close();
+        } finally {
+            resolverMeters.close();
+        }
     }
 }
