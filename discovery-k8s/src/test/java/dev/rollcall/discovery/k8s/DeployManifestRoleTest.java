@@ -5,8 +5,11 @@ import static dev.rollcall.discovery.k8s.Slices.slice;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.local.WorkerFleet;
 import dev.rollcall.testkit.CandidateRecorder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -46,7 +49,8 @@ import org.junit.jupiter.api.Test;
  * the pods' version labels, asked for its sign of life), and every request it made, turned into the
  * RBAC verb, resource and namespace an API server would check, must be one the Role grants, and
  * every grant must have been used. A request the backend starts making (a new resource, a
- * {@code get}) fails this test until the manifest says so; so does a grant nothing needs.
+ * {@code get}) fails this test until the manifest says so; so does a grant nothing needs. And the
+ * manifest's whole {@code rollcall.properties} configures the resolver {@code rollcall serve} builds.
  */
 class DeployManifestRoleTest {
 
@@ -155,6 +159,30 @@ class DeployManifestRoleTest {
         assertThat(used).as("what the backend asked for (%s) against the Role", api.requests())
                 .containsExactlyElementsOf(granted);
         assertThat(PUBLIC_PATHS).as("requests outside any namespace need a ClusterRole").containsAll(unscoped);
+    }
+
+    @Test
+    void theManifestsConfigurationStartsTheResolverRollcallServeRunsAndFindsTheWorkers() throws Exception {
+        List<HasMetadata> objects = manifest();
+        String namespace = one(objects, Deployment.class).getMetadata().getNamespace();
+        Map<String, String> keys = properties(one(objects, ConfigMap.class));
+        String service = keys.get(PREFIX + KubernetesWorkerDiscoveryProvider.SERVICE);
+        Map<String, String> workerLabels = selector(keys.get(PREFIX + KubernetesWorkerDiscoveryProvider.POD_SELECTOR));
+        try (WorkerFleet fleet = WorkerFleet.start("1.0.0")) {
+            WorkerEndpoint worker = fleet.worker(0).endpoint();
+            createPod(namespace, "w-1", workerLabels, KubernetesKeys.VERSION_LABEL.defaultValue(), "1.0.0");
+            create(namespace, slice("workers-a", service, "IPv4", List.of(port("grpc", worker.port())),
+                    endpoint(worker.host(), "w-1", namespace)));
+            Map<String, String> run = new HashMap<>(keys);
+            run.put(PREFIX + KubernetesWorkerDiscoveryProvider.MASTER, api.url());
+            run.put(PREFIX + KubernetesWorkerDiscoveryProvider.NAMESPACE, namespace);
+
+            // As rollcall serve builds it: the whole file, rollcall.serve.* included, through core's key checks.
+            try (WorkerResolver resolver = WorkerResolver.fromConfig(RollcallConfig.of(run))) {
+                await().atMost(KubernetesWorkerDiscoveryTest.WITHIN).untilAsserted(() -> assertThat(resolver.workers())
+                        .extracting(w -> w.endpoint().url()).containsExactly(worker.url()));
+            }
+        }
     }
 
     /** The RBAC check an API server makes for {@code request} ("GET /apis/..."), or null for a non-resource path. */
