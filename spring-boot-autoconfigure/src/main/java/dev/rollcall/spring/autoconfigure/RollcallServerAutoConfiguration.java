@@ -9,10 +9,14 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.ConfigurationCondition;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * What {@code rollcall serve} runs, inside a Spring Boot coordinator, when
@@ -26,11 +30,12 @@ import org.springframework.context.annotation.Conditional;
  * Prometheus. The server's meters go to the application's {@code MeterRegistry} when it has one.
  * The server binds its port when the bean is created (a port in use fails start-up) and is closed
  * when the context closes, before the resolver it serves (it depends on that bean), so every watch
- * and hold ends while the resolver still runs.
+ * and hold ends while the resolver still runs. With the switch but no resolver bean
+ * ({@code rollcall.resolver.enabled=false} and none of the application's) start-up fails naming both
+ * keys, rather than serving nothing.
  */
 @AutoConfiguration(after = RollcallAutoConfiguration.class)
-@Conditional(RollcallSwitches.ServeEnabled.class)
-@ConditionalOnBean(WorkerResolver.class)
+@Conditional({RollcallSwitches.ServeEnabled.class, RollcallServerAutoConfiguration.ResolverToServe.class})
 public class RollcallServerAutoConfiguration {
 
     /**
@@ -55,6 +60,31 @@ public class RollcallServerAutoConfiguration {
         } catch (IOException e) {
             throw new UncheckedIOException("the Rollcall fleet server could not bind its port ("
                     + ServerKeys.PORT.name() + (http ? " or " + ServerKeys.HTTP_PORT.name() : "") + ")", e);
+        }
+    }
+
+    /**
+     * With {@code rollcall.serve.enabled=true}, once the resolver's bean definition would have been
+     * registered: a resolver to serve, or start-up fails naming the switches.
+     */
+    static final class ResolverToServe extends SpringBootCondition implements ConfigurationCondition {
+        @Override
+        public ConfigurationPhase getConfigurationPhase() {
+            return ConfigurationPhase.REGISTER_BEAN;
+        }
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            if (!RollcallSwitches.serveEnabled(context.getEnvironment())) {
+                return ConditionOutcome.noMatch(RollcallSwitches.SERVE_ENABLED + " is false");
+            }
+            if (context.getBeanFactory() == null
+                    || context.getBeanFactory().getBeanNamesForType(WorkerResolver.class, true, false).length == 0) {
+                throw new IllegalStateException(RollcallSwitches.SERVE_ENABLED + "=true serves the WorkerResolver bean,"
+                        + " but the application has none: " + RollcallSwitches.RESOLVER_ENABLED + "=false turned it off"
+                        + " and no bean of the application's replaces it");
+            }
+            return ConditionOutcome.match("a WorkerResolver bean to serve");
         }
     }
 }

@@ -38,8 +38,8 @@ import org.springframework.context.annotation.Configuration;
  * coordinators in any language: a real gRPC client on a real port gets the fleet the resolver bean
  * sees; the server's meters are in the application's registry; its own HTTP port stays off (the
  * actuator has readiness and Prometheus); it closes before the resolver. Without the switch no
- * server exists and no port is bound; with it but without {@code rollcall-server}, start-up fails
- * saying so.
+ * server exists and no port is bound; with it but without {@code rollcall-server}, or without a
+ * resolver to serve, start-up fails saying so.
  */
 class ServeFleetOptInTest {
 
@@ -138,6 +138,18 @@ class ServeFleetOptInTest {
                     assertThat(root).isInstanceOf(IllegalStateException.class)
                             .hasMessageContaining("rollcall.serve.enabled=true").hasMessageContaining("rollcall-server");
                 });
+    }
+
+    @Test
+    void theSwitchWithTheResolverTurnedOffFailsStartUpNamingBothSwitches() {
+        Throwable failure = catchThrowable(() -> app(new Class<?>[] {TestApplication.class},
+                "rollcall.serve.enabled=true", "rollcall.resolver.enabled=false").run().close());
+        Throwable root = failure;
+        while (root.getCause() != null) {
+            root = root.getCause();
+        }
+        assertThat(root).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("rollcall.serve.enabled=true").hasMessageContaining("rollcall.resolver.enabled=false");
     }
 
     @Test
