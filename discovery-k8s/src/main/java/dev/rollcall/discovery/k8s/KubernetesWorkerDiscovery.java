@@ -593,7 +593,7 @@ final class KubernetesWorkerDiscovery implements WorkerDiscovery {
             if (c instanceof KubernetesClientException kce && kce.getCode() > 0) {
                 String status = kce.getStatus() == null ? null : kce.getStatus().getMessage();
                 String hint = kce.getCode() == 401 || kce.getCode() == 403
-                        ? " (the account needs get, list and watch on endpointslices.discovery.k8s.io in this namespace)"
+                        ? " (the account needs list and watch on endpointslices.discovery.k8s.io in this namespace)"
                         : "";
                 return "HTTP " + kce.getCode() + (status == null ? "" : " " + PeerText.escape(status)) + hint;
             }

@@ -51,6 +51,8 @@ import java.util.regex.Pattern;
  */
 final class MockKubernetesApi implements AutoCloseable {
 
+    /** The User-Agent of the test's own client, whose requests {@link #requests()} leaves out. */
+    private static final String TEST_CLIENT = "rollcall-tests/mock-client";
     private static final Pattern WATCH_FROM_VERSION = Pattern.compile("[?&]resourceVersion=(\\d+)");
 
     private final Storage storage = new Storage();
@@ -143,6 +145,14 @@ final class MockKubernetesApi implements AutoCloseable {
         storage.podsForbidden = forbidden;
     }
 
+    /**
+     * Every request this API server was asked by a client other than {@link #client()} (the backend's,
+     * not the test's own writes), as {@code METHOD path?query}, in order.
+     */
+    List<String> requests() {
+        return List.copyOf(storage.requests);
+    }
+
     /** The paths (with their queries) of the requests for pods, lists and watches, in order. */
     List<String> podRequests() {
         return List.copyOf(storage.podRequests);
@@ -215,7 +225,8 @@ final class MockKubernetesApi implements AutoCloseable {
 
     private static KubernetesClient clientFor(String url) {
         return new KubernetesClientBuilder().withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(
-                io.fabric8.kubernetes.client.Config.empty()).withMasterUrl(url).withRequestTimeout(10_000).build()).build();
+                io.fabric8.kubernetes.client.Config.empty()).withMasterUrl(url).withRequestTimeout(10_000)
+                .withUserAgent(TEST_CLIENT).build()).build();
     }
 
     /** The CRUD dispatcher plus a watch cache that begins at the last (re)start. */
@@ -226,6 +237,7 @@ final class MockKubernetesApi implements AutoCloseable {
         private volatile boolean forbidden;
         private volatile boolean podsForbidden;
         private final List<String> podRequests = new CopyOnWriteArrayList<>();
+        private final List<String> requests = new CopyOnWriteArrayList<>();
         private final List<String> authorizations = new CopyOnWriteArrayList<>();
         private volatile java.time.Duration watchTimeout;
         private final AtomicInteger ended = new AtomicInteger();
@@ -241,6 +253,9 @@ final class MockKubernetesApi implements AutoCloseable {
 
         @Override
         public MockResponse dispatch(RecordedRequest request) {
+            if (!TEST_CLIENT.equals(request.getHeader("User-Agent"))) {
+                requests.add(request.getMethod() + " " + request.getPath());
+            }
             if ("GET".equals(request.getMethod()) && request.getPath() != null && request.getPath().contains("/endpointslices")) {
                 authorizations.add(String.valueOf(request.getHeader("Authorization")));
             }

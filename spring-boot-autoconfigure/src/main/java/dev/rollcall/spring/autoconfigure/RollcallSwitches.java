@@ -8,10 +8,11 @@ import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.util.ClassUtils;
 
 /**
- * The starter's own on/off keys, {@code rollcall.resolver.enabled} (default true) and
- * {@code rollcall.worker.enabled} (default false), read with core's rules: a value other than
+ * The starter's own on/off keys, {@code rollcall.resolver.enabled} (default true),
+ * {@code rollcall.worker.enabled} and {@code rollcall.serve.enabled} (default false), read with core's rules: a value other than
  * {@code true} or {@code false} fails start-up naming the key, as every Rollcall key does, instead
  * of turning the feature off silently as a plain property condition would.
  */
@@ -19,6 +20,7 @@ final class RollcallSwitches {
 
     static final String RESOLVER_ENABLED = StarterKeys.RESOLVER_ENABLED.name();
     static final String WORKER_ENABLED = StarterKeys.WORKER_ENABLED.name();
+    static final String SERVE_ENABLED = StarterKeys.SERVE_ENABLED.name();
 
     private RollcallSwitches() {
     }
@@ -29,6 +31,10 @@ final class RollcallSwitches {
 
     static boolean workerEnabled(Environment environment) {
         return read(environment, WORKER_ENABLED, StarterKeys.WORKER_ENABLED.defaultValue());
+    }
+
+    static boolean serveEnabled(Environment environment) {
+        return read(environment, SERVE_ENABLED, StarterKeys.SERVE_ENABLED.defaultValue());
     }
 
     private static boolean read(Environment environment, String key, boolean byDefault) {
@@ -55,6 +61,26 @@ final class RollcallSwitches {
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
             return workerEnabled(context.getEnvironment()) ? ConditionOutcome.match(WORKER_ENABLED + " is true")
                     : ConditionOutcome.noMatch(WORKER_ENABLED + " is false");
+        }
+    }
+
+    /**
+     * Matches when {@code rollcall.serve.enabled} is true (default false); true without
+     * {@code rollcall-server} on the class path fails start-up naming both, rather than serving nothing.
+     */
+    static final class ServeEnabled extends SpringBootCondition {
+        static final String SERVER_CLASS = "dev.rollcall.server.FleetServer";
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            if (!serveEnabled(context.getEnvironment())) {
+                return ConditionOutcome.noMatch(SERVE_ENABLED + " is false");
+            }
+            if (!ClassUtils.isPresent(SERVER_CLASS, context.getClassLoader())) {
+                throw new IllegalStateException(SERVE_ENABLED + "=true, but the application has no rollcall-server"
+                        + " (dev.rollcall:rollcall-server) on its class path: add it, or set " + SERVE_ENABLED + "=false");
+            }
+            return ConditionOutcome.match(SERVE_ENABLED + " is true");
         }
     }
 }

@@ -6,7 +6,7 @@ import dev.rollcall.api.SettingType;
 import java.util.List;
 
 /**
- * The starter's own keys, declared once as every module's are: its two switches and the version a
+ * The starter's own keys, declared once as every module's are: its three switches and the version a
  * worker bean reports. Found by {@link java.util.ServiceLoader}; the Spring Boot metadata lists them
  * with the other catalogs' keys. Stateless.
  */
@@ -24,7 +24,13 @@ public final class StarterKeys implements KeyCatalog {
             SettingType.TEXT, "the version the worker bean reports; required with rollcall.worker.enabled=true")
             .derivedDefault("—");
 
-    private static final List<SettingKey<?>> KEYS = List.of(RESOLVER_ENABLED, WORKER_ENABLED, WORKER_VERSION);
+    static final SettingKey<Boolean> SERVE_ENABLED = SettingKey.define(STARTER, "rollcall.serve.enabled",
+            SettingType.BOOLEAN, "serve the WorkerResolver bean's fleet to coordinators in any language: a FleetServer"
+                    + " bean (rollcall.v1.FleetService; needs rollcall-server), configured by rollcall.serve.*")
+            .byDefault(false);
+
+    private static final List<SettingKey<?>> KEYS = List.of(RESOLVER_ENABLED, WORKER_ENABLED, WORKER_VERSION,
+            SERVE_ENABLED);
 
     @Override
     public List<SettingKey<?>> keys() {

@@ -16,7 +16,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The configuration metadata IDEs complete {@code application.yml} from is generated from the key
- * catalogs: it lists every key of core's, the worker's and the starter's catalogs, each with the
+ * catalogs: it lists every key of core's, the worker's, the server's and the starter's catalogs, each with the
  * catalog's default and doc. That the docs' key tables name the same keys is KeyTablesTest's
  * check (integration-tests), against the same catalogs.
  */
@@ -40,7 +40,8 @@ class ConfigurationMetadataTest {
         Map<String, JsonNode> metadata = metadata();
         // The catalogs on the starter's own class path; a policy's or a backend's module is the application's
         // choice (here on the test class path only), its keys in its README.
-        Set<String> modules = Set.of("rollcall-core", "rollcall-worker", "rollcall-spring-boot-autoconfigure");
+        Set<String> modules = Set.of("rollcall-core", "rollcall-worker", "rollcall-server",
+                "rollcall-spring-boot-autoconfigure");
         int checked = 0;
         for (SettingKey<?> key : KeyCatalog.all(getClass().getClassLoader())) {
             if (!modules.contains(key.module())) {
@@ -58,7 +59,7 @@ class ConfigurationMetadataTest {
                 assertThat(entry.has("defaultValue")).as("%s has no fixed default", key.name()).isFalse();
             }
         }
-        assertThat(checked).as("keys of core, the worker and the starter").isGreaterThan(50);
+        assertThat(checked).as("keys of core, the worker, the server and the starter").isGreaterThan(50);
     }
 
     private static <T> String defaultText(SettingKey<T> key) {
@@ -71,6 +72,8 @@ class ConfigurationMetadataTest {
         assertThat(metadata.get("rollcall.readiness.min-workers").path("defaultValue").asInt()).isEqualTo(1);
         assertThat(metadata.get("rollcall.resolver.enabled").path("defaultValue").asBoolean()).isTrue();
         assertThat(metadata.get("rollcall.worker.enabled").path("defaultValue").asBoolean()).isFalse();
+        assertThat(metadata.get("rollcall.serve.enabled").path("defaultValue").asBoolean()).isFalse();
+        assertThat(metadata.get("rollcall.serve.port").path("defaultValue").asInt()).isEqualTo(7700);
         assertThat(metadata.get("rollcall.probe.timeout").path("defaultValue").asString()).isEqualTo("2s");
         assertThat(metadata.get("rollcall.drain.exact").path("defaultValue").asBoolean()).isFalse();
         assertThat(metadata.get("rollcall.publish.max-rate").path("defaultValue").asInt()).isEqualTo(20);
