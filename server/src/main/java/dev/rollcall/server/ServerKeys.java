@@ -2,66 +2,36 @@ package dev.rollcall.server;
 
 import dev.rollcall.api.KeyCatalog;
 import dev.rollcall.api.SettingKey;
-import dev.rollcall.api.SettingType;
+import dev.rollcall.server.internal.catalog.ServeKeys;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * Every {@code rollcall.serve.*} key, each declared once: {@link FleetServer.Builder}, {@code rollcall
- * serve}, the Spring Boot metadata and docs/configuration.md's table take names, defaults and bounds
- * from here. Found by {@link java.util.ServiceLoader}. Stateless.
+ * Every {@code rollcall.serve.*} key: {@link FleetServer.Builder}, {@code rollcall serve}, the Spring
+ * Boot metadata and docs/configuration.md's table take names, defaults and bounds from these
+ * constants. Each is defined once, inside the server, and handed out here as the same object (so that
+ * the server's internals never point back at this package). Found by {@link java.util.ServiceLoader}.
+ * Stateless.
  */
 public final class ServerKeys implements KeyCatalog {
 
-    private static final String SERVER = "rollcall-server";
-
-    public static final SettingKey<String> HOST = SettingKey.define(SERVER, "rollcall.serve.host", SettingType.TEXT,
-            "address both ports bind; 0.0.0.0 to serve beyond this host").byDefault("127.0.0.1");
-    public static final SettingKey<Integer> PORT = SettingKey.define(SERVER, "rollcall.serve.port",
-            SettingType.WHOLE_NUMBER, "the gRPC port of rollcall.v1.FleetService; 0: any free port").byDefault(7700)
-            .atLeast(0).atMost(65535);
-    public static final SettingKey<Integer> HTTP_PORT = SettingKey.define(SERVER, "rollcall.serve.http-port",
-            SettingType.WHOLE_NUMBER, "the HTTP port of /readyz, /healthz, /metrics and the console; 0: any free port")
-            .byDefault(7701).atLeast(0).atMost(65535);
-    public static final SettingKey<String> TLS_CERT = SettingKey.define(SERVER, "rollcall.serve.tls.cert",
-            SettingType.TEXT, "PEM certificate chain: serve the fleet API over TLS; needs tls.key");
-    public static final SettingKey<String> TLS_KEY = SettingKey.define(SERVER, "rollcall.serve.tls.key",
-            SettingType.TEXT, "PEM PKCS#8 private key of tls.cert (never logged or shown)");
-    public static final SettingKey<String> TLS_CLIENT_CA = SettingKey.define(SERVER, "rollcall.serve.tls.client-ca",
-            SettingType.TEXT, "PEM CA certificate(s): require a client certificate they signed; needs tls.cert");
-    public static final SettingKey<String> TOKEN_FILE = SettingKey.define(SERVER, "rollcall.serve.token-file",
-            SettingType.TEXT, "a file holding the bearer token every fleet API call must carry (read at start,"
-                    + " never logged); unset: no token");
-    public static final SettingKey<Integer> MAX_WATCHERS = SettingKey.define(SERVER, "rollcall.serve.max-watchers",
-            SettingType.WHOLE_NUMBER, "WatchFleet streams open at once in all").byDefault(4096).atLeast(1)
-            .atMost(Integer.MAX_VALUE);
-    public static final SettingKey<Integer> MAX_WATCHERS_PER_CONNECTION = SettingKey.define(SERVER,
-            "rollcall.serve.max-watchers-per-connection", SettingType.WHOLE_NUMBER,
-            "WatchFleet streams open at once over one connection").byDefault(16).atLeast(1).atMost(Integer.MAX_VALUE);
-    public static final SettingKey<Integer> MAX_HOLDS = SettingKey.define(SERVER, "rollcall.serve.max-holds",
-            SettingType.WHOLE_NUMBER, "HoldFleet streams open at once in all").byDefault(16384).atLeast(1)
-            .atMost(Integer.MAX_VALUE);
-    public static final SettingKey<Integer> MAX_HOLDS_PER_CONNECTION = SettingKey.define(SERVER,
-            "rollcall.serve.max-holds-per-connection", SettingType.WHOLE_NUMBER,
-            "HoldFleet streams open at once over one connection").byDefault(1024).atLeast(1).atMost(Integer.MAX_VALUE);
-    public static final SettingKey<Integer> MAX_REQUEST_BYTES = SettingKey.define(SERVER,
-            "rollcall.serve.max-request-bytes", SettingType.WHOLE_NUMBER,
-            "largest request message of the fleet API").byDefault(4096).atLeast(64).atMost(Integer.MAX_VALUE);
-    public static final SettingKey<Duration> KEEPALIVE_TIME = SettingKey.define(SERVER,
-            "rollcall.serve.keepalive-time", SettingType.DURATION,
-            "how long a connection may be silent before the service pings it (a silent host's holds end after"
-                    + " this and keepalive-timeout)").byDefault(Duration.ofSeconds(20)).above(Duration.ZERO);
-    public static final SettingKey<Duration> KEEPALIVE_TIMEOUT = SettingKey.define(SERVER,
-            "rollcall.serve.keepalive-timeout", SettingType.DURATION,
-            "how long a ping may go unanswered before the connection, and its watches and holds, end")
-            .byDefault(Duration.ofSeconds(10)).above(Duration.ZERO);
-
-    private static final List<SettingKey<?>> KEYS = List.of(HOST, PORT, HTTP_PORT, TLS_CERT, TLS_KEY, TLS_CLIENT_CA,
-            TOKEN_FILE, MAX_WATCHERS, MAX_WATCHERS_PER_CONNECTION, MAX_HOLDS, MAX_HOLDS_PER_CONNECTION,
-            MAX_REQUEST_BYTES, KEEPALIVE_TIME, KEEPALIVE_TIMEOUT);
+    public static final SettingKey<String> HOST = ServeKeys.HOST;
+    public static final SettingKey<Integer> PORT = ServeKeys.PORT;
+    public static final SettingKey<Integer> HTTP_PORT = ServeKeys.HTTP_PORT;
+    public static final SettingKey<String> TLS_CERT = ServeKeys.TLS_CERT;
+    public static final SettingKey<String> TLS_KEY = ServeKeys.TLS_KEY;
+    public static final SettingKey<String> TLS_CLIENT_CA = ServeKeys.TLS_CLIENT_CA;
+    public static final SettingKey<String> TOKEN_FILE = ServeKeys.TOKEN_FILE;
+    public static final SettingKey<Integer> MAX_WATCHERS = ServeKeys.MAX_WATCHERS;
+    public static final SettingKey<Integer> MAX_WATCHERS_PER_CONNECTION = ServeKeys.MAX_WATCHERS_PER_CONNECTION;
+    public static final SettingKey<Integer> MAX_HOLDS = ServeKeys.MAX_HOLDS;
+    public static final SettingKey<Integer> MAX_HOLDS_PER_CONNECTION = ServeKeys.MAX_HOLDS_PER_CONNECTION;
+    public static final SettingKey<Integer> MAX_REQUEST_BYTES = ServeKeys.MAX_REQUEST_BYTES;
+    public static final SettingKey<Duration> KEEPALIVE_TIME = ServeKeys.KEEPALIVE_TIME;
+    public static final SettingKey<Duration> KEEPALIVE_TIMEOUT = ServeKeys.KEEPALIVE_TIMEOUT;
 
     @Override
     public List<SettingKey<?>> keys() {
-        return KEYS;
+        return ServeKeys.ALL;
     }
 }

@@ -3,7 +3,7 @@ package dev.rollcall.server.internal.grpc;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.PeerText;
 import dev.rollcall.api.Settings;
-import dev.rollcall.server.ServerKeys;
+import dev.rollcall.server.internal.catalog.ServeKeys;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
@@ -38,11 +38,11 @@ final class BearerToken implements ServerInterceptor {
      * @throws ConfigurationException naming the key and the file when it cannot be read or holds no token
      */
     static BearerToken read(Settings settings) {
-        String file = settings.find(ServerKeys.TOKEN_FILE).orElse(null);
+        String file = settings.find(ServeKeys.TOKEN_FILE).orElse(null);
         if (file == null) {
             return null;
         }
-        String key = ServerKeys.TOKEN_FILE.name();
+        String key = ServeKeys.TOKEN_FILE.name();
         String token;
         try {
             token = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();

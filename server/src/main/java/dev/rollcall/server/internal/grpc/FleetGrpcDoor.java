@@ -4,7 +4,7 @@ import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.internal.NamedThreads;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.server.ServerKeys;
+import dev.rollcall.server.internal.catalog.ServeKeys;
 import io.grpc.Server;
 import io.grpc.ServerCredentials;
 import io.grpc.netty.NettyServerBuilder;
@@ -73,23 +73,23 @@ public final class FleetGrpcDoor implements AutoCloseable {
     public static FleetGrpcDoor start(WorkerResolver resolver, RollcallConfig config, String instanceId,
                                       MeterRegistry meters, MeterRegistry extra) throws IOException {
         Settings settings = config.settings();
-        String host = settings.get(ServerKeys.HOST);
-        int port = settings.get(ServerKeys.PORT);
+        String host = settings.get(ServeKeys.HOST);
+        int port = settings.get(ServeKeys.PORT);
         ServerCredentials tls = ServeTls.read(settings);
         BearerToken token = BearerToken.read(settings);
-        int maxRequestBytes = settings.get(ServerKeys.MAX_REQUEST_BYTES);
-        Duration keepaliveTime = settings.get(ServerKeys.KEEPALIVE_TIME);
-        Duration keepaliveTimeout = settings.get(ServerKeys.KEEPALIVE_TIMEOUT);
+        int maxRequestBytes = settings.get(ServeKeys.MAX_REQUEST_BYTES);
+        Duration keepaliveTime = settings.get(ServeKeys.KEEPALIVE_TIME);
+        Duration keepaliveTimeout = settings.get(ServeKeys.KEEPALIVE_TIMEOUT);
         if (keepaliveTime.compareTo(GRPC_KEEPALIVE_FLOOR) < 0) {
-            log.warn("{}={} is shorter than gRPC lets a server ping; {} applies", ServerKeys.KEEPALIVE_TIME.name(),
+            log.warn("{}={} is shorter than gRPC lets a server ping; {} applies", ServeKeys.KEEPALIVE_TIME.name(),
                     keepaliveTime, GRPC_KEEPALIVE_FLOOR);
         }
-        StreamLimit watchLimit = new StreamLimit("WatchFleet", settings.get(ServerKeys.MAX_WATCHERS),
-                ServerKeys.MAX_WATCHERS.name(), settings.get(ServerKeys.MAX_WATCHERS_PER_CONNECTION),
-                ServerKeys.MAX_WATCHERS_PER_CONNECTION.name());
-        StreamLimit holdLimit = new StreamLimit("HoldFleet", settings.get(ServerKeys.MAX_HOLDS),
-                ServerKeys.MAX_HOLDS.name(), settings.get(ServerKeys.MAX_HOLDS_PER_CONNECTION),
-                ServerKeys.MAX_HOLDS_PER_CONNECTION.name());
+        StreamLimit watchLimit = new StreamLimit("WatchFleet", settings.get(ServeKeys.MAX_WATCHERS),
+                ServeKeys.MAX_WATCHERS.name(), settings.get(ServeKeys.MAX_WATCHERS_PER_CONNECTION),
+                ServeKeys.MAX_WATCHERS_PER_CONNECTION.name());
+        StreamLimit holdLimit = new StreamLimit("HoldFleet", settings.get(ServeKeys.MAX_HOLDS),
+                ServeKeys.MAX_HOLDS.name(), settings.get(ServeKeys.MAX_HOLDS_PER_CONNECTION),
+                ServeKeys.MAX_HOLDS_PER_CONNECTION.name());
 
         InetSocketAddress address = new InetSocketAddress(host, port);
         EventLoopGroup eventLoops = new MultiThreadIoEventLoopGroup(0, NamedThreads.daemon("rollcall-serve-io"),
@@ -123,7 +123,7 @@ public final class FleetGrpcDoor implements AutoCloseable {
             executor.shutdownNow();
             eventLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS);
             throw new IOException("cannot serve rollcall.v1.FleetService on " + host + ":" + port + " ("
-                    + ServerKeys.HOST.name() + ", " + ServerKeys.PORT.name() + "): " + e.getMessage(), e);
+                    + ServeKeys.HOST.name() + ", " + ServeKeys.PORT.name() + "): " + e.getMessage(), e);
         }
         register(meters, service);
         List<Meter> extraMeters = extra != null ? register(extra, service) : List.of();

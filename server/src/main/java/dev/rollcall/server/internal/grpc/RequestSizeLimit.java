@@ -1,6 +1,6 @@
 package dev.rollcall.server.internal.grpc;
 
-import dev.rollcall.server.ServerKeys;
+import dev.rollcall.server.internal.catalog.ServeKeys;
 import io.grpc.Metadata;
 import io.grpc.ServerStreamTracer;
 import io.grpc.Status;
@@ -48,7 +48,7 @@ final class RequestSizeLimit extends ServerStreamTracer.Factory {
             private void check(long size) {
                 if (size > max) {
                     throw Status.RESOURCE_EXHAUSTED.withDescription("a " + fullMethodName + " request is larger than "
-                            + max + " bytes (" + ServerKeys.MAX_REQUEST_BYTES.name() + "=" + max + ")")
+                            + max + " bytes (" + ServeKeys.MAX_REQUEST_BYTES.name() + "=" + max + ")")
                             .asRuntimeException();
                 }
             }

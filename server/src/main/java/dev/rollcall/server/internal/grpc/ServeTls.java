@@ -4,7 +4,7 @@ import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.internal.PemFiles;
 import dev.rollcall.api.internal.PemFiles.Kind;
-import dev.rollcall.server.ServerKeys;
+import dev.rollcall.server.internal.catalog.ServeKeys;
 import io.grpc.ServerCredentials;
 import io.grpc.TlsServerCredentials;
 import io.grpc.netty.NettyServerBuilder;
@@ -32,14 +32,14 @@ final class ServeTls {
      *                                without a certificate
      */
     static ServerCredentials read(Settings settings) {
-        String certKey = ServerKeys.TLS_CERT.name();
-        String keyKey = ServerKeys.TLS_KEY.name();
-        String caKey = ServerKeys.TLS_CLIENT_CA.name();
-        Path cert = settings.find(ServerKeys.TLS_CERT).map(v -> PemFiles.existing(certKey, v, Kind.CERTIFICATES))
+        String certKey = ServeKeys.TLS_CERT.name();
+        String keyKey = ServeKeys.TLS_KEY.name();
+        String caKey = ServeKeys.TLS_CLIENT_CA.name();
+        Path cert = settings.find(ServeKeys.TLS_CERT).map(v -> PemFiles.existing(certKey, v, Kind.CERTIFICATES))
                 .orElse(null);
-        Path key = settings.find(ServerKeys.TLS_KEY).map(v -> PemFiles.existing(keyKey, v, Kind.PRIVATE_KEY))
+        Path key = settings.find(ServeKeys.TLS_KEY).map(v -> PemFiles.existing(keyKey, v, Kind.PRIVATE_KEY))
                 .orElse(null);
-        Path ca = settings.find(ServerKeys.TLS_CLIENT_CA).map(v -> PemFiles.existing(caKey, v, Kind.CERTIFICATES))
+        Path ca = settings.find(ServeKeys.TLS_CLIENT_CA).map(v -> PemFiles.existing(caKey, v, Kind.CERTIFICATES))
                 .orElse(null);
         if ((cert == null) != (key == null)) {
             String missing = cert == null ? certKey : keyKey;

@@ -6,7 +6,7 @@ import dev.rollcall.console.InternalConsoleHost;
 import dev.rollcall.console.RollcallConsole;
 import dev.rollcall.core.RollcallMetrics;
 import dev.rollcall.core.WorkerResolver;
-import dev.rollcall.server.ServerKeys;
+import dev.rollcall.server.internal.catalog.ServeKeys;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -42,11 +42,11 @@ public final class FleetHttpDoor implements AutoCloseable {
      */
     public static FleetHttpDoor start(WorkerResolver resolver, RollcallConfig config, PrometheusMeterRegistry metrics)
             throws IOException {
-        String host = config.settings().get(ServerKeys.HOST);
-        int port = config.settings().get(ServerKeys.HTTP_PORT);
+        String host = config.settings().get(ServeKeys.HOST);
+        int port = config.settings().get(ServeKeys.HTTP_PORT);
         InetSocketAddress address = new InetSocketAddress(host, port);
         if (address.isUnresolved()) {
-            throw ConfigurationException.invalid(ServerKeys.HOST.name(), host, "an address of this host, or a name"
+            throw ConfigurationException.invalid(ServeKeys.HOST.name(), host, "an address of this host, or a name"
                     + " that resolves to one");
         }
         RollcallConsole.Builder console = RollcallConsole.builder(resolver).config(config).address(address);
@@ -61,7 +61,7 @@ public final class FleetHttpDoor implements AutoCloseable {
         } catch (UncheckedIOException e) {
             resolverMeters.close();
             throw new IOException("rollcall serve cannot listen for HTTP on " + host + ":" + port + " ("
-                    + ServerKeys.HOST.name() + ", " + ServerKeys.HTTP_PORT.name() + "): " + e.getCause().getMessage(),
+                    + ServeKeys.HOST.name() + ", " + ServeKeys.HTTP_PORT.name() + "): " + e.getCause().getMessage(),
                     e.getCause());
         } catch (RuntimeException e) {
             resolverMeters.close();
