@@ -101,7 +101,9 @@ function follow(client, metadata, target, onSnapshot, onFatal) {
   let backoff = FIRST_BACKOFF_MS;
   let lostAt = null;
   const open = () => {
-    const call = client.WatchFleet({}, metadata);
+    // After a loss, the call waits for the channel to connect again rather than failing at once
+    // while the channel is between its own attempts.
+    const call = client.WatchFleet({}, metadata, { waitForReady: lostAt !== null });
     let ended = false;
     const again = (why) => {
       if (ended) {

@@ -96,7 +96,10 @@ class FleetClient:
         backoff = FIRST_BACKOFF_S
         lost_at = None
         while stop is None or not stop.is_set():
-            call = self._watch(self.protocol.WatchFleetRequest(), metadata=self.metadata)
+            # After a loss, the call waits for the channel to connect again rather than failing at
+            # once while the channel is between its own attempts.
+            call = self._watch(self.protocol.WatchFleetRequest(), metadata=self.metadata,
+                               wait_for_ready=lost_at is not None)
             try:
                 for snapshot in call:
                     if lost_at is not None:
