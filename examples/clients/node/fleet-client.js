@@ -13,6 +13,8 @@ const USAGE = `usage: node fleet-client.js watch --target HOST:PORT [options]
   --target HOST:PORT   the fleet service (rollcall serve's rollcall.serve.port); required
   --token-file FILE    a file holding the bearer token the service asks for (rollcall.serve.token-file)
   --tls-ca FILE        PEM certificates to trust: the service speaks TLS
+  --tls-cert FILE      PEM certificate chain to present: the service asks for one (mutual TLS); with --tls-key
+  --tls-key FILE       PEM private key of --tls-cert
   --proto FILE         rollcall/v1/fleet.proto (default $ROLLCALL_FLEET_PROTO, else the repository's)
 Prints 'snapshot N of INSTANCE compatible K: URL VERSION, ...' on standard output for every snapshot,
 and what goes wrong (and how reconnecting went) on standard error.`;
@@ -44,6 +46,8 @@ function options() {
         target: { type: 'string' },
         'token-file': { type: 'string' },
         'tls-ca': { type: 'string' },
+        'tls-cert': { type: 'string' },
+        'tls-key': { type: 'string' },
         proto: { type: 'string' },
         help: { type: 'boolean', default: false },
       },
@@ -64,10 +68,17 @@ function options() {
   if (o.target === undefined) {
     fail('--target is required');
   }
+  if ((o['tls-cert'] === undefined) !== (o['tls-key'] === undefined)
+    || (o['tls-cert'] !== undefined && o['tls-ca'] === undefined)) {
+    fail('--tls-cert and --tls-key go together, and with --tls-ca');
+  }
+  const read = (name) => (o[name] === undefined ? null : fs.readFileSync(o[name]));
   return {
     target: o.target,
     token: o['token-file'] === undefined ? null : fs.readFileSync(o['token-file'], 'utf8').trim(),
-    tlsCa: o['tls-ca'] === undefined ? null : fs.readFileSync(o['tls-ca']),
+    tlsCa: read('tls-ca'),
+    tlsCert: read('tls-cert'),
+    tlsKey: read('tls-key'),
     proto: protoFile(o.proto),
   };
 }
@@ -144,7 +155,7 @@ function main() {
   const o = options();
   const definition = protoLoader.loadSync(o.proto, { keepCase: true, longs: String, enums: String, defaults: true });
   const protocol = grpc.loadPackageDefinition(definition).rollcall.v1;
-  const credentials = o.tlsCa ? grpc.credentials.createSsl(o.tlsCa) : grpc.credentials.createInsecure();
+  const credentials = o.tlsCa ? grpc.credentials.createSsl(o.tlsCa, o.tlsKey, o.tlsCert) : grpc.credentials.createInsecure();
   // The channel's own reconnection follows our pace, not the default (up to 120 s apart).
   const client = new protocol.FleetService(o.target, credentials, {
     'grpc.initial_reconnect_backoff_ms': FIRST_BACKOFF_MS,

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Follows a Rollcall fleet service (rollcall.v1.FleetService) from Python.
 
-    fleet_client.py watch --target HOST:PORT [--token-file F] [--tls-ca F]
-    fleet_client.py query --target HOST:PORT [--seconds N] [--token-file F] [--tls-ca F]
-    fleet_client.py get   --target HOST:PORT [--token-file F] [--tls-ca F]
+    fleet_client.py watch --target HOST:PORT [--token-file F] [--tls-ca F [--tls-cert F --tls-key F]]
+    fleet_client.py query --target HOST:PORT [--seconds N] [same options]
+    fleet_client.py get   --target HOST:PORT [same options]
 
 `watch` prints one line per snapshot, `snapshot N of INSTANCE compatible K: URL VERSION, ...`, and
 reconnects with backoff when the service goes away. `query` holds the current snapshot (HoldFleet),
@@ -63,7 +63,7 @@ class Protocol:
 class FleetClient:
     """One channel to a fleet service and its three calls. Thread-safe, as a grpc channel is."""
 
-    def __init__(self, target, protocol, token=None, tls_ca=None):
+    def __init__(self, target, protocol, token=None, tls_ca=None, tls_cert=None, tls_key=None):
         self.target = target
         self.protocol = protocol
         self.metadata = (("authorization", "Bearer " + token),) if token else ()
@@ -72,7 +72,10 @@ class FleetClient:
                    ("grpc.min_reconnect_backoff_ms", int(FIRST_BACKOFF_S * 1000)),
                    ("grpc.max_reconnect_backoff_ms", int(MAX_BACKOFF_S * 1000))]
         if tls_ca is not None:
-            credentials = grpc.ssl_channel_credentials(root_certificates=Path(tls_ca).read_bytes())
+            credentials = grpc.ssl_channel_credentials(
+                root_certificates=Path(tls_ca).read_bytes(),
+                private_key=Path(tls_key).read_bytes() if tls_key else None,
+                certificate_chain=Path(tls_cert).read_bytes() if tls_cert else None)
             self.channel = grpc.secure_channel(target, credentials, options=options)
         else:
             self.channel = grpc.insecure_channel(target, options=options)
@@ -230,12 +233,17 @@ def main(argv=None):
     parser.add_argument("--target", required=True, help="HOST:PORT of the service")
     parser.add_argument("--token-file", help="a file holding the bearer token (rollcall.serve.token-file)")
     parser.add_argument("--tls-ca", help="PEM certificates to trust: the service speaks TLS")
+    parser.add_argument("--tls-cert", help="PEM certificate chain to present: the service asks for one (mutual TLS)")
+    parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
     parser.add_argument("--seconds", type=float, help="query: how long the query runs")
     parser.add_argument("--protoset", default=str(HERE / "rollcall-v1-fleet.protoset"),
                         help="the FileDescriptorSet of rollcall/v1/fleet.proto")
     o = parser.parse_args(argv)
+    if (o.tls_cert is None) != (o.tls_key is None) or (o.tls_cert is not None and o.tls_ca is None):
+        parser.error("--tls-cert and --tls-key go together, and with --tls-ca")
     token = Path(o.token_file).read_text().strip() if o.token_file else None
-    client = FleetClient(o.target, Protocol(Path(o.protoset)), token=token, tls_ca=o.tls_ca)
+    client = FleetClient(o.target, Protocol(Path(o.protoset)), token=token, tls_ca=o.tls_ca, tls_cert=o.tls_cert,
+                         tls_key=o.tls_key)
     try:
         if o.command == "watch":
             run_watch(client)
