@@ -13,8 +13,10 @@ import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.StreamObserver;
+import dev.rollcall.testkit.faults.FaultProxy;
+import java.time.Duration;
 import java.util.Iterator;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -96,6 +98,73 @@ class HoldFleetTest {
                 assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
                 assertThat(e.getStatus().getDescription()).contains("an-old-one").contains(fleet.server.instanceId());
             });
+        }
+    }
+
+    /** How long a close() that must wait is watched not returning: longer than a release takes. */
+    private static final Duration QUIET = Duration.ofMillis(700);
+
+    @Test
+    void underExactDrainADrainingWorkersCloseWaitsForTheRemoteHoldAndReturnsOnceItEnds() throws Exception {
+        try (ServedFleet fleet = ServedFleet.start(true, Map.of())) {
+            RollcallWorker a = fleet.worker("1.0.0", Duration.ofSeconds(30));
+            fleet.list(a);
+            fleet.resolver.awaitWorkers(1, WAIT);
+            await().atMost(WAIT).until(() -> a.coordinatorsHolding() == 1);
+            Context.CancellableContext hold = Context.current().withCancellation();
+            HoldFleetResponse held = hold.call(() -> FleetServiceGrpc.newBlockingStub(fleet.channel())
+                    .holdFleet(HoldFleetRequest.getDefaultInstance()).next());
+            assertThat(held.getSnapshot().getWorkersList()).hasSize(1);
+
+            CompletableFuture<Void> closed = CompletableFuture.runAsync(a::close);
+            fleet.resolver.await(s -> s.workers().isEmpty(), WAIT); // drained: a newer snapshot leaves it out
+            await().during(QUIET).atMost(QUIET.multipliedBy(3)).until(() -> !closed.isDone());
+            assertThat(a.coordinatorsHolding()).as("the remote hold keeps it").isOne();
+
+            hold.cancel(null);
+            closed.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(fleet.server.holds()).isZero();
+        }
+    }
+
+    @Test
+    void aHoldWhoseChannelIsShutDownNowLetsGo() throws Exception {
+        try (ServedFleet fleet = ServedFleet.start(true, Map.of())) {
+            RollcallWorker a = fleet.worker("1.0.0", Duration.ofSeconds(30));
+            fleet.list(a);
+            fleet.resolver.awaitWorkers(1, WAIT);
+            await().atMost(WAIT).until(() -> a.coordinatorsHolding() == 1);
+            ManagedChannel dying = fleet.channel();
+            FleetServiceGrpc.newBlockingStub(dying).holdFleet(HoldFleetRequest.getDefaultInstance()).next();
+
+            CompletableFuture<Void> closed = CompletableFuture.runAsync(a::close);
+            fleet.resolver.await(s -> s.workers().isEmpty(), WAIT);
+            await().during(QUIET).atMost(QUIET.multipliedBy(3)).until(() -> !closed.isDone());
+            dying.shutdownNow();
+            closed.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            await().atMost(WAIT).until(() -> fleet.server.holds() == 0);
+        }
+    }
+
+    @Test
+    void aHoldWhoseConnectionIsCutOrGoesSilentLetsGo() throws Exception {
+        // keepalive: a silent connection is found out after about two seconds
+        try (ServedFleet fleet = ServedFleet.start(false, Map.of("rollcall.serve.keepalive-time", "1s",
+                "rollcall.serve.keepalive-timeout", "1s"));
+             FaultProxy cut = FaultProxy.to(fleet.server.grpcAddress());
+             FaultProxy silent = FaultProxy.to(fleet.server.grpcAddress())) {
+            RollcallWorker a = fleet.worker("1.0.0");
+            fleet.list(a);
+            fleet.resolver.awaitWorkers(1, WAIT);
+            for (FaultProxy proxy : new FaultProxy[] {cut, silent}) {
+                ManagedChannel channel = fleet.channel(proxy.port());
+                FleetServiceGrpc.newBlockingStub(channel).holdFleet(HoldFleetRequest.getDefaultInstance()).next();
+            }
+            assertThat(fleet.server.holds()).isEqualTo(2);
+            cut.resetConnections();
+            await().atMost(WAIT).until(() -> fleet.server.holds() == 1);
+            silent.blackhole();
+            await().atMost(WAIT).until(() -> fleet.server.holds() == 0);
         }
     }
 }

@@ -8,6 +8,7 @@ import dev.rollcall.protocol.v1.FleetServiceGrpc;
 import dev.rollcall.testkit.PushDiscovery;
 import dev.rollcall.worker.RollcallWorker;
 import io.grpc.ManagedChannel;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.grpc.netty.NettyChannelBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +27,8 @@ final class ServedFleet implements AutoCloseable {
 
     final PushDiscovery discovery = new PushDiscovery("served-fleet");
     final WorkerResolver resolver;
+    /** The server's own meters, as a host's registry gets them. */
+    final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     final FleetServer server;
     private final List<RollcallWorker> workers = new ArrayList<>();
     private final List<ManagedChannel> channels = new ArrayList<>();
@@ -38,7 +41,7 @@ final class ServedFleet implements AutoCloseable {
                 .fetchSchemas(false).probeTimeout(Duration.ofSeconds(5)).exactDrain(exactDrain).build();
         try {
             server = FleetServer.builder(resolver).config(RollcallConfig.of(serve)).host("127.0.0.1").port(0)
-                    .http(false).start();
+                    .http(false).meterRegistry(meters).start();
         } catch (Exception e) {
             resolver.close();
             throw e;
@@ -55,8 +58,16 @@ final class ServedFleet implements AutoCloseable {
 
     /** Starts a worker of {@code version} (not yet listed by discovery). */
     RollcallWorker worker(String version, String... labels) throws Exception {
+        return worker(version, Duration.ofMillis(200), labels);
+    }
+
+    /**
+     * Starts a worker of {@code version} whose drain waits {@code drainQuiet} for calls (an exact
+     * drain ends earlier, when its last holder lets go).
+     */
+    RollcallWorker worker(String version, Duration drainQuiet, String... labels) throws Exception {
         RollcallWorker.Builder b = RollcallWorker.builder().version(version).shutdownGrace(Duration.ofSeconds(30))
-                .drainQuiet(Duration.ofMillis(200));
+                .drainQuiet(drainQuiet);
         for (int i = 0; i + 1 < labels.length; i += 2) {
             b.label(labels[i], labels[i + 1]);
         }
@@ -76,7 +87,12 @@ final class ServedFleet implements AutoCloseable {
 
     /** A plaintext channel to the server, closed with the fleet. */
     ManagedChannel channel() {
-        ManagedChannel channel = NettyChannelBuilder.forAddress(server.grpcAddress()).usePlaintext().build();
+        return channel(server.grpcAddress().getPort());
+    }
+
+    /** A plaintext channel to {@code port} on loopback (the server's, or a proxy's before it). */
+    ManagedChannel channel(int port) {
+        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
         channels.add(channel);
         return channel;
     }

@@ -97,7 +97,10 @@ public final class FleetGrpcDoor implements AutoCloseable {
                 .workerEventLoopGroup(eventLoops)
                 .executor(executor)
                 .addTransportFilter(new Connections())
-                .maxInboundMessageSize(maxRequestBytes)
+                // The tracer bounds requests and names the key; gRPC's own bound, checked first on a
+                // message's declared length, would refuse without naming it.
+                .maxInboundMessageSize(Integer.MAX_VALUE)
+                .addStreamTracerFactory(new RequestSizeLimit(maxRequestBytes))
                 .keepAliveTime(keepaliveTime.toNanos(), TimeUnit.NANOSECONDS)
                 .keepAliveTimeout(keepaliveTimeout.toNanos(), TimeUnit.NANOSECONDS)
                 .permitKeepAliveTime(PERMIT_KEEPALIVE_SECONDS, TimeUnit.SECONDS)
