@@ -18,6 +18,7 @@ import picocli.CommandLine.Spec;
  * rollcall workers --config rollcall.properties [--watch] [--output json]
  * rollcall probe grpc://w1:7001 grpc://w2:7001 --expect ^1.4
  * rollcall conform grpc://w1:7001 [--expect-drain] [--expect-restart]
+ * rollcall serve --config rollcall.properties   # the fleet API for coordinators in any language
  * rollcall --version
  * }</pre>
  *
@@ -34,21 +35,24 @@ import picocli.CommandLine.Spec;
         description = "Finds the workers of a distributed compute engine and keeps only those whose version"
                 + " can be mixed safely.",
         subcommands = {DemoCommand.class, WorkersCommand.class, ProbeCommand.class, ConformCommand.class,
-            ConsoleCommand.class, CommandLine.HelpCommand.class})
+            ConsoleCommand.class, ServeCommand.class, CommandLine.HelpCommand.class})
 public final class RollcallCommand implements Callable<Integer> {
 
     @Spec
     private CommandSpec spec;
 
     private final Terminals terminals;
+    /** Whether this run is the process's own ({@link #main}): only then may a subcommand take its signals. */
+    private final boolean ownsProcess;
 
     /** For picocli and in-process runs: neither output stream is treated as a terminal. */
     public RollcallCommand() {
-        this(Terminals.NONE);
+        this(Terminals.NONE, false);
     }
 
-    RollcallCommand(Terminals terminals) {
+    RollcallCommand(Terminals terminals, boolean ownsProcess) {
         this.terminals = terminals;
+        this.ownsProcess = ownsProcess;
     }
 
     /** Runs the command line and exits with its code. */
@@ -56,7 +60,7 @@ public final class RollcallCommand implements Callable<Integer> {
         // Before anything creates a logger: slf4j-simple reads its configuration once.
         LoggingOptions.configureDefaults();
         LoggingOptions.bridgeJavaUtilLogging();
-        System.exit(commandLine(new RollcallCommand(Terminals.detect())).execute(args));
+        System.exit(commandLine(new RollcallCommand(Terminals.detect(), true)).execute(args));
     }
 
     /** The command line for {@code command}, with help that wraps at spaces only. */
@@ -67,6 +71,14 @@ public final class RollcallCommand implements Callable<Integer> {
     /** Whether stdout and stderr are terminals, as seen from a subcommand whose parent is {@code parent} (may be null). */
     static Terminals terminals(RollcallCommand parent) {
         return parent == null ? Terminals.NONE : parent.terminals;
+    }
+
+    /**
+     * Whether the subcommand whose parent is {@code parent} (may be null) runs as the process's main
+     * command, so that SIGTERM and SIGINT are its to handle; never in-process (a test's JVM keeps its own).
+     */
+    static boolean ownsProcess(RollcallCommand parent) {
+        return parent != null && parent.ownsProcess;
     }
 
     /** Without a subcommand there is nothing to do: say what there is. */

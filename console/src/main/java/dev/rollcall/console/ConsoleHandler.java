@@ -31,6 +31,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -46,7 +47,11 @@ import org.slf4j.LoggerFactory;
  * elsewhere cannot reach the console through DNS rebinding); a missing, repeated or malformed one
  * is {@code 400}. A connection whose request head has not fully arrived within the request timeout
  * (counted from its opening or from its last answer) is closed, and so is one that takes none of
- * what it is sent for the write timeout. Runs on the connection's event loop only.
+ * what it is sent for the write timeout. A connection is read no further while an answer waits unread
+ * beyond the channel's high-water mark, and one that sent the next request anyway (pipelined behind
+ * an answer it takes none of) is closed: a client that reads nothing costs at most one answer beyond
+ * what its socket took.
+ * Runs on the connection's event loop only.
  */
 final class ConsoleHandler extends ChannelInboundHandlerAdapter {
 
@@ -63,9 +68,14 @@ final class ConsoleHandler extends ChannelInboundHandlerAdapter {
     /** How much of a refused Host an answer or a log line quotes. */
     private static final int QUOTED_HOST_CHARS = 120;
 
-    /** What every connection of one console shares. */
+    /**
+     * What every connection of one console shares; {@code hosted}: a host's own paths
+     * ({@link InternalConsoleHost}); {@code pageForRemotePeers}: whether the page answers connections
+     * from other hosts than this one.
+     */
     record Site(Map<String, byte[]> resources, Supplier<FleetSnapshot> current, FleetJson json, EventStream events,
-                HostRule hosts, long requestTimeoutNanos, long writeTimeoutNanos) {
+                HostRule hosts, long requestTimeoutNanos, long writeTimeoutNanos,
+                Map<String, InternalConsoleHost.Endpoint> hosted, boolean pageForRemotePeers) {
     }
 
     private final Site site;
@@ -100,8 +110,19 @@ final class ConsoleHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         try {
             if (msg instanceof HttpRequest request && !streaming && !closing) {
+                if (!ctx.channel().isWritable()) {
+                    // Pipelined while an earlier answer waits unread: answering would hold one more in memory.
+                    log.debug("console: closing the connection from {}: it sent another request while it read"
+                            + " nothing of the answers before", ctx.channel().remoteAddress());
+                    closing = true;
+                    ctx.close();
+                    return;
+                }
                 disarmDeadline();
                 answer(ctx, request);
+                if (!streaming && !ctx.channel().isWritable()) {
+                    ctx.channel().config().setAutoRead(false); // read the next request once this answer is taken
+                }
             }
             // Bodies and anything after a stream began or an answer that closes: read and dropped.
         } finally {
@@ -113,6 +134,8 @@ final class ConsoleHandler extends ChannelInboundHandlerAdapter {
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         if (streaming && ctx.channel().isWritable()) {
             site.events().catchUp(ctx.channel());
+        } else if (!streaming && ctx.channel().isWritable() && !ctx.channel().config().isAutoRead()) {
+            ctx.channel().config().setAutoRead(true);
         }
         super.channelWritabilityChanged(ctx);
     }
@@ -173,8 +196,12 @@ final class ConsoleHandler extends ChannelInboundHandlerAdapter {
             send(ctx, r, keepAlive);
             return;
         }
+        String uri = request.uri();
+        String path = uri.startsWith("/") ? pathOf(uri) : null;
+        InternalConsoleHost.Endpoint endpoint = path == null ? null : site.hosted().get(path);
         List<String> hosts = request.headers().getAll(HttpHeaderNames.HOST);
-        HostRule.Verdict verdict = hosts.size() == 1 ? site.hosts().check(hosts.get(0)) : HostRule.Verdict.MALFORMED;
+        HostRule.Verdict verdict = hosts.size() != 1 ? HostRule.Verdict.MALFORMED
+                : endpoint != null ? site.hosts().checkAllowingAddresses(hosts.get(0)) : site.hosts().check(hosts.get(0));
         if (verdict != HostRule.Verdict.ALLOWED) {
             String quoted = hosts.isEmpty() ? "(none)" : "'" + PeerText.escape(String.join("', '", hosts),
                     QUOTED_HOST_CHARS) + "'";
@@ -183,6 +210,11 @@ final class ConsoleHandler extends ChannelInboundHandlerAdapter {
             if (verdict == HostRule.Verdict.MALFORMED) {
                 text(ctx, HttpResponseStatus.BAD_REQUEST, "a request to the console needs one well-formed Host header"
                         + " (name or address, optional port); it had " + quoted, head, false);
+            } else if (endpoint != null) {
+                text(ctx, HttpResponseStatus.FORBIDDEN, PeerText.escape(path, 80) + " answers requests for an IP"
+                        + " address, localhost or a name in " + RollcallConsole.ALLOWED_HOSTS_KEY + "; Host " + quoted
+                        + " is none of them (a page elsewhere may be reaching it through DNS rebinding); if it is how"
+                        + " you reach it, add it to " + RollcallConsole.ALLOWED_HOSTS_KEY, head, false);
             } else {
                 text(ctx, HttpResponseStatus.FORBIDDEN, "the console answers requests for localhost, a loopback"
                         + " address (127.0.0.0/8, [::1]) or a name in " + RollcallConsole.ALLOWED_HOSTS_KEY
@@ -192,13 +224,21 @@ final class ConsoleHandler extends ChannelInboundHandlerAdapter {
             }
             return;
         }
-        String uri = request.uri();
-        if (!uri.startsWith("/")) {
+        if (path == null) {
             text(ctx, HttpResponseStatus.BAD_REQUEST, "the console takes a path, not " + PeerText.escape(uri, 80),
                     head, false);
             return;
         }
-        String path = pathOf(uri);
+        if (endpoint != null) {
+            hosted(ctx, endpoint, path, request, head, keepAlive);
+            return;
+        }
+        if (isPagePath(path) && !site.pageForRemotePeers() && !fromLoopback(ctx)) {
+            text(ctx, HttpResponseStatus.FORBIDDEN, "the console page answers only connections from this host (a"
+                    + " port-forward, a tunnel) unless " + RollcallConsole.ALLOW_REMOTE_KEY + "=true; the page has"
+                    + " no authentication of its own", head, keepAlive);
+            return;
+        }
         String[] page = STATIC.get(path);
         if (page != null) {
             send(ctx, full(HttpResponseStatus.OK, page[1], site.resources().get(page[0]), head), keepAlive);
@@ -225,9 +265,36 @@ final class ConsoleHandler extends ChannelInboundHandlerAdapter {
                 send(ctx, busy, keepAlive);
             }
         } else {
-            text(ctx, HttpResponseStatus.NOT_FOUND, "no such page: the console serves /, /api/fleet and /api/events",
+            text(ctx, HttpResponseStatus.NOT_FOUND, "no such page: the console serves /, /api/fleet and /api/events"
+                    + (site.hosted().isEmpty() ? "" : ", and " + String.join(", ", new TreeSet<>(site.hosted().keySet()))),
                     head, keepAlive);
         }
+    }
+
+    /** A host's own path: answered here, on the connection's thread (an endpoint does not block). */
+    private void hosted(ChannelHandlerContext ctx, InternalConsoleHost.Endpoint endpoint, String path,
+                        HttpRequest request, boolean head, boolean keepAlive) {
+        InternalConsoleHost.Answer answer;
+        try {
+            answer = endpoint.answer(request.headers().get(HttpHeaderNames.ACCEPT));
+        } catch (RuntimeException e) {
+            log.warn("console: {} failed: {}", path, PeerText.escape(e.toString()));
+            text(ctx, HttpResponseStatus.INTERNAL_SERVER_ERROR, path + " failed: " + PeerText.escape(e.toString(), 200),
+                    head, keepAlive);
+            return;
+        }
+        send(ctx, full(HttpResponseStatus.valueOf(answer.status()), answer.contentType(), answer.body(), head),
+                keepAlive);
+    }
+
+    /** The page's own paths: what {@code pageForRemotePeers} guards. */
+    static boolean isPagePath(String path) {
+        return STATIC.containsKey(path) || path.equals("/api/fleet") || path.equals("/api/events");
+    }
+
+    private static boolean fromLoopback(ChannelHandlerContext ctx) {
+        return ctx.channel().remoteAddress() instanceof InetSocketAddress peer && peer.getAddress() != null
+                && peer.getAddress().isLoopbackAddress();
     }
 
     /** The path of an origin-form request target: up to its query or fragment. */

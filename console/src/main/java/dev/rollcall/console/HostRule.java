@@ -100,6 +100,20 @@ final class HostRule {
         return loopback(form) || allowed.contains(form) ? Verdict.ALLOWED : Verdict.REFUSED;
     }
 
+    /**
+     * As {@link #check}, and any IP literal besides: for paths that probes and scrapers reach by
+     * address (kubelet and Prometheus send the pod's). DNS rebinding needs a name, so a forged name
+     * is still refused.
+     */
+    Verdict checkAllowingAddresses(String host) {
+        Verdict verdict = check(host);
+        if (verdict != Verdict.REFUSED) {
+            return verdict;
+        }
+        String name = hostPart(host);
+        return name.startsWith("[") || NetUtil.isValidIpV4Address(name) ? Verdict.ALLOWED : Verdict.REFUSED;
+    }
+
     /** What the operator listed, normalised (for messages and {@code toString}). */
     Set<String> allowed() {
         return allowed;

@@ -14,6 +14,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -94,7 +95,8 @@ public final class RollcallConsole implements AutoCloseable {
         FleetJson json = new FleetJson(source.name(), source::discoveryDescription, timeline);
         events = new EventStream(name, json, timeline, source::current, b.maxClients, KEEPALIVE);
         ConsoleHandler.Site site = new ConsoleHandler.Site(ConsoleHandler.pageResources(), source::current, json,
-                events, b.hosts, b.requestTimeout.toNanos(), b.writeTimeout.toNanos());
+                events, b.hosts, b.requestTimeout.toNanos(), b.writeTimeout.toNanos(), b.hosted,
+                b.allowRemote || b.hosted.isEmpty());
         try {
             server = new ConsoleServer(name, b.address, b.maxClients, b.writeTimeout, () -> new ConsoleHandler(site));
         } catch (IOException | RuntimeException e) {
@@ -103,7 +105,7 @@ public final class RollcallConsole implements AutoCloseable {
         }
         address = server.address();
         listening = source.subscribe(events::offer);
-        if (!b.address.getAddress().isLoopbackAddress() && b.hosts.allowed().isEmpty()) {
+        if (!b.address.getAddress().isLoopbackAddress() && b.hosts.allowed().isEmpty() && b.allowRemote) {
             log.warn("Rollcall console for resolver {} listens on {} but answers only requests for localhost or a"
                     + " loopback address: name the hosts it is reached by in {}", source.name(),
                     ConsoleHandler.authority(address), ALLOWED_HOSTS_KEY);
@@ -134,6 +136,11 @@ public final class RollcallConsole implements AutoCloseable {
     /** The page's URL, e.g. {@code http://127.0.0.1:8470/}. */
     public URI uri() {
         return URI.create("http://" + ConsoleHandler.authority(address) + "/");
+    }
+
+    /** Connections open now (for tests of the doors). */
+    int connections() {
+        return server.connections();
     }
 
     /** How many event streams are open now. */
@@ -174,6 +181,8 @@ public final class RollcallConsole implements AutoCloseable {
         private Duration requestTimeout = ConsoleKeys.REQUEST_TIMEOUT.defaultValue();
         private HostRule hosts = HostRule.loopbackOnly();
         private int timeline = ConsoleKeys.TIMELINE.defaultValue();
+        /** Paths a host serves beside the page ({@link InternalConsoleHost}); none for a console of its own. */
+        private Map<String, InternalConsoleHost.Endpoint> hosted = Map.of();
 
         private Builder(SnapshotSource source) {
             this.source = source;
@@ -262,6 +271,12 @@ public final class RollcallConsole implements AutoCloseable {
             return this;
         }
 
+        /** For {@link InternalConsoleHost}: serve {@code endpoints} too, on a port that may be remote. */
+        Builder hosting(Map<String, InternalConsoleHost.Endpoint> endpoints) {
+            this.hosted = endpoints;
+            return this;
+        }
+
         /**
          * Binds and serves.
          *
@@ -274,7 +289,8 @@ public final class RollcallConsole implements AutoCloseable {
                 throw new ConfigurationException(ALLOW_REMOTE_KEY, "the console's address " + address.getHostString()
                         + " does not resolve");
             }
-            if (!address.getAddress().isLoopbackAddress() && !allowRemote) {
+            // A host's port (rollcall serve) is remote by design; its page then answers only loopback peers.
+            if (!address.getAddress().isLoopbackAddress() && !allowRemote && hosted.isEmpty()) {
                 throw new ConfigurationException(ALLOW_REMOTE_KEY, "the console would listen on "
                         + ConsoleHandler.authority(address) + ", which is not a loopback address; the page has no"
                         + " authentication of its own, so set " + ALLOW_REMOTE_KEY + "=true (or"

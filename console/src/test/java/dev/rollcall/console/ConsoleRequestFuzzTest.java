@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -50,7 +51,7 @@ class ConsoleRequestFuzzTest {
         EventStream events = new EventStream("fuzz", json, timeline, resolver::pin, 1, Duration.ofSeconds(15));
         events.close(); // a closed stream refuses every client: no sender thread touches the embedded loop
         site = new ConsoleHandler.Site(ConsoleHandler.pageResources(), resolver::pin, json, events, RULE,
-                Duration.ofSeconds(5).toNanos(), Duration.ofSeconds(10).toNanos());
+                Duration.ofSeconds(5).toNanos(), Duration.ofSeconds(10).toNanos(), Map.of(), true);
     }
 
     @AfterAll

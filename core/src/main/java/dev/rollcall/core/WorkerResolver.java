@@ -357,15 +357,13 @@ public final class WorkerResolver implements AutoCloseable {
     }
 
     /**
-     * Tells the resolver that a call to {@code endpoint} failed. {@code UNAVAILABLE} (refused,
-     * reset, gone away) takes the worker out of use at once and probes it again ahead of its
-     * backoff; it is back when it answers. {@code DEADLINE_EXCEEDED} is no proof (a slow query's
-     * deadline is the query's own): the worker stays in use and is probed at once; only if that
-     * probe fails too (a silent worker) is it out, as after any failed probe. Other codes are the
-     * call's own business and ignored. Rate-limited: a worker is taken out, or probed for a timed-out
-     * call, at most once a second each, and failed calls never take more than a tenth of the workers
-     * in use out at once. For calls made outside gRPC; gRPC calls can use {@link #callObserver()}.
-     * Never blocks; any thread.
+     * Tells the resolver that a call to {@code endpoint} failed. {@code UNAVAILABLE} (refused, reset, gone away) takes
+     * the worker out of use at once and probes it again ahead of its backoff; it is back when it answers.
+     * {@code DEADLINE_EXCEEDED} is no proof (a slow query's deadline is the query's own): the worker stays in use and is
+     * probed at once; only if that probe fails too (a silent worker) is it out, as after any failed probe. Other codes
+     * are the call's own business and ignored. Rate-limited: a worker is taken out, or probed for a timed-out call, at
+     * most once a second each, and failed calls never take more than a tenth of the workers in use out at once. For
+     * calls made outside gRPC; gRPC calls can use {@link #callObserver()}. Never blocks; any thread.
      */
     public void reportFailure(WorkerEndpoint endpoint, Status status) {
         rooms.calls().reportFailure(endpoint, status);
@@ -383,23 +381,26 @@ public final class WorkerResolver implements AutoCloseable {
     }
 
     /**
-     * The channel this resolver probes {@code endpoint} over, for your own calls to that worker:
-     * one connection per worker for probes and data (build Flight clients on it with
-     * {@code FlightGrpcUtils.createFlightClientWithSharedChannel}). The same channel for the
-     * worker's whole stay; the resolver closes it when the worker leaves discovery or the resolver
-     * closes, and refuses {@code shutdown()} from you. Take endpoints from a snapshot: the channel
-     * follows the address, so after a restart in place it reaches the new process, which the
-     * snapshot may not accept (calls through {@link #grpcTarget()} are verified; these are not).
-     * Messages of any size pass, as with Flight's own {@code FlightClient} (a 4 MiB record batch
-     * included): {@code rollcall.probe.max-response-bytes} bounds the resolver's own calls on it,
-     * per call; bound yours the same way ({@code stub.withMaxInboundMessageSize(n)}).
-     * Blocks briefly (one task on the resolver's thread).
+     * The channel this resolver probes {@code endpoint} over, for your own calls to that worker: one connection per
+     * worker for probes and data (build Flight clients on it with
+     * {@code FlightGrpcUtils.createFlightClientWithSharedChannel}). The same channel for the worker's whole stay; the resolver
+     * closes it when the worker leaves discovery or the resolver closes, and refuses {@code shutdown()} from you. Take
+     * endpoints from a snapshot: the channel follows the address, so after a restart in place it reaches the new
+     * process, which the snapshot may not accept (calls through {@link #grpcTarget()} are verified; these are not).
+     * Messages of any size pass, as with Flight's own {@code FlightClient} (a 4 MiB record batch included):
+     * {@code rollcall.probe.max-response-bytes} bounds the resolver's own calls on it, per call; bound yours the same way
+     * ({@code stub.withMaxInboundMessageSize(n)}). Blocks briefly (one task on the resolver's thread).
      *
      * @throws IllegalArgumentException if {@code endpoint} is not a candidate now
      * @throws IllegalStateException    if the resolver is closed
      */
     public ManagedChannel channel(WorkerEndpoint endpoint) {
         return rooms.calls().channel(endpoint);
+    }
+
+    /** Whether {@link #close()} was called: nothing is verified any more, the last snapshot is final. Any thread. */
+    public boolean isClosed() {
+        return rooms.closed();
     }
 
     /**

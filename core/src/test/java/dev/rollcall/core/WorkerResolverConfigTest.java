@@ -157,6 +157,17 @@ class WorkerResolverConfigTest {
     }
 
     @Test
+    void theServersKeysInTheSameConfigurationAreLeftToTheServer() throws Exception {
+        // rollcall serve builds its resolver from the file that also holds rollcall.serve.*.
+        Map<String, String> m = base();
+        m.put("rollcall.serve.port", "0");
+        m.put("rollcall.serve.http-port", "0");
+        try (WorkerResolver resolver = build(m)) {
+            assertThat(resolver.awaitVersion(1, Duration.ofSeconds(5)).number()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void keysOfAnUnselectedBackendAreOnlyIgnored() throws Exception {
         Map<String, String> m = base();
         m.put("rollcall.discovery.etcd.endpoints", "http://127.0.0.1:2379");

@@ -48,7 +48,9 @@ final class Architecture {
                     "dev.rollcall.conformance"),
             "dev.rollcall.core.internal", Set.of("dev.rollcall.grpc"),
             "dev.rollcall.local.internal", Set.of("dev.rollcall.testkit"),
-            "dev.rollcall.api.registry.InternalSnapshots", Set.of("dev.rollcall.core"));
+            "dev.rollcall.api.registry.InternalSnapshots", Set.of("dev.rollcall.core"),
+            // rollcall serve's /readyz, /healthz and /metrics on the console's port
+            "dev.rollcall.console.InternalConsoleHost", Set.of("dev.rollcall.server"));
 
     private static final String CORE_INTERNAL = "dev.rollcall.core.internal";
 

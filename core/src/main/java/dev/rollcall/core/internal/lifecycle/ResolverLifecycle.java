@@ -216,6 +216,11 @@ public final class ResolverLifecycle {
         }
     }
 
+    /** Whether {@link #close()} has begun. */
+    public boolean closed() {
+        return closed;
+    }
+
     /** Stops everything in order (see the class's comment). Idempotent. */
     public void close() {
         if (closed) {
