@@ -63,7 +63,8 @@ class FleetServiceLimitsTest {
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static Stream<FleetSnapshot> watch(ManagedChannel channel) {
         Stream<FleetSnapshot> s = new Stream<>();
-        FleetServiceGrpc.newStub(channel).watchFleet(WatchFleetRequest.getDefaultInstance(), (ClientResponseObserver) s);
+        FleetServiceGrpc.newStub(channel).watchFleet(WatchFleetRequest.getDefaultInstance(),
+                (ClientResponseObserver) s);
         return s;
     }
 

@@ -8,6 +8,7 @@ import dev.rollcall.protocol.v1.FleetServiceGrpc;
 import dev.rollcall.protocol.v1.GetFleetRequest;
 import dev.rollcall.protocol.v1.HoldFleetRequest;
 import dev.rollcall.protocol.v1.WatchFleetRequest;
+import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
@@ -142,6 +143,7 @@ final class FleetService implements AutoCloseable {
             Object connection = Connections.of(call);
             String refusal = watchLimit.acquire(connection);
             if (refusal != null) {
+                watchLimit.noteRefusal(refusal, call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
                 return refuse(call, Status.RESOURCE_EXHAUSTED.withDescription(refusal));
             }
             FleetWatch watch = new FleetWatch(call, tally);
@@ -192,6 +194,7 @@ final class FleetService implements AutoCloseable {
             Object connection = Connections.of(call);
             String refusal = holdLimit.acquire(connection);
             if (refusal != null) {
+                holdLimit.noteRefusal(refusal, call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
                 return refuse(call, Status.RESOURCE_EXHAUSTED.withDescription(refusal));
             }
             AtomicBoolean ended = new AtomicBoolean();
