@@ -133,6 +133,9 @@ class FleetServiceDoorsTest {
 
             FleetSnapshot served = withToken(fleet.blocking(), TOKEN).getFleet(GetFleetRequest.getDefaultInstance());
             assertThat(served.getServiceInstanceId()).isEqualTo(fleet.server.instanceId());
+            assertThat(withAuthorization(fleet.blocking(), "bearer " + TOKEN)
+                    .getFleet(GetFleetRequest.getDefaultInstance()).getServiceInstanceId())
+                    .as("the scheme in any case").isEqualTo(fleet.server.instanceId());
             assertThat(fleet.server.holds()).as("the refused hold held nothing").isZero();
         } finally {
             System.setErr(was);
@@ -152,8 +155,13 @@ class FleetServiceDoorsTest {
 
     private static FleetServiceGrpc.FleetServiceBlockingStub withToken(FleetServiceGrpc.FleetServiceBlockingStub stub,
                                                                        String token) {
+        return withAuthorization(stub, "Bearer " + token);
+    }
+
+    private static FleetServiceGrpc.FleetServiceBlockingStub withAuthorization(
+            FleetServiceGrpc.FleetServiceBlockingStub stub, String authorization) {
         Metadata headers = new Metadata();
-        headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + token);
+        headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), authorization);
         return stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
     }
 
