@@ -3,7 +3,6 @@ package dev.rollcall.cli;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.PeerText;
 import dev.rollcall.api.RollcallConfig;
-import dev.rollcall.api.internal.ConfigOrigins;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.server.FleetServer;
 import dev.rollcall.server.ServerKeys;
@@ -96,10 +95,12 @@ public final class ServeCommand implements Callable<Integer> {
         logging.apply();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        RollcallConfig cfg = withOption(withOption(WorkersCommand.loadConfig(spec.commandLine(), config),
-                ServerKeys.PORT.name(), port, PORT_OPTION), ServerKeys.HTTP_PORT.name(), httpPort, HTTP_PORT_OPTION);
+        RollcallConfig cfg;
         WorkerResolver resolver;
         try {
+            // Inside the try: the file ROLLCALL_CONFIG or -Drollcall.config names may be missing too.
+            cfg = withOption(withOption(WorkersCommand.loadConfig(spec.commandLine(), config),
+                    ServerKeys.PORT.name(), port, PORT_OPTION), ServerKeys.HTTP_PORT.name(), httpPort, HTTP_PORT_OPTION);
             resolver = WorkerResolver.fromConfig(cfg);
         } catch (ConfigurationException e) {
             err.println("rollcall serve: " + e.getMessage() + WorkersCommand.hint(e, config));
@@ -111,11 +112,11 @@ public final class ServeCommand implements Callable<Integer> {
             try {
                 server = FleetServer.builder(resolver).config(cfg).start();
             } catch (ConfigurationException e) {
-                err.println("rollcall serve: " + ConfigOrigins.named(e, cfg).getMessage());
+                err.println("rollcall serve: " + withOrigin(e, cfg));
                 return 2;
             } catch (IOException | UncheckedIOException e) {
-                err.println("rollcall serve: cannot listen on " + listenKeys(cfg) + ": "
-                        + PeerText.escape(String.valueOf(e.getMessage()), 512));
+                // Each door's message names the address and the keys that chose it.
+                err.println("rollcall serve: " + PeerText.escape(String.valueOf(e.getMessage()), 512));
                 return 1;
             }
             try (server) {
@@ -188,11 +189,19 @@ public final class ServeCommand implements Callable<Integer> {
         return config.with(key, Integer.toString(value), "option " + option);
     }
 
-    /** The keys that say where the server listens, with their values, for a bind failure's message. */
-    private static String listenKeys(RollcallConfig cfg) {
-        return ServerKeys.HOST.name() + "=" + cfg.settings().get(ServerKeys.HOST) + ", " + ServerKeys.PORT.name() + "="
-                + cfg.settings().get(ServerKeys.PORT) + ", " + ServerKeys.HTTP_PORT.name() + "="
-                + cfg.settings().get(ServerKeys.HTTP_PORT);
+    /**
+     * {@code e}'s message with where its key's value came from ({@code (from rollcall.properties)}),
+     * as the resolver's own errors say it; the server's do not name it.
+     */
+    private static String withOrigin(ConfigurationException e, RollcallConfig cfg) {
+        String message = String.valueOf(e.getMessage());
+        String key = e.key();
+        if (key == null || !key.startsWith("rollcall.") || message.contains(" (from ")) {
+            return message;
+        }
+        String origin = cfg.origin(key);
+        return "default".equals(origin) || message.contains("(" + origin + ")") ? message
+                : message + " (from " + origin + ")";
     }
 
     /** {@code host:port}, an IPv6 host in brackets as a URL has it. */

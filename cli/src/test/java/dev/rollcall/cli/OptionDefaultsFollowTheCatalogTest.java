@@ -12,8 +12,9 @@ import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * An option of {@code rollcall probe} that stands for a configuration key defaults to that key's
- * default, as its catalog declares it: the help shows what a resolver would use.
+ * An option of {@code rollcall probe} or {@code rollcall serve} that stands for a configuration key
+ * defaults to that key's default, as its catalog declares it: the help shows what a resolver or the
+ * server would use.
  */
 class OptionDefaultsFollowTheCatalogTest {
 
@@ -33,5 +34,20 @@ class OptionDefaultsFollowTheCatalogTest {
         assertThat(probe.findOption("--timeout").defaultValue()).isEqualTo(declaredDefault("rollcall.probe.timeout"));
         assertThat(probe.findOption("--concurrency").defaultValue())
                 .isEqualTo(declaredDefault("rollcall.probe.concurrency"));
+    }
+
+    /**
+     * serve's port options have no default of their own, so that the file's key stands when they are
+     * left out; their help names the key and the catalog's default.
+     */
+    @Test
+    void servesPortOptionsLeaveTheKeysStandingAndNameTheirDefaults() {
+        CommandSpec serve = new CommandLine(new ServeCommand()).getCommandSpec();
+        for (String[] option : new String[][] {{"--port", "rollcall.serve.port"},
+            {"--http-port", "rollcall.serve.http-port"}}) {
+            assertThat(serve.findOption(option[0]).defaultValue()).as(option[0]).isNull();
+            assertThat(String.join(" ", serve.findOption(option[0]).description())).as(option[0])
+                    .contains("(default: " + option[1] + ", else " + declaredDefault(option[1]) + ")");
+        }
     }
 }

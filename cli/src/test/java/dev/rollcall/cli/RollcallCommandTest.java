@@ -34,7 +34,7 @@ class RollcallCommandTest {
     @Test
     void usage_listsEveryCommand() {
         assertThat(run("--help")).isZero();
-        assertThat(out.toString()).contains("demo").contains("workers").contains("probe");
+        assertThat(out.toString()).contains("demo").contains("workers").contains("probe").contains("serve");
     }
 
     @Test
@@ -42,6 +42,14 @@ class RollcallCommandTest {
         assertThat(run("help", "probe")).isZero();
         assertThat(out.toString()).contains("Usage: rollcall probe").contains("--expect").contains("--timeout")
                 .contains("Exit codes:");
+    }
+
+    @Test
+    void help_serve_namesThePortKeysAndItsExitCodes() {
+        assertThat(run("help", "serve")).isZero();
+        assertThat(out.toString()).contains("Usage: rollcall serve", "--config", "--port", "--http-port",
+                "rollcall.serve.port", "Exit codes:");
+        assertThat(out.toString().lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(80));
     }
 
     @Test

@@ -144,6 +144,21 @@ class TarballOnJava17Test {
     }
 
     @Test
+    void aMissingConfigurationFileNamedByTheEnvironmentExitsTwoNamingItWithoutAStackTrace() throws Exception {
+        // As a systemd unit or a pod names the file: ROLLCALL_CONFIG, no --config.
+        Path missing = emptyHome.resolve("no-such-rollcall.properties");
+        ProcessBuilder serve = rollcall(java17, "serve");
+        serve.environment().put("ROLLCALL_CONFIG", missing.toString());
+        int[] exit = new int[1];
+
+        String output = run(serve, exit);
+
+        assertThat(exit[0]).as(output).isEqualTo(2);
+        assertThat(output).contains("rollcall serve: ROLLCALL_CONFIG='" + missing + "': no such file");
+        assertThat(output).doesNotContain("\tat ", "Exception");
+    }
+
+    @Test
     void serveRunsOnJava17AloneServesTheFleetAndExitsZeroOnSigterm(@TempDir Path dir) throws Exception {
         try (WorkerFleet fleet = WorkerFleet.start("1.4.0", "1.4.1", "2.0.0")) {
             Path config = dir.resolve("rollcall.properties");
