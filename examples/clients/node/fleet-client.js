@@ -183,4 +183,8 @@ function main() {
   });
 }
 
-main();
+if (require.main === module) {
+  main();
+}
+
+module.exports = { follow, snapshotLine };
