@@ -1,7 +1,6 @@
 package dev.rollcall.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.rollcall.api.WorkerInfo;
@@ -15,14 +14,21 @@ import dev.rollcall.testkit.Closer;
 import dev.rollcall.local.FleetWorker;
 import dev.rollcall.testkit.PushDiscovery;
 import dev.rollcall.local.WorkerFleet;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Events and the selection report, from a real resolver over real workers. */
 class FleetEventsTest {
@@ -110,12 +116,19 @@ class FleetEventsTest {
     }
 
     @Test
-    void resolverRunsWithoutMicrometerOnTheClasspath() throws Exception {
-        assertThatThrownBy(() -> Class.forName("io.micrometer.core.instrument.MeterRegistry"))
-                .isInstanceOf(ClassNotFoundException.class);
-        WorkerFleet fleet = closing(WorkerFleet.start("1.0.0"));
-        WorkerResolver resolver = closing(WorkerResolver.builder().discovery(discovery).policy(NEWEST_ONE_X).build());
-        discovery.push(fleet.endpoints());
-        assertThat(resolver.awaitWorkers(1, WAIT).workers()).hasSize(1);
+    void resolverRunsWithoutMicrometerOnTheClasspath(@TempDir Path dir) throws Exception {
+        // This module's class path has Micrometer (rollcall-server brings it): the resolver runs in a
+        // JVM of its own, on the same class path without it.
+        String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(entry -> !entry.contains("micrometer")).collect(Collectors.joining(File.pathSeparator));
+        Path output = dir.resolve("output.txt");
+        Process coordinator = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", classPath, ResolverWithoutMicrometer.class.getName())
+                .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        closing(coordinator::destroyForcibly);
+        assertThat(coordinator.waitFor(60, TimeUnit.SECONDS)).as("the coordinator ended").isTrue();
+        String said = Files.readString(output);
+        assertThat(coordinator.exitValue()).as("exit code; output:%n%s", said).isZero();
+        assertThat(said).contains("no micrometer, 1 workers");
     }
 }
