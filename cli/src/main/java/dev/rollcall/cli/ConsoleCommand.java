@@ -112,10 +112,12 @@ public final class ConsoleCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "Invalid value for option '--classpath': "
                     + e.getMessage());
         }
-        RollcallConfig cfg = WorkersCommand.loadConfig(spec.commandLine(), config);
         try {
+            RollcallConfig cfg;
             WorkerResolver resolver;
             try {
+                // Inside the try: the file ROLLCALL_CONFIG or -Drollcall.config names may be missing too.
+                cfg = WorkersCommand.loadConfig(spec.commandLine(), config);
                 resolver = WorkerResolver.builder().config(cfg).classLoader(plugins).name("cli").build();
             } catch (ConfigurationException e) {
                 err.println("rollcall console: " + e.getMessage() + WorkersCommand.hint(e, config));

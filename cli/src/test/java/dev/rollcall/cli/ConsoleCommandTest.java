@@ -84,4 +84,19 @@ class ConsoleCommandTest {
             assertThat(run.out()).doesNotContain("http://");
         }
     }
+
+    @Test
+    void aMissingConfigurationFileNamedByRollcallConfigExitsTwoNamingItWithoutAStackTrace() {
+        Path missing = dir.resolve("nowhere.properties");
+        System.setProperty("rollcall.config", missing.toString());
+        try {
+            CommandRun.Finished run = CommandRun.run("console", "--port", "0");
+
+            assertThat(run.exit()).as(run.transcript()).isEqualTo(2);
+            assertThat(run.err()).contains(missing.toString(), "no such file").doesNotContain("\tat ");
+            assertThat(run.out()).doesNotContain("http://");
+        } finally {
+            System.clearProperty("rollcall.config");
+        }
+    }
 }
