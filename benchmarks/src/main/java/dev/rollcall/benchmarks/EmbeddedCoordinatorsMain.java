@@ -1,0 +1,69 @@
+package dev.rollcall.benchmarks;
+
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.policy.SemverRangePolicy;
+import dev.rollcall.testkit.PushDiscovery;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The baseline side of scenario 14's "N coordinators" rows ({@link FleetService}): {@code
+ * EmbeddedCoordinatorsMain <file of worker URLs> <coordinators> <workers>} is {@code coordinators}
+ * coordinators in one JVM, each embedding its own resolver (policy {@code ^1.0.0},
+ * {@code keepProbeChannels(false)} as the service's resolver in that comparison, a push discovery of
+ * the first {@code workers} URLs). On {@code go} it starts them all, waits until each lists every
+ * worker as compatible, and answers {@code RESULT cpu=<ns> nanos=<ns> probes=<n>}: this process's CPU
+ * time and the time taken meanwhile, and the probes the resolvers sent. Closes them at the end of its
+ * input.
+ */
+public final class EmbeddedCoordinatorsMain {
+
+    private static final Duration TIMEOUT = Duration.ofMinutes(5);
+
+    private EmbeddedCoordinatorsMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        List<WorkerEndpoint> fleet = Files.readAllLines(Path.of(args[0])).stream().map(WorkerEndpoint::parse)
+                .limit(Integer.parseInt(args[2])).toList();
+        int coordinators = Integer.parseInt(args[1]);
+        List<WorkerResolver> resolvers = new ArrayList<>();
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        try {
+            System.out.println("READY");
+            System.out.flush();
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                if (!line.equals("go")) {
+                    throw new IllegalArgumentException("unknown command " + line);
+                }
+                long cpu = Convergence.processCpu();
+                long t0 = System.nanoTime();
+                for (int c = 0; c < coordinators; c++) {
+                    PushDiscovery discovery = new PushDiscovery("push[coordinator-" + c + "]");
+                    discovery.push(fleet);
+                    resolvers.add(WorkerResolver.builder().name("embedded-" + c).discovery(discovery)
+                            .policy(SemverRangePolicy.of("^1.0.0")).keepProbeChannels(false)
+                            .maxCandidates(fleet.size()).build());
+                }
+                for (WorkerResolver r : resolvers) {
+                    r.await(s -> s.counts().compatible() == fleet.size(), TIMEOUT);
+                }
+                long nanos = System.nanoTime() - t0;
+                long used = Convergence.processCpu() - cpu;
+                long probes = resolvers.stream().mapToLong(WorkerResolver::probesSent).sum();
+                System.out.println("RESULT cpu=" + used + " nanos=" + nanos + " probes=" + probes);
+                System.out.flush();
+            }
+        } finally {
+            resolvers.forEach(WorkerResolver::close);
+        }
+        System.exit(0);
+    }
+}
