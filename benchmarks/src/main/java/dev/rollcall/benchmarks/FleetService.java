@@ -134,6 +134,8 @@ final class FleetService {
             watchers.send("publish " + f[0] + " " + f[1]);
             listener.add(Long.parseLong(f[2]));
         }
+        String last = published.substring(published.lastIndexOf(',') + 1).split(":")[0];
+        ask(watchers, "upto " + last, "UPTO ");
         String[] answer = ask(watchers, "latencies", "LATENCIES ").split(" ", 2);
         long skipped = Long.parseLong(answer[0]);
         long[] seen = answer.length < 2 || answer[1].isEmpty() ? new long[0]
@@ -166,10 +168,11 @@ final class FleetService {
         open(watchers, CPU_WATCHERS);
         long received0 = Long.parseLong(ask(watchers, "received", "RECEIVED "));
         long cpu0 = Long.parseLong(ask(service, "cpu", "CPU "));
-        int publishes = ask(service, "slide " + steps + " " + size, "PUBLISHED ").split(",").length;
+        String[] published = ask(service, "slide " + steps + " " + size, "PUBLISHED ").split(",");
+        int publishes = published.length;
+        // The last publish may still be on its way to some watchers: every one has it before the CPU is read.
+        ask(watchers, "upto " + published[publishes - 1].split(":")[0], "UPTO ");
         long cpu = Long.parseLong(ask(service, "cpu", "CPU ")) - cpu0;
-        // The last publish may still be on its way to some watchers: wait for every one to have it.
-        ask(watchers, "compatible " + size, "COMPATIBLE");
         long delivered = Long.parseLong(ask(watchers, "received", "RECEIVED ")) - received0;
         ask(watchers, "close", "CLOSED");
         double net = cpu - idle * (publishes / (double) idlePublishes);

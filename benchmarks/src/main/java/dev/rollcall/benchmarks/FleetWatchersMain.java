@@ -35,7 +35,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *       published number it received, receipt minus publish, and how many (stream, number) pairs it
  *       never received (latest wins: skipped);</li>
  *   <li>{@code compatible <m>}: answers {@code COMPATIBLE} once every stream's newest snapshot lists
- *       {@code m} compatible workers; {@code received}: {@code RECEIVED <messages so far>};
+ *       {@code m} compatible workers; {@code upto <number>}: answers {@code UPTO <number>} once every
+ *       stream has received that snapshot or a newer one; {@code received}: {@code RECEIVED <messages so far>};
  *       {@code cpu}: {@code CPU <nanos>} of this process; {@code close}: cancels every stream, closes
  *       the channels and forgets what they received, answers {@code CLOSED}.</li>
  * </ul>
@@ -55,6 +56,7 @@ public final class FleetWatchersMain {
         private long[] micros = new long[64];
         private int size;
         private volatile int compatible = -1;
+        private volatile long newest = -1;
         private final CountDownLatch first;
         private final AtomicReference<String> failure;
         private ClientCallStreamObserver<WatchFleetRequest> call;
@@ -81,6 +83,7 @@ public final class FleetWatchersMain {
                 micros[size++] = now;
             }
             compatible = snapshot.getCounts().getCompatible();
+            newest = snapshot.getNumber();
             first.countDown();
         }
 
@@ -140,6 +143,13 @@ public final class FleetWatchersMain {
                             .pollInterval(Duration.ofMillis(5))
                             .until(() -> failure.get() != null || watches.stream().allMatch(x -> x.compatible == m));
                     answer(failure.get() != null ? "FAILED " + failure.get() : "COMPATIBLE");
+                }
+                case "upto" -> {
+                    long number = Long.parseLong(w[1]);
+                    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(TIMEOUT_SECONDS))
+                            .pollInterval(Duration.ofMillis(5))
+                            .until(() -> failure.get() != null || watches.stream().allMatch(x -> x.newest >= number));
+                    answer(failure.get() != null ? "FAILED " + failure.get() : "UPTO " + number);
                 }
                 case "received" -> answer("RECEIVED " + watches.stream().mapToLong(Watch::received).sum());
                 case "cpu" -> answer("CPU " + Convergence.processCpu());
