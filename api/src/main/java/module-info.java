@@ -30,7 +30,7 @@ module dev.rollcall.api {
     uses dev.rollcall.api.KeyCatalog;
 
     exports dev.rollcall.api.internal to dev.rollcall.core, dev.rollcall.worker, dev.rollcall.grpc, dev.rollcall.testkit,
-            dev.rollcall.console,
+            dev.rollcall.console, dev.rollcall.server,
             // the backends' loop threads (DaemonLoop, NamedThreads)
             dev.rollcall.discovery.staticlist, dev.rollcall.discovery.etcd, dev.rollcall.discovery.consul,
             dev.rollcall.discovery.k8s, dev.rollcall.discovery.dns, dev.rollcall.discovery.zookeeper;

@@ -1,0 +1,242 @@
+package dev.rollcall.server.internal.grpc;
+
+import dev.rollcall.api.PeerText;
+import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.core.SnapshotListener;
+import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.protocol.v1.FleetServiceGrpc;
+import dev.rollcall.protocol.v1.GetFleetRequest;
+import dev.rollcall.protocol.v1.HoldFleetRequest;
+import dev.rollcall.protocol.v1.WatchFleetRequest;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.ServiceDescriptor;
+import io.grpc.Status;
+import io.grpc.stub.ServerCalls;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * {@code rollcall.v1.FleetService} over one resolver. Each published snapshot is encoded once, on
+ * the resolver's listener thread, and the same bytes go to every client (the methods' responses
+ * are marshalled by {@link PreEncoded}); a watcher is a slot ({@link FleetWatch}), a hold a share of
+ * a lease ({@link HeldSnapshots}). Streams over the limits are refused with
+ * {@code RESOURCE_EXHAUSTED} naming the limit's key. Thread-safe.
+ */
+final class FleetService implements AutoCloseable {
+
+    static final MethodDescriptor<GetFleetRequest, byte[]> GET_FLEET = FleetServiceGrpc.getGetFleetMethod()
+            .toBuilder(FleetServiceGrpc.getGetFleetMethod().getRequestMarshaller(), PreEncoded.MARSHALLER).build();
+    static final MethodDescriptor<WatchFleetRequest, byte[]> WATCH_FLEET = FleetServiceGrpc.getWatchFleetMethod()
+            .toBuilder(FleetServiceGrpc.getWatchFleetMethod().getRequestMarshaller(), PreEncoded.MARSHALLER).build();
+    static final MethodDescriptor<HoldFleetRequest, byte[]> HOLD_FLEET = FleetServiceGrpc.getHoldFleetMethod()
+            .toBuilder(FleetServiceGrpc.getHoldFleetMethod().getRequestMarshaller(), PreEncoded.MARSHALLER).build();
+
+    private final String instanceId;
+    private final SnapshotEncoder encoder;
+    private final AtomicReference<EncodedSnapshot> current = new AtomicReference<>();
+    private final Set<FleetWatch> watches = ConcurrentHashMap.newKeySet();
+    private final StreamLimit watchLimit;
+    private final StreamLimit holdLimit;
+    private final HeldSnapshots held;
+    private final LongAdder deliveries = new LongAdder();
+    private final LongAdder skipped = new LongAdder();
+    private final FleetWatch.Tally tally = new FleetWatch.Tally() {
+        @Override
+        public void delivered() {
+            deliveries.increment();
+        }
+
+        @Override
+        public void skipped() {
+            skipped.increment();
+        }
+    };
+    private final SnapshotListener.Registration following;
+
+    /** Encodes the current snapshot and follows the resolver from now on. */
+    FleetService(WorkerResolver resolver, String instanceId, StreamLimit watchLimit, StreamLimit holdLimit) {
+        this.instanceId = instanceId;
+        this.encoder = new SnapshotEncoder(instanceId);
+        this.watchLimit = watchLimit;
+        this.holdLimit = holdLimit;
+        this.held = new HeldSnapshots(resolver, this::encodingOf);
+        // Before the listener's thread starts, so that the encoder's cache is handed over with it.
+        current.set(encoder.encode(resolver.pin()));
+        this.following = resolver.addListener(this::publish);
+    }
+
+    /** On the resolver's listener thread: encode once, offer to every watcher, wait for none. */
+    private void publish(FleetSnapshot snapshot) {
+        if (snapshot.number() <= current.get().number()) {
+            return;
+        }
+        EncodedSnapshot encoded = encoder.encode(snapshot);
+        current.set(encoded);
+        for (FleetWatch watch : watches) {
+            watch.offer(encoded);
+        }
+    }
+
+    /** The published encoding of {@code snapshot} when it is the current one, else one of its own. */
+    private EncodedSnapshot encodingOf(FleetSnapshot snapshot) {
+        EncodedSnapshot now = current.get();
+        return now.number() == snapshot.number() ? now : encoder.encodeAlone(snapshot);
+    }
+
+    ServerServiceDefinition definition() {
+        ServiceDescriptor generated = FleetServiceGrpc.getServiceDescriptor();
+        ServiceDescriptor descriptor = ServiceDescriptor.newBuilder(generated.getName())
+                .setSchemaDescriptor(generated.getSchemaDescriptor())
+                .addMethod(GET_FLEET).addMethod(WATCH_FLEET).addMethod(HOLD_FLEET).build();
+        return ServerServiceDefinition.builder(descriptor)
+                .addMethod(GET_FLEET, ServerCalls.asyncUnaryCall((request, response) -> {
+                    response.onNext(current.get().bytes());
+                    response.onCompleted();
+                }))
+                .addMethod(WATCH_FLEET, new WatchHandler())
+                .addMethod(HOLD_FLEET, new HoldHandler())
+                .build();
+    }
+
+    int watchers() {
+        return watchLimit.held();
+    }
+
+    int holds() {
+        return holdLimit.held();
+    }
+
+    long deliveries() {
+        return deliveries.sum();
+    }
+
+    long skipped() {
+        return skipped.sum();
+    }
+
+    /** Stops following the resolver and lets go of every held snapshot; the calls end with the server. */
+    @Override
+    public void close() {
+        following.close();
+        held.close();
+    }
+
+    private static <Q> ServerCall.Listener<Q> refuse(ServerCall<Q, ?> call, Status status) {
+        call.close(status, new Metadata());
+        return new ServerCall.Listener<>() {
+        };
+    }
+
+    /** WatchFleet: a slot per stream, filled by {@link #publish}, emptied when the stream is ready. */
+    private final class WatchHandler implements ServerCallHandler<WatchFleetRequest, byte[]> {
+        @Override
+        public ServerCall.Listener<WatchFleetRequest> startCall(ServerCall<WatchFleetRequest, byte[]> call,
+                                                                Metadata headers) {
+            Object connection = Connections.of(call);
+            String refusal = watchLimit.acquire(connection);
+            if (refusal != null) {
+                return refuse(call, Status.RESOURCE_EXHAUSTED.withDescription(refusal));
+            }
+            FleetWatch watch = new FleetWatch(call, tally);
+            AtomicBoolean ended = new AtomicBoolean();
+            Runnable end = () -> {
+                if (ended.compareAndSet(false, true)) {
+                    watches.remove(watch);
+                    watch.end();
+                    watchLimit.release(connection);
+                }
+            };
+            call.request(1);
+            return new ServerCall.Listener<>() {
+                @Override
+                public void onMessage(WatchFleetRequest request) {
+                    watches.add(watch);
+                    // After joining: a publish either finds this watch or has already set current.
+                    watch.offer(current.get());
+                }
+
+                @Override
+                public void onReady() {
+                    watch.drain();
+                }
+
+                @Override
+                public void onCancel() {
+                    end.run();
+                }
+
+                @Override
+                public void onComplete() {
+                    end.run();
+                }
+            };
+        }
+    }
+
+    /**
+     * HoldFleet: one answer, then silence until the client cancels or its connection goes. A
+     * half-close does not end a hold: every stub half-closes a server-streaming call right after
+     * its request.
+     */
+    private final class HoldHandler implements ServerCallHandler<HoldFleetRequest, byte[]> {
+        @Override
+        public ServerCall.Listener<HoldFleetRequest> startCall(ServerCall<HoldFleetRequest, byte[]> call,
+                                                               Metadata headers) {
+            Object connection = Connections.of(call);
+            String refusal = holdLimit.acquire(connection);
+            if (refusal != null) {
+                return refuse(call, Status.RESOURCE_EXHAUSTED.withDescription(refusal));
+            }
+            AtomicBoolean ended = new AtomicBoolean();
+            AtomicReference<HeldSnapshots.Held> granted = new AtomicReference<>();
+            Runnable end = () -> {
+                if (ended.compareAndSet(false, true)) {
+                    HeldSnapshots.Held h = granted.getAndSet(null);
+                    if (h != null) {
+                        held.release(h);
+                    }
+                    holdLimit.release(connection);
+                }
+            };
+            call.request(1);
+            return new ServerCall.Listener<>() {
+                @Override
+                public void onMessage(HoldFleetRequest request) {
+                    String asked = request.getServiceInstanceId();
+                    if (!asked.isEmpty() && !asked.equals(instanceId)) {
+                        call.close(Status.FAILED_PRECONDITION.withDescription("service_instance_id '"
+                                + PeerText.escape(asked, 64) + "' is not this service's (" + instanceId
+                                + "): snapshot numbers of another service process mean nothing here; hold 0"),
+                                new Metadata());
+                        return;
+                    }
+                    HeldSnapshots.Grant grant = held.acquire(request.getNumber());
+                    if (grant.refusal() != null) {
+                        call.close(grant.refusal(), new Metadata());
+                        return;
+                    }
+                    granted.set(grant.held());
+                    call.sendHeaders(new Metadata());
+                    call.sendMessage(grant.held().response());
+                }
+
+                @Override
+                public void onCancel() {
+                    end.run();
+                }
+
+                @Override
+                public void onComplete() {
+                    end.run();
+                }
+            };
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package dev.rollcall.server.internal.grpc;
+
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One WatchFleet stream: a slot holding the newest snapshot this client has not been sent yet.
+ * {@link #offer} replaces what the slot holds (latest wins, nothing queues) and sends it at once if
+ * the stream can take it; otherwise the stream's next {@code onReady} sends it. A client that stops
+ * reading therefore costs one slot, and whoever offers never waits for it.
+ *
+ * <p>Thread-safe: {@link #offer} from the resolver's listener thread, {@link #drain} from gRPC's;
+ * the calls on the {@link ServerCall} are serialized by a work counter, never by a lock held while
+ * a client is written to.
+ */
+final class FleetWatch {
+
+    /** What the watchers share: where deliveries and superseded snapshots are counted. */
+    interface Tally {
+        void delivered();
+
+        void skipped();
+    }
+
+    private final ServerCall<?, byte[]> call;
+    private final Tally tally;
+    private final AtomicInteger work = new AtomicInteger();
+    private EncodedSnapshot slot; // guarded by this
+    private long offered = -1; // guarded by this: the newest number offered, never go back
+    private boolean headersSent; // only in drain
+    private volatile boolean ended;
+
+    FleetWatch(ServerCall<?, byte[]> call, Tally tally) {
+        this.call = call;
+        this.tally = tally;
+    }
+
+    /** Makes {@code snapshot} the next to send, unless a newer one was offered already. */
+    void offer(EncodedSnapshot snapshot) {
+        boolean superseded;
+        synchronized (this) {
+            if (snapshot.number() <= offered) {
+                return;
+            }
+            offered = snapshot.number();
+            superseded = slot != null;
+            slot = snapshot;
+        }
+        if (superseded) {
+            tally.skipped();
+        }
+        drain();
+    }
+
+    /** The call ended (cancelled, connection gone, service stopping): send nothing more. */
+    void end() {
+        ended = true;
+        synchronized (this) {
+            slot = null;
+        }
+    }
+
+    /** Sends what the slot holds while the stream can take it; any thread. */
+    void drain() {
+        if (work.getAndIncrement() != 0) {
+            return; // the thread inside will look again
+        }
+        int missed = 1;
+        do {
+            sendIfReady();
+            missed = work.addAndGet(-missed);
+        } while (missed != 0);
+    }
+
+    private void sendIfReady() {
+        if (ended || !call.isReady()) {
+            return;
+        }
+        EncodedSnapshot next;
+        synchronized (this) {
+            next = slot;
+            slot = null;
+        }
+        if (next == null) {
+            return;
+        }
+        try {
+            if (!headersSent) {
+                call.sendHeaders(new Metadata());
+                headersSent = true;
+            }
+            call.sendMessage(next.bytes());
+            tally.delivered();
+        } catch (RuntimeException e) {
+            // The call closed under us (cancelled between isReady and the send): nothing more to send.
+            end();
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package dev.rollcall.server.internal.grpc;
+
+import com.google.protobuf.CodedOutputStream;
+import dev.rollcall.api.PeerText;
+import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.registry.FleetCounts;
+import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.api.registry.SelectionReport;
+import dev.rollcall.api.registry.WorkerStatus;
+import dev.rollcall.protocol.v1.FleetWorker;
+import dev.rollcall.protocol.v1.FleetWorkerState;
+import dev.rollcall.protocol.v1.Selection;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Turns the resolver's snapshots into {@code rollcall.v1.FleetSnapshot} bytes, once per publish.
+ * Each worker's entry is encoded once per {@link WorkerStatus} object and kept while the next
+ * snapshot hands the same object over again (the resolver reuses the statuses of workers that did
+ * not change), so a publish encodes only what changed and copies the rest. Peer text (versions,
+ * instance ids, labels, reasons) is escaped and bounded with {@link PeerText} on the way out.
+ *
+ * <p>Not thread-safe: one thread (the resolver listener's) encodes; {@link #encodeAlone} may run
+ * on any thread.
+ */
+final class SnapshotEncoder {
+
+    static final String K8S_ZONE_LABEL = "topology.kubernetes.io/zone";
+    static final String ZONE_LABEL = "zone";
+    private static final int WORKERS_FIELD = dev.rollcall.protocol.v1.FleetSnapshot.WORKERS_FIELD_NUMBER;
+    private static final int EXCLUDED_FIELD = dev.rollcall.protocol.v1.FleetSnapshot.EXCLUDED_FIELD_NUMBER;
+    // Bounds as the resolver's own checks of a worker's answer; text can only shrink or be escaped here.
+    private static final int MAX_VERSION_CHARS = dev.rollcall.api.WorkerEndpoint.MAX_VERSION_CHARS;
+    private static final int MAX_INSTANCE_ID_CHARS = 128;
+    private static final int MAX_LABEL_KEY_CHARS = 317;
+    private static final int MAX_LABEL_VALUE_CHARS = 1024;
+    private static final int MAX_REASON_CHARS = 1024;
+
+    private final String instanceId;
+    /** The last snapshot's entries, by status object: what the next one may reuse. */
+    private IdentityHashMap<WorkerStatus, byte[]> entries = new IdentityHashMap<>();
+
+    SnapshotEncoder(String instanceId) {
+        this.instanceId = instanceId;
+    }
+
+    /** {@code snapshot}'s encoding, reusing the entries of statuses the last call saw. */
+    EncodedSnapshot encode(FleetSnapshot snapshot) {
+        IdentityHashMap<WorkerStatus, byte[]> next = new IdentityHashMap<>(entries.size() + 16);
+        EncodedSnapshot encoded = encode(snapshot, entries, next);
+        entries = next;
+        return encoded;
+    }
+
+    /** {@code snapshot}'s encoding, without the cache: for a snapshot the listener has not seen yet. */
+    EncodedSnapshot encodeAlone(FleetSnapshot snapshot) {
+        return encode(snapshot, Map.of(), new IdentityHashMap<>());
+    }
+
+    private EncodedSnapshot encode(FleetSnapshot snapshot, Map<WorkerStatus, byte[]> known,
+                                   IdentityHashMap<WorkerStatus, byte[]> next) {
+        List<WorkerStatus> statuses = snapshot.statuses();
+        byte[][] parts = new byte[statuses.size()][];
+        int size = 0;
+        for (int i = 0; i < parts.length; i++) {
+            WorkerStatus status = statuses.get(i);
+            byte[] entry = known.get(status);
+            if (entry == null) {
+                entry = entry(status);
+            }
+            next.put(status, entry);
+            parts[i] = entry;
+            size += entry.length;
+        }
+        byte[] head = head(snapshot).toByteArray();
+        byte[] out = new byte[head.length + size];
+        System.arraycopy(head, 0, out, 0, head.length);
+        int at = head.length;
+        // Protobuf reads a repeated field's entries in the order they come, wherever the other fields
+        // are: the statuses are ordered by URL, so both lists stay ordered by URL.
+        for (byte[] part : parts) {
+            System.arraycopy(part, 0, out, at, part.length);
+            at += part.length;
+        }
+        return new EncodedSnapshot(snapshot.number(), out);
+    }
+
+    /** Everything but the workers. */
+    private dev.rollcall.protocol.v1.FleetSnapshot head(FleetSnapshot snapshot) {
+        SelectionReport selection = snapshot.selection();
+        Selection.Builder s = Selection.newBuilder()
+                .setPolicy(PeerText.escape(selection.policy(), MAX_REASON_CHARS))
+                .setCohort(PeerText.escape(selection.cohort().orElse(""), MAX_VERSION_CHARS))
+                .setExplanation(PeerText.escape(selection.explanation(), MAX_REASON_CHARS))
+                .setSelector(PeerText.escape(selection.selector(), MAX_REASON_CHARS))
+                .setPreference(PeerText.escape(selection.preference(), MAX_REASON_CHARS));
+        Map<String, Integer> cohorts = new TreeMap<>();
+        selection.cohorts().forEach((version, n) -> cohorts.merge(PeerText.escape(version, MAX_VERSION_CHARS), n,
+                Integer::sum));
+        cohorts.forEach(s::putCohorts);
+        FleetCounts c = snapshot.counts();
+        return dev.rollcall.protocol.v1.FleetSnapshot.newBuilder()
+                .setNumber(snapshot.number())
+                .setServiceInstanceId(instanceId)
+                .setPublishedAtUnixMillis(snapshot.publishedAt().toEpochMilli())
+                .setSelection(s)
+                .setStaleSinceUnixMillis(snapshot.staleSince().map(java.time.Instant::toEpochMilli).orElse(0L))
+                .setDiscoveryProblem(PeerText.escape(snapshot.discoveryProblem().orElse(""), MAX_REASON_CHARS))
+                .setCounts(dev.rollcall.protocol.v1.FleetCounts.newBuilder()
+                        .setCandidates(c.candidates()).setCompatible(c.compatible()).setRejected(c.rejected())
+                        .setUnreachable(c.unreachable()).setPending(c.pending()).setDraining(c.draining())
+                        .setNotServing(c.notServing()).setOutsideSubset(c.outsideSubset()))
+                .build();
+    }
+
+    /** One worker as a whole field of FleetSnapshot: tag ({@code workers} or {@code excluded}), length, message. */
+    private static byte[] entry(WorkerStatus status) {
+        byte[] worker = worker(status).toByteArray();
+        int field = status.state() == WorkerStatus.State.COMPATIBLE ? WORKERS_FIELD : EXCLUDED_FIELD;
+        byte[] out = new byte[CodedOutputStream.computeTagSize(field)
+                + CodedOutputStream.computeUInt32SizeNoTag(worker.length) + worker.length];
+        CodedOutputStream o = CodedOutputStream.newInstance(out);
+        try {
+            o.writeByteArray(field, worker);
+            o.checkNoSpaceLeft();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // the array was sized for it
+        }
+        return out;
+    }
+
+    static FleetWorker worker(WorkerStatus status) {
+        FleetWorker.Builder w = FleetWorker.newBuilder()
+                .setUrl(PeerText.escape(status.endpoint().url(), MAX_REASON_CHARS))
+                .setState(state(status.state()))
+                .setReason(PeerText.escape(status.reason(), MAX_REASON_CHARS));
+        Map<String, String> labels = status.endpoint().labels();
+        if (status.info().isPresent()) {
+            WorkerInfo info = status.info().get();
+            w.setVersion(PeerText.escape(info.version(), MAX_VERSION_CHARS))
+                    .setInstanceId(PeerText.escape(info.instanceId(), MAX_INSTANCE_ID_CHARS));
+            labels = merged(labels, info.labels());
+        }
+        for (Map.Entry<String, String> label : labels.entrySet()) {
+            w.putLabels(PeerText.escape(label.getKey(), MAX_LABEL_KEY_CHARS),
+                    PeerText.escape(label.getValue(), MAX_LABEL_VALUE_CHARS));
+        }
+        String zone = labels.getOrDefault(K8S_ZONE_LABEL, labels.getOrDefault(ZONE_LABEL, ""));
+        w.setZone(PeerText.escape(zone, MAX_LABEL_VALUE_CHARS));
+        status.holders().ifPresent(w::setHolders);
+        return w.build();
+    }
+
+    /** Discovery's labels overridden by the worker's own, as the resolver's policy sees them. */
+    private static Map<String, String> merged(Map<String, String> fromDiscovery, Map<String, String> fromWorker) {
+        if (fromDiscovery.isEmpty()) {
+            return fromWorker;
+        }
+        if (fromWorker.isEmpty()) {
+            return fromDiscovery;
+        }
+        Map<String, String> merged = new TreeMap<>(fromDiscovery);
+        merged.putAll(fromWorker);
+        return merged;
+    }
+
+    private static FleetWorkerState state(WorkerStatus.State state) {
+        return switch (state) {
+            case COMPATIBLE -> FleetWorkerState.FLEET_WORKER_STATE_COMPATIBLE;
+            case PENDING -> FleetWorkerState.FLEET_WORKER_STATE_PENDING;
+            case REJECTED -> FleetWorkerState.FLEET_WORKER_STATE_REJECTED;
+            case UNREACHABLE -> FleetWorkerState.FLEET_WORKER_STATE_UNREACHABLE;
+            case DRAINING -> FleetWorkerState.FLEET_WORKER_STATE_DRAINING;
+            case NOT_SERVING -> FleetWorkerState.FLEET_WORKER_STATE_NOT_SERVING;
+            case OUTSIDE_SUBSET -> FleetWorkerState.FLEET_WORKER_STATE_OUTSIDE_SUBSET;
+        };
+    }
+}
