@@ -17,10 +17,11 @@ import java.util.List;
  * The baseline side of scenario 14's "N coordinators" rows ({@link FleetService}): {@code
  * EmbeddedCoordinatorsMain <file of worker URLs> <coordinators> <workers>} is {@code coordinators}
  * coordinators in one JVM, each embedding its own resolver (policy {@code ^1.0.0},
- * {@code keepProbeChannels(false)} as the service's resolver in that comparison, a push discovery of
+ * {@code keepProbeChannels(false)} and {@code fetchSchemas(false)} as the service's resolver in that
+ * comparison (the workers serve no reflection: every connection the workers count is a probe's), a push discovery of
  * the first {@code workers} URLs). On {@code go} it starts them all, waits until each lists every
  * worker as compatible, and answers {@code RESULT cpu=<ns> nanos=<ns> probes=<n>}: this process's CPU
- * time and the time taken meanwhile, and the probes the resolvers sent. Closes them at the end of its
+ * time and the time taken meanwhile, and the probes the resolvers sent and of those, failed (timed out, refused: each retried). Closes them at the end of its
  * input.
  */
 public final class EmbeddedCoordinatorsMain {
@@ -50,7 +51,7 @@ public final class EmbeddedCoordinatorsMain {
                     discovery.push(fleet);
                     resolvers.add(WorkerResolver.builder().name("embedded-" + c).discovery(discovery)
                             .policy(SemverRangePolicy.of("^1.0.0")).keepProbeChannels(false)
-                            .maxCandidates(fleet.size()).build());
+                            .fetchSchemas(false).maxCandidates(fleet.size()).build());
                 }
                 for (WorkerResolver r : resolvers) {
                     r.await(s -> s.counts().compatible() == fleet.size(), TIMEOUT);
@@ -58,7 +59,8 @@ public final class EmbeddedCoordinatorsMain {
                 long nanos = System.nanoTime() - t0;
                 long used = Convergence.processCpu() - cpu;
                 long probes = resolvers.stream().mapToLong(WorkerResolver::probesSent).sum();
-                System.out.println("RESULT cpu=" + used + " nanos=" + nanos + " probes=" + probes);
+                long failed = resolvers.stream().mapToLong(WorkerResolver::probesFailed).sum();
+                System.out.println("RESULT cpu=" + used + " nanos=" + nanos + " probes=" + probes + " failed=" + failed);
                 System.out.flush();
             }
         } finally {

@@ -46,6 +46,9 @@ final class FleetService {
     /** The service's default {@code rollcall.serve.max-watchers-per-connection}: the followers stay within it. */
     static final int PER_CONNECTION = 16;
 
+    /** The size of one WatchFleet message by fleet size, as the CPU rows measured it. */
+    private static final Map<Integer, Long> messageBytes = new java.util.concurrent.ConcurrentHashMap<>();
+
     private FleetService() {
     }
 
@@ -95,24 +98,31 @@ final class FleetService {
                 ask(watchers, "close", "CLOSED");
             }
 
-            double small = cpuPerDelivery(SMALL_FLEET, steps / 2, service, watchers);
+            double[] small = cpuPerDelivery(SMALL_FLEET, steps / 2, service, watchers);
             ask(service, "fleet 0 " + BIG_FLEET, "FLEET ");
             ask(service, "slide " + steps / 4 + " " + BIG_FLEET, "PUBLISHED "); // untimed: the bigger paths
-            double big = cpuPerDelivery(BIG_FLEET, steps / 2, service, watchers);
+            double[] big = cpuPerDelivery(BIG_FLEET, steps / 2, service, watchers);
             report.add(new Report.Row("14. service CPU per delivered snapshot, " + CPU_WATCHERS + " watchers, one"
-                    + " worker changing among " + SMALL_FLEET + " / among " + Report.count(BIG_FLEET),
-                    Report.duration(small) + " / " + Report.duration(big), "—", "—",
-                    "flat: at " + Report.count(BIG_FLEET) + " ≤ 2 × at " + SMALL_FLEET, Report.met(big <= 2 * small)));
+                    + " worker changing among " + SMALL_FLEET + " / among " + Report.count(BIG_FLEET)
+                    + " (the service's threads; the whole service JVM, resolver included, in brackets)",
+                    Report.duration(small[0]) + " / " + Report.duration(big[0]) + " (" + Report.duration(small[1])
+                            + " / " + Report.duration(big[1]) + ")", "—", "—",
+                    "flat: at " + Report.count(BIG_FLEET) + " ≤ 2 × at " + SMALL_FLEET,
+                    Report.met(big[0] <= 2 * small[0])));
+            report.add(new Report.Row("14. … one WatchFleet message (a whole snapshot) of " + SMALL_FLEET + " / of "
+                    + Report.count(BIG_FLEET) + " workers", Report.bytes(messageBytes.getOrDefault(SMALL_FLEET, 0L))
+                    + " / " + Report.bytes(messageBytes.getOrDefault(BIG_FLEET, 0L)), "—", "—", "measured", "—"));
             report.note(String.format(Locale.ROOT, "Fleet service (14): %,d LoopbackServers workers in the harness"
                     + " JVM; the service (resolver on a push discovery, policy ^1.0.0, FleetServer with the defaults:"
                     + " max-watchers-per-connection %d) in a JVM of its own (-Xmx1g, G1); the watchers (plain grpc-java"
                     + " WatchFleet streams, %d per connection, directExecutor) in another. A step slides the fleet's"
                     + " window by one worker (one leaves at once, one joins after its probe) and waits for the"
-                    + " snapshot; %d steps per watcher count. Latency: receipt (watcher JVM, system clock µs) minus"
+                    + " snapshot; %d steps per watcher count, the next made once every watcher has the last. Latency: receipt (watcher JVM, system clock µs) minus"
                     + " the snapshot's publishedAt; the in-process listener is a SnapshotListener of the service's"
-                    + " resolver, timed the same way in the same steps. CPU per delivered snapshot: the service JVM's"
-                    + " process CPU over %d steps with %d watchers, less the same steps with none, ÷ the snapshots"
-                    + " the watchers received. Heap: used heap after System.gc() with %,d idle streams open minus"
+                    + " resolver, timed the same way in the same steps. CPU per delivered snapshot: CPU time of the"
+                    + " service's threads (rollcall-serve-*, and rollcall-listeners-* where it encodes each snapshot)"
+                    + " over %d steps with %d watchers, ÷ the snapshots the watchers received; the whole JVM's"
+                    + " process CPU likewise. Heap: used heap after System.gc() with %,d idle streams open minus"
                     + " before, ÷ %,d.", POOL, PER_CONNECTION, PER_CONNECTION, steps, steps / 2, CPU_WATCHERS,
                     IDLE_WATCHERS, IDLE_WATCHERS));
         }
@@ -127,15 +137,19 @@ final class FleetService {
 
     /** {@code steps} slides with {@code n} watchers open: the rows of publish → seen. */
     private static void latency(int n, int steps, ChildJvm service, ChildJvm watchers, Report report) {
-        String published = ask(service, "slide " + steps + " " + SMALL_FLEET, "PUBLISHED ");
         List<Long> listener = new ArrayList<>();
-        for (String p : published.split(",")) {
-            String[] f = p.split(":");
-            watchers.send("publish " + f[0] + " " + f[1]);
-            listener.add(Long.parseLong(f[2]));
+        for (int i = 0; i < steps; i++) {
+            // The next change once every watcher has this one: each publish's own delay, not a backlog's.
+            String published = ask(service, "slide 1 " + SMALL_FLEET, "PUBLISHED ");
+            String last = "";
+            for (String p : published.split(",")) {
+                String[] f = p.split(":");
+                watchers.send("publish " + f[0] + " " + f[1]);
+                listener.add(Long.parseLong(f[2]));
+                last = f[0];
+            }
+            ask(watchers, "upto " + last, "UPTO ");
         }
-        String last = published.substring(published.lastIndexOf(',') + 1).split(":")[0];
-        ask(watchers, "upto " + last, "UPTO ");
         String[] answer = ask(watchers, "latencies", "LATENCIES ").split(" ", 2);
         long skipped = Long.parseLong(answer[0]);
         long[] seen = answer.length < 2 || answer[1].isEmpty() ? new long[0]
@@ -160,25 +174,29 @@ final class FleetService {
         }
     }
 
-    /** The service JVM's CPU per snapshot delivered to {@value #CPU_WATCHERS} watchers, less its CPU with none. */
-    private static double cpuPerDelivery(int size, int steps, ChildJvm service, ChildJvm watchers) {
-        long idle0 = Long.parseLong(ask(service, "cpu", "CPU "));
-        int idlePublishes = ask(service, "slide " + steps + " " + size, "PUBLISHED ").split(",").length;
-        long idle = Long.parseLong(ask(service, "cpu", "CPU ")) - idle0;
+    /**
+     * CPU per snapshot delivered to {@value #CPU_WATCHERS} watchers: of the service's threads (the
+     * server's and the listener's that encodes) and of the whole service JVM (the resolver's probes and
+     * snapshot builds too), in nanoseconds.
+     */
+    private static double[] cpuPerDelivery(int size, int steps, ChildJvm service, ChildJvm watchers) {
         open(watchers, CPU_WATCHERS);
         long received0 = Long.parseLong(ask(watchers, "received", "RECEIVED "));
-        long cpu0 = Long.parseLong(ask(service, "cpu", "CPU "));
+        String[] cpu0 = ask(service, "cpu", "CPU ").split(" ");
         String[] published = ask(service, "slide " + steps + " " + size, "PUBLISHED ").split(",");
         int publishes = published.length;
         // The last publish may still be on its way to some watchers: every one has it before the CPU is read.
         ask(watchers, "upto " + published[publishes - 1].split(":")[0], "UPTO ");
-        long cpu = Long.parseLong(ask(service, "cpu", "CPU ")) - cpu0;
+        String[] cpu1 = ask(service, "cpu", "CPU ").split(" ");
+        long process = Long.parseLong(cpu1[0]) - Long.parseLong(cpu0[0]);
+        long threads = Long.parseLong(cpu1[1]) - Long.parseLong(cpu0[1]);
         long delivered = Long.parseLong(ask(watchers, "received", "RECEIVED ")) - received0;
+        messageBytes.put(size, Long.parseLong(ask(watchers, "size", "SIZE ")));
         ask(watchers, "close", "CLOSED");
-        double net = cpu - idle * (publishes / (double) idlePublishes);
-        System.out.printf(Locale.ROOT, "  fleet of %d: %d publishes, %d delivered, service CPU %.1f ms (%.1f ms for"
-                + " %d publishes with no watcher)%n", size, publishes, delivered, cpu / 1e6, idle / 1e6, idlePublishes);
-        return Math.max(0, net) / Math.max(1, delivered);
+        System.out.printf(Locale.ROOT, "  fleet of %d: %d publishes, %d delivered, service threads' CPU %.1f ms,"
+                + " the service JVM's %.1f ms%n", size, publishes, delivered, threads / 1e6, process / 1e6);
+        double per = Math.max(1, delivered);
+        return new double[] {threads / per, process / per};
     }
 
     /** N coordinators following one service against N each embedding a resolver, over {@code size} workers. */
@@ -189,11 +207,12 @@ final class FleetService {
         long serviceCpu;
         long followersCpu;
         long serviceProbes;
+        long serviceFailed;
         try (ChildJvm service = ChildJvm.start("fleet-service-closed", List.of("-Xmx1g", "-XX:+UseG1GC"),
                 FleetServiceMain.class, List.of(pool.toString(), "closed"), logs.resolve("fleet-service-closed.log"));
              ChildJvm followers = ChildJvm.start("fleet-followers", List.of("-Xmx1g", "-XX:+UseParallelGC"),
                      FleetWatchersMain.class, List.of(service.awaitLine("PORT ")), logs.resolve("fleet-followers.log"))) {
-            long s0 = Long.parseLong(ask(service, "cpu", "CPU "));
+            long s0 = Long.parseLong(ask(service, "cpu", "CPU ").split(" ")[0]);
             long f0 = Long.parseLong(ask(followers, "cpu", "CPU "));
             ask(service, "fleet 0 " + size, "FLEET ");
             String open = ask(followers, "open " + n + " 1", "");
@@ -201,9 +220,11 @@ final class FleetService {
                 throw new IllegalStateException(n + " followers: " + open);
             }
             ask(followers, "compatible " + size, "COMPATIBLE");
-            serviceCpu = Long.parseLong(ask(service, "cpu", "CPU ")) - s0;
+            serviceCpu = Long.parseLong(ask(service, "cpu", "CPU ").split(" ")[0]) - s0;
             followersCpu = Long.parseLong(ask(followers, "cpu", "CPU ")) - f0;
-            serviceProbes = Long.parseLong(ask(service, "probes", "PROBES "));
+            String[] probes = ask(service, "probes", "PROBES ").split(" ");
+            serviceProbes = Long.parseLong(probes[0]);
+            serviceFailed = Long.parseLong(probes[1]);
         }
         long followProbes = workers.probesAnswered() - probes0;
         long followConnections = workers.acceptedConnections() - accepted0;
@@ -225,14 +246,20 @@ final class FleetService {
         long embeddedWorkersCpu = workersCpu() - workersCpu1;
 
         String who = n + " coordinators × " + Report.count(size) + " workers";
+        // One fleet's worth: a probe per worker, and a retry for each probe that failed (a timeout on a loaded machine).
+        long oneFleet = size + serviceFailed;
+        String retried = serviceFailed > 0 ? " (" + Report.count(size) + " + " + Report.count(serviceFailed)
+                + " retried)" : "";
+        String embeddedRetried = e.get("failed") > 0 ? " (" + Report.count(e.get("failed")) + " failed and retried)" : "";
         report.add(new Report.Row("14. " + who + ": probes the workers answered, following one service (baseline:"
-                        + " each embedding a resolver)", Report.count(followProbes), Report.count(embeddedProbes),
-                Report.lessIsBetter(followProbes, embeddedProbes), "= " + Report.count(size) + " (one fleet's worth),"
-                        + " ×" + n + " fewer", Report.met(followProbes == size && embeddedProbes >= (long) n * size)));
-        report.add(new Report.Row("14. " + who + ": connections the workers accepted (same two)",
+                        + " each embedding a resolver)", Report.count(followProbes) + retried,
+                Report.count(embeddedProbes) + embeddedRetried, Report.lessIsBetter(followProbes, embeddedProbes),
+                "= one fleet's worth (a probe per worker + retries), ×" + n + " fewer",
+                Report.met(followProbes <= oneFleet && embeddedProbes >= (long) n * size)));
+        report.add(new Report.Row("14. " + who + ": connections the workers accepted (same two; one per probe)",
                 Report.count(followConnections), Report.count(embeddedConnections),
-                Report.lessIsBetter(followConnections, embeddedConnections), "= " + Report.count(size) + ", ×" + n
-                        + " fewer", Report.met(followConnections == size && embeddedConnections >= (long) n * size)));
+                Report.lessIsBetter(followConnections, embeddedConnections), "= one fleet's worth, ×" + n + " fewer",
+                Report.met(followConnections <= oneFleet && embeddedConnections >= (long) n * size)));
         long followCpu = serviceCpu + followersCpu;
         report.add(new Report.Row("14. " + who + ": CPU seconds, coordinators' side + workers (same two)",
                 seconds(followCpu) + " + " + seconds(followWorkersCpu) + " (service " + seconds(serviceCpu)
@@ -249,14 +276,14 @@ final class FleetService {
         Charts.bar("fleet-service-followers", chart + ": what the workers bear", "count", "each embedding a resolver",
                 "connections accepted", embeddedConnections);
         report.note(String.format(Locale.ROOT, "Fleet service (14, coordinators): %d coordinators over the first %,d"
-                + " workers. Following: the service JVM converges (its resolver sent %,d probes) and %d WatchFleet"
+                + " workers. Following: the service JVM converges (its resolver sent %,d probes, %,d failed) and %d WatchFleet"
                 + " streams, one connection each, in a followers JVM wait until each lists all %,d; embedding: %d"
-                + " resolvers in one JVM (%,d probes, took %s). Both resolvers with keepProbeChannels(false), so"
-                + " each probe is a connection of its own (kept channels would hold %,d connections open for the"
+                + " resolvers in one JVM (%,d probes, %,d failed, took %s). Both resolvers with keepProbeChannels(false) and"
+                + " fetchSchemas(false) (the workers serve no reflection), so each probe is a connection of its own (kept channels would hold %,d connections open for the"
                 + " embedded side, %,d for the service). Probes and connections are the workers' own counts; CPU:"
                 + " process CPU of the coordinators' JVMs during convergence (the service's and the followers'"
-                + " JVMs started beforehand) + the workers' event-loop threads.", n, size, serviceProbes, n, size, n,
-                e.get("probes"), Report.duration(e.get("nanos")), (long) n * size, size));
+                + " JVMs started beforehand) + the workers' event-loop threads.", n, size, serviceProbes, serviceFailed, n, size, n,
+                e.get("probes"), e.get("failed"), Report.duration(e.get("nanos")), (long) n * size, size));
     }
 
     private static String seconds(long nanos) {

@@ -27,7 +27,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * The service JVM of scenario 14 ({@link FleetService}), alone in its process so that its CPU time and
  * heap are the service's: {@code FleetServiceMain <file of worker URLs> <defaults|closed>} runs one
  * resolver on a {@link PushDiscovery} (policy {@code ^1.0.0}; {@code closed}: {@code
- * keepProbeChannels(false)}) and a {@link FleetServer} on an ephemeral loopback port (HTTP off, every
+ * keepProbeChannels(false)} and {@code fetchSchemas(false)}, as {@link EmbeddedCoordinatorsMain}'s) and a {@link FleetServer} on an ephemeral loopback port (HTTP off, every
  * {@code rollcall.serve.*} key at its default), prints {@code PORT <port>}, then answers on standard
  * input, one line each:
  * <ul>
@@ -39,9 +39,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *       n:publishedMicros:listenerNanos,...}: every snapshot published meanwhile as an in-process
  *       listener ({@code resolver.addListener}) received it, its publish time (epoch µs, the resolver's
  *       clock) and how long after it the listener had it;</li>
- *   <li>{@code cpu}: {@code CPU <nanos>} of this process so far; {@code heap}: {@code HEAP <bytes>}
+ *   <li>{@code cpu}: {@code CPU <nanos> <nanos>}: of this process so far, and of the service's threads
+ *       alone ({@link #serviceThreadsCpu}); {@code heap}: {@code HEAP <bytes>}
  *       used after full collections; {@code watchers}: {@code WATCHERS <n>}, the server's count;
- *       {@code probes}: {@code PROBES <n>} the resolver sent.</li>
+ *       {@code probes}: {@code PROBES <sent> <failed>}, the resolver's probes.</li>
  * </ul>
  * Stops at the end of its input.
  */
@@ -62,7 +63,8 @@ public final class FleetServiceMain {
         PushDiscovery discovery = new PushDiscovery("push[fleet-service]");
         ConcurrentLinkedQueue<Seen> seen = new ConcurrentLinkedQueue<>();
         try (WorkerResolver resolver = WorkerResolver.builder().name("fleet-service").discovery(discovery)
-                .policy(SemverRangePolicy.of("^1.0.0")).keepProbeChannels(keep).maxCandidates(pool.size()).build();
+                .policy(SemverRangePolicy.of("^1.0.0")).keepProbeChannels(keep).fetchSchemas(keep)
+                .maxCandidates(pool.size()).build();
              SnapshotListener.Registration listener = resolver.addListener(s -> seen.add(seen(s)));
              FleetServer server = FleetServer.builder(resolver)
                      .config(RollcallConfig.of(Map.of())).host("127.0.0.1").port(0).http(false).start()) {
@@ -97,16 +99,33 @@ public final class FleetServiceMain {
                         }
                         answer("PUBLISHED " + out);
                     }
-                    case "cpu" -> answer("CPU " + Convergence.processCpu());
+                    case "cpu" -> answer("CPU " + Convergence.processCpu() + " " + serviceThreadsCpu());
                     case "heap" -> answer("HEAP " + Footprint.usedHeapAfterGc());
                     case "watchers" -> answer("WATCHERS " + server.watchers());
-                    case "probes" -> answer("PROBES " + resolver.probesSent());
+                    case "probes" -> answer("PROBES " + resolver.probesSent() + " " + resolver.probesFailed());
                     default -> throw new IllegalArgumentException("unknown command " + line);
                 }
                 seen.removeIf(s -> s.number() < resolver.pin().number());
             }
         }
         System.exit(0);
+    }
+
+    /**
+     * CPU time so far of the service's own threads: the server's event loops and call executor
+     * ({@code rollcall-serve-*}) and the resolver's listener threads ({@code rollcall-listeners-*}: the
+     * service encodes each snapshot on its listener's; this class's own listener only notes a time).
+     */
+    private static long serviceThreadsCpu() {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (java.lang.management.ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info != null && (info.getThreadName().startsWith("rollcall-serve-")
+                    || info.getThreadName().startsWith("rollcall-listeners-"))) {
+                sum += Math.max(0, threads.getThreadCpuTime(info.getThreadId()));
+            }
+        }
+        return sum;
     }
 
     private static Seen seen(FleetSnapshot s) {

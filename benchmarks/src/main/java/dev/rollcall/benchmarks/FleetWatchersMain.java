@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *       never received (latest wins: skipped);</li>
  *   <li>{@code compatible <m>}: answers {@code COMPATIBLE} once every stream's newest snapshot lists
  *       {@code m} compatible workers; {@code upto <number>}: answers {@code UPTO <number>} once every
- *       stream has received that snapshot or a newer one; {@code received}: {@code RECEIVED <messages so far>};
+ *       stream has received that snapshot or a newer one; {@code received}: {@code RECEIVED <messages so far>}; {@code size}: {@code SIZE <bytes>} of the first
+ *       stream's newest message;
  *       {@code cpu}: {@code CPU <nanos>} of this process; {@code close}: cancels every stream, closes
  *       the channels and forgets what they received, answers {@code CLOSED}.</li>
  * </ul>
@@ -57,6 +58,7 @@ public final class FleetWatchersMain {
         private int size;
         private volatile int compatible = -1;
         private volatile long newest = -1;
+        private volatile int bytes;
         private final CountDownLatch first;
         private final AtomicReference<String> failure;
         private ClientCallStreamObserver<WatchFleetRequest> call;
@@ -84,6 +86,7 @@ public final class FleetWatchersMain {
             }
             compatible = snapshot.getCounts().getCompatible();
             newest = snapshot.getNumber();
+            bytes = snapshot.getSerializedSize();
             first.countDown();
         }
 
@@ -151,6 +154,7 @@ public final class FleetWatchersMain {
                             .until(() -> failure.get() != null || watches.stream().allMatch(x -> x.newest >= number));
                     answer(failure.get() != null ? "FAILED " + failure.get() : "UPTO " + number);
                 }
+                case "size" -> answer("SIZE " + (watches.isEmpty() ? 0 : watches.get(0).bytes));
                 case "received" -> answer("RECEIVED " + watches.stream().mapToLong(Watch::received).sum());
                 case "cpu" -> answer("CPU " + Convergence.processCpu());
                 case "close" -> {
