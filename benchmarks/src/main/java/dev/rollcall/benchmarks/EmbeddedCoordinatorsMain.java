@@ -19,8 +19,8 @@ import java.util.List;
  * coordinators in one JVM, each embedding its own resolver (policy {@code ^1.0.0},
  * {@code keepProbeChannels(false)} and {@code fetchSchemas(false)} as the service's resolver in that
  * comparison (the workers serve no reflection: every connection the workers count is a probe's), a push discovery of
- * the first {@code workers} URLs). On {@code go} it starts them all, waits until each lists every
- * worker as compatible, and answers {@code RESULT cpu=<ns> nanos=<ns> probes=<n>}: this process's CPU
+ * the first {@code workers} URLs). On {@code go} it starts them one after another, each once the one
+ * before lists every worker as compatible (all stay open), and answers {@code RESULT cpu=<ns> nanos=<ns> probes=<n>}: this process's CPU
  * time and the time taken meanwhile, and the probes the resolvers sent and of those, failed (timed out, refused: each retried). Closes them at the end of its
  * input.
  */
@@ -46,14 +46,16 @@ public final class EmbeddedCoordinatorsMain {
                 }
                 long cpu = Convergence.processCpu();
                 long t0 = System.nanoTime();
+                // One after another, each converged before the next starts: on two shared cores, a hundred
+                // starting at once time out each other's probes, which coordinators on machines of their
+                // own would not.
                 for (int c = 0; c < coordinators; c++) {
                     PushDiscovery discovery = new PushDiscovery("push[coordinator-" + c + "]");
                     discovery.push(fleet);
-                    resolvers.add(WorkerResolver.builder().name("embedded-" + c).discovery(discovery)
+                    WorkerResolver r = WorkerResolver.builder().name("embedded-" + c).discovery(discovery)
                             .policy(SemverRangePolicy.of("^1.0.0")).keepProbeChannels(false)
-                            .fetchSchemas(false).maxCandidates(fleet.size()).build());
-                }
-                for (WorkerResolver r : resolvers) {
+                            .fetchSchemas(false).maxCandidates(fleet.size()).build();
+                    resolvers.add(r);
                     r.await(s -> s.counts().compatible() == fleet.size(), TIMEOUT);
                 }
                 long nanos = System.nanoTime() - t0;
