@@ -18,11 +18,12 @@ import java.util.List;
  * EmbeddedCoordinatorsMain <file of worker URLs> <coordinators> <workers>} is {@code coordinators}
  * coordinators in one JVM, each embedding its own resolver (policy {@code ^1.0.0},
  * {@code keepProbeChannels(false)} and {@code fetchSchemas(false)} as the service's resolver in that
- * comparison (the workers serve no reflection: every connection the workers count is a probe's), a push discovery of
- * the first {@code workers} URLs). On {@code go} it starts them one after another, each once the one
- * before lists every worker as compatible (all stay open), and answers {@code RESULT cpu=<ns> nanos=<ns> probes=<n>}: this process's CPU
- * time and the time taken meanwhile, and the probes the resolvers sent and of those, failed (timed out, refused: each retried). Closes them at the end of its
- * input.
+ * comparison (the workers serve no reflection: every connection the workers count is a probe's), a push
+ * discovery of the first {@code workers} URLs). On {@code go} it starts them one after another, each once
+ * the one before lists every worker as compatible (all stay open), and answers {@code RESULT cpu=<ns>
+ * nanos=<ns> probes=<n> failed=<n>}: this process's CPU time and the time taken meanwhile, the probes the
+ * resolvers sent and, of those, how many failed (timed out, refused: each retried). Closes them at the end
+ * of its input.
  */
 public final class EmbeddedCoordinatorsMain {
 

@@ -69,9 +69,9 @@ final class FleetService {
 
     private static void watchersAndCpu(Plan plan, Path pool, Report report, Path logs) {
         int steps = steps(plan);
-        try (ChildJvm service = ChildJvm.start("fleet-service", List.of("-Xmx1g", "-XX:+UseG1GC"),
+        try (ChildJvm service = ChildJvm.start("fleet-service", List.of("-Xmx1g", "-XX:+UseG1GC", "-Xlog:gc:stderr"),
                 FleetServiceMain.class, List.of(pool.toString(), "defaults"), logs.resolve("fleet-service.log"));
-             ChildJvm watchers = ChildJvm.start("fleet-watchers", List.of("-Xmx2g", "-XX:+UseParallelGC"),
+             ChildJvm watchers = ChildJvm.start("fleet-watchers", List.of("-Xmx2g", "-XX:+UseParallelGC", "-Xlog:gc:stderr"),
                      FleetWatchersMain.class, List.of(service.awaitLine("PORT ")), logs.resolve("fleet-watchers.log"))) {
             ask(service, "fleet 0 " + SMALL_FLEET, "FLEET ");
             // Untimed: loads the classes and compiles the paths on both sides.
@@ -117,14 +117,16 @@ final class FleetService {
                     + " max-watchers-per-connection %d) in a JVM of its own (-Xmx1g, G1); the watchers (plain grpc-java"
                     + " WatchFleet streams, %d per connection, directExecutor) in another. A step slides the fleet's"
                     + " window by one worker (one leaves at once, one joins after its probe) and waits for the"
-                    + " snapshot; %d steps per watcher count, the next made once every watcher has the last. Latency: receipt (watcher JVM, system clock µs) minus"
+                    + " snapshot; %d steps per watcher count, the next made once every watcher has the last."
+                    + " Latency: receipt (watcher JVM, system clock µs) minus"
                     + " the snapshot's publishedAt; the in-process listener is a SnapshotListener of the service's"
                     + " resolver, timed the same way in the same steps. CPU per delivered snapshot: CPU time of the"
                     + " service's threads (rollcall-serve-*, and rollcall-listeners-* where it encodes each snapshot)"
                     + " over %d steps with %d watchers, ÷ the snapshots the watchers received; the whole JVM's"
                     + " process CPU likewise. Heap: used heap after System.gc() with %,d idle streams open minus"
-                    + " before, ÷ %,d.", POOL, PER_CONNECTION, PER_CONNECTION, steps, steps / 2, CPU_WATCHERS,
-                    IDLE_WATCHERS, IDLE_WATCHERS));
+                    + " before, ÷ %,d. Both JVMs log their GC pauses (fleet-service.log, fleet-watchers.log): on two"
+                    + " shared cores, young pauses of tens of milliseconds are in the tails.", POOL, PER_CONNECTION,
+                    PER_CONNECTION, steps, steps / 2, CPU_WATCHERS, IDLE_WATCHERS, IDLE_WATCHERS));
         }
     }
 
@@ -281,11 +283,12 @@ final class FleetService {
                 + " resolvers in one JVM, started one after another, each once the one before had converged (at once,"
                 + " on these 2 shared cores they time out each other's probes; on machines of their own they would"
                 + " not), %,d probes, %,d failed, took %s. Both resolvers with keepProbeChannels(false) and"
-                + " fetchSchemas(false) (the workers serve no reflection), so each probe is a connection of its own (kept channels would hold %,d connections open for the"
+                + " fetchSchemas(false) (the workers serve no reflection), so each probe is a connection of its own"
+                + " (kept channels would hold %,d connections open for the"
                 + " embedded side, %,d for the service). Probes and connections are the workers' own counts; CPU:"
                 + " process CPU of the coordinators' JVMs during convergence (the service's and the followers'"
-                + " JVMs started beforehand) + the workers' event-loop threads.", n, size, serviceProbes, serviceFailed, n, size, n,
-                e.get("probes"), e.get("failed"), Report.duration(e.get("nanos")), (long) n * size, size));
+                + " JVMs started beforehand) + the workers' event-loop threads.", n, size, serviceProbes, serviceFailed,
+                n, size, n, e.get("probes"), e.get("failed"), Report.duration(e.get("nanos")), (long) n * size, size));
     }
 
     private static String seconds(long nanos) {

@@ -27,7 +27,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * The service JVM of scenario 14 ({@link FleetService}), alone in its process so that its CPU time and
  * heap are the service's: {@code FleetServiceMain <file of worker URLs> <defaults|closed>} runs one
  * resolver on a {@link PushDiscovery} (policy {@code ^1.0.0}; {@code closed}: {@code
- * keepProbeChannels(false)} and {@code fetchSchemas(false)}, as {@link EmbeddedCoordinatorsMain}'s) and a {@link FleetServer} on an ephemeral loopback port (HTTP off, every
+ * keepProbeChannels(false)} and {@code fetchSchemas(false)}, as {@link EmbeddedCoordinatorsMain}'s) and a
+ * {@link FleetServer} on an ephemeral loopback port (HTTP off, every
  * {@code rollcall.serve.*} key at its default), prints {@code PORT <port>}, then answers on standard
  * input, one line each:
  * <ul>

@@ -36,8 +36,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *       never received (latest wins: skipped);</li>
  *   <li>{@code compatible <m>}: answers {@code COMPATIBLE} once every stream's newest snapshot lists
  *       {@code m} compatible workers; {@code upto <number>}: answers {@code UPTO <number>} once every
- *       stream has received that snapshot or a newer one; {@code received}: {@code RECEIVED <messages so far>}; {@code size}: {@code SIZE <bytes>} of the first
- *       stream's newest message;
+ *       stream has received that snapshot or a newer one; {@code received}: {@code RECEIVED <messages so
+ *       far>}; {@code size}: {@code SIZE <bytes>} of the first stream's newest message;
  *       {@code cpu}: {@code CPU <nanos>} of this process; {@code close}: cancels every stream, closes
  *       the channels and forgets what they received, answers {@code CLOSED}.</li>
  * </ul>
