@@ -148,8 +148,9 @@ class HoldFleetTest {
 
     @Test
     void aHoldWhoseConnectionIsCutOrGoesSilentLetsGo() throws Exception {
-        // keepalive: a silent connection is found out after about two seconds
-        try (ServedFleet fleet = ServedFleet.start(false, Map.of("rollcall.serve.keepalive-time", "1s",
+        // A silent connection is found out by the service's keepalive ping going unanswered; 10 s is
+        // the shortest keepalive time gRPC lets a server use.
+        try (ServedFleet fleet = ServedFleet.start(false, Map.of("rollcall.serve.keepalive-time", "10s",
                 "rollcall.serve.keepalive-timeout", "1s"));
              FaultProxy cut = FaultProxy.to(fleet.server.grpcAddress());
              FaultProxy silent = FaultProxy.to(fleet.server.grpcAddress())) {

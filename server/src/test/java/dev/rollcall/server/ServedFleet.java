@@ -8,6 +8,7 @@ import dev.rollcall.protocol.v1.FleetServiceGrpc;
 import dev.rollcall.testkit.PushDiscovery;
 import dev.rollcall.worker.RollcallWorker;
 import io.grpc.ManagedChannel;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.grpc.netty.NettyChannelBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +27,8 @@ final class ServedFleet implements AutoCloseable {
 
     final PushDiscovery discovery = new PushDiscovery("served-fleet");
     final WorkerResolver resolver;
+    /** The server's own meters, as a host's registry gets them. */
+    final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     final FleetServer server;
     private final List<RollcallWorker> workers = new ArrayList<>();
     private final List<ManagedChannel> channels = new ArrayList<>();
@@ -38,7 +41,7 @@ final class ServedFleet implements AutoCloseable {
                 .fetchSchemas(false).probeTimeout(Duration.ofSeconds(5)).exactDrain(exactDrain).build();
         try {
             server = FleetServer.builder(resolver).config(RollcallConfig.of(serve)).host("127.0.0.1").port(0)
-                    .http(false).start();
+                    .http(false).meterRegistry(meters).start();
         } catch (Exception e) {
             resolver.close();
             throw e;

@@ -41,7 +41,8 @@ final class Architecture {
      */
     static final Map<String, Set<String>> BRIDGES = Map.of(
             "dev.rollcall.api.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc",
-                    "dev.rollcall.testkit", "dev.rollcall.console", "dev.rollcall.discovery.staticlist",
+                    "dev.rollcall.testkit", "dev.rollcall.console", "dev.rollcall.server",
+                    "dev.rollcall.discovery.staticlist",
                     "dev.rollcall.discovery.etcd", "dev.rollcall.discovery.consul", "dev.rollcall.discovery.k8s",
                     "dev.rollcall.discovery.dns", "dev.rollcall.discovery.zookeeper"),
             "dev.rollcall.protocol.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc",

@@ -3,6 +3,7 @@ package dev.rollcall.it.polyglot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.DescriptorProtos.FileDescriptorSet;
+import dev.rollcall.protocol.v1.FleetProto;
 import dev.rollcall.protocol.v1.WorkerProto;
 import dev.rollcall.conformance.ProtocolCompatibility;
 import java.io.InputStream;
@@ -22,9 +23,10 @@ class ProtocolBaselineTest {
             assertThat(in).as("protocol-baseline/rollcall-v1.protoset on the test class path").isNotNull();
             published = FileDescriptorSet.parseFrom(in);
         }
-        FileDescriptorSet current = FileDescriptorSet.newBuilder().addFile(WorkerProto.getDescriptor().toProto()).build();
+        FileDescriptorSet current = FileDescriptorSet.newBuilder().addFile(WorkerProto.getDescriptor().toProto())
+                .addFile(FleetProto.getDescriptor().toProto()).build();
 
-        assertThat(published.getFileList()).extracting(f -> f.getName()).contains("rollcall/v1/worker.proto");
+        assertThat(published.getFileList()).extracting(f -> f.getName()).contains("rollcall/v1/worker.proto", "rollcall/v1/fleet.proto");
         assertThat(ProtocolCompatibility.breakingChanges(published, current))
                 .as("breaking changes to rollcall.v1 (docs/protocol.md, 'The compatibility promise of v1'): make the change"
                         + " by adding, or make it in rollcall.v2")

@@ -26,7 +26,7 @@ final class BearerToken implements ServerInterceptor {
             Metadata.ASCII_STRING_MARSHALLER);
     private static final String SCHEME = "Bearer ";
 
-    private final byte[] expected;
+    private final byte[] expected; // the token alone
 
     private BearerToken(byte[] expected) {
         this.expected = expected;
@@ -56,14 +56,17 @@ final class BearerToken implements ServerInterceptor {
                     + " visible ASCII characters (what clients send after \"Bearer \"), found "
                     + (token.isEmpty() ? "an empty file" : "white space or other characters inside it"));
         }
-        return new BearerToken((SCHEME + token).getBytes(StandardCharsets.US_ASCII));
+        return new BearerToken(token.getBytes(StandardCharsets.US_ASCII));
     }
 
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                                                       ServerCallHandler<Q, R> next) {
         String given = headers.get(AUTHORIZATION);
-        if (given == null || !MessageDigest.isEqual(expected, given.getBytes(StandardCharsets.US_ASCII))) {
+        // The scheme's case does not matter (RFC 7235); the token's does, compared in constant time.
+        boolean bearer = given != null && given.regionMatches(true, 0, SCHEME, 0, SCHEME.length());
+        if (!bearer || !MessageDigest.isEqual(expected,
+                given.substring(SCHEME.length()).getBytes(StandardCharsets.US_ASCII))) {
             call.close(Status.UNAUTHENTICATED.withDescription(given == null
                     ? "this fleet service requires a bearer token: send the metadata 'authorization: Bearer <token>'"
                     : "the 'authorization' metadata does not carry this fleet service's bearer token"

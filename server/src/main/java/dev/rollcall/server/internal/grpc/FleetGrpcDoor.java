@@ -42,6 +42,8 @@ public final class FleetGrpcDoor implements AutoCloseable {
      * 10 s floor, so that a client pinging at that floor is never sent {@code too_many_pings}.
      */
     private static final long PERMIT_KEEPALIVE_SECONDS = 5;
+    /** The shortest keepalive time grpc-java lets a server use; it raises a shorter one to this. */
+    private static final Duration GRPC_KEEPALIVE_FLOOR = Duration.ofSeconds(10);
 
     private final Server server;
     private final FleetService service;
@@ -78,6 +80,10 @@ public final class FleetGrpcDoor implements AutoCloseable {
         int maxRequestBytes = settings.get(ServerKeys.MAX_REQUEST_BYTES);
         Duration keepaliveTime = settings.get(ServerKeys.KEEPALIVE_TIME);
         Duration keepaliveTimeout = settings.get(ServerKeys.KEEPALIVE_TIMEOUT);
+        if (keepaliveTime.compareTo(GRPC_KEEPALIVE_FLOOR) < 0) {
+            log.warn("{}={} is shorter than gRPC lets a server ping; {} applies", ServerKeys.KEEPALIVE_TIME.name(),
+                    keepaliveTime, GRPC_KEEPALIVE_FLOOR);
+        }
         StreamLimit watchLimit = new StreamLimit("WatchFleet", settings.get(ServerKeys.MAX_WATCHERS),
                 ServerKeys.MAX_WATCHERS.name(), settings.get(ServerKeys.MAX_WATCHERS_PER_CONNECTION),
                 ServerKeys.MAX_WATCHERS_PER_CONNECTION.name());
@@ -97,7 +103,10 @@ public final class FleetGrpcDoor implements AutoCloseable {
                 .workerEventLoopGroup(eventLoops)
                 .executor(executor)
                 .addTransportFilter(new Connections())
-                .maxInboundMessageSize(maxRequestBytes)
+                // The tracer bounds requests and names the key; gRPC's own bound, checked first on a
+                // message's declared length, would refuse without naming it.
+                .maxInboundMessageSize(Integer.MAX_VALUE)
+                .addStreamTracerFactory(new RequestSizeLimit(maxRequestBytes))
                 .keepAliveTime(keepaliveTime.toNanos(), TimeUnit.NANOSECONDS)
                 .keepAliveTimeout(keepaliveTimeout.toNanos(), TimeUnit.NANOSECONDS)
                 .permitKeepAliveTime(PERMIT_KEEPALIVE_SECONDS, TimeUnit.SECONDS)
@@ -162,12 +171,15 @@ public final class FleetGrpcDoor implements AutoCloseable {
             return;
         }
         closed = true;
-        service.close();
-        // Watches and holds never end by themselves: a graceful shutdown would wait for them forever.
-        server.shutdownNow();
+        service.close(); // ends every watch and hold: a graceful shutdown would wait for them forever
+        server.shutdown();
         try {
-            server.awaitTermination(5, TimeUnit.SECONDS);
+            if (!server.awaitTermination(1, TimeUnit.SECONDS)) {
+                server.shutdownNow();
+                server.awaitTermination(5, TimeUnit.SECONDS);
+            }
         } catch (InterruptedException e) {
+            server.shutdownNow();
             Thread.currentThread().interrupt();
         }
         executor.shutdownNow();

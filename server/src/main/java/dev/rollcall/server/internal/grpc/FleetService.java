@@ -8,6 +8,7 @@ import dev.rollcall.protocol.v1.FleetServiceGrpc;
 import dev.rollcall.protocol.v1.GetFleetRequest;
 import dev.rollcall.protocol.v1.HoldFleetRequest;
 import dev.rollcall.protocol.v1.WatchFleetRequest;
+import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
@@ -38,10 +39,14 @@ final class FleetService implements AutoCloseable {
     static final MethodDescriptor<HoldFleetRequest, byte[]> HOLD_FLEET = FleetServiceGrpc.getHoldFleetMethod()
             .toBuilder(FleetServiceGrpc.getHoldFleetMethod().getRequestMarshaller(), PreEncoded.MARSHALLER).build();
 
+    private static final Status STOPPING = Status.UNAVAILABLE.withDescription("the fleet service is stopping");
+
     private final String instanceId;
     private final SnapshotEncoder encoder;
     private final AtomicReference<EncodedSnapshot> current = new AtomicReference<>();
     private final Set<FleetWatch> watches = ConcurrentHashMap.newKeySet();
+    private final Set<OpenHold> openHolds = ConcurrentHashMap.newKeySet();
+    private volatile boolean stopping;
     private final StreamLimit watchLimit;
     private final StreamLimit holdLimit;
     private final HeldSnapshots held;
@@ -121,11 +126,54 @@ final class FleetService implements AutoCloseable {
         return skipped.sum();
     }
 
-    /** Stops following the resolver and lets go of every held snapshot; the calls end with the server. */
+    /**
+     * Stops following the resolver, ends every watch and hold with {@code UNAVAILABLE} (a status a
+     * client retries, unlike the {@code CANCELLED} of a transport torn down) and lets go of every
+     * held snapshot; streams that start later are refused likewise.
+     */
     @Override
     public void close() {
+        stopping = true;
         following.close();
+        for (FleetWatch watch : watches) {
+            watch.close(STOPPING);
+        }
+        for (OpenHold hold : openHolds) {
+            hold.close(STOPPING);
+        }
         held.close();
+    }
+
+    /** A hold's call, closed either by its own listener or by {@link #close()}: one at a time. */
+    private static final class OpenHold {
+        private final ServerCall<HoldFleetRequest, byte[]> call;
+        private boolean closed; // guarded by this
+
+        OpenHold(ServerCall<HoldFleetRequest, byte[]> call) {
+            this.call = call;
+        }
+
+        synchronized void answer(byte[] response) {
+            if (!closed) {
+                call.sendHeaders(new Metadata());
+                call.sendMessage(response);
+            }
+        }
+
+        synchronized void close(Status status) {
+            if (!closed) {
+                closed = true;
+                try {
+                    call.close(status, new Metadata());
+                } catch (RuntimeException e) {
+                    // cancelled meanwhile: the client has its status already
+                }
+            }
+        }
+
+        synchronized void ended() {
+            closed = true;
+        }
     }
 
     private static <Q> ServerCall.Listener<Q> refuse(ServerCall<Q, ?> call, Status status) {
@@ -139,9 +187,13 @@ final class FleetService implements AutoCloseable {
         @Override
         public ServerCall.Listener<WatchFleetRequest> startCall(ServerCall<WatchFleetRequest, byte[]> call,
                                                                 Metadata headers) {
+            if (stopping) {
+                return refuse(call, STOPPING);
+            }
             Object connection = Connections.of(call);
             String refusal = watchLimit.acquire(connection);
             if (refusal != null) {
+                watchLimit.noteRefusal(refusal, call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
                 return refuse(call, Status.RESOURCE_EXHAUSTED.withDescription(refusal));
             }
             FleetWatch watch = new FleetWatch(call, tally);
@@ -158,6 +210,10 @@ final class FleetService implements AutoCloseable {
                 @Override
                 public void onMessage(WatchFleetRequest request) {
                     watches.add(watch);
+                    if (stopping) { // close() may have run before this watch joined
+                        watch.close(STOPPING);
+                        return;
+                    }
                     // After joining: a publish either finds this watch or has already set current.
                     watch.offer(current.get());
                 }
@@ -189,15 +245,23 @@ final class FleetService implements AutoCloseable {
         @Override
         public ServerCall.Listener<HoldFleetRequest> startCall(ServerCall<HoldFleetRequest, byte[]> call,
                                                                Metadata headers) {
+            if (stopping) {
+                return refuse(call, STOPPING);
+            }
             Object connection = Connections.of(call);
             String refusal = holdLimit.acquire(connection);
             if (refusal != null) {
+                holdLimit.noteRefusal(refusal, call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
                 return refuse(call, Status.RESOURCE_EXHAUSTED.withDescription(refusal));
             }
             AtomicBoolean ended = new AtomicBoolean();
             AtomicReference<HeldSnapshots.Held> granted = new AtomicReference<>();
+            OpenHold open = new OpenHold(call);
+            openHolds.add(open);
             Runnable end = () -> {
                 if (ended.compareAndSet(false, true)) {
+                    open.ended();
+                    openHolds.remove(open);
                     HeldSnapshots.Held h = granted.getAndSet(null);
                     if (h != null) {
                         held.release(h);
@@ -211,20 +275,18 @@ final class FleetService implements AutoCloseable {
                 public void onMessage(HoldFleetRequest request) {
                     String asked = request.getServiceInstanceId();
                     if (!asked.isEmpty() && !asked.equals(instanceId)) {
-                        call.close(Status.FAILED_PRECONDITION.withDescription("service_instance_id '"
+                        open.close(Status.FAILED_PRECONDITION.withDescription("service_instance_id '"
                                 + PeerText.escape(asked, 64) + "' is not this service's (" + instanceId
-                                + "): snapshot numbers of another service process mean nothing here; hold 0"),
-                                new Metadata());
+                                + "): snapshot numbers of another service process mean nothing here; hold 0"));
                         return;
                     }
                     HeldSnapshots.Grant grant = held.acquire(request.getNumber());
                     if (grant.refusal() != null) {
-                        call.close(grant.refusal(), new Metadata());
+                        open.close(grant.refusal());
                         return;
                     }
                     granted.set(grant.held());
-                    call.sendHeaders(new Metadata());
-                    call.sendMessage(grant.held().response());
+                    open.answer(grant.held().response());
                 }
 
                 @Override

@@ -2,6 +2,7 @@ package dev.rollcall.server.internal.grpc;
 
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
+import io.grpc.Status;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -30,6 +31,7 @@ final class FleetWatch {
     private long offered = -1; // guarded by this: the newest number offered, never go back
     private boolean headersSent; // only in drain
     private volatile boolean ended;
+    private volatile Status closing; // set once: the service stops
 
     FleetWatch(ServerCall<?, byte[]> call, Tally tally) {
         this.call = call;
@@ -73,8 +75,26 @@ final class FleetWatch {
         } while (missed != 0);
     }
 
+    /** Ends the stream with {@code status} (the service stops), on the same serialized path as sends. */
+    void close(Status status) {
+        closing = status;
+        drain();
+    }
+
     private void sendIfReady() {
-        if (ended || !call.isReady()) {
+        if (ended) {
+            return;
+        }
+        if (closing != null) {
+            end();
+            try {
+                call.close(closing, new Metadata());
+            } catch (RuntimeException e) {
+                // cancelled meanwhile: the client has its status already
+            }
+            return;
+        }
+        if (!call.isReady()) {
             return;
         }
         EncodedSnapshot next;

@@ -43,6 +43,8 @@ final class SnapshotEncoder {
     private final String instanceId;
     /** The last snapshot's entries, by status object: what the next one may reuse. */
     private IdentityHashMap<WorkerStatus, byte[]> entries = new IdentityHashMap<>();
+    /** Worker entries encoded so far by {@link #encode}: what a publish cost beyond copying. */
+    private long entriesEncoded;
 
     SnapshotEncoder(String instanceId) {
         this.instanceId = instanceId;
@@ -51,18 +53,25 @@ final class SnapshotEncoder {
     /** {@code snapshot}'s encoding, reusing the entries of statuses the last call saw. */
     EncodedSnapshot encode(FleetSnapshot snapshot) {
         IdentityHashMap<WorkerStatus, byte[]> next = new IdentityHashMap<>(entries.size() + 16);
-        EncodedSnapshot encoded = encode(snapshot, entries, next);
+        int[] encodedNow = new int[1];
+        EncodedSnapshot encoded = encode(snapshot, entries, next, encodedNow);
+        entriesEncoded += encodedNow[0];
         entries = next;
         return encoded;
     }
 
+    /** How many worker entries {@link #encode} has encoded (rather than reused); the encoding thread only. */
+    long entriesEncoded() {
+        return entriesEncoded;
+    }
+
     /** {@code snapshot}'s encoding, without the cache: for a snapshot the listener has not seen yet. */
     EncodedSnapshot encodeAlone(FleetSnapshot snapshot) {
-        return encode(snapshot, Map.of(), new IdentityHashMap<>());
+        return encode(snapshot, Map.of(), new IdentityHashMap<>(), new int[1]);
     }
 
     private EncodedSnapshot encode(FleetSnapshot snapshot, Map<WorkerStatus, byte[]> known,
-                                   IdentityHashMap<WorkerStatus, byte[]> next) {
+                                   IdentityHashMap<WorkerStatus, byte[]> next, int[] encodedNow) {
         List<WorkerStatus> statuses = snapshot.statuses();
         byte[][] parts = new byte[statuses.size()][];
         int size = 0;
@@ -71,6 +80,7 @@ final class SnapshotEncoder {
             byte[] entry = known.get(status);
             if (entry == null) {
                 entry = entry(status);
+                encodedNow[0]++;
             }
             next.put(status, entry);
             parts[i] = entry;

@@ -1,14 +1,23 @@
 package dev.rollcall.server.internal.grpc;
 
+import java.net.SocketAddress;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Bounds one kind of stream (WatchFleet or HoldFleet), in all and per connection. A place is taken
  * when the call starts and given back once, when it ends however it ends. A refusal says which
- * bound was reached, with its value and its key. Thread-safe.
+ * bound was reached, with its value and its key; refusals are logged at WARN at most once a minute,
+ * with how many there were since (a flood must not flood the log too). Thread-safe.
  */
 final class StreamLimit {
+
+    private static final Logger log = LoggerFactory.getLogger(StreamLimit.class);
+    private static final long LOG_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final String method;
     private final int max;
@@ -17,6 +26,8 @@ final class StreamLimit {
     private final String maxPerConnectionKey;
     private final AtomicInteger total = new AtomicInteger();
     private final ConcurrentHashMap<Object, Integer> perConnection = new ConcurrentHashMap<>();
+    private final AtomicLong refused = new AtomicLong();
+    private final AtomicLong lastLog = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);
 
     StreamLimit(String method, int max, String maxKey, int maxPerConnection, String maxPerConnectionKey) {
         this.method = method;
@@ -54,6 +65,18 @@ final class StreamLimit {
     void release(Object connection) {
         perConnection.computeIfPresent(connection, (k, n) -> n <= 1 ? null : n - 1);
         total.decrementAndGet();
+    }
+
+    /** Logs {@code refusal} (a flood: once a minute, counted) of a stream from {@code remote} (or null). */
+    void noteRefusal(String refusal, SocketAddress remote) {
+        long count = refused.incrementAndGet();
+        long last = lastLog.get();
+        long now = System.nanoTime();
+        if (now - last >= LOG_EVERY_NANOS && lastLog.compareAndSet(last, now)) {
+            refused.addAndGet(-count);
+            log.warn("refused {} {} stream{} since the last such line; the latest from {}: {}", count, method,
+                    count == 1 ? "" : "s", remote, refusal);
+        }
     }
 
     /** Streams holding a place now. */

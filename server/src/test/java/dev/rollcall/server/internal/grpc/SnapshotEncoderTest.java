@@ -1,0 +1,71 @@
+package dev.rollcall.server.internal.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rollcall.api.WorkerEndpoint;
+import dev.rollcall.api.WorkerInfo;
+import dev.rollcall.api.registry.FleetSnapshot;
+import dev.rollcall.api.registry.WorkerStatus;
+import dev.rollcall.api.registry.WorkerStatus.State;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The encoding that every watcher is sent: a publish encodes only the workers whose status changed
+ * and copies the others, and the bytes it splices together read back as the same snapshot as a
+ * fresh encoding of it, in the same order.
+ */
+class SnapshotEncoderTest {
+
+    private static final int WORKERS = 1_000;
+
+    private static WorkerStatus status(int i, String version, State state) {
+        WorkerEndpoint e = new WorkerEndpoint("10.0." + (i / 250) + "." + (i % 250 + 1), 7000, false,
+                Map.of("zone", "z" + (i % 3)));
+        return new WorkerStatus(e, state, state == State.COMPATIBLE ? "" : "version " + version + " is not 1.x",
+                Optional.of(new WorkerInfo(e, version, "instance-" + i, Map.of("rack", "r" + i), List.of())));
+    }
+
+    private static dev.rollcall.protocol.v1.FleetSnapshot parse(EncodedSnapshot e) throws Exception {
+        return dev.rollcall.protocol.v1.FleetSnapshot.parseFrom(e.bytes());
+    }
+
+    @Test
+    void aPublishThatChangesOneWorkerEncodesOnlyThatOneAndReadsBackAsAFreshEncoding() throws Exception {
+        List<WorkerStatus> statuses = new ArrayList<>();
+        for (int i = 0; i < WORKERS; i++) {
+            statuses.add(status(i, i % 10 == 0 ? "0.9.0" : "1.0.0", i % 10 == 0 ? State.REJECTED : State.COMPATIBLE));
+        }
+        SnapshotEncoder encoder = new SnapshotEncoder("service-1");
+        encoder.encode(FleetSnapshot.builder(1).statuses(statuses).build());
+        assertThat(encoder.entriesEncoded()).isEqualTo(WORKERS);
+
+        statuses.set(500, status(500, "1.1.0", State.COMPATIBLE)); // a rejected worker restarted on 1.1.0
+        FleetSnapshot second = FleetSnapshot.builder(2).statuses(statuses).build();
+        EncodedSnapshot spliced = encoder.encode(second);
+
+        assertThat(encoder.entriesEncoded()).as("entries encoded by the second publish").isEqualTo(WORKERS + 1);
+        dev.rollcall.protocol.v1.FleetSnapshot read = parse(spliced);
+        assertThat(read).isEqualTo(parse(new SnapshotEncoder("service-1").encodeAlone(second)));
+        assertThat(read.getNumber()).isEqualTo(2);
+        assertThat(read.getWorkersCount()).isEqualTo(second.workers().size());
+        assertThat(read.getExcludedCount()).as("every tenth rejected, 500 now accepted")
+                .isEqualTo(WORKERS / 10 - 1);
+        assertThat(read.getWorkersList()).extracting(w -> w.getUrl())
+                .containsExactlyElementsOf(second.workers().stream().map(w -> w.endpoint().url()).toList());
+        assertThat(read.getWorkersList()).filteredOn(w -> w.getInstanceId().equals("instance-500")).singleElement()
+                .satisfies(w -> assertThat(w.getVersion()).isEqualTo("1.1.0"));
+    }
+
+    @Test
+    void aHoldResponseCarriesTheSnapshotBytesAsTheyAre() throws Exception {
+        EncodedSnapshot e = new SnapshotEncoder("service-1").encodeAlone(FleetSnapshot.builder(7)
+                .status(status(1, "1.0.0", State.COMPATIBLE)).build());
+        dev.rollcall.protocol.v1.HoldFleetResponse hold = dev.rollcall.protocol.v1.HoldFleetResponse
+                .parseFrom(e.holdResponse());
+        assertThat(hold.getSnapshot()).isEqualTo(parse(e));
+    }
+}
