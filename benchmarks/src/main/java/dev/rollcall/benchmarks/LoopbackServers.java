@@ -44,6 +44,8 @@ final class LoopbackServers implements AutoCloseable {
     private static final Attributes.Key<Boolean> COUNTED = Attributes.Key.create("rollcall-bench-counted");
     /** Connections open to any of the servers now, as their transports count them. */
     private final AtomicInteger connections = new AtomicInteger();
+    /** Connections the servers have accepted since they started, closed ones included. */
+    private final AtomicLong accepted = new AtomicLong();
     /** With Arrow Flight: its allocator, producer and the executor its calls run on; otherwise null. */
     private FlightParts flight;
 
@@ -102,6 +104,7 @@ final class LoopbackServers implements AutoCloseable {
                     @Override
                     public Attributes transportReady(Attributes attributes) {
                         connections.incrementAndGet();
+                        accepted.incrementAndGet();
                         return attributes.toBuilder().set(COUNTED, Boolean.TRUE).build();
                     }
 
@@ -138,6 +141,11 @@ final class LoopbackServers implements AutoCloseable {
     /** Connections open to the servers now (all of them together), as the servers count them. */
     int openConnections() {
         return connections.get();
+    }
+
+    /** Connections the servers accepted so far (all of them together, closed ones included). */
+    long acceptedConnections() {
+        return accepted.get();
     }
 
     /** {@code WorkerInfo} calls answered so far, by all servers. */
