@@ -1,5 +1,6 @@
 package dev.rollcall.worker;
 
+import dev.rollcall.protocol.internal.RequestBytesLimit;
 import io.grpc.ForwardingServerCall;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
@@ -23,57 +24,20 @@ import io.grpc.Status;
  * follows a refusal by closing the call itself ({@code CANCELLED: client cancelled}), which
  * otherwise races the refusal's status to the client.
  */
-final class RequestSizeLimit extends ServerStreamTracer.Factory {
+final class RequestSizeLimit {
 
     static final String KEY = "rollcall.worker.max-request-bytes";
-    private static final ServerStreamTracer UNBOUNDED = new ServerStreamTracer() {
-    };
 
-    private final int max;
+    private RequestSizeLimit() {
+    }
 
-    RequestSizeLimit(int max) {
-        this.max = max;
+    /** The tracer factory that bounds Rollcall's own calls and reflection to {@code max} bytes a message. */
+    static ServerStreamTracer.Factory of(int max) {
+        return new RequestBytesLimit(max, KEY, "the limit for Rollcall's own calls", RequestSizeLimit::bounds);
     }
 
     static boolean bounds(String fullMethodName) {
         return fullMethodName.startsWith("rollcall.v1.") || fullMethodName.startsWith("grpc.reflection.");
-    }
-
-    @Override
-    public ServerStreamTracer newServerStreamTracer(String fullMethodName, Metadata headers) {
-        if (!bounds(fullMethodName)) {
-            return UNBOUNDED;
-        }
-        return new ServerStreamTracer() {
-            private long wire;
-            private long inflated;
-
-            @Override
-            public void inboundMessage(int seqNo) {
-                wire = 0;
-                inflated = 0;
-            }
-
-            @Override
-            public void inboundWireSize(long bytes) {
-                wire += bytes;
-                check(wire);
-            }
-
-            @Override
-            public void inboundUncompressedSize(long bytes) {
-                inflated += bytes;
-                check(inflated);
-            }
-
-            private void check(long size) {
-                if (size > max) {
-                    throw Status.RESOURCE_EXHAUSTED.withDescription("a " + fullMethodName + " request is larger than "
-                            + max + " bytes, the limit for Rollcall's own calls (" + KEY + "=" + max + ")")
-                            .asRuntimeException();
-                }
-            }
-        };
     }
 
     /**

@@ -40,7 +40,7 @@ record WorkerLimits(int maxRequestBytes, int maxWatches, int maxWatchesPerConnec
                 .permitKeepAliveWithoutCalls(true)
                 .maxConcurrentCallsPerConnection(maxCallsPerConnection)
                 .maxInboundMessageSize(Integer.MAX_VALUE) // Flight's own default: record batches are big
-                .addStreamTracerFactory(new RequestSizeLimit(maxRequestBytes))
+                .addStreamTracerFactory(RequestSizeLimit.of(maxRequestBytes))
                 .intercept(RequestSizeLimit.quietOnceCancelled());
     }
 

@@ -46,7 +46,7 @@ final class Architecture {
                     "dev.rollcall.discovery.etcd", "dev.rollcall.discovery.consul", "dev.rollcall.discovery.k8s",
                     "dev.rollcall.discovery.dns", "dev.rollcall.discovery.zookeeper"),
             "dev.rollcall.protocol.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc",
-                    "dev.rollcall.conformance"),
+                    "dev.rollcall.conformance", "dev.rollcall.server"),
             "dev.rollcall.core.internal", Set.of("dev.rollcall.grpc"),
             "dev.rollcall.local.internal", Set.of("dev.rollcall.testkit"),
             "dev.rollcall.api.registry.InternalSnapshots", Set.of("dev.rollcall.core"),

@@ -4,6 +4,7 @@ import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.internal.NamedThreads;
 import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.protocol.internal.RequestBytesLimit;
 import dev.rollcall.server.internal.catalog.ServeKeys;
 import io.grpc.Server;
 import io.grpc.ServerCredentials;
@@ -106,7 +107,7 @@ public final class FleetGrpcDoor implements AutoCloseable {
                 // The tracer bounds requests and names the key; gRPC's own bound, checked first on a
                 // message's declared length, would refuse without naming it.
                 .maxInboundMessageSize(Integer.MAX_VALUE)
-                .addStreamTracerFactory(new RequestSizeLimit(maxRequestBytes))
+                .addStreamTracerFactory(new RequestBytesLimit(maxRequestBytes, ServeKeys.MAX_REQUEST_BYTES.name(), "", method -> true))
                 .keepAliveTime(keepaliveTime.toNanos(), TimeUnit.NANOSECONDS)
                 .keepAliveTimeout(keepaliveTimeout.toNanos(), TimeUnit.NANOSECONDS)
                 .permitKeepAliveTime(PERMIT_KEEPALIVE_SECONDS, TimeUnit.SECONDS)
