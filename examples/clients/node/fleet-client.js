@@ -16,12 +16,23 @@ const USAGE = `usage: node fleet-client.js watch --target HOST:PORT [options]
   --tls-cert FILE      PEM certificate chain to present: the service asks for one (mutual TLS); with --tls-key
   --tls-key FILE       PEM private key of --tls-cert
   --proto FILE         rollcall/v1/fleet.proto (default $ROLLCALL_FLEET_PROTO, else the repository's)
+  --keepalive-seconds S          while the watch is open, ping the service every S seconds (default 20,
+                                 at least 5: the service permits no more)
+  --keepalive-timeout-seconds S  give the connection up when a ping is not answered within S (default 10)
 Prints 'snapshot N of INSTANCE compatible K: URL VERSION, ...' on standard output for every snapshot,
 and what goes wrong (and how reconnecting went) on standard error.`;
 
 /** Reconnecting waits this long first, doubling up to MAX_BACKOFF_MS, each wait jittered by +-20 %. */
 const FIRST_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 5000;
+/**
+ * While the watch is open the channel pings the service this often, and gives the connection up when
+ * a ping goes unanswered this long: a service whose host went silent then fails the watch (UNAVAILABLE).
+ */
+const KEEPALIVE_SECONDS = 20;
+const KEEPALIVE_TIMEOUT_SECONDS = 10;
+/** The service lets a client ping this often at most; more often, it ends the connection with GOAWAY too_many_pings. */
+const MIN_KEEPALIVE_SECONDS = 5;
 /** Statuses that another attempt cannot cure: the watch stops and says why. */
 const FATAL = new Set([grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED, grpc.status.INVALID_ARGUMENT,
   grpc.status.UNIMPLEMENTED]);
@@ -49,6 +60,8 @@ function options() {
         'tls-cert': { type: 'string' },
         'tls-key': { type: 'string' },
         proto: { type: 'string' },
+        'keepalive-seconds': { type: 'string' },
+        'keepalive-timeout-seconds': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
       allowPositionals: true,
@@ -72,6 +85,15 @@ function options() {
     || (o['tls-cert'] !== undefined && o['tls-ca'] === undefined)) {
     fail('--tls-cert and --tls-key go together, and with --tls-ca');
   }
+  const keepalive = seconds(o, 'keepalive-seconds', KEEPALIVE_SECONDS);
+  if (keepalive < MIN_KEEPALIVE_SECONDS) {
+    fail(`--keepalive-seconds ${keepalive}: below ${MIN_KEEPALIVE_SECONDS} s, the most often the fleet service lets a`
+      + ' client ping (more often and it ends the connection with GOAWAY too_many_pings)');
+  }
+  const keepaliveTimeout = seconds(o, 'keepalive-timeout-seconds', KEEPALIVE_TIMEOUT_SECONDS);
+  if (keepaliveTimeout <= 0) {
+    fail(`--keepalive-timeout-seconds ${keepaliveTimeout}: must be a number of seconds above 0`);
+  }
   const read = (name) => (o[name] === undefined ? null : fs.readFileSync(o[name]));
   return {
     target: o.target,
@@ -80,7 +102,21 @@ function options() {
     tlsCert: read('tls-cert'),
     tlsKey: read('tls-key'),
     proto: protoFile(o.proto),
+    keepaliveMs: Math.round(keepalive * 1000),
+    keepaliveTimeoutMs: Math.round(keepaliveTimeout * 1000),
   };
+}
+
+/** The option --name as a finite number of seconds, or byDefault when not given. */
+function seconds(o, name, byDefault) {
+  if (o[name] === undefined) {
+    return byDefault;
+  }
+  const value = o[name].trim() === '' ? NaN : Number(o[name]);
+  if (!Number.isFinite(value)) {
+    fail(`--${name} ${JSON.stringify(o[name].slice(0, 40))}: not a number of seconds`);
+  }
+  return value;
 }
 
 /** --proto, else $ROLLCALL_FLEET_PROTO, else the repository's .proto (in the protocol module). */
@@ -156,10 +192,14 @@ function main() {
   const definition = protoLoader.loadSync(o.proto, { keepCase: true, longs: String, enums: String, defaults: true });
   const protocol = grpc.loadPackageDefinition(definition).rollcall.v1;
   const credentials = o.tlsCa ? grpc.credentials.createSsl(o.tlsCa, o.tlsKey, o.tlsCert) : grpc.credentials.createInsecure();
-  // The channel's own reconnection follows our pace, not the default (up to 120 s apart).
   const client = new protocol.FleetService(o.target, credentials, {
+    // The channel's own reconnection follows our pace, not the default (up to 120 s apart).
     'grpc.initial_reconnect_backoff_ms': FIRST_BACKOFF_MS,
     'grpc.max_reconnect_backoff_ms': MAX_BACKOFF_MS,
+    // Pings only while the watch is open: without them a silent service strands it on a dead connection.
+    'grpc.keepalive_time_ms': o.keepaliveMs,
+    'grpc.keepalive_timeout_ms': o.keepaliveTimeoutMs,
+    'grpc.keepalive_permit_without_calls': 0,
   });
   const metadata = new grpc.Metadata();
   if (o.token) {

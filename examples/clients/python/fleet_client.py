@@ -2,11 +2,13 @@
 """Follows a Rollcall fleet service (rollcall.v1.FleetService) from Python.
 
     fleet_client.py watch --target HOST:PORT [--token-file F] [--tls-ca F [--tls-cert F --tls-key F]]
+                          [--keepalive-seconds S] [--keepalive-timeout-seconds S]
     fleet_client.py query --target HOST:PORT [--seconds N] [same options]
     fleet_client.py get   --target HOST:PORT [same options]
 
 `watch` prints one line per snapshot, `snapshot N of INSTANCE compatible K: URL VERSION, ...`, and
-reconnects with backoff when the service goes away. `query` holds the current snapshot (HoldFleet),
+reconnects with backoff when the service goes away: ends the stream, or goes silent (the channel pings
+the service while a call is open, and a ping left unanswered fails the call). `query` holds the current snapshot (HoldFleet),
 prints its workers, "runs" a query until told to stop (--seconds, a line `end` on standard input, its
 end, SIGTERM or SIGINT), then lets go. Progress and trouble go to standard error, snapshots to
 standard output, flushed line by line.
@@ -18,6 +20,7 @@ The FleetClient class is the part to reuse in a coordinator of your own.
 
 import argparse
 import json
+import math
 import random
 import re
 import signal
@@ -34,6 +37,13 @@ HERE = Path(__file__).resolve().parent
 #: Reconnecting waits this long first, doubling up to MAX_BACKOFF_S, each wait jittered by +-20 %.
 FIRST_BACKOFF_S = 0.1
 MAX_BACKOFF_S = 5.0
+#: While a call is open the channel pings the service this often, and gives the connection up when a
+#: ping goes unanswered this long: a service whose host went silent then fails the call (UNAVAILABLE).
+KEEPALIVE_S = 20.0
+KEEPALIVE_TIMEOUT_S = 10.0
+#: The fleet service lets a client ping this often at most; more often, it ends the connection with
+#: GOAWAY too_many_pings (rollcall's FleetGrpcDoor permits 5 s).
+MIN_KEEPALIVE_S = 5.0
 #: Statuses that another attempt cannot cure: the watch stops and says why.
 FATAL = {grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.INVALID_ARGUMENT,
          grpc.StatusCode.UNIMPLEMENTED}
@@ -60,17 +70,42 @@ class Protocol:
                        for v in pool.FindEnumTypeByName("rollcall.v1.FleetWorkerState").values}
 
 
-class FleetClient:
-    """One channel to a fleet service and its three calls. Thread-safe, as a grpc channel is."""
+def keepalive_problem(keepalive_s, keepalive_timeout_s, names=("keepalive_s", "keepalive_timeout_s")):
+    """Why these keepalive settings cannot be used, naming them by `names`; None when they can."""
+    if not math.isfinite(keepalive_s):
+        return f"{names[0]} {keepalive_s:g}: not a number of seconds"
+    if keepalive_s < MIN_KEEPALIVE_S:
+        return (f"{names[0]} {keepalive_s:g}: below {MIN_KEEPALIVE_S:g} s, the most often the fleet service lets a"
+                f" client ping (more often and it ends the connection with GOAWAY too_many_pings)")
+    if not (math.isfinite(keepalive_timeout_s) and keepalive_timeout_s > 0):
+        return f"{names[1]} {keepalive_timeout_s:g}: must be a number of seconds above 0"
+    return None
 
-    def __init__(self, target, protocol, token=None, tls_ca=None, tls_cert=None, tls_key=None):
+
+class FleetClient:
+    """One channel to a fleet service and its three calls. Thread-safe, as a grpc channel is.
+    Raises ValueError for keepalive settings the service would refuse (see keepalive_problem)."""
+
+    def __init__(self, target, protocol, token=None, tls_ca=None, tls_cert=None, tls_key=None,
+                 keepalive_s=KEEPALIVE_S, keepalive_timeout_s=KEEPALIVE_TIMEOUT_S):
+        problem = keepalive_problem(keepalive_s, keepalive_timeout_s)
+        if problem is not None:
+            raise ValueError(problem)
         self.target = target
         self.protocol = protocol
         self.metadata = (("authorization", "Bearer " + token),) if token else ()
         # The channel's own reconnection follows our pace, not gRPC core's default (up to 120 s apart).
         options = [("grpc.initial_reconnect_backoff_ms", int(FIRST_BACKOFF_S * 1000)),
                    ("grpc.min_reconnect_backoff_ms", int(FIRST_BACKOFF_S * 1000)),
-                   ("grpc.max_reconnect_backoff_ms", int(MAX_BACKOFF_S * 1000))]
+                   ("grpc.max_reconnect_backoff_ms", int(MAX_BACKOFF_S * 1000)),
+                   # Pings only while a call is open: a watch or a hold is what a silent service strands.
+                   ("grpc.keepalive_time_ms", int(keepalive_s * 1000)),
+                   ("grpc.keepalive_timeout_ms", int(keepalive_timeout_s * 1000)),
+                   ("grpc.keepalive_permit_without_calls", 0),
+                   # gRPC core otherwise stops pinging after two pings with no data sent in between (and
+                   # spaces such pings minutes apart): an idle watch sends no data at all.
+                   ("grpc.http2.max_pings_without_data", 0),
+                   ("grpc.http2.min_time_between_pings_ms", int(keepalive_s * 1000))]
         if tls_ca is not None:
             credentials = grpc.ssl_channel_credentials(
                 root_certificates=Path(tls_ca).read_bytes(),
@@ -236,14 +271,25 @@ def main(argv=None):
     parser.add_argument("--tls-cert", help="PEM certificate chain to present: the service asks for one (mutual TLS)")
     parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
     parser.add_argument("--seconds", type=float, help="query: how long the query runs")
+    parser.add_argument("--keepalive-seconds", type=float, default=KEEPALIVE_S,
+                        help=f"while a call is open, ping the service this often (default {KEEPALIVE_S:g},"
+                             f" at least {MIN_KEEPALIVE_S:g}: the service permits no more)")
+    parser.add_argument("--keepalive-timeout-seconds", type=float, default=KEEPALIVE_TIMEOUT_S,
+                        help=f"give the connection up when a ping is not answered within this"
+                             f" (default {KEEPALIVE_TIMEOUT_S:g})")
     parser.add_argument("--protoset", default=str(HERE / "rollcall-v1-fleet.protoset"),
                         help="the FileDescriptorSet of rollcall/v1/fleet.proto")
     o = parser.parse_args(argv)
     if (o.tls_cert is None) != (o.tls_key is None) or (o.tls_cert is not None and o.tls_ca is None):
         parser.error("--tls-cert and --tls-key go together, and with --tls-ca")
+    problem = keepalive_problem(o.keepalive_seconds, o.keepalive_timeout_seconds,
+                                ("--keepalive-seconds", "--keepalive-timeout-seconds"))
+    if problem is not None:
+        parser.error(problem)
     token = Path(o.token_file).read_text().strip() if o.token_file else None
     client = FleetClient(o.target, Protocol(Path(o.protoset)), token=token, tls_ca=o.tls_ca, tls_cert=o.tls_cert,
-                         tls_key=o.tls_key)
+                         tls_key=o.tls_key, keepalive_s=o.keepalive_seconds,
+                         keepalive_timeout_s=o.keepalive_timeout_seconds)
     try:
         if o.command == "watch":
             run_watch(client)
