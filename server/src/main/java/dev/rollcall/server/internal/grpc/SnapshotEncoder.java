@@ -70,7 +70,6 @@ final class SnapshotEncoder {
         List<WorkerStatus> statuses = snapshot.statuses();
         IdentityHashMap<WorkerStatus, byte[]> next = new IdentityHashMap<>(entries.size() + 16);
         HashMap<String, Listed> nextListed = new HashMap<>(listed.size() * 4 / 3 + 16);
-        HashMap<String, Listed> before = listed; // what is left in it at the end was removed
         byte[][] parts = new byte[statuses.size()][];
         List<byte[]> changed = new ArrayList<>();
         int changedSize = 0;
@@ -85,7 +84,7 @@ final class SnapshotEncoder {
             next.put(status, entry);
             parts[i] = entry;
             String url = status.endpoint().url();
-            Listed was = before.remove(url);
+            Listed was = listed.get(url);
             if (was != null && was.entry() == entry) {
                 nextListed.put(url, was);
             } else {
@@ -104,8 +103,13 @@ final class SnapshotEncoder {
         long base = lastNumber;
         // base_number 0 means "whole": the resolver's first snapshot (number 0) is no base.
         if (base >= 1) {
-            List<String> removed = new ArrayList<>(before.size());
-            before.values().forEach(gone -> removed.add(gone.escapedUrl()));
+            List<String> removed = new ArrayList<>();
+            // The last state is only read until the end, so that a publish that fails leaves it whole.
+            listed.forEach((url, gone) -> {
+                if (!nextListed.containsKey(url)) {
+                    removed.add(gone.escapedUrl());
+                }
+            });
             removed.sort(null);
             byte[] headAndRemoved = concat(head, new byte[][] {changeFields(base, removed)}, -1);
             changes = concat(headAndRemoved, changed.toArray(new byte[0][]), changedSize);
