@@ -139,7 +139,7 @@ class WatchFleetChangesTest {
         try (ServedFleet fleet = ServedFleet.start()) {
             RollcallWorker w = fleet.worker("1.0.0");
             RollcallWorker steady = fleet.worker("1.0.1");
-            fleet.discovery.push(List.of(SlowWatcherTestLabels.labelled(w, 0), steady.endpoint()));
+            fleet.discovery.push(List.of(PaddedLabels.labelled(w, 0), steady.endpoint()));
             fleet.resolver.awaitWorkers(2, WAIT);
 
             ManagedChannel stuckChannel = NettyChannelBuilder.forAddress(fleet.server.grpcAddress()).usePlaintext()
@@ -160,7 +160,7 @@ class WatchFleetChangesTest {
                 await().atMost(WAIT).until(() -> stuck.size() == 1);
 
                 for (int rev = 1; rev <= changesMade; rev++) {
-                    fleet.discovery.push(List.of(SlowWatcherTestLabels.labelled(w, rev), steady.endpoint()));
+                    fleet.discovery.push(List.of(PaddedLabels.labelled(w, rev), steady.endpoint()));
                     String expected = Integer.toString(rev);
                     fleet.resolver.await(s -> s.workers().stream()
                             .anyMatch(x -> expected.equals(x.endpoint().labels().get("rev"))), WAIT);
@@ -220,7 +220,7 @@ class WatchFleetChangesTest {
     }
 
     /** Labels big enough that a few snapshots fill a stalled client's window, as SlowWatcherTest's. */
-    private static final class SlowWatcherTestLabels {
+    private static final class PaddedLabels {
         private static final int PAD_LABELS = 30;
 
         static WorkerEndpoint labelled(RollcallWorker w, int rev) {
