@@ -48,6 +48,8 @@ final class FleetService {
 
     /** The size of one WatchFleet message by fleet size, as the CPU rows measured it. */
     private static final Map<Integer, Long> messageBytes = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Likewise, of one change message ({@code changes_only}). */
+    private static final Map<Integer, Long> changeBytes = new java.util.concurrent.ConcurrentHashMap<>();
 
     private FleetService() {
     }
@@ -102,10 +104,12 @@ final class FleetService {
                 ask(watchers, "close", "CLOSED");
             }
 
-            double[] small = cpuPerDelivery(SMALL_FLEET, steps / 2, service, watchers);
+            double[] small = cpuPerDelivery(SMALL_FLEET, steps / 2, service, watchers, false);
+            double[] smallChanges = cpuPerDelivery(SMALL_FLEET, steps / 2, service, watchers, true);
             ask(service, "fleet 0 " + BIG_FLEET, "FLEET ");
             ask(service, "slide " + steps / 4 + " " + BIG_FLEET, "PUBLISHED "); // untimed: the bigger paths
-            double[] big = cpuPerDelivery(BIG_FLEET, steps / 2, service, watchers);
+            double[] big = cpuPerDelivery(BIG_FLEET, steps / 2, service, watchers, false);
+            double[] bigChanges = cpuPerDelivery(BIG_FLEET, steps / 2, service, watchers, true);
             report.add(new Report.Row("14. service CPU per delivered snapshot, " + CPU_WATCHERS + " watchers, one"
                     + " worker changing among " + SMALL_FLEET + " / among " + Report.count(BIG_FLEET)
                     + " (the service's threads; the whole service JVM, resolver included, in brackets)",
@@ -116,6 +120,16 @@ final class FleetService {
             report.add(new Report.Row("14. … one WatchFleet message (a whole snapshot) of " + SMALL_FLEET + " / of "
                     + Report.count(BIG_FLEET) + " workers", Report.bytes(messageBytes.getOrDefault(SMALL_FLEET, 0L))
                     + " / " + Report.bytes(messageBytes.getOrDefault(BIG_FLEET, 0L)), "—", "—", "measured", "—"));
+            report.add(new Report.Row("14. service CPU per delivered snapshot, change messages (changes_only), "
+                    + CPU_WATCHERS + " watchers, one worker changing among " + SMALL_FLEET + " / among "
+                    + Report.count(BIG_FLEET) + " (the service's threads; the whole service JVM in brackets)",
+                    Report.duration(smallChanges[0]) + " / " + Report.duration(bigChanges[0]) + " ("
+                            + Report.duration(smallChanges[1]) + " / " + Report.duration(bigChanges[1]) + ")", "—", "—",
+                    "flat: at " + Report.count(BIG_FLEET) + " ≤ 2 × at " + SMALL_FLEET,
+                    Report.met(bigChanges[0] <= 2 * smallChanges[0])));
+            report.add(new Report.Row("14. … one WatchFleet change message of " + SMALL_FLEET + " / of "
+                    + Report.count(BIG_FLEET) + " workers", Report.bytes(changeBytes.getOrDefault(SMALL_FLEET, 0L))
+                    + " / " + Report.bytes(changeBytes.getOrDefault(BIG_FLEET, 0L)), "—", "—", "measured", "—"));
             report.note(String.format(Locale.ROOT, "Fleet service (14): %,d LoopbackServers workers in the harness"
                     + " JVM; the service (resolver on a push discovery, policy ^1.0.0, FleetServer with the defaults:"
                     + " max-watchers-per-connection %d) in a JVM of its own (-Xmx1g, G1); the watchers (plain grpc-java"
@@ -127,7 +141,8 @@ final class FleetService {
                     + " resolver, timed the same way in the same steps. CPU per delivered snapshot: CPU time of the"
                     + " service's threads (rollcall-serve-*, and rollcall-listeners-* where it encodes each snapshot)"
                     + " over %d steps with %d watchers, ÷ the snapshots the watchers received; the whole JVM's"
-                    + " process CPU likewise. Heap: used heap after System.gc() with %,d idle streams open minus"
+                    + " process CPU likewise; the change-message row the same with streams opened with"
+                    + " changes_only (the watchers count the messages, they do not apply them). Heap: used heap after System.gc() with %,d idle streams open minus"
                     + " before, ÷ %,d. Both JVMs log their GC pauses (fleet-service.log, fleet-watchers.log): on two"
                     + " shared cores, young pauses of tens of milliseconds are in the tails.", POOL, PER_CONNECTION,
                     PER_CONNECTION, steps, steps / 2, CPU_WATCHERS, IDLE_WATCHERS, IDLE_WATCHERS));
@@ -135,7 +150,11 @@ final class FleetService {
     }
 
     private static void open(ChildJvm watchers, int n) {
-        String open = ask(watchers, "open " + n + " " + PER_CONNECTION, "");
+        open(watchers, n, false);
+    }
+
+    private static void open(ChildJvm watchers, int n, boolean changes) {
+        String open = ask(watchers, "open " + n + " " + PER_CONNECTION + (changes ? " changes" : ""), "");
         if (!open.startsWith("OPEN ")) {
             throw new IllegalStateException(n + " WatchFleet streams: " + open);
         }
@@ -185,8 +204,9 @@ final class FleetService {
      * server's and the listener's that encodes) and of the whole service JVM (the resolver's probes and
      * snapshot builds too), in nanoseconds.
      */
-    private static double[] cpuPerDelivery(int size, int steps, ChildJvm service, ChildJvm watchers) {
-        open(watchers, CPU_WATCHERS);
+    private static double[] cpuPerDelivery(int size, int steps, ChildJvm service, ChildJvm watchers,
+                                           boolean changes) {
+        open(watchers, CPU_WATCHERS, changes);
         long received0 = Long.parseLong(ask(watchers, "received", "RECEIVED "));
         String[] cpu0 = ask(service, "cpu", "CPU ").split(" ");
         String[] published = ask(service, "slide " + steps + " " + size, "PUBLISHED ").split(",");
@@ -197,10 +217,11 @@ final class FleetService {
         long process = Long.parseLong(cpu1[0]) - Long.parseLong(cpu0[0]);
         long threads = Long.parseLong(cpu1[1]) - Long.parseLong(cpu0[1]);
         long delivered = Long.parseLong(ask(watchers, "received", "RECEIVED ")) - received0;
-        messageBytes.put(size, Long.parseLong(ask(watchers, "size", "SIZE ")));
+        (changes ? changeBytes : messageBytes).put(size, Long.parseLong(ask(watchers, "size", "SIZE ")));
         ask(watchers, "close", "CLOSED");
-        System.out.printf(Locale.ROOT, "  fleet of %d: %d publishes, %d delivered, service threads' CPU %.1f ms,"
-                + " the service JVM's %.1f ms%n", size, publishes, delivered, threads / 1e6, process / 1e6);
+        System.out.printf(Locale.ROOT, "  fleet of %d%s: %d publishes, %d delivered, service threads' CPU %.1f ms,"
+                + " the service JVM's %.1f ms%n", size, changes ? " (changes_only)" : "", publishes, delivered,
+                threads / 1e6, process / 1e6);
         double per = Math.max(1, delivered);
         return new double[] {threads / per, process / per};
     }

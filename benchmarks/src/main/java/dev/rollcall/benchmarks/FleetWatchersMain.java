@@ -27,9 +27,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * service on {@code 127.0.0.1:<port>} with plain grpc-java {@code WatchFleet} streams, as a coordinator
  * in another process would, and answers on standard input, one line each:
  * <ul>
- *   <li>{@code open <n> <perChannel>}: opens {@code n} streams, {@code perChannel} on each channel (one
- *       connection each); answers {@code OPEN <n>} once every stream has its first snapshot (or
- *       {@code FAILED <status>});</li>
+ *   <li>{@code open <n> <perChannel> [changes]}: opens {@code n} streams, {@code perChannel} on each
+ *       channel (one connection each), with {@code changes_only} when {@code changes} is given; answers
+ *       {@code OPEN <n>} once every stream has its first snapshot (or {@code FAILED <status>});</li>
  *   <li>{@code publish <number> <micros>}: the service published {@code number} at {@code micros} (epoch
  *       µs); {@code latencies}: {@code LATENCIES <skipped> <ns,ns,...>}: for every stream and every
  *       published number it received, receipt minus publish, and how many (stream, number) pairs it
@@ -120,6 +120,8 @@ public final class FleetWatchersMain {
                 case "open" -> {
                     int n = Integer.parseInt(w[1]);
                     int perChannel = Integer.parseInt(w[2]);
+                    WatchFleetRequest request = WatchFleetRequest.newBuilder()
+                            .setChangesOnly(w.length > 3 && w[3].equals("changes")).build();
                     CountDownLatch first = new CountDownLatch(n);
                     FleetServiceGrpc.FleetServiceStub stub = null;
                     for (int i = 0; i < n; i++) {
@@ -131,7 +133,7 @@ public final class FleetWatchersMain {
                         }
                         Watch watch = new Watch(first, failure);
                         watches.add(watch);
-                        stub.watchFleet(WatchFleetRequest.getDefaultInstance(), watch);
+                        stub.watchFleet(request, watch);
                     }
                     boolean all = first.await(TIMEOUT_SECONDS, TimeUnit.SECONDS);
                     answer(failure.get() != null ? "FAILED " + failure.get()

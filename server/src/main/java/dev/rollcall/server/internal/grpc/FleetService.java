@@ -25,8 +25,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * {@code rollcall.v1.FleetService} over one resolver. Each published snapshot is encoded once, on
- * the resolver's listener thread, and the same bytes go to every client (the methods' responses
- * are marshalled by {@link PreEncoded}); a watcher is a slot ({@link FleetWatch}), a hold a share of
+ * the resolver's listener thread, whole and as a change message against the previous publish, and
+ * the same bytes go to every client (the methods' responses are marshalled by {@link PreEncoded});
+ * a watcher is a slot ({@link FleetWatch}), a hold a share of
  * a lease ({@link HeldSnapshots}). Streams over the limits are refused with
  * {@code RESOURCE_EXHAUSTED} naming the limit's key. Thread-safe.
  */
@@ -209,6 +210,9 @@ final class FleetService implements AutoCloseable {
             return new ServerCall.Listener<>() {
                 @Override
                 public void onMessage(WatchFleetRequest request) {
+                    if (request.getChangesOnly()) {
+                        watch.sendChanges();
+                    }
                     watches.add(watch);
                     if (stopping) { // close() may have run before this watch joined
                         watch.close(STOPPING);

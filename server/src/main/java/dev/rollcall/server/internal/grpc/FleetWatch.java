@@ -11,6 +11,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the stream can take it; otherwise the stream's next {@code onReady} sends it. A client that stops
  * reading therefore costs one slot, and whoever offers never waits for it.
  *
+ * <p>A stream that asked for change messages is sent a snapshot's change message exactly when the
+ * last message it was sent is that change message's base, else the whole snapshot.
+ *
  * <p>Thread-safe: {@link #offer} from the resolver's listener thread, {@link #drain} from gRPC's;
  * the calls on the {@link ServerCall} are serialized by a work counter, never by a lock held while
  * a client is written to.
@@ -30,12 +33,22 @@ final class FleetWatch {
     private EncodedSnapshot slot; // guarded by this
     private long offered = -1; // guarded by this: the newest number offered, never go back
     private boolean headersSent; // only in drain
+    private long sent = -1; // only in drain: the number of the last message handed to the call
+    private volatile boolean changesOnly; // set once, before the first offer
     private volatile boolean ended;
     private volatile Status closing; // set once: the service stops
 
     FleetWatch(ServerCall<?, byte[]> call, Tally tally) {
         this.call = call;
         this.tally = tally;
+    }
+
+    /**
+     * The client asked for change messages: from now on a snapshot whose change message is based on
+     * the number this stream was sent last goes as that message. Called before the first offer.
+     */
+    void sendChanges() {
+        changesOnly = true;
     }
 
     /** Makes {@code snapshot} the next to send, unless a newer one was offered already. */
@@ -110,7 +123,10 @@ final class FleetWatch {
                 call.sendHeaders(new Metadata());
                 headersSent = true;
             }
-            call.sendMessage(next.bytes());
+            // Decided here, at the send, not at the offer: only this path knows what the client holds,
+            // and a slot overwritten while the client did not read leaves it a number behind the base.
+            call.sendMessage(changesOnly ? next.bytesAfter(sent) : next.bytes());
+            sent = next.number();
             tally.delivered();
         } catch (RuntimeException e) {
             // The call closed under us (cancelled between isReady and the send): nothing more to send.

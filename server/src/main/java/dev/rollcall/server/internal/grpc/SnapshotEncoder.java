@@ -12,6 +12,9 @@ import dev.rollcall.protocol.v1.FleetWorkerState;
 import dev.rollcall.protocol.v1.Selection;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +24,11 @@ import java.util.TreeMap;
  * Turns the resolver's snapshots into {@code rollcall.v1.FleetSnapshot} bytes, once per publish.
  * Each worker's entry is encoded once per {@link WorkerStatus} object and kept while the next
  * snapshot hands the same object over again (the resolver reuses the statuses of workers that did
- * not change), so a publish encodes only what changed and copies the rest. Peer text (versions,
- * instance ids, labels, reasons) is escaped and bounded with {@link PeerText} on the way out.
+ * not change), so a publish encodes only what changed and copies the rest. The same pass makes the
+ * publish's change message against the previous one ({@code base_number}): the entries that are new
+ * objects with other bytes than the URL's previous entry, and the previous URLs now absent. Peer
+ * text (versions, instance ids, labels, reasons) is escaped and bounded with {@link PeerText} on the
+ * way out.
  *
  * <p>Not thread-safe: one thread (the resolver listener's) encodes; {@link #encodeAlone} may run
  * on any thread.
@@ -33,6 +39,8 @@ final class SnapshotEncoder {
     static final String ZONE_LABEL = "zone";
     private static final int WORKERS_FIELD = dev.rollcall.protocol.v1.FleetSnapshot.WORKERS_FIELD_NUMBER;
     private static final int EXCLUDED_FIELD = dev.rollcall.protocol.v1.FleetSnapshot.EXCLUDED_FIELD_NUMBER;
+    private static final int BASE_NUMBER_FIELD = dev.rollcall.protocol.v1.FleetSnapshot.BASE_NUMBER_FIELD_NUMBER;
+    private static final int REMOVED_URLS_FIELD = dev.rollcall.protocol.v1.FleetSnapshot.REMOVED_URLS_FIELD_NUMBER;
     // Bounds as the resolver's own checks of a worker's answer; text can only shrink or be escaped here.
     private static final int MAX_VERSION_CHARS = dev.rollcall.api.WorkerEndpoint.MAX_VERSION_CHARS;
     private static final int MAX_INSTANCE_ID_CHARS = 128;
@@ -43,6 +51,10 @@ final class SnapshotEncoder {
     private final String instanceId;
     /** The last snapshot's entries, by status object: what the next one may reuse. */
     private IdentityHashMap<WorkerStatus, byte[]> entries = new IdentityHashMap<>();
+    /** The last snapshot's entries by (raw) URL: what its change message is computed against. */
+    private HashMap<String, Listed> listed = new HashMap<>();
+    /** The last snapshot's number; -1 before the first. */
+    private long lastNumber = -1;
     /** Worker entries encoded so far by {@link #encode}: what a publish cost beyond copying. */
     private long entriesEncoded;
 
@@ -50,14 +62,62 @@ final class SnapshotEncoder {
         this.instanceId = instanceId;
     }
 
-    /** {@code snapshot}'s encoding, reusing the entries of statuses the last call saw. */
+    /**
+     * {@code snapshot}'s encoding, reusing the entries of statuses the last call saw, with its change
+     * message against the last call's snapshot (none on the first call).
+     */
     EncodedSnapshot encode(FleetSnapshot snapshot) {
+        List<WorkerStatus> statuses = snapshot.statuses();
         IdentityHashMap<WorkerStatus, byte[]> next = new IdentityHashMap<>(entries.size() + 16);
-        int[] encodedNow = new int[1];
-        EncodedSnapshot encoded = encode(snapshot, entries, next, encodedNow);
-        entriesEncoded += encodedNow[0];
+        HashMap<String, Listed> nextListed = new HashMap<>(listed.size() * 4 / 3 + 16);
+        byte[][] parts = new byte[statuses.size()][];
+        List<byte[]> changed = new ArrayList<>();
+        int changedSize = 0;
+        for (int i = 0; i < parts.length; i++) {
+            WorkerStatus status = statuses.get(i);
+            byte[] entry = entries.get(status);
+            boolean reused = entry != null;
+            if (!reused) {
+                entry = entry(status);
+                entriesEncoded++;
+            }
+            next.put(status, entry);
+            parts[i] = entry;
+            String url = status.endpoint().url();
+            Listed was = listed.get(url);
+            if (was != null && was.entry() == entry) {
+                nextListed.put(url, was);
+            } else {
+                nextListed.put(url, new Listed(was != null ? was.escapedUrl()
+                        : PeerText.escape(url, MAX_REASON_CHARS), entry));
+            }
+            // A new status object may still encode as before (a publish for another worker's sake).
+            if (!reused && (was == null || !Arrays.equals(was.entry(), entry))) {
+                changed.add(entry);
+                changedSize += entry.length;
+            }
+        }
+        byte[] head = head(snapshot).toByteArray();
+        byte[] whole = concat(head, parts, sizeOf(parts));
+        byte[] changes = null;
+        long base = lastNumber;
+        // base_number 0 means "whole": the resolver's first snapshot (number 0) is no base.
+        if (base >= 1) {
+            List<String> removed = new ArrayList<>();
+            // The last state is only read until the end, so that a publish that fails leaves it whole.
+            listed.forEach((url, gone) -> {
+                if (!nextListed.containsKey(url)) {
+                    removed.add(gone.escapedUrl());
+                }
+            });
+            removed.sort(null);
+            byte[] headAndRemoved = concat(head, new byte[][] {changeFields(base, removed)}, -1);
+            changes = concat(headAndRemoved, changed.toArray(new byte[0][]), changedSize);
+        }
         entries = next;
-        return encoded;
+        listed = nextListed;
+        lastNumber = snapshot.number();
+        return new EncodedSnapshot(snapshot.number(), whole, Math.max(base, 0), changes);
     }
 
     /** How many worker entries {@link #encode} has encoded (rather than reused); the encoding thread only. */
@@ -65,29 +125,31 @@ final class SnapshotEncoder {
         return entriesEncoded;
     }
 
-    /** {@code snapshot}'s encoding, without the cache: for a snapshot the listener has not seen yet. */
+    /** {@code snapshot}'s encoding, whole, without the cache: for a snapshot the listener has not seen yet. */
     EncodedSnapshot encodeAlone(FleetSnapshot snapshot) {
-        return encode(snapshot, Map.of(), new IdentityHashMap<>(), new int[1]);
-    }
-
-    private EncodedSnapshot encode(FleetSnapshot snapshot, Map<WorkerStatus, byte[]> known,
-                                   IdentityHashMap<WorkerStatus, byte[]> next, int[] encodedNow) {
         List<WorkerStatus> statuses = snapshot.statuses();
         byte[][] parts = new byte[statuses.size()][];
-        int size = 0;
         for (int i = 0; i < parts.length; i++) {
-            WorkerStatus status = statuses.get(i);
-            byte[] entry = known.get(status);
-            if (entry == null) {
-                entry = entry(status);
-                encodedNow[0]++;
-            }
-            next.put(status, entry);
-            parts[i] = entry;
-            size += entry.length;
+            parts[i] = entry(statuses.get(i));
         }
-        byte[] head = head(snapshot).toByteArray();
-        byte[] out = new byte[head.length + size];
+        return new EncodedSnapshot(snapshot.number(), concat(head(snapshot).toByteArray(), parts, sizeOf(parts)));
+    }
+
+    /** One URL's entry in the last snapshot, and the URL as a client sees it. */
+    private record Listed(String escapedUrl, byte[] entry) {
+    }
+
+    private static int sizeOf(byte[][] parts) {
+        int size = 0;
+        for (byte[] part : parts) {
+            size += part.length;
+        }
+        return size;
+    }
+
+    /** {@code head} followed by {@code parts} ({@code size}: their total length, or -1 to count it). */
+    private static byte[] concat(byte[] head, byte[][] parts, int size) {
+        byte[] out = new byte[head.length + (size < 0 ? sizeOf(parts) : size)];
         System.arraycopy(head, 0, out, 0, head.length);
         int at = head.length;
         // Protobuf reads a repeated field's entries in the order they come, wherever the other fields
@@ -96,7 +158,27 @@ final class SnapshotEncoder {
             System.arraycopy(part, 0, out, at, part.length);
             at += part.length;
         }
-        return new EncodedSnapshot(snapshot.number(), out);
+        return out;
+    }
+
+    /** {@code base_number} and {@code removed_urls}, as fields to append to a snapshot's head. */
+    private static byte[] changeFields(long base, List<String> removed) {
+        int size = CodedOutputStream.computeUInt64Size(BASE_NUMBER_FIELD, base);
+        for (String url : removed) {
+            size += CodedOutputStream.computeStringSize(REMOVED_URLS_FIELD, url);
+        }
+        byte[] out = new byte[size];
+        CodedOutputStream o = CodedOutputStream.newInstance(out);
+        try {
+            o.writeUInt64(BASE_NUMBER_FIELD, base);
+            for (String url : removed) {
+                o.writeString(REMOVED_URLS_FIELD, url);
+            }
+            o.checkNoSpaceLeft();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // the array was sized for it
+        }
+        return out;
     }
 
     /** Everything but the workers. */

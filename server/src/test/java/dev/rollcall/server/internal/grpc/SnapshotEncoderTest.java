@@ -61,6 +61,42 @@ class SnapshotEncoderTest {
     }
 
     @Test
+    void aPublishsChangeMessageCarriesOnlyTheEntriesThatChangedAndTheUrlsThatLeftSinceThePreviousPublish()
+            throws Exception {
+        List<WorkerStatus> statuses = new ArrayList<>();
+        for (int i = 0; i < WORKERS; i++) {
+            statuses.add(status(i, "1.0.0", State.COMPATIBLE));
+        }
+        SnapshotEncoder encoder = new SnapshotEncoder("service-1");
+        assertThat(encoder.encode(FleetSnapshot.builder(0).statuses(statuses).build()).changes())
+                .as("no change message on the first snapshot").isNull();
+        assertThat(encoder.encode(FleetSnapshot.builder(1).statuses(statuses).build()).changes())
+                .as("nor against snapshot 0: base_number 0 means whole").isNull();
+
+        statuses.set(500, status(500, "0.9.0", State.REJECTED));
+        statuses.set(501, status(501, "1.0.0", State.COMPATIBLE)); // a new object, the same entry
+        String leaver = statuses.remove(WORKERS - 1).endpoint().url();
+        FleetSnapshot second = FleetSnapshot.builder(2).statuses(statuses).build();
+        EncodedSnapshot encoded = encoder.encode(second);
+
+        assertThat(encoded.base()).isEqualTo(1);
+        assertThat(encoded.bytesAfter(1)).isSameAs(encoded.changes());
+        assertThat(encoded.bytesAfter(0)).as("a stream that holds another number").isSameAs(encoded.bytes());
+        dev.rollcall.protocol.v1.FleetSnapshot changes = dev.rollcall.protocol.v1.FleetSnapshot
+                .parseFrom(encoded.changes());
+        dev.rollcall.protocol.v1.FleetSnapshot whole = parse(encoded);
+        assertThat(changes.getBaseNumber()).isEqualTo(1);
+        assertThat(changes.getWorkersList()).isEmpty();
+        assertThat(changes.getExcludedList()).singleElement()
+                .satisfies(w -> assertThat(w.getInstanceId()).isEqualTo("instance-500"));
+        assertThat(changes.getRemovedUrlsList()).containsExactly(leaver);
+        assertThat(changes.toBuilder().clearBaseNumber().clearRemovedUrls().clearExcluded().build())
+                .as("everything not per worker, whole").isEqualTo(whole.toBuilder().clearWorkers().clearExcluded().build());
+        assertThat(whole.getBaseNumber()).isZero();
+        assertThat(whole.getRemovedUrlsList()).isEmpty();
+    }
+
+    @Test
     void aHoldResponseCarriesTheSnapshotBytesAsTheyAre() throws Exception {
         EncodedSnapshot e = new SnapshotEncoder("service-1").encodeAlone(FleetSnapshot.builder(7)
                 .status(status(1, "1.0.0", State.COMPATIBLE)).build());
