@@ -5,6 +5,7 @@ import dev.rollcall.api.Settings;
 import dev.rollcall.api.internal.NamedThreads;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.protocol.internal.RequestBytesLimit;
+import dev.rollcall.protocol.internal.StreamLimit;
 import dev.rollcall.server.internal.catalog.ServeKeys;
 import io.grpc.Server;
 import io.grpc.ServerCredentials;
@@ -36,6 +37,9 @@ import org.slf4j.LoggerFactory;
  * held snapshot.
  */
 public final class FleetGrpcDoor implements AutoCloseable {
+
+    /** Who refuses a stream past a limit, in the refusal's text. */
+    private static final String SERVICE = "this service";
 
     private static final Logger log = LoggerFactory.getLogger(FleetGrpcDoor.class);
     /**
@@ -85,10 +89,10 @@ public final class FleetGrpcDoor implements AutoCloseable {
             log.warn("{}={} is shorter than gRPC lets a server ping; {} applies", ServeKeys.KEEPALIVE_TIME.name(),
                     keepaliveTime, GRPC_KEEPALIVE_FLOOR);
         }
-        StreamLimit watchLimit = new StreamLimit("WatchFleet", settings.get(ServeKeys.MAX_WATCHERS),
+        StreamLimit watchLimit = new StreamLimit(SERVICE, "WatchFleet", settings.get(ServeKeys.MAX_WATCHERS),
                 ServeKeys.MAX_WATCHERS.name(), settings.get(ServeKeys.MAX_WATCHERS_PER_CONNECTION),
                 ServeKeys.MAX_WATCHERS_PER_CONNECTION.name());
-        StreamLimit holdLimit = new StreamLimit("HoldFleet", settings.get(ServeKeys.MAX_HOLDS),
+        StreamLimit holdLimit = new StreamLimit(SERVICE, "HoldFleet", settings.get(ServeKeys.MAX_HOLDS),
                 ServeKeys.MAX_HOLDS.name(), settings.get(ServeKeys.MAX_HOLDS_PER_CONNECTION),
                 ServeKeys.MAX_HOLDS_PER_CONNECTION.name());
 

@@ -4,6 +4,7 @@ import dev.rollcall.api.PeerText;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.SnapshotListener;
 import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.protocol.internal.StreamLimit;
 import dev.rollcall.protocol.v1.FleetServiceGrpc;
 import dev.rollcall.protocol.v1.GetFleetRequest;
 import dev.rollcall.protocol.v1.HoldFleetRequest;
@@ -17,11 +18,14 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.ServiceDescriptor;
 import io.grpc.Status;
 import io.grpc.stub.ServerCalls;
+import java.net.SocketAddress;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code rollcall.v1.FleetService} over one resolver. Each published snapshot is encoded once, on
@@ -32,6 +36,8 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code RESOURCE_EXHAUSTED} naming the limit's key. Thread-safe.
  */
 final class FleetService implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(FleetService.class);
 
     static final MethodDescriptor<GetFleetRequest, byte[]> GET_FLEET = FleetServiceGrpc.getGetFleetMethod()
             .toBuilder(FleetServiceGrpc.getGetFleetMethod().getRequestMarshaller(), PreEncoded.MARSHALLER).build();
@@ -194,7 +200,7 @@ final class FleetService implements AutoCloseable {
             Object connection = Connections.of(call);
             String refusal = watchLimit.acquire(connection);
             if (refusal != null) {
-                watchLimit.noteRefusal(refusal, call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
+                noteRefusal(watchLimit, "WatchFleet", refusal, call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
                 return refuse(call, Status.RESOURCE_EXHAUSTED.withDescription(refusal));
             }
             FleetWatch watch = new FleetWatch(call, tally);
@@ -255,7 +261,7 @@ final class FleetService implements AutoCloseable {
             Object connection = Connections.of(call);
             String refusal = holdLimit.acquire(connection);
             if (refusal != null) {
-                holdLimit.noteRefusal(refusal, call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
+                noteRefusal(holdLimit, "HoldFleet", refusal, call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
                 return refuse(call, Status.RESOURCE_EXHAUSTED.withDescription(refusal));
             }
             AtomicBoolean ended = new AtomicBoolean();
@@ -303,6 +309,15 @@ final class FleetService implements AutoCloseable {
                     end.run();
                 }
             };
+        }
+    }
+
+    /** Logs a refused stream: during a flood one line a minute, with how many there were since. */
+    private static void noteRefusal(StreamLimit limit, String method, String refusal, SocketAddress from) {
+        long count = limit.countRefusal();
+        if (count > 0) {
+            log.warn("refused {} {} stream{} since the last such line; the latest from {}: {}", count, method,
+                    count == 1 ? "" : "s", from, refusal);
         }
     }
 }

@@ -1,24 +1,22 @@
-package dev.rollcall.server.internal.grpc;
+package dev.rollcall.protocol.internal;
 
-import java.net.SocketAddress;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Bounds one kind of stream (WatchFleet or HoldFleet), in all and per connection. A place is taken
- * when the call starts and given back once, when it ends however it ends. A refusal says which
- * bound was reached, with its value and its key; refusals are logged at WARN at most once a minute,
- * with how many there were since (a flood must not flood the log too). Thread-safe.
+ * Bounds one kind of stream (a worker's WatchWorkerInfo, the fleet server's WatchFleet or
+ * HoldFleet), in all and per connection. A place is taken when the call starts and given back once,
+ * when it ends however it ends. A refusal says which bound was reached, with its value and its key;
+ * its owner logs refusals at most once a minute, with how many there were since
+ * ({@link #countRefusal()}: a flood must not flood the log too). Thread-safe.
  */
-final class StreamLimit {
+public final class StreamLimit {
 
-    private static final Logger log = LoggerFactory.getLogger(StreamLimit.class);
     private static final long LOG_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
 
+    private final String owner;
     private final String method;
     private final int max;
     private final String maxKey;
@@ -29,7 +27,13 @@ final class StreamLimit {
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong lastLog = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);
 
-    StreamLimit(String method, int max, String maxKey, int maxPerConnection, String maxPerConnectionKey) {
+    /**
+     * @param owner  who refuses, for the refusal's text: {@code "this worker"}, {@code "this service"}
+     * @param method the streams' method, e.g. {@code WatchFleet}
+     */
+    public StreamLimit(String owner, String method, int max, String maxKey, int maxPerConnection,
+                       String maxPerConnectionKey) {
+        this.owner = owner;
         this.method = method;
         this.max = max;
         this.maxKey = maxKey;
@@ -38,10 +42,10 @@ final class StreamLimit {
     }
 
     /** Takes a place for a stream on {@code connection}; null, or why there is none. */
-    String acquire(Object connection) {
+    public String acquire(Object connection) {
         if (total.incrementAndGet() > max) {
             total.decrementAndGet();
-            return "this service already serves as many " + method + " streams as it may (" + maxKey + "=" + max
+            return owner + " already serves as many " + method + " streams as it may (" + maxKey + "=" + max
                     + ")";
         }
         boolean[] taken = {false};
@@ -62,25 +66,28 @@ final class StreamLimit {
     }
 
     /** Gives back the place {@link #acquire} took; call once per place. */
-    void release(Object connection) {
+    public void release(Object connection) {
         perConnection.computeIfPresent(connection, (k, n) -> n <= 1 ? null : n - 1);
         total.decrementAndGet();
     }
 
-    /** Logs {@code refusal} (a flood: once a minute, counted) of a stream from {@code remote} (or null). */
-    void noteRefusal(String refusal, SocketAddress remote) {
+    /**
+     * Counts one refusal; returns how many there were since the last line the caller logged when a
+     * line is due (a flood: at most one a minute), else 0.
+     */
+    public long countRefusal() {
         long count = refused.incrementAndGet();
         long last = lastLog.get();
         long now = System.nanoTime();
         if (now - last >= LOG_EVERY_NANOS && lastLog.compareAndSet(last, now)) {
             refused.addAndGet(-count);
-            log.warn("refused {} {} stream{} since the last such line; the latest from {}: {}", count, method,
-                    count == 1 ? "" : "s", remote, refusal);
+            return count;
         }
+        return 0;
     }
 
     /** Streams holding a place now. */
-    int held() {
+    public int held() {
         return total.get();
     }
 }
