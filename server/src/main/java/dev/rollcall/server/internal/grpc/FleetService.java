@@ -18,7 +18,6 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.ServiceDescriptor;
 import io.grpc.Status;
 import io.grpc.stub.ServerCalls;
-import java.net.SocketAddress;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -197,11 +196,10 @@ final class FleetService implements AutoCloseable {
             if (stopping) {
                 return refuse(call, STOPPING);
             }
-            Object connection = Connections.of(call);
-            String refusal = watchLimit.acquire(connection);
-            if (refusal != null) {
-                noteRefusal(watchLimit, "WatchFleet", refusal, call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
-                return refuse(call, Status.RESOURCE_EXHAUSTED.withDescription(refusal));
+            Object connection = admit(call, watchLimit, "WatchFleet");
+            if (connection == null) {
+                return new ServerCall.Listener<>() {
+                };
             }
             FleetWatch watch = new FleetWatch(call, tally);
             AtomicBoolean ended = new AtomicBoolean();
@@ -258,11 +256,10 @@ final class FleetService implements AutoCloseable {
             if (stopping) {
                 return refuse(call, STOPPING);
             }
-            Object connection = Connections.of(call);
-            String refusal = holdLimit.acquire(connection);
-            if (refusal != null) {
-                noteRefusal(holdLimit, "HoldFleet", refusal, call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
-                return refuse(call, Status.RESOURCE_EXHAUSTED.withDescription(refusal));
+            Object connection = admit(call, holdLimit, "HoldFleet");
+            if (connection == null) {
+                return new ServerCall.Listener<>() {
+                };
             }
             AtomicBoolean ended = new AtomicBoolean();
             AtomicReference<HeldSnapshots.Held> granted = new AtomicReference<>();
@@ -312,12 +309,23 @@ final class FleetService implements AutoCloseable {
         }
     }
 
-    /** Logs a refused stream: during a flood one line a minute, with how many there were since. */
-    private static void noteRefusal(StreamLimit limit, String method, String refusal, SocketAddress from) {
+    /**
+     * Takes a place for {@code call} under {@code limit}: its connection, or null when the call was
+     * refused ({@code RESOURCE_EXHAUSTED} naming the limit and its key; logged, during a flood one
+     * line a minute with how many there were since).
+     */
+    private static Object admit(ServerCall<?, ?> call, StreamLimit limit, String method) {
+        Object connection = Connections.of(call);
+        String refusal = limit.acquire(connection);
+        if (refusal == null) {
+            return connection;
+        }
         long count = limit.countRefusal();
         if (count > 0) {
             log.warn("refused {} {} stream{} since the last such line; the latest from {}: {}", count, method,
-                    count == 1 ? "" : "s", from, refusal);
+                    count == 1 ? "" : "s", call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR), refusal);
         }
+        call.close(Status.RESOURCE_EXHAUSTED.withDescription(refusal), new Metadata());
+        return null;
     }
 }
