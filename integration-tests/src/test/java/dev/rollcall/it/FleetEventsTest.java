@@ -15,6 +15,7 @@ import dev.rollcall.local.FleetWorker;
 import dev.rollcall.testkit.PushDiscovery;
 import dev.rollcall.local.WorkerFleet;
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,6 +26,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
@@ -118,9 +122,11 @@ class FleetEventsTest {
     @Test
     void resolverRunsWithoutMicrometerOnTheClasspath(@TempDir Path dir) throws Exception {
         // This module's class path has Micrometer (rollcall-server brings it): the resolver runs in a
-        // JVM of its own, on the same class path without it.
+        // JVM of its own, on the same class path without it, and without the jars whose manifest names
+        // more jars (in a reactor build the cli's names its lib/, Micrometer included).
         String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                .filter(entry -> !entry.contains("micrometer")).collect(Collectors.joining(File.pathSeparator));
+                .filter(entry -> !entry.contains("micrometer") && !namesMoreJars(entry))
+                .collect(Collectors.joining(File.pathSeparator));
         Path output = dir.resolve("output.txt");
         Process coordinator = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", classPath, ResolverWithoutMicrometer.class.getName())
@@ -130,5 +136,18 @@ class FleetEventsTest {
         String said = Files.readString(output);
         assertThat(coordinator.exitValue()).as("exit code; output:%n%s", said).isZero();
         assertThat(said).contains("no micrometer, 1 workers");
+    }
+
+    /** Whether {@code entry} is a jar whose manifest adds a {@code Class-Path} of its own. */
+    private static boolean namesMoreJars(String entry) {
+        if (!entry.endsWith(".jar")) {
+            return false;
+        }
+        try (JarFile jar = new JarFile(entry)) {
+            Manifest manifest = jar.getManifest();
+            return manifest != null && manifest.getMainAttributes().getValue(Attributes.Name.CLASS_PATH) != null;
+        } catch (IOException e) {
+            return false;
+        }
     }
 }
