@@ -128,8 +128,9 @@ class FleetEventsTest {
                 .filter(entry -> !entry.contains("micrometer") && !namesMoreJars(entry))
                 .collect(Collectors.joining(File.pathSeparator));
         Path output = dir.resolve("output.txt");
+        WorkerFleet fleet = closing(WorkerFleet.start("1.0.0"));
         Process coordinator = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", classPath, ResolverWithoutMicrometer.class.getName())
+                "-cp", classPath, ResolverWithoutMicrometer.class.getName(), fleet.endpointList())
                 .redirectErrorStream(true).redirectOutput(output.toFile()).start();
         closing(coordinator::destroyForcibly);
         assertThat(coordinator.waitFor(60, TimeUnit.SECONDS)).as("the coordinator ended").isTrue();
