@@ -29,6 +29,12 @@ public final class ServerKeys implements KeyCatalog {
     public static final SettingKey<Integer> MAX_REQUEST_BYTES = ServeKeys.MAX_REQUEST_BYTES;
     public static final SettingKey<Duration> KEEPALIVE_TIME = ServeKeys.KEEPALIVE_TIME;
     public static final SettingKey<Duration> KEEPALIVE_TIMEOUT = ServeKeys.KEEPALIVE_TIMEOUT;
+    public static final SettingKey<Boolean> XDS_ENABLED = ServeKeys.XDS_ENABLED;
+    public static final SettingKey<String> XDS_FLEET = ServeKeys.XDS_FLEET;
+    public static final SettingKey<Integer> XDS_MAX_STREAMS = ServeKeys.XDS_MAX_STREAMS;
+    public static final SettingKey<Integer> XDS_MAX_STREAMS_PER_CONNECTION = ServeKeys.XDS_MAX_STREAMS_PER_CONNECTION;
+    public static final SettingKey<Integer> XDS_MAX_RESOURCES_PER_STREAM = ServeKeys.XDS_MAX_RESOURCES_PER_STREAM;
+    public static final SettingKey<Integer> XDS_MAX_REQUEST_BYTES = ServeKeys.XDS_MAX_REQUEST_BYTES;
 
     @Override
     public List<SettingKey<?>> keys() {

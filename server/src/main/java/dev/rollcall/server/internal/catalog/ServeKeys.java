@@ -56,8 +56,28 @@ public final class ServeKeys {
             "how long a ping may go unanswered before the connection, and its watches and holds, end")
             .byDefault(Duration.ofSeconds(10)).above(Duration.ZERO);
 
+    public static final SettingKey<Boolean> XDS_ENABLED = SettingKey.define(SERVER, "rollcall.serve.xds.enabled",
+            SettingType.BOOLEAN, "serve xDS (ADS) on rollcall.serve.port beside the fleet API").byDefault(true);
+    public static final SettingKey<String> XDS_FLEET = SettingKey.define(SERVER, "rollcall.serve.xds.fleet",
+            SettingType.TEXT, "the name xDS clients dial (xds:///NAME): the Listener, RouteConfiguration, Cluster and"
+                    + " ClusterLoadAssignment the ADS door publishes for this fleet").byDefault("fleet");
+    public static final SettingKey<Integer> XDS_MAX_STREAMS = SettingKey.define(SERVER, "rollcall.serve.xds.max-streams",
+            SettingType.WHOLE_NUMBER, "xDS ADS streams open at once in all").byDefault(4096).atLeast(1)
+            .atMost(Integer.MAX_VALUE);
+    public static final SettingKey<Integer> XDS_MAX_STREAMS_PER_CONNECTION = SettingKey.define(SERVER,
+            "rollcall.serve.xds.max-streams-per-connection", SettingType.WHOLE_NUMBER,
+            "xDS ADS streams open at once over one connection").byDefault(16).atLeast(1).atMost(Integer.MAX_VALUE);
+    public static final SettingKey<Integer> XDS_MAX_RESOURCES_PER_STREAM = SettingKey.define(SERVER,
+            "rollcall.serve.xds.max-resources-per-stream", SettingType.WHOLE_NUMBER,
+            "resource names one ADS stream may subscribe to, all types together (a gRPC channel takes 4)")
+            .byDefault(256).atLeast(4).atMost(Integer.MAX_VALUE);
+    public static final SettingKey<Integer> XDS_MAX_REQUEST_BYTES = SettingKey.define(SERVER,
+            "rollcall.serve.xds.max-request-bytes", SettingType.WHOLE_NUMBER,
+            "largest DiscoveryRequest (Envoy's node description alone can take tens of KiB)").byDefault(65536)
+            .atLeast(1024).atMost(Integer.MAX_VALUE);
+
     /** Every key, in the order of docs/configuration.md's table. */
-    public static final List<SettingKey<?>> ALL = List.of(HOST, PORT, HTTP_PORT, TLS_CERT, TLS_KEY, TLS_CLIENT_CA, TOKEN_FILE, MAX_WATCHERS, MAX_WATCHERS_PER_CONNECTION, MAX_HOLDS, MAX_HOLDS_PER_CONNECTION, MAX_REQUEST_BYTES, KEEPALIVE_TIME, KEEPALIVE_TIMEOUT);
+    public static final List<SettingKey<?>> ALL = List.of(HOST, PORT, HTTP_PORT, TLS_CERT, TLS_KEY, TLS_CLIENT_CA, TOKEN_FILE, MAX_WATCHERS, MAX_WATCHERS_PER_CONNECTION, MAX_HOLDS, MAX_HOLDS_PER_CONNECTION, MAX_REQUEST_BYTES, KEEPALIVE_TIME, KEEPALIVE_TIMEOUT, XDS_ENABLED, XDS_FLEET, XDS_MAX_STREAMS, XDS_MAX_STREAMS_PER_CONNECTION, XDS_MAX_RESOURCES_PER_STREAM, XDS_MAX_REQUEST_BYTES);
 
     private ServeKeys() {
     }

@@ -7,6 +7,7 @@ import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.protocol.internal.RequestBytesLimit;
 import dev.rollcall.protocol.internal.StreamLimit;
 import dev.rollcall.server.internal.catalog.ServeKeys;
+import dev.rollcall.server.internal.xds.XdsDoor;
 import io.grpc.Server;
 import io.grpc.ServerCredentials;
 import io.grpc.netty.NettyServerBuilder;
@@ -52,16 +53,18 @@ public final class FleetGrpcDoor implements AutoCloseable {
 
     private final Server server;
     private final FleetService service;
+    private final XdsDoor xds;
     private final EventLoopGroup eventLoops;
     private final ExecutorService executor;
     private final MeterRegistry extra;
     private final List<Meter> extraMeters;
     private volatile boolean closed;
 
-    private FleetGrpcDoor(Server server, FleetService service, EventLoopGroup eventLoops, ExecutorService executor,
-                          MeterRegistry extra, List<Meter> extraMeters) {
+    private FleetGrpcDoor(Server server, FleetService service, XdsDoor xds, EventLoopGroup eventLoops,
+                          ExecutorService executor, MeterRegistry extra, List<Meter> extraMeters) {
         this.server = server;
         this.service = service;
+        this.xds = xds;
         this.eventLoops = eventLoops;
         this.executor = executor;
         this.extra = extra;
@@ -101,6 +104,8 @@ public final class FleetGrpcDoor implements AutoCloseable {
                 NioIoHandler.newFactory());
         ExecutorService executor = Executors.newCachedThreadPool(NamedThreads.daemon("rollcall-serve-call"));
         FleetService service = new FleetService(resolver, instanceId, watchLimit, holdLimit);
+        XdsDoor xds = XdsDoor.open(resolver, settings, instanceId, Connections::of);
+        int maxXdsRequestBytes = settings.get(ServeKeys.XDS_MAX_REQUEST_BYTES);
         NettyServerBuilder sb = (tls == null ? NettyServerBuilder.forAddress(address)
                 : NettyServerBuilder.forAddress(address, tls))
                 .channelType(NioServerSocketChannel.class)
@@ -111,12 +116,18 @@ public final class FleetGrpcDoor implements AutoCloseable {
                 // The tracer bounds requests and names the key; gRPC's own bound, checked first on a
                 // message's declared length, would refuse without naming it.
                 .maxInboundMessageSize(Integer.MAX_VALUE)
-                .addStreamTracerFactory(new RequestBytesLimit(maxRequestBytes, ServeKeys.MAX_REQUEST_BYTES.name(), "", method -> true))
+                .addStreamTracerFactory(new RequestBytesLimit(maxRequestBytes, ServeKeys.MAX_REQUEST_BYTES.name(), "",
+                        method -> !method.equals(XdsDoor.METHOD)))
+                .addStreamTracerFactory(new RequestBytesLimit(maxXdsRequestBytes,
+                        ServeKeys.XDS_MAX_REQUEST_BYTES.name(), "", XdsDoor.METHOD::equals))
                 .keepAliveTime(keepaliveTime.toNanos(), TimeUnit.NANOSECONDS)
                 .keepAliveTimeout(keepaliveTimeout.toNanos(), TimeUnit.NANOSECONDS)
                 .permitKeepAliveTime(PERMIT_KEEPALIVE_SECONDS, TimeUnit.SECONDS)
                 .permitKeepAliveWithoutCalls(true)
                 .addService(service.definition());
+        if (xds != null) {
+            sb.addService(xds.definition());
+        }
         if (token != null) {
             sb.intercept(token);
         }
@@ -125,20 +136,23 @@ public final class FleetGrpcDoor implements AutoCloseable {
             server.start();
         } catch (IOException | RuntimeException e) {
             service.close();
+            if (xds != null) {
+                xds.close();
+            }
             executor.shutdownNow();
             eventLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS);
             throw new IOException("cannot serve rollcall.v1.FleetService on " + host + ":" + port + " ("
                     + ServeKeys.HOST.name() + ", " + ServeKeys.PORT.name() + "): " + e.getMessage(), e);
         }
-        register(meters, service);
-        List<Meter> extraMeters = extra != null ? register(extra, service) : List.of();
-        FleetGrpcDoor door = new FleetGrpcDoor(server, service, eventLoops, executor, extra, extraMeters);
+        register(meters, service, xds);
+        List<Meter> extraMeters = extra != null ? register(extra, service, xds) : List.of();
+        FleetGrpcDoor door = new FleetGrpcDoor(server, service, xds, eventLoops, executor, extra, extraMeters);
         log.info("rollcall.v1.FleetService on {}{}{}", door.address(), tls == null ? "" : " (TLS)",
                 token == null ? "" : ", bearer token required");
         return door;
     }
 
-    private static List<Meter> register(MeterRegistry registry, FleetService service) {
+    private static List<Meter> register(MeterRegistry registry, FleetService service, XdsDoor xds) {
         List<Meter> meters = new ArrayList<>();
         meters.add(Gauge.builder("rollcall.serve.watchers", service, FleetService::watchers)
                 .description("WatchFleet streams open").register(registry));
@@ -148,6 +162,12 @@ public final class FleetGrpcDoor implements AutoCloseable {
                 .description("snapshots written to WatchFleet streams").register(registry));
         meters.add(FunctionCounter.builder("rollcall.serve.skipped", service, FleetService::skipped)
                 .description("snapshots superseded before a slow watcher read them").register(registry));
+        if (xds != null) {
+            meters.add(Gauge.builder("rollcall.serve.xds.streams", xds, XdsDoor::streams)
+                    .description("xDS ADS streams open").register(registry));
+            meters.add(FunctionCounter.builder("rollcall.serve.xds.nacks", xds, XdsDoor::nacks)
+                    .description("xDS responses a client rejected (NACK)").register(registry));
+        }
         return meters;
     }
 
@@ -177,6 +197,9 @@ public final class FleetGrpcDoor implements AutoCloseable {
         }
         closed = true;
         service.close(); // ends every watch and hold: a graceful shutdown would wait for them forever
+        if (xds != null) {
+            xds.close();
+        }
         server.shutdown();
         try {
             if (!server.awaitTermination(1, TimeUnit.SECONDS)) {

@@ -1,0 +1,66 @@
+package dev.rollcall.server.xds;
+
+import dev.rollcall.protocol.v1.WorkerInfoRequest;
+import dev.rollcall.protocol.v1.WorkerInfoResponse;
+import dev.rollcall.protocol.v1.WorkerServiceGrpc;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.NameResolverRegistry;
+import io.grpc.xds.XdsNameResolverProvider;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * grpc-java's own xDS client, as an application uses it: a channel on {@code xds:///NAME} whose
+ * bootstrap names a Rollcall server, calling {@code WorkerInfo} on whichever worker xDS picks. Each
+ * instance registers a scheme of its own (the bootstrap is given in code rather than through
+ * {@code GRPC_XDS_BOOTSTRAP}, so that tests in one JVM can each have their server).
+ */
+public final class GrpcXdsClient implements AutoCloseable {
+
+    private static final AtomicInteger SCHEMES = new AtomicInteger();
+
+    private final XdsNameResolverProvider provider;
+    private final ManagedChannel channel;
+
+    private GrpcXdsClient(XdsNameResolverProvider provider, ManagedChannel channel) {
+        this.provider = provider;
+        this.channel = channel;
+    }
+
+    /** A channel on {@code xds:///name} (in a scheme of its own) whose control plane is {@code port}. */
+    public static GrpcXdsClient dial(int port, String name) {
+        String scheme = "rollcall-xds-test-" + SCHEMES.incrementAndGet();
+        Map<String, ?> bootstrap = Map.of(
+                "xds_servers", List.of(Map.of(
+                        "server_uri", "127.0.0.1:" + port,
+                        "channel_creds", List.of(Map.of("type", "insecure")),
+                        "server_features", List.of("xds_v3"))),
+                "node", Map.of("id", "grpc-java-test-" + scheme));
+        XdsNameResolverProvider provider = XdsNameResolverProvider.createForTest(scheme, bootstrap);
+        NameResolverRegistry.getDefaultRegistry().register(provider);
+        ManagedChannel channel = Grpc.newChannelBuilder(scheme + ":///" + name, InsecureChannelCredentials.create())
+                .build();
+        return new GrpcXdsClient(provider, channel);
+    }
+
+    /** One call, waiting for the channel to be ready; the answering worker's reply. */
+    public WorkerInfoResponse call() {
+        return WorkerServiceGrpc.newBlockingStub(channel).withWaitForReady().withDeadlineAfter(10, TimeUnit.SECONDS)
+                .workerInfo(WorkerInfoRequest.getDefaultInstance());
+    }
+
+    public ManagedChannel channel() {
+        return channel;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        channel.shutdownNow();
+        channel.awaitTermination(5, TimeUnit.SECONDS);
+        NameResolverRegistry.getDefaultRegistry().deregister(provider);
+    }
+}
