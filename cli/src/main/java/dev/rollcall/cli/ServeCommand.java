@@ -121,6 +121,8 @@ public final class ServeCommand implements Callable<Integer> {
             }
             try (server) {
                 out.println("fleet api grpc://" + hostPort(server.grpcAddress()));
+                server.xdsFleet().ifPresent(name ->
+                        out.println("xds xds:///" + name + " on grpc://" + hostPort(server.grpcAddress())));
                 server.httpAddress().ifPresent(http ->
                         out.println("http http://" + hostPort(http) + " (/readyz /healthz /metrics, console)"));
                 out.flush();

@@ -63,6 +63,8 @@ class ServeCommandTest {
                 Matcher grpc = GRPC.matcher(run.out());
                 Matcher http = HTTP.matcher(run.out());
                 assertThat(grpc.find() && http.find()).as(run.out() + run.err()).isTrue();
+                // xDS clients are told what to dial, on the fleet API's own port.
+                assertThat(run.out()).contains("xds xds:///fleet on grpc://127.0.0.1:" + grpc.group(1) + "\n");
 
                 channel = ManagedChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(grpc.group(1))).usePlaintext()
                         .build();

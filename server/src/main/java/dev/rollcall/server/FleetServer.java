@@ -20,7 +20,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * One resolver served to coordinators in any language: {@code rollcall.v1.FleetService} (GetFleet,
- * WatchFleet, HoldFleet) on a gRPC port, and {@code /readyz}, {@code /healthz}, {@code /metrics}
+ * WatchFleet, HoldFleet) and xDS (ADS, for gRPC clients dialling {@code xds:///NAME} and Envoy) on a
+ * gRPC port, and {@code /readyz}, {@code /healthz}, {@code /metrics}
  * (Prometheus text) and the console on an HTTP port. What {@code rollcall serve} runs, and what a JVM
  * host (the Spring Boot starter, an application of yours) embeds:
  *
@@ -61,6 +62,14 @@ public final class FleetServer implements AutoCloseable {
     /** Where the HTTP endpoints listen; empty when the builder turned them off. */
     public Optional<InetSocketAddress> httpAddress() {
         return Optional.ofNullable(http).map(FleetHttpDoor::address);
+    }
+
+    /**
+     * The name gRPC clients dial as {@code xds:///NAME} on {@link #grpcAddress()}
+     * ({@code rollcall.serve.xds.fleet}); empty when {@code rollcall.serve.xds.enabled} is false.
+     */
+    public Optional<String> xdsFleet() {
+        return grpc.xdsFleet();
     }
 
     /** New each time a server starts: {@code FleetSnapshot.service_instance_id}. */

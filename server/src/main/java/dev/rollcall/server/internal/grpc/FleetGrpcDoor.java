@@ -176,6 +176,11 @@ public final class FleetGrpcDoor implements AutoCloseable {
         return (InetSocketAddress) server.getListenSockets().get(0);
     }
 
+    /** The xDS name of the fleet the ADS door publishes; empty when the door is off. */
+    public java.util.Optional<String> xdsFleet() {
+        return java.util.Optional.ofNullable(xds).map(XdsDoor::fleet);
+    }
+
     /** WatchFleet streams open now. */
     public int watchers() {
         return service.watchers();
