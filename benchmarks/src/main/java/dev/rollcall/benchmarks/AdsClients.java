@@ -1,8 +1,10 @@
 package dev.rollcall.benchmarks;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.envoyproxy.envoy.config.core.v3.HealthStatus;
 import io.envoyproxy.envoy.config.core.v3.Node;
 import io.envoyproxy.envoy.config.endpoint.v3.ClusterLoadAssignment;
+import io.envoyproxy.envoy.config.endpoint.v3.LbEndpoint;
 import io.envoyproxy.envoy.config.endpoint.v3.LocalityLbEndpoints;
 import io.envoyproxy.envoy.service.discovery.v3.AggregatedDiscoveryServiceGrpc;
 import io.envoyproxy.envoy.service.discovery.v3.DiscoveryRequest;
@@ -14,6 +16,8 @@ import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -38,6 +42,11 @@ final class AdsClients implements AutoCloseable {
     private final List<ManagedChannel> channels = new ArrayList<>();
     private final List<Stream> streams = new ArrayList<>();
     private final AtomicReference<String> failure = new AtomicReference<>();
+    /** Every assignment the first stream received: when ({@code nanoTime}) and its healthy endpoints. */
+    private final List<Arrival> arrivals = new ArrayList<>();
+
+    private record Arrival(long nanos, Set<String> healthy) {
+    }
 
     AdsClients(int port, String fleet) {
         this.port = port;
@@ -50,8 +59,10 @@ final class AdsClients implements AutoCloseable {
         private StreamObserver<DiscoveryRequest> requests;
         private volatile int endpoints = -1;
         private volatile boolean closed;
+        private final boolean timed;
 
         Stream(int id) {
+            this.timed = id == 0;
             this.node = Node.newBuilder().setId("rollcall-bench-ads-" + id).setUserAgentName("rollcall-bench").build();
         }
 
@@ -79,7 +90,12 @@ final class AdsClients implements AutoCloseable {
                 case LISTENER -> subscribe(ROUTE, "", "");
                 case ROUTE -> subscribe(CLUSTER, "", "");
                 case CLUSTER -> subscribe(ENDPOINTS, "", "");
-                case ENDPOINTS -> endpoints = count(response);
+                case ENDPOINTS -> {
+                    endpoints = count(response);
+                    if (timed) {
+                        arrived(new Arrival(System.nanoTime(), healthy(response)));
+                    }
+                }
                 default -> failure.compareAndSet(null, "an answer of an unasked type " + type);
             }
         }
@@ -111,6 +127,40 @@ final class AdsClients implements AutoCloseable {
         } catch (InvalidProtocolBufferException e) {
             return -2;
         }
+    }
+
+    private static Set<String> healthy(DiscoveryResponse response) {
+        try {
+            return response.getResources(0).unpack(ClusterLoadAssignment.class).getEndpointsList().stream()
+                    .flatMap(l -> l.getLbEndpointsList().stream())
+                    .filter(e -> e.getHealthStatus() == HealthStatus.HEALTHY)
+                    .map(LbEndpoint::getEndpoint).map(e -> e.getAddress().getSocketAddress())
+                    .map(a -> a.getAddress() + ":" + a.getPortValue()).collect(Collectors.toSet());
+        } catch (InvalidProtocolBufferException e) {
+            return Set.of();
+        }
+    }
+
+    private synchronized void arrived(Arrival arrival) {
+        arrivals.add(arrival);
+    }
+
+    /** Forgets the assignments received so far. */
+    synchronized void resetArrivals() {
+        arrivals.clear();
+    }
+
+    /**
+     * How long after {@code t0} (nanoseconds) the first stream received an assignment, the first
+     * since {@code t0}, in which {@code hostPort} is not {@code HEALTHY}; -1 if none yet.
+     */
+    synchronized long withoutAfter(long t0, String hostPort) {
+        for (Arrival a : arrivals) {
+            if (a.nanos() >= t0 && !a.healthy().contains(hostPort)) {
+                return a.nanos() - t0;
+            }
+        }
+        return -1;
     }
 
     /** Opens {@code n} more streams, one connection each; returns once each has an assignment of {@code endpoints}. */

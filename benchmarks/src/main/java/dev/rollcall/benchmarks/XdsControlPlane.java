@@ -92,27 +92,32 @@ final class XdsControlPlane {
                 xds = Grpc.newChannelBuilder(scheme + ":///" + FLEET, InsecureChannelCredentials.create()).build();
                 target = ManagedChannelBuilder.forTarget(resolver.grpcTarget()).usePlaintext().build();
                 try (CallerLog viaXds = new CallerLog("xds", xds, ids);
-                     CallerLog viaTarget = new CallerLog("rollcall-target", target, ids)) {
+                     CallerLog viaTarget = new CallerLog("rollcall-target", target, ids);
+                     AdsClients ads = new AdsClients(server.grpcAddress().getPort(), FLEET)) {
+                    ads.open(1, WORKERS);
                     List<CallerLog> callers = List.of(viaXds, viaTarget);
                     await("both channels call every worker", () -> callers.stream()
                             .allMatch(c -> java.util.stream.IntStream.range(0, WORKERS).allMatch(c::answeredBy)));
                     for (int i = 0; i < 4; i++) { // warm-up: every path compiled, every worker drained once
-                        cycle(i, workers, resolver, discovery, callers);
+                        cycle(i, workers, resolver, discovery, callers, ads);
                     }
                     long[][] xdsRuns = new long[runs][];
                     long[][] targetRuns = new long[runs][];
+                    long[][] adsRuns = new long[runs][];
                     for (int run = 0; run < runs; run++) {
                         xdsRuns[run] = new long[DRAINS];
                         targetRuns[run] = new long[DRAINS];
+                        adsRuns[run] = new long[DRAINS];
                         for (int d = 0; d < DRAINS; d++) {
-                            long[] out = cycle(d, workers, resolver, discovery, callers);
+                            long[] out = cycle(d, workers, resolver, discovery, callers, ads);
                             xdsRuns[run][d] = out[0];
                             targetRuns[run][d] = out[1];
-                            System.out.printf(Locale.ROOT, "  drain %d.%d: xDS %s, rollcall: %s%n", run + 1, d + 1,
-                                    ms(out[0]), ms(out[1]));
+                            adsRuns[run][d] = out[2];
+                            System.out.printf(Locale.ROOT, "  drain %d.%d: xDS %s, rollcall: %s, ADS answer %s%n",
+                                    run + 1, d + 1, ms(out[0]), ms(out[1]), ms(out[2]));
                         }
                     }
-                    drainRows(xdsRuns, targetRuns, viaXds.failures() + viaTarget.failures(), report);
+                    drainRows(xdsRuns, targetRuns, adsRuns, viaXds.failures() + viaTarget.failures(), report);
                 } finally { // before the resolver and the server close, so that neither channel sees them go
                     shutDown(xds);
                     shutDown(target);
@@ -144,27 +149,31 @@ final class XdsControlPlane {
 
     /**
      * Drains worker {@code d % WORKERS} and returns, for each caller, how long after {@code drain()}
-     * calls stopped landing on it ({@link CallerLog#outAfter}); then brings it back as a worker the
+     * calls stopped landing on it ({@link CallerLog#outAfter}), and last how long until the plain ADS
+     * stream had an assignment without it ({@link AdsClients#withoutAfter}); then brings it back as a worker the
      * resolver has no history of (as scenario 7 does, so that no flap damping holds it out) and waits
      * until both channels call it again and the publish pacing has run out.
      */
     private static long[] cycle(int d, List<RollcallWorker> workers, WorkerResolver resolver, PushDiscovery discovery,
-                                List<CallerLog> callers) throws Exception {
+                                List<CallerLog> callers, AdsClients ads) throws Exception {
         int drained = d % WORKERS;
         RollcallWorker worker = workers.get(drained);
         WorkerEndpoint gone = worker.endpoint();
-        long[] out = new long[callers.size()];
+        String address = gone.host() + ":" + gone.port();
+        long[] out = new long[callers.size() + 1];
         Arrays.fill(out, -1);
         callers.forEach(CallerLog::reset);
+        ads.resetArrivals();
         long t0 = System.nanoTime();
         worker.drain();
         await("calls land only on the other workers", () -> {
             boolean all = true;
-            for (int i = 0; i < out.length; i++) {
+            for (int i = 0; i < callers.size(); i++) {
                 out[i] = out[i] >= 0 ? out[i] : callers.get(i).outAfter(t0, drained, CONFIRM);
                 all &= out[i] >= 0;
             }
-            return all;
+            out[callers.size()] = ads.withoutAfter(t0, address);
+            return all && out[callers.size()] >= 0;
         });
         worker.resume();
         List<WorkerEndpoint> rest = new ArrayList<>(workers.stream().map(RollcallWorker::endpoint).toList());
@@ -179,7 +188,8 @@ final class XdsControlPlane {
         return out;
     }
 
-    private static void drainRows(long[][] xdsRuns, long[][] targetRuns, long failures, Report report) {
+    private static void drainRows(long[][] xdsRuns, long[][] targetRuns, long[][] adsRuns, long failures,
+                                  Report report) {
         int runs = xdsRuns.length;
         long x50 = middle(xdsRuns, 50);
         long x99 = middle(xdsRuns, 99);
@@ -190,6 +200,9 @@ final class XdsControlPlane {
                 + " median / p99 of " + of + " (baseline: a rollcall: channel of the same resolver, same drains)",
                 ms(x50) + " / " + ms(x99), ms(t50) + " / " + ms(t99), Report.lessIsBetter(x99, t99),
                 "p99 ≤ 100 ms", Report.met(x99 <= TimeUnit.MILLISECONDS.toNanos(100))));
+        report.add(new Report.Row("15. … the control plane alone: drain() → a plain ADS stream in the same process"
+                + " receives the assignment without the drained worker, median / p99 of " + of,
+                ms(middle(adsRuns, 50)) + " / " + ms(middle(adsRuns, 99)), "—", "—", "measured", "—"));
         StringBuilder each = new StringBuilder();
         for (int r = 0; r < runs; r++) {
             each.append(String.format(Locale.ROOT, "%s run %d: xDS %s / %s, rollcall: %s / %s", r == 0 ? "" : ";",
@@ -209,7 +222,9 @@ final class XdsControlPlane {
                 + " two shared cores. A drain: worker.drain() at t0, then, per channel, the start of the first call"
                 + " that started after t0 and after the last call the drained worker answered, once %d calls in a"
                 + " row from it were answered by the others (the drained worker keeps answering calls: only"
-                + " routing is measured); then it is resumed, removed from discovery and added back (no flap"
+                + " routing is measured); the control plane's share: when a plain ADS stream (AdsClients, subscribed"
+                + " as a grpc-java channel is) in the same process received the first assignment without the"
+                + " drained worker HEALTHY; then it is resumed, removed from discovery and added back (no flap"
                 + " damping), both channels call it again, and the publish pacing runs out before the next. The"
                 + " drained worker in turn; 4 untimed drains first. p99 of %d is the slowest (nearest rank); the"
                 + " row is the median over runs of each run's median and p99 (%s). Failed calls: %d.",
@@ -239,6 +254,8 @@ final class XdsControlPlane {
         Heap big;
         long bigFresh;
         long offGrowth;
+        long heldFresh;
+        long held;
         int counted;
         try (ChildJvm service = ChildJvm.start("xds-service", HEAP_JVM,
                 XdsServiceMain.class, List.of("on"), logs.resolve("xds-service.log"));
@@ -254,7 +271,9 @@ final class XdsControlPlane {
             ask(service, "fleet " + BIG_FLEET, "FLEET ");
             one.awaitEndpoints(BIG_FLEET);
             bigFresh = heapOf(service);
+            heldFresh = Long.parseLong(ask(service, "assignments", "ASSIGNMENTS "));
             big = clients(service, more, bigClients, BIG_FLEET);
+            held = Long.parseLong(ask(service, "assignments", "ASSIGNMENTS "));
         }
         try (ChildJvm service = ChildJvm.start("xds-service-off", HEAP_JVM,
                 XdsServiceMain.class, List.of("off"), logs.resolve("xds-service-off.log"))) {
@@ -278,8 +297,8 @@ final class XdsControlPlane {
         report.add(new Report.Row("15. retained heap of the xDS door per fleet of " + Report.count(BIG_FLEET)
                 + " endpoints (service JVM's growth from " + HEAP_FLEET + " to " + Report.count(BIG_FLEET)
                 + " workers with xDS on and one client, less the same with xDS off)",
-                Report.bytes(door) + " (" + Report.bytes(onGrowth) + " − " + Report.bytes(offGrowth) + ")", "—", "—",
-                "measured", "—"));
+                Report.bytes(door) + " (" + Report.bytes(onGrowth) + " − " + Report.bytes(offGrowth) + "; "
+                        + held + " ClusterLoadAssignments held)", "—", "—", "measured", "—"));
         report.note(String.format(Locale.ROOT, "xDS (15, heap): the service JVM (XdsServiceMain, -Xmx1g, parallel"
                 + " collector) runs a resolver with rollcall.probe.protocol=none over synthetic workers (127.1.0.1"
                 + " upward, port 9, rollcall.version=1.0.0 from discovery: nothing listens, nothing is dialled) and"
@@ -291,11 +310,13 @@ final class XdsControlPlane {
                 + " fleet of %,d. Per fleet: used heap after GC at %,d workers minus at %d, both after the streams"
                 + " above closed (%s), less the same growth in a second service JVM with"
                 + " rollcall.serve.xds.enabled=false (%s: the resolver's and the fleet API's own). Right after the"
-                + " fleet grew, before the %,d streams came and went, the service held %s more: the library's"
-                + " serializer cache (Guava, weak values, strong keys) keeps the ClusterLoadAssignments of earlier"
-                + " publishes (the fleet of %,d came in several) until its segment is next cleaned.",
+                + " fleet grew, before the %,d streams came and went, the service held %s more and %d"
+                + " ClusterLoadAssignment messages (jcmd GC.class_histogram), %d after: java-control-plane's"
+                + " CachedProtoResourcesSerializer (a Guava cache with weak values and strong keys) keeps the"
+                + " assignment of every publish (the fleet of %,d came in several) until a read or write after a"
+                + " collection cleans its segment, so the door's heap ranges from one assignment to several.",
                 clients, clients, HEAP_FLEET, bigClients, BIG_FLEET, BIG_FLEET, HEAP_FLEET, Report.bytes(onGrowth),
-                Report.bytes(offGrowth), bigClients, Report.bytes(bigFresh - big.without()), BIG_FLEET));
+                Report.bytes(offGrowth), bigClients, Report.bytes(bigFresh - big.without()), heldFresh, held, BIG_FLEET));
     }
 
     /** Used heap after GC with {@code n} more streams open, each with its assignment, and after they closed. */

@@ -7,11 +7,13 @@ import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.server.FleetServer;
 import dev.rollcall.testkit.PushDiscovery;
+import io.envoyproxy.envoy.config.endpoint.v3.ClusterLoadAssignment;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +31,8 @@ import java.util.Map;
  * <ul>
  *   <li>{@code fleet <size>}: the fleet becomes the first {@code size} synthetic workers; answers
  *       {@code FLEET <snapshot number>} once all are compatible;</li>
- *   <li>{@code heap}: {@code HEAP <bytes>} used after full collections; {@code streams}:
+ *   <li>{@code heap}: {@code HEAP <bytes>} used after full collections; {@code assignments}:
+ *       {@code ASSIGNMENTS <n>}, the live {@code ClusterLoadAssignment} messages; {@code streams}:
  *       {@code STREAMS <n>}, the server's {@code rollcall.serve.xds.streams} gauge (-1 with xDS off).</li>
  * </ul>
  * Stops at the end of its input.
@@ -65,6 +68,7 @@ public final class XdsServiceMain {
                         answer("FLEET " + number);
                     }
                     case "heap" -> answer("HEAP " + Footprint.usedHeapAfterGc());
+                    case "assignments" -> answer("ASSIGNMENTS " + liveInstances(ClusterLoadAssignment.class));
                     case "streams" -> {
                         Gauge streams = meters.find("rollcall.serve.xds.streams").gauge();
                         answer("STREAMS " + (streams == null ? -1 : Math.round(streams.value())));
@@ -74,6 +78,26 @@ public final class XdsServiceMain {
             }
         }
         System.exit(0);
+    }
+
+    /**
+     * Live instances of {@code type} in this JVM, from {@code jcmd <pid> GC.class_histogram} (which
+     * collects first); -1 when jcmd cannot say.
+     */
+    static long liveInstances(Class<?> type) throws Exception {
+        Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                String.valueOf(ProcessHandle.current().pid()), "GC.class_histogram").redirectErrorStream(true).start();
+        long count = -1;
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(jcmd.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            for (String line = out.readLine(); line != null; line = out.readLine()) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length >= 4 && f[3].equals(type.getName())) {
+                    count = Long.parseLong(f[1]);
+                }
+            }
+        }
+        return jcmd.waitFor() == 0 ? Math.max(0, count) : -1;
     }
 
     /** The first {@code size} synthetic workers, all of {@link #VERSION}. */
