@@ -247,7 +247,7 @@ final class XdsControlPlane {
 
     // ---- the control plane's heap
 
-    private static void heap(Plan plan, Report report, Path logs) {
+    private static void heap(Plan plan, Report report, Path logs) throws InterruptedException {
         int clients = plan == Plan.QUICK ? 500 : 1_000;
         int bigClients = plan == Plan.QUICK ? 100 : 200;
         Heap small;
@@ -305,7 +305,7 @@ final class XdsControlPlane {
                 + " a FleetServer with the defaults; the clients, in the harness JVM, are plain ADS streams (Envoy's"
                 + " protos) that subscribe as a grpc-java channel does (Listener, then RouteConfiguration, Cluster"
                 + " and ClusterLoadAssignment as each answer comes, every answer ACKed), one connection each; one"
-                + " stays open throughout. Per client: used heap after System.gc() with %,d more streams open (each"
+                + " stays open throughout. Every heap reading: used heap after System.gc(), repeated half a second apart until two agree within 256 KiB. Per client: used heap with %,d more streams open (each"
                 + " has its assignment) minus after they closed, ÷ %,d, on a fleet of %d; then %,d likewise on a"
                 + " fleet of %,d. Per fleet: used heap after GC at %,d workers minus at %d, both after the streams"
                 + " above closed (%s), less the same growth in a second service JVM with"
@@ -323,7 +323,8 @@ final class XdsControlPlane {
     private record Heap(long with, long without, int counted) {
     }
 
-    private static Heap clients(ChildJvm service, AdsClients more, int n, int endpoints) {
+    private static Heap clients(ChildJvm service, AdsClients more, int n, int endpoints)
+            throws InterruptedException {
         more.open(n, endpoints);
         int counted = Integer.parseInt(ask(service, "streams", "STREAMS "));
         long with = heapOf(service);
@@ -337,8 +338,22 @@ final class XdsControlPlane {
                 () -> Integer.parseInt(ask(service, "streams", "STREAMS ")) == n);
     }
 
-    private static long heapOf(ChildJvm service) {
-        return Long.parseLong(ask(service, "heap", "HEAP "));
+    /**
+     * The service's used heap after GC once it has settled: two readings half a second apart within
+     * 256 KiB of each other (right after a fleet of 10,000 is published, the resolver's JVM held
+     * megabytes more for a moment, which moved the per-fleet figure from run to run).
+     */
+    private static long heapOf(ChildJvm service) throws InterruptedException {
+        long last = Long.parseLong(ask(service, "heap", "HEAP "));
+        for (int i = 0; i < 20; i++) {
+            Thread.sleep(500);
+            long now = Long.parseLong(ask(service, "heap", "HEAP "));
+            if (Math.abs(now - last) <= 256 * 1024) {
+                return Math.min(now, last);
+            }
+            last = now;
+        }
+        return last;
     }
 
     /** Sends {@code command} and returns the rest of the first line starting with {@code prefix}. */
