@@ -31,7 +31,8 @@ import java.util.concurrent.TimeUnit;
  *       caller in a tight loop on a grpc-java xDS channel ({@code xds:///fleet}, bootstrap in code)
  *       and one on a {@code rollcall:} channel of the same resolver, both at once through the same
  *       drains; {@value #DRAINS} drains a run (the drained worker in turn), three runs in the full
- *       plan, one in the quick;</li>
+ *       plan, one in the quick; beside them a plain ADS stream ({@link AdsClients}) times when the
+ *       control plane's answer without the drained worker arrives;</li>
  *   <li>the service's retained heap per connected xDS client and per fleet of 10,000 endpoints, in a
  *       service JVM of its own ({@link XdsServiceMain}, synthetic workers with
  *       {@code rollcall.probe.protocol=none}), the clients plain ADS streams ({@link AdsClients}).</li>
@@ -71,8 +72,6 @@ final class XdsControlPlane {
     private static void drains(int runs, Report report) throws Exception {
         List<RollcallWorker> workers = new ArrayList<>();
         PushDiscovery discovery = new PushDiscovery("push[xds-drain]");
-        ManagedChannel xds = null;
-        ManagedChannel target = null;
         XdsNameResolverProvider provider = null;
         try {
             for (int i = 0; i < WORKERS; i++) {
@@ -89,8 +88,9 @@ final class XdsControlPlane {
                 String scheme = "rollcall-bench-xds";
                 provider = XdsNameResolverProvider.createForTest(scheme, bootstrap(server.grpcAddress().getPort()));
                 NameResolverRegistry.getDefaultRegistry().register(provider);
-                xds = Grpc.newChannelBuilder(scheme + ":///" + FLEET, InsecureChannelCredentials.create()).build();
-                target = ManagedChannelBuilder.forTarget(resolver.grpcTarget()).usePlaintext().build();
+                ManagedChannel xds = Grpc.newChannelBuilder(scheme + ":///" + FLEET, InsecureChannelCredentials.create())
+                        .build();
+                ManagedChannel target = ManagedChannelBuilder.forTarget(resolver.grpcTarget()).usePlaintext().build();
                 try (CallerLog viaXds = new CallerLog("xds", xds, ids);
                      CallerLog viaTarget = new CallerLog("rollcall-target", target, ids);
                      AdsClients ads = new AdsClients(server.grpcAddress().getPort(), FLEET)) {
@@ -132,9 +132,7 @@ final class XdsControlPlane {
     }
 
     private static void shutDown(ManagedChannel channel) throws InterruptedException {
-        if (channel != null) {
-            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-        }
+        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     }
 
     /** A bootstrap as a file would give it: one xDS server, plaintext, xDS v3. */
