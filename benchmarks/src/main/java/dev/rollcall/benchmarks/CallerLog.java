@@ -20,24 +20,29 @@ final class CallerLog implements AutoCloseable {
     private static final WorkerInfoRequest REQUEST = WorkerInfoRequest.getDefaultInstance();
 
     private final List<String> instanceIds;
-    private final WorkerServiceGrpc.WorkerServiceBlockingStub stub;
-    private final Thread thread;
     private final AtomicLong failures = new AtomicLong();
+    private Thread thread;
     private long[] starts = new long[4096];
     private int[] answeredBy = new int[4096];
     private int size;
     private volatile boolean stopped;
 
-    /** Starts calling on {@code channel}; {@code instanceIds} are the workers' ids, a call's answerer is an index of it. */
-    CallerLog(String name, ManagedChannel channel, List<String> instanceIds) {
+    /** A log that nothing writes yet; {@code instanceIds} are the workers' ids, a call's answerer is an index of it. */
+    CallerLog(List<String> instanceIds) {
         this.instanceIds = List.copyOf(instanceIds);
-        this.stub = WorkerServiceGrpc.newBlockingStub(channel).withWaitForReady();
-        this.thread = new Thread(this::loop, "rollcall-bench-caller-" + name);
-        thread.setDaemon(true);
-        thread.start();
     }
 
-    private void loop() {
+    /** A log of calls made from now on, one at a time, on {@code channel}. */
+    static CallerLog calling(String name, ManagedChannel channel, List<String> instanceIds) {
+        CallerLog log = new CallerLog(instanceIds);
+        WorkerServiceGrpc.WorkerServiceBlockingStub stub = WorkerServiceGrpc.newBlockingStub(channel).withWaitForReady();
+        log.thread = new Thread(() -> log.loop(stub), "rollcall-bench-caller-" + name);
+        log.thread.setDaemon(true);
+        log.thread.start();
+        return log;
+    }
+
+    private void loop(WorkerServiceGrpc.WorkerServiceBlockingStub stub) {
         while (!stopped) {
             long start = System.nanoTime();
             String answered;
@@ -51,7 +56,8 @@ final class CallerLog implements AutoCloseable {
         }
     }
 
-    private synchronized void add(long start, int worker) {
+    /** Writes down a call that started at {@code start} and was answered by worker {@code worker}. */
+    synchronized void add(long start, int worker) {
         if (size == starts.length) {
             starts = Arrays.copyOf(starts, size * 2);
             answeredBy = Arrays.copyOf(answeredBy, size * 2);
@@ -105,6 +111,8 @@ final class CallerLog implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         stopped = true;
-        thread.join(TimeUnit.SECONDS.toMillis(15));
+        if (thread != null) {
+            thread.join(TimeUnit.SECONDS.toMillis(15));
+        }
     }
 }

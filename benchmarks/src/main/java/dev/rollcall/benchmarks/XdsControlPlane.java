@@ -91,8 +91,8 @@ final class XdsControlPlane {
                 ManagedChannel xds = Grpc.newChannelBuilder(scheme + ":///" + FLEET, InsecureChannelCredentials.create())
                         .build();
                 ManagedChannel target = ManagedChannelBuilder.forTarget(resolver.grpcTarget()).usePlaintext().build();
-                try (CallerLog viaXds = new CallerLog("xds", xds, ids);
-                     CallerLog viaTarget = new CallerLog("rollcall-target", target, ids);
+                try (CallerLog viaXds = CallerLog.calling("xds", xds, ids);
+                     CallerLog viaTarget = CallerLog.calling("rollcall-target", target, ids);
                      AdsClients ads = new AdsClients(server.grpcAddress().getPort(), FLEET)) {
                     ads.open(1, WORKERS);
                     List<CallerLog> callers = List.of(viaXds, viaTarget);
@@ -198,8 +198,8 @@ final class XdsControlPlane {
                 + " median / p99 of " + of + " (baseline: a rollcall: channel of the same resolver, same drains)",
                 ms(x50) + " / " + ms(x99), ms(t50) + " / " + ms(t99), Report.lessIsBetter(x99, t99),
                 "p99 ≤ 100 ms", Report.met(x99 <= TimeUnit.MILLISECONDS.toNanos(100))));
-        report.add(new Report.Row("15. … the control plane alone: drain() → a plain ADS stream in the same process"
-                + " receives the assignment without the drained worker, median / p99 of " + of,
+        report.add(new Report.Row("15. … beside it, the control plane's answer: drain() → a plain ADS stream in the"
+                + " same process receives the assignment without the drained worker, median / p99 of " + of,
                 ms(middle(adsRuns, 50)) + " / " + ms(middle(adsRuns, 99)), "—", "—", "measured", "—"));
         StringBuilder each = new StringBuilder();
         for (int r = 0; r < runs; r++) {
