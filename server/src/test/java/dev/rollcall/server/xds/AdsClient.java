@@ -112,10 +112,12 @@ final class AdsClient implements AutoCloseable {
         return r;
     }
 
-    /** The next response, which must be of {@code type}. */
+    /** The next response of {@code type}; those of other types before it are left out. */
     DiscoveryResponse next(String type) throws InterruptedException {
         DiscoveryResponse r = next();
-        assertThat(r.getTypeUrl()).isEqualTo(type);
+        while (!r.getTypeUrl().equals(type)) {
+            r = next();
+        }
         return r;
     }
 
