@@ -25,18 +25,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * made with {@link #unread} asks for no message at all, as a peer that never reads does, until
  * {@link #readAll()}. Thread-safe as far as tests need: requests are sent from the test's thread.
  */
-final class AdsClient implements AutoCloseable {
+public final class AdsClient implements AutoCloseable {
 
-    static final String LDS = "type.googleapis.com/envoy.config.listener.v3.Listener";
-    static final String RDS = "type.googleapis.com/envoy.config.route.v3.RouteConfiguration";
-    static final String CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
-    static final String EDS = "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment";
+    public static final String LDS = "type.googleapis.com/envoy.config.listener.v3.Listener";
+    public static final String RDS = "type.googleapis.com/envoy.config.route.v3.RouteConfiguration";
+    public static final String CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
+    public static final String EDS = "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment";
     static final Duration WAIT = Duration.ofSeconds(20);
     private static final AtomicInteger NODES = new AtomicInteger();
 
-    final BlockingQueue<DiscoveryResponse> responses = new LinkedBlockingQueue<>();
+    public final BlockingQueue<DiscoveryResponse> responses = new LinkedBlockingQueue<>();
     /** How the stream ended, once it has. */
-    final CompletableFuture<io.grpc.Status> ended = new CompletableFuture<>();
+    public final CompletableFuture<io.grpc.Status> ended = new CompletableFuture<>();
     private final ClientCall<DiscoveryRequest, DiscoveryResponse> call;
     private final Node node = Node.newBuilder().setId("raw-ads-" + NODES.incrementAndGet()).build();
 
@@ -62,58 +62,58 @@ final class AdsClient implements AutoCloseable {
     }
 
     /** A stream that reads every response as it comes. */
-    static AdsClient open(Channel channel) {
+    public static AdsClient open(Channel channel) {
         return new AdsClient(channel, true);
     }
 
     /** A stream that reads nothing until {@link #readAll()}. */
-    static AdsClient unread(Channel channel) {
+    public static AdsClient unread(Channel channel) {
         return new AdsClient(channel, false);
     }
 
     /** From now on, every response is read. */
-    void readAll() {
+    public void readAll() {
         call.request(Integer.MAX_VALUE);
     }
 
-    Node node() {
+    public Node node() {
         return node;
     }
 
-    void send(DiscoveryRequest request) {
+    public void send(DiscoveryRequest request) {
         call.sendMessage(request);
     }
 
     /** A first request (no version, no nonce) for {@code names} of {@code type}. */
-    void subscribe(String type, String... names) {
+    public void subscribe(String type, String... names) {
         send(request(type, "", "", names));
     }
 
     /** Acknowledges {@code response}, keeping the subscription to {@code names}. */
-    void ack(DiscoveryResponse response, String... names) {
+    public void ack(DiscoveryResponse response, String... names) {
         send(request(response.getTypeUrl(), response.getVersionInfo(), response.getNonce(), names));
     }
 
     /** Rejects {@code response} with {@code reason}, keeping {@code lastGood} as the accepted version. */
-    void nack(DiscoveryResponse response, String lastGood, String reason, String... names) {
+    public void nack(DiscoveryResponse response, String lastGood, String reason, String... names) {
         send(request(response.getTypeUrl(), lastGood, response.getNonce(), names).toBuilder()
                 .setErrorDetail(Status.newBuilder().setCode(3).setMessage(reason)).build());
     }
 
-    DiscoveryRequest request(String type, String version, String nonce, String... names) {
+    public DiscoveryRequest request(String type, String version, String nonce, String... names) {
         return DiscoveryRequest.newBuilder().setNode(node).setTypeUrl(type).setVersionInfo(version)
                 .setResponseNonce(nonce).addAllResourceNames(List.of(names)).build();
     }
 
     /** The next response; fails the test when none comes within {@link #WAIT}. */
-    DiscoveryResponse next() throws InterruptedException {
+    public DiscoveryResponse next() throws InterruptedException {
         DiscoveryResponse r = responses.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
         assertThat(r).as("a response within " + WAIT + " (stream ended: " + ended.getNow(null) + ")").isNotNull();
         return r;
     }
 
     /** The next response of {@code type}; those of other types before it are left out. */
-    DiscoveryResponse next(String type) throws InterruptedException {
+    public DiscoveryResponse next(String type) throws InterruptedException {
         DiscoveryResponse r = next();
         while (!r.getTypeUrl().equals(type)) {
             r = next();
@@ -122,15 +122,15 @@ final class AdsClient implements AutoCloseable {
     }
 
     /** How the stream ended; fails the test when it has not within {@link #WAIT}. */
-    io.grpc.Status awaitEnd() throws Exception {
+    public io.grpc.Status awaitEnd() throws Exception {
         return ended.get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }
 
-    void halfClose() {
+    public void halfClose() {
         call.halfClose();
     }
 
-    void cancel() {
+    public void cancel() {
         call.cancel("the test lets go", null);
     }
 

@@ -107,6 +107,11 @@ public final class XdsDoor implements AutoCloseable {
         return guard.streams();
     }
 
+    /** Streams the library still keeps state for: 0 once every stream has ended, however it ended. */
+    int libraryStreams() {
+        return streams.open();
+    }
+
     /** NACKs received so far (each logged once per stream and version). */
     public long nacks() {
         return streams.nacks();
