@@ -126,6 +126,11 @@ public final class AdsClient implements AutoCloseable {
         return ended.get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }
 
+    /** Whether the stream takes more requests without buffering them in this client. */
+    public boolean isReady() {
+        return call.isReady();
+    }
+
     public void halfClose() {
         call.halfClose();
     }

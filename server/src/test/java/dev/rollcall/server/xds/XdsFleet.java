@@ -102,6 +102,11 @@ final class XdsFleet implements AutoCloseable {
         return meters.get("rollcall.serve.xds.nacks").functionCounter().count();
     }
 
+    /** The server's {@code rollcall.serve.xds.slow-readers} counter. */
+    double slowReadersEnded() {
+        return meters.get("rollcall.serve.xds.slow-readers").functionCounter().count();
+    }
+
     @Override
     public void close() throws Exception {
         for (ManagedChannel c : channels) {

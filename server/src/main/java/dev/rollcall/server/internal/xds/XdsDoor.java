@@ -112,6 +112,14 @@ public final class XdsDoor implements AutoCloseable {
         return streams.open();
     }
 
+    /**
+     * ADS streams ended so far because their client left responses unread while it kept sending
+     * requests (each request can be answered with the whole fleet).
+     */
+    public long slowReadersEnded() {
+        return guard.slowReadersEnded();
+    }
+
     /** NACKs received so far (each logged once per stream and version). */
     public long nacks() {
         return streams.nacks();
