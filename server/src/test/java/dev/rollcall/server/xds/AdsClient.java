@@ -40,12 +40,19 @@ public final class AdsClient implements AutoCloseable {
     private final ClientCall<DiscoveryRequest, DiscoveryResponse> call;
     private final Node node = Node.newBuilder().setId("raw-ads-" + NODES.incrementAndGet()).build();
 
+    /** Names this client acknowledges every response with, once {@link #ackEverything} was called. */
+    private volatile String[] acking;
+
     private AdsClient(Channel channel, boolean reads) {
         call = channel.newCall(AggregatedDiscoveryServiceGrpc.getStreamAggregatedResourcesMethod(), CallOptions.DEFAULT);
         call.start(new ClientCall.Listener<>() {
             @Override
             public void onMessage(DiscoveryResponse message) {
                 responses.add(message);
+                String[] names = acking;
+                if (names != null) {
+                    ack(message, names);
+                }
                 if (reads) {
                     call.request(1);
                 }
@@ -71,6 +78,11 @@ public final class AdsClient implements AutoCloseable {
         return new AdsClient(channel, false);
     }
 
+    /** From now on, every response is acknowledged as it comes, keeping the subscription to {@code names}. */
+    public void ackEverything(String... names) {
+        acking = names;
+    }
+
     /** From now on, every response is read. */
     public void readAll() {
         call.request(Integer.MAX_VALUE);
@@ -80,7 +92,7 @@ public final class AdsClient implements AutoCloseable {
         return node;
     }
 
-    public void send(DiscoveryRequest request) {
+    public synchronized void send(DiscoveryRequest request) {
         call.sendMessage(request);
     }
 
