@@ -1,7 +1,7 @@
 package dev.rollcall.server.xds;
 
 import static dev.rollcall.server.xds.AdsClient.EDS;
-import static dev.rollcall.server.xds.XdsFleet.WAIT;
+import static dev.rollcall.server.xds.AdsDoorFleet.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -31,7 +31,7 @@ class XdsFlappingWorkerTest {
 
     @Test
     void aFlappingWorkerGivesStrictlyIncreasingVersionsEndingAtTheResolversLastSnapshot() throws Exception {
-        try (XdsFleet fleet = XdsFleet.start()) {
+        try (AdsDoorFleet fleet = AdsDoorFleet.start()) {
             RollcallWorker flapping = fleet.worker("1.0.0", "zone", "a");
             RollcallWorker steady = fleet.worker("1.1.0", "zone", "b");
             RollcallWorker rejected = fleet.worker("2.0.0", "zone", "a");

@@ -3,7 +3,7 @@ package dev.rollcall.server.xds;
 import static dev.rollcall.server.xds.AdsClient.CDS;
 import static dev.rollcall.server.xds.AdsClient.EDS;
 import static dev.rollcall.server.xds.AdsClient.LDS;
-import static dev.rollcall.server.xds.XdsFleet.WAIT;
+import static dev.rollcall.server.xds.AdsDoorFleet.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
@@ -49,7 +49,7 @@ class XdsLimitsTest {
 
     @Test
     void streamsPastMaxStreamsAreRefusedNamingTheKeyAndAStreamThatEndsFreesItsPlace() throws Exception {
-        try (XdsFleet fleet = XdsFleet.start(Map.of("rollcall.serve.xds.max-streams", "2"))) {
+        try (AdsDoorFleet fleet = AdsDoorFleet.start(Map.of("rollcall.serve.xds.max-streams", "2"))) {
             AdsClient first = AdsClient.open(fleet.channel());
             assertServed(first);
             AdsClient second = AdsClient.open(fleet.channel());
@@ -71,7 +71,7 @@ class XdsLimitsTest {
 
     @Test
     void streamsPastTheLimitPerConnectionAreRefusedNamingTheKeyWhileOtherConnectionsAreServed() throws Exception {
-        try (XdsFleet fleet = XdsFleet.start(Map.of("rollcall.serve.xds.max-streams-per-connection", "2"))) {
+        try (AdsDoorFleet fleet = AdsDoorFleet.start(Map.of("rollcall.serve.xds.max-streams-per-connection", "2"))) {
             ManagedChannel one = fleet.channel();
             AdsClient a = AdsClient.open(one);
             assertServed(a);
@@ -89,7 +89,7 @@ class XdsLimitsTest {
 
     @Test
     void aStreamSubscribingToMoreNamesThanMaxResourcesPerStreamIsEndedNamingTheKey() throws Exception {
-        try (XdsFleet fleet = XdsFleet.start(Map.of("rollcall.serve.xds.max-resources-per-stream", "4"))) {
+        try (AdsDoorFleet fleet = AdsDoorFleet.start(Map.of("rollcall.serve.xds.max-resources-per-stream", "4"))) {
             AdsClient oneType = AdsClient.open(fleet.channel());
             oneType.subscribe(LDS, "fleet", "b", "c", "d", "e");
             assertRefused(oneType, Status.Code.RESOURCE_EXHAUSTED, "rollcall.serve.xds.max-resources-per-stream=4");
@@ -111,14 +111,14 @@ class XdsLimitsTest {
 
     @Test
     void anOversizedDiscoveryRequestIsRefusedNamingTheXdsKeyAndFleetCallsKeepTheirOwnBound() throws Exception {
-        try (XdsFleet fleet = XdsFleet.start(Map.of("rollcall.serve.xds.max-request-bytes", "1024"))) {
+        try (AdsDoorFleet fleet = AdsDoorFleet.start(Map.of("rollcall.serve.xds.max-request-bytes", "1024"))) {
             AdsClient big = AdsClient.open(fleet.channel());
             big.send(DiscoveryRequest.newBuilder().setTypeUrl(CDS).addResourceNames("fleet")
                     .setNode(big.node().toBuilder().setId("n".repeat(2000))).build());
             assertRefused(big, Status.Code.RESOURCE_EXHAUSTED, "rollcall.serve.xds.max-request-bytes");
             assertServed(AdsClient.open(fleet.channel()));
         }
-        try (XdsFleet fleet = XdsFleet.start()) {
+        try (AdsDoorFleet fleet = AdsDoorFleet.start()) {
             AdsClient eightKiB = AdsClient.open(fleet.channel());
             eightKiB.send(DiscoveryRequest.newBuilder().setTypeUrl(CDS).addResourceNames("fleet")
                     .setNode(eightKiB.node().toBuilder().setId("n".repeat(8192))).build());
@@ -136,7 +136,7 @@ class XdsLimitsTest {
     @Test
     void anUnsupportedTypeUrlEndsTheStreamInvalidArgumentNamingItEscaped() throws Exception {
         String type = "type.googleapis.com/" + HostileText.forging("xds-type");
-        try (ConsoleCapture console = new ConsoleCapture(); XdsFleet fleet = XdsFleet.start()) {
+        try (ConsoleCapture console = new ConsoleCapture(); AdsDoorFleet fleet = AdsDoorFleet.start()) {
             AdsClient ads = AdsClient.open(fleet.channel());
             ads.subscribe(type, "fleet");
             assertRefused(ads, Status.Code.INVALID_ARGUMENT, PeerText.escape(type, 200));
@@ -147,7 +147,7 @@ class XdsLimitsTest {
 
     @Test
     void deltaXdsIsUnimplementedAndTheStateOfTheWorldMethodStillServes() throws Exception {
-        try (XdsFleet fleet = XdsFleet.start()) {
+        try (AdsDoorFleet fleet = AdsDoorFleet.start()) {
             assertThat(delta(fleet.channel()).getCode()).isEqualTo(Status.Code.UNIMPLEMENTED);
             assertServed(AdsClient.open(fleet.channel()));
         }
@@ -155,7 +155,7 @@ class XdsLimitsTest {
 
     @Test
     void withXdsDisabledAdsIsUnimplementedAndTheFleetApiStillServes() throws Exception {
-        try (XdsFleet fleet = XdsFleet.start(Map.of("rollcall.serve.xds.enabled", "false"))) {
+        try (AdsDoorFleet fleet = AdsDoorFleet.start(Map.of("rollcall.serve.xds.enabled", "false"))) {
             AdsClient ads = AdsClient.open(fleet.channel());
             ads.subscribe(CDS, "fleet");
             assertThat(ads.awaitEnd().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED);

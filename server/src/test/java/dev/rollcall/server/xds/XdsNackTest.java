@@ -1,7 +1,7 @@
 package dev.rollcall.server.xds;
 
 import static dev.rollcall.server.xds.AdsClient.EDS;
-import static dev.rollcall.server.xds.XdsFleet.WAIT;
+import static dev.rollcall.server.xds.AdsDoorFleet.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rollcall.api.PeerText;
@@ -36,7 +36,7 @@ class XdsNackTest {
      * acknowledged the first of) twenty times with hostile text; then a second worker is listed.
      */
     private static void nackThenPublish(boolean ackFirst) throws Exception {
-        try (ConsoleCapture console = new ConsoleCapture(); XdsFleet fleet = XdsFleet.start()) {
+        try (ConsoleCapture console = new ConsoleCapture(); AdsDoorFleet fleet = AdsDoorFleet.start()) {
             RollcallWorker a = fleet.worker("1.0.0");
             RollcallWorker b = fleet.worker("1.1.0");
             RollcallWorker c = fleet.worker("1.2.0");

@@ -1,7 +1,7 @@
 package dev.rollcall.server.xds;
 
 import static dev.rollcall.server.xds.AdsClient.EDS;
-import static dev.rollcall.server.xds.XdsFleet.WAIT;
+import static dev.rollcall.server.xds.AdsDoorFleet.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rollcall.api.RollcallConfig;
@@ -24,7 +24,7 @@ class XdsRestartTest {
 
     @Test
     void aClientReconnectingWithTheOldServersVersionGetsTheSuccessorsEvenWhenTheNumbersCollide() throws Exception {
-        try (XdsFleet fleet = XdsFleet.start()) {
+        try (AdsDoorFleet fleet = AdsDoorFleet.start()) {
             RollcallWorker a = fleet.worker("1.0.0");
             fleet.list(a);
             fleet.resolver.awaitWorkers(1, WAIT);

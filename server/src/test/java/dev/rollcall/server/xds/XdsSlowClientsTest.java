@@ -1,7 +1,7 @@
 package dev.rollcall.server.xds;
 
 import static dev.rollcall.server.xds.AdsClient.EDS;
-import static dev.rollcall.server.xds.XdsFleet.WAIT;
+import static dev.rollcall.server.xds.AdsDoorFleet.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -26,7 +26,7 @@ class XdsSlowClientsTest {
 
     @Test
     void aClientThatReadsNothingButKeepsRequestingIsEndedWhileOthersGetEveryPublish() throws Exception {
-        try (XdsFleet fleet = XdsFleet.start()) {
+        try (AdsDoorFleet fleet = AdsDoorFleet.start()) {
             RollcallWorker a = fleet.worker("1.0.0");
             RollcallWorker b = fleet.worker("1.1.0");
             RollcallWorker c = fleet.worker("1.2.0");
@@ -76,7 +76,7 @@ class XdsSlowClientsTest {
 
     @Test
     void aClientSilentWithItsSocketOpenDelaysNoOtherClientAndCatchesUpWhenItHears() throws Exception {
-        try (XdsFleet fleet = XdsFleet.start()) {
+        try (AdsDoorFleet fleet = AdsDoorFleet.start()) {
             RollcallWorker a = fleet.worker("1.0.0");
             RollcallWorker b = fleet.worker("1.1.0");
             fleet.list(a, b);

@@ -2,7 +2,7 @@ package dev.rollcall.server.xds;
 
 import static dev.rollcall.server.xds.AdsClient.EDS;
 import static dev.rollcall.server.xds.AdsClient.LDS;
-import static dev.rollcall.server.xds.XdsFleet.WAIT;
+import static dev.rollcall.server.xds.AdsDoorFleet.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -26,7 +26,7 @@ class XdsUnknownNamesTest {
 
     @Test
     void unknownNamesAreAnsweredAtOnceWithTheResourcesThatExistAndTheStreamKeepsGettingEndpoints() throws Exception {
-        try (XdsFleet fleet = XdsFleet.start()) {
+        try (AdsDoorFleet fleet = AdsDoorFleet.start()) {
             RollcallWorker a = fleet.worker("1.0.0");
             RollcallWorker b = fleet.worker("1.1.0");
             fleet.list(a);
@@ -64,7 +64,7 @@ class XdsUnknownNamesTest {
 
     @Test
     void aGrpcChannelDiallingAnUnknownNameFailsItsCallsUnavailableNamingIt() throws Exception {
-        try (XdsFleet fleet = XdsFleet.start()) {
+        try (AdsDoorFleet fleet = AdsDoorFleet.start()) {
             RollcallWorker a = fleet.worker("1.0.0");
             fleet.list(a);
             fleet.resolver.awaitWorkers(1, WAIT);

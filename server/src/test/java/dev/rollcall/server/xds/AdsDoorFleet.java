@@ -22,20 +22,20 @@ import java.util.function.UnaryOperator;
  * resolver that accepts 1.x and rejects every other version, and a {@link FleetServer} over it (gRPC
  * only) with the settings the test gives. Closes all of it, channels included.
  */
-final class XdsFleet implements AutoCloseable {
+final class AdsDoorFleet implements AutoCloseable {
 
     static final Duration WAIT = Duration.ofSeconds(20);
 
-    final PushDiscovery discovery = new PushDiscovery("xds-fleet");
+    final PushDiscovery discovery = new PushDiscovery("ads-door-fleet");
     final WorkerResolver resolver;
     final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     final FleetServer server;
     private final List<RollcallWorker> workers = new ArrayList<>();
     private final List<ManagedChannel> channels = new ArrayList<>();
 
-    private XdsFleet(Map<String, String> serve) throws Exception {
+    private AdsDoorFleet(Map<String, String> serve) throws Exception {
         discovery.push(List.of());
-        resolver = WorkerResolver.builder().name("xds-fleet").discovery(discovery)
+        resolver = WorkerResolver.builder().name("ads-door-fleet").discovery(discovery)
                 .policy(w -> w.version().startsWith("1.") ? Verdict.accept()
                         : Verdict.reject("version " + w.version() + " is not 1.x"))
                 .fetchSchemas(false).probeTimeout(Duration.ofSeconds(5)).build();
@@ -48,12 +48,12 @@ final class XdsFleet implements AutoCloseable {
         }
     }
 
-    static XdsFleet start() throws Exception {
-        return new XdsFleet(Map.of());
+    static AdsDoorFleet start() throws Exception {
+        return new AdsDoorFleet(Map.of());
     }
 
-    static XdsFleet start(Map<String, String> serve) throws Exception {
-        return new XdsFleet(serve);
+    static AdsDoorFleet start(Map<String, String> serve) throws Exception {
+        return new AdsDoorFleet(serve);
     }
 
     /** Starts a worker of {@code version} (not yet listed by discovery); labels as key, value pairs. */
