@@ -61,4 +61,24 @@ class XdsRestartTest {
             }
         }
     }
+
+    @Test
+    void closingTheServerEndsEveryAdsStreamSoNoClientHangs() throws Exception {
+        try (AdsDoorFleet fleet = AdsDoorFleet.start()) {
+            java.util.List<AdsClient> streams = new java.util.ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                AdsClient ads = AdsClient.open(fleet.channel());
+                ads.subscribe(AdsClient.CDS, "fleet");
+                ads.next(AdsClient.CDS);
+                if (i % 3 == 0) {
+                    ads.subscribe(EDS, "fleet"); // a watch open when the server goes
+                }
+                streams.add(ads);
+            }
+            fleet.server.close();
+            for (AdsClient ads : streams) {
+                assertThat(ads.awaitEnd().getCode()).isIn(Status.Code.UNAVAILABLE, Status.Code.CANCELLED);
+            }
+        }
+    }
 }
