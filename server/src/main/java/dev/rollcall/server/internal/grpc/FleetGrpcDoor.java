@@ -167,6 +167,9 @@ public final class FleetGrpcDoor implements AutoCloseable {
                     .description("xDS ADS streams open").register(registry));
             meters.add(FunctionCounter.builder("rollcall.serve.xds.nacks", xds, XdsDoor::nacks)
                     .description("xDS responses a client rejected (NACK)").register(registry));
+            meters.add(FunctionCounter.builder("rollcall.serve.xds.slow-readers", xds, XdsDoor::slowReadersEnded)
+                    .description("ADS streams ended because their client left responses unread while it kept"
+                            + " requesting").register(registry));
         }
         return meters;
     }

@@ -2,12 +2,14 @@ package dev.rollcall.server.internal.xds;
 
 import dev.rollcall.protocol.internal.StreamLimit;
 import io.grpc.ForwardingServerCall;
+import io.grpc.Grpc;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +32,7 @@ final class AdsGuard implements ServerInterceptor {
 
     private final StreamLimit limit;
     private final Function<ServerCall<?, ?>, Object> connectionOf;
+    private final LongAdder slowReadersEnded = new LongAdder();
 
     AdsGuard(StreamLimit limit, Function<ServerCall<?, ?>, Object> connectionOf) {
         this.limit = limit;
@@ -38,6 +41,11 @@ final class AdsGuard implements ServerInterceptor {
 
     int streams() {
         return limit.held();
+    }
+
+    /** Streams ended so far because their client left responses unread while it kept requesting. */
+    long slowReadersEnded() {
+        return slowReadersEnded.sum();
     }
 
     @Override
@@ -68,6 +76,9 @@ final class AdsGuard implements ServerInterceptor {
             @Override
             public void onMessage(Q message) {
                 if (guarded.unreadPastLimit()) {
+                    slowReadersEnded.increment();
+                    log.warn("ended an ADS stream from {}: {} responses wait unread while its client keeps requesting",
+                            call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR), MAX_UNREAD);
                     guarded.closeSlowReader();
                     super.onCancel(); // the library lets go of the stream's watches and state
                     return;

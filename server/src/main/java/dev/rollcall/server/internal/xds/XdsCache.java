@@ -9,6 +9,7 @@ import io.envoyproxy.controlplane.cache.Watch;
 import io.envoyproxy.controlplane.cache.XdsRequest;
 import io.envoyproxy.controlplane.cache.v3.SimpleCache;
 import io.envoyproxy.controlplane.cache.v3.Snapshot;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -23,8 +24,9 @@ import java.util.function.Consumer;
  *       every channel sharing the client's stream. (That rule lets Envoy warm resources a control
  *       plane names in several snapshots; this fleet's names are fixed for the server's life and its
  *       Cluster and endpoints come in one snapshot.)</li>
- *   <li>A NACK waits for the next publish ({@link XdsStreams#rejectedVersion}) instead of getting
- *       the rejected version back at once.</li>
+ *   <li>A NACK waits for the next publish ({@link XdsStreams#rejected}) instead of getting
+ *       the rejected version back at once, whether the client had acknowledged an earlier version or
+ *       none.</li>
  * </ul>
  * Thread-safe, as the cache is.
  */
@@ -54,12 +56,17 @@ final class XdsCache implements ConfigWatcher {
     public Watch createWatch(boolean ads, XdsRequest request, Set<String> knownResourceNames,
                              Consumer<Response> responseConsumer, boolean hasClusterChanged,
                              boolean allowDefaultEmptyEdsUpdate) {
-        XdsRequest effective = request;
-        String rejected = streams.rejectedVersion(request.v3Request());
-        if (rejected != null) {
-            effective = XdsRequest.create(request.v3Request().toBuilder().setVersionInfo(rejected).build());
+        XdsStreams.Rejected rejected = streams.rejected(request.v3Request());
+        if (rejected == null) {
+            return cache.createWatch(false, request, knownResourceNames, responseConsumer, hasClusterChanged, false);
         }
-        return cache.createWatch(false, effective, knownResourceNames, responseConsumer, hasClusterChanged, false);
+        // A NACK acknowledges nothing, so the library still counts the rejected response's names as
+        // unknown to the client and would answer them at once: with the version just rejected.
+        Set<String> known = new HashSet<>(knownResourceNames);
+        known.addAll(rejected.names());
+        XdsRequest asOfRejected = XdsRequest.create(request.v3Request().toBuilder()
+                .setVersionInfo(rejected.version()).build());
+        return cache.createWatch(false, asOfRejected, known, responseConsumer, false, false);
     }
 
     @Override

@@ -107,6 +107,19 @@ public final class XdsDoor implements AutoCloseable {
         return guard.streams();
     }
 
+    /** Streams the library still keeps state for: 0 once every stream has ended, however it ended. */
+    int libraryStreams() {
+        return streams.open();
+    }
+
+    /**
+     * ADS streams ended so far because their client left responses unread while it kept sending
+     * requests (each request can be answered with the whole fleet).
+     */
+    public long slowReadersEnded() {
+        return guard.slowReadersEnded();
+    }
+
     /** NACKs received so far (each logged once per stream and version). */
     public long nacks() {
         return streams.nacks();

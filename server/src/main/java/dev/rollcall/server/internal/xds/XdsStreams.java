@@ -9,6 +9,7 @@ import io.envoyproxy.envoy.service.discovery.v3.DiscoveryRequest;
 import io.envoyproxy.envoy.service.discovery.v3.DiscoveryResponse;
 import io.grpc.Status;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
@@ -22,8 +23,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A NACK's request carries the last version the client accepted: the library's cache would take
  * it for an out-of-date client and send the rejected version straight back, and a client that
- * rejects it again would spin with the server. {@link #rejectedVersion} hands the rejected version
- * to {@link XdsCache}, which waits for the next publish instead. The library calls a request's
+ * rejects it again would spin with the server. {@link #rejected} hands the rejected version (and the
+ * names it answered) to {@link XdsCache}, which waits for the next publish instead. The library calls a request's
  * callbacks and then creates its watch on the same thread, one request of a stream at a time; the
  * hand-over is matched by the request object itself, so a request that makes no watch (a stale
  * nonce) leaves nothing behind for another. Thread-safe.
@@ -97,7 +98,7 @@ final class XdsStreams implements DiscoveryServerCallbacks {
         if (sent == null || !sent.nonce.equals(request.getResponseNonce())) {
             return; // not about the last response: the library ignores it too
         }
-        handOver.set(new Rejected(request, sent.version));
+        handOver.set(new Rejected(request, sent.version, sent.names));
         if (sent.logged) {
             return;
         }
@@ -118,36 +119,43 @@ final class XdsStreams implements DiscoveryServerCallbacks {
     public void onV3StreamResponse(long streamId, DiscoveryRequest request, DiscoveryResponse response) {
         Stream stream = streams.get(streamId);
         if (stream != null) {
-            stream.sent.put(response.getTypeUrl(), new Sent(response.getNonce(), response.getVersionInfo()));
+            stream.sent.put(response.getTypeUrl(), new Sent(response.getNonce(), response.getVersionInfo(),
+                    Set.copyOf(request.getResourceNamesList())));
         }
     }
 
     /**
-     * The version {@code request} rejects, when it is a NACK of the last response of its type that
-     * this thread's stream just reported; else null. Reading it ends the hand-over.
+     * What {@code request} rejects, when it is a NACK of the last response of its type that this
+     * thread's stream just reported; else null. Reading it ends the hand-over.
      */
-    String rejectedVersion(DiscoveryRequest request) {
+    Rejected rejected(DiscoveryRequest request) {
         Rejected rejected = handOver.get();
         handOver.remove();
-        return rejected != null && rejected.request == request ? rejected.version : null;
+        return rejected != null && rejected.request == request ? rejected : null;
     }
 
     private static String shortType(String typeUrl) {
         return PeerText.escape(typeUrl.substring(typeUrl.lastIndexOf('.') + 1), 64);
     }
 
-    private record Rejected(DiscoveryRequest request, String version) {
+    /**
+     * A NACK: the request that carries it, the version it rejects, and the names the rejected
+     * response answered (the client has seen them, though it acknowledged none).
+     */
+    record Rejected(DiscoveryRequest request, String version, Set<String> names) {
     }
 
     private static final class Sent {
         final String nonce;
         final String version;
+        final Set<String> names;
         /** Whether a NACK of this response was logged: a client repeating it is logged once. */
         volatile boolean logged;
 
-        Sent(String nonce, String version) {
+        Sent(String nonce, String version, Set<String> names) {
             this.nonce = nonce;
             this.version = version;
+            this.names = names;
         }
     }
 
