@@ -8,7 +8,6 @@ import dev.rollcall.protocol.internal.StreamLimit;
 import dev.rollcall.server.internal.catalog.ServeKeys;
 import io.envoyproxy.controlplane.server.DefaultExecutorGroup;
 import io.envoyproxy.controlplane.server.V3DiscoveryServer;
-import io.envoyproxy.controlplane.server.serializer.CachedProtoResourcesSerializer;
 import io.envoyproxy.envoy.service.discovery.v3.AggregatedDiscoveryServiceGrpc;
 import io.grpc.ServerCall;
 import io.grpc.ServerInterceptors;
@@ -58,7 +57,7 @@ public final class XdsDoor implements AutoCloseable {
                 ServeKeys.XDS_MAX_STREAMS.name(), settings.get(ServeKeys.XDS_MAX_STREAMS_PER_CONNECTION),
                 ServeKeys.XDS_MAX_STREAMS_PER_CONNECTION.name()), connectionOf);
         V3DiscoveryServer server = new V3DiscoveryServer(List.of(streams), cache, new DefaultExecutorGroup(),
-                new CachedProtoResourcesSerializer());
+                new PackOnce());
         this.definition = ServerInterceptors.intercept(stateOfTheWorldOnly(
                 server.getAggregatedDiscoveryServiceImpl().bindService()), guard);
         publish(resolver.pin());
