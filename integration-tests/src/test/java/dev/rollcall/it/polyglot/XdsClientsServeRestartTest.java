@@ -100,6 +100,10 @@ class XdsClientsServeRestartTest {
                             joined.instanceId())).contains(call.instanceId()));
             assertThat(answeredBy(after)).as("the joined worker among them: %s", c.transcript(40))
                     .contains(joined.instanceId());
+            long firstOnJoined = c.callsAfter(backAt).stream().filter(call -> joined.instanceId().equals(call.instanceId()))
+                    .findFirst().orElseThrow().readAtNanos();
+            log.info("MEASURED {}: rollcall serve listening again -> the first call on the worker that joined while it"
+                    + " was down: {} ms (calls every {} ms)", c, (firstOnJoined - backAt) / 1_000_000, INTERVAL_MS);
         }
     }
 }
