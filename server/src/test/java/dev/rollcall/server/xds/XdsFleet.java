@@ -34,6 +34,7 @@ final class XdsFleet implements AutoCloseable {
     final PushDiscovery discovery = new PushDiscovery("xds-fleet");
     final WorkerResolver resolver;
     private final List<Worker> workers = new ArrayList<>();
+    private final RollcallConfig serve;
     private final int port;
     private FleetServer server;
 
@@ -52,7 +53,8 @@ final class XdsFleet implements AutoCloseable {
         }
     }
 
-    private XdsFleet() throws IOException {
+    private XdsFleet(Map<String, String> serve) throws IOException {
+        this.serve = RollcallConfig.of(serve);
         discovery.push(List.of());
         resolver = WorkerResolver.builder().name("xds").discovery(discovery)
                 .policy(w -> w.version().startsWith("1.") ? Verdict.accept()
@@ -68,11 +70,16 @@ final class XdsFleet implements AutoCloseable {
     }
 
     static XdsFleet start() throws IOException {
-        return new XdsFleet();
+        return new XdsFleet(Map.of());
+    }
+
+    /** A fleet whose server reads {@code serve} ({@code rollcall.serve.*} keys: TLS, token). */
+    static XdsFleet start(Map<String, String> serve) throws IOException {
+        return new XdsFleet(serve);
     }
 
     private FleetServer serve(int onPort) throws IOException {
-        return FleetServer.builder(resolver).config(RollcallConfig.of(Map.of())).host("127.0.0.1").port(onPort)
+        return FleetServer.builder(resolver).config(serve).host("127.0.0.1").port(onPort)
                 .http(false).start();
     }
 
