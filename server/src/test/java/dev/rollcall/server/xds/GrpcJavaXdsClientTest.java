@@ -12,9 +12,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,7 +64,8 @@ class GrpcJavaXdsClientTest {
             try (GrpcXdsClient client = GrpcXdsClient.dial(fleet.port(), "fleet")) {
                 callUntilBothServe(client, a, b);
                 List<Long> millis = new ArrayList<>();
-                for (int round = 0; round < 5; round++) {
+                // two rounds: more drains and resumes in a row would get the worker damped for flapping
+                for (int round = 0; round < 2; round++) {
                     long drained = System.nanoTime();
                     a.worker().drain();
                     millis.add(callUntilNoneLandsOn(client, a, drained));
@@ -80,7 +79,7 @@ class GrpcJavaXdsClientTest {
                     callUntilBothServe(client, a, b);
                 }
                 log.info("grpc-java xDS client: drain() -> first call after which none lands on the drained worker:"
-                        + " {} ms (5 drains)", millis);
+                        + " {} ms (one per drain)", millis);
             }
         }
     }
@@ -104,38 +103,6 @@ class GrpcJavaXdsClientTest {
                 assertThat(a.served()).as("calls that reached the worker discovery no longer lists").isEqualTo(served);
                 log.info("grpc-java xDS client: worker left discovery -> first call after which none lands on it:"
                         + " {} ms", millis);
-            }
-        }
-    }
-
-    /**
-     * The 1.x worker stops and a 2.x worker binds its port: discovery lists the same address
-     * throughout, and the client's calls meanwhile must not reach what now answers there.
-     */
-    @Test
-    void aRejectedSuccessorOnTheSameAddressGetsNoCall() throws Exception {
-        try (XdsFleet fleet = XdsFleet.start()) {
-            XdsFleet.Worker old = fleet.worker("1.0.0");
-            XdsFleet.Worker other = fleet.worker("1.1.0");
-            fleet.list(old, other);
-            fleet.await(State.COMPATIBLE, old, other);
-            try (GrpcXdsClient client = GrpcXdsClient.dial(fleet.port(), "fleet")) {
-                callUntilBothServe(client, old, other);
-                AtomicBoolean calling = new AtomicBoolean(true);
-                CompletableFuture<Void> meanwhile = CompletableFuture.runAsync(() -> {
-                    while (calling.get()) {
-                        client.call();
-                    }
-                });
-                old.worker().close();
-                XdsFleet.Worker successor = fleet.worker("2.0.0", old.worker().port());
-                fleet.await(State.REJECTED, successor);
-                calling.set(false);
-                meanwhile.get(XdsFleet.WAIT.toSeconds(), TimeUnit.SECONDS);
-                for (int i = 0; i < CLEAN_WINDOW; i++) {
-                    assertThat(client.call().getInstanceId()).isEqualTo(other.instanceId());
-                }
-                assertThat(successor.served()).as("calls that reached the rejected successor").isZero();
             }
         }
     }

@@ -49,7 +49,8 @@ class GrpcJavaXdsRestartTest {
                 assertThat(a.served()).as("calls that reached the drained worker").isEqualTo(served);
                 assertThat(rejected.served()).isZero();
                 log.info("grpc-java xDS client: rollcall serve back on its port, then drain() -> first call after"
-                        + " which none lands on the drained worker: {} ms (the client's reconnection included)", millis);
+                        + " which none lands on the drained worker: {} ms (the client's reconnection included)",
+                        millis);
             }
         }
     }

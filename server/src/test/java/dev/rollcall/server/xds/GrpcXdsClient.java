@@ -58,7 +58,13 @@ public final class GrpcXdsClient implements AutoCloseable {
 
     /** One call, waiting for the channel to be ready; the answering worker's reply. */
     public WorkerInfoResponse call() {
-        return stub().withDeadlineAfter(10, TimeUnit.SECONDS).workerInfo(WorkerInfoRequest.getDefaultInstance());
+        return stub(true).withDeadlineAfter(10, TimeUnit.SECONDS).workerInfo(WorkerInfoRequest.getDefaultInstance());
+    }
+
+    /** One call that fails at once (no wait-for-ready) when the channel has no worker to send it to. */
+    public WorkerInfoResponse callFailingFast() {
+        return stub(false).withDeadlineAfter(10, TimeUnit.SECONDS)
+                .workerInfo(WorkerInfoRequest.getDefaultInstance());
     }
 
     /**
@@ -66,14 +72,16 @@ public final class GrpcXdsClient implements AutoCloseable {
      * {@code seconds}: the worker's answer at once, then again on each change.
      */
     public Iterator<WorkerInfoResponse> watch(long seconds) {
-        return stub().withDeadlineAfter(seconds, TimeUnit.SECONDS).watchWorkerInfo(WorkerInfoRequest.getDefaultInstance());
+        return stub(true).withDeadlineAfter(seconds, TimeUnit.SECONDS)
+                .watchWorkerInfo(WorkerInfoRequest.getDefaultInstance());
     }
 
-    private WorkerServiceGrpc.WorkerServiceBlockingStub stub() {
+    private WorkerServiceGrpc.WorkerServiceBlockingStub stub(boolean waitForReady) {
         Metadata caller = new Metadata();
         caller.put(CALLER, "grpc-java");
-        return WorkerServiceGrpc.newBlockingStub(ClientInterceptors.intercept(channel,
-                MetadataUtils.newAttachHeadersInterceptor(caller))).withWaitForReady();
+        WorkerServiceGrpc.WorkerServiceBlockingStub stub = WorkerServiceGrpc.newBlockingStub(
+                ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(caller)));
+        return waitForReady ? stub.withWaitForReady() : stub;
     }
 
     public ManagedChannel channel() {
