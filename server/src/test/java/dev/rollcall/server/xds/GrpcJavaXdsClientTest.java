@@ -1,11 +1,14 @@
 package dev.rollcall.server.xds;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.rollcall.api.registry.WorkerStatus.State;
 import dev.rollcall.protocol.v1.ServingState;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -142,6 +145,60 @@ class GrpcJavaXdsClientTest {
                 assertThat(a.served()).as("new calls that reached the draining worker").isEqualTo(served);
             }
         }
+    }
+
+    /**
+     * A fleet left without a compatible worker: grpc-java, given endpoints none of which is
+     * {@code HEALTHY}, would keep calling the ones it had, so Rollcall withdraws the Cluster and the
+     * channel fails calls until a compatible worker is back.
+     */
+    @Test
+    void whenEveryWorkerDrainsCallsFailUnavailableAndNoneReachesThemUntilOneResumes() throws Exception {
+        try (XdsFleet fleet = XdsFleet.start()) {
+            XdsFleet.Worker a = fleet.worker("1.0.0");
+            fleet.list(a);
+            fleet.await(State.COMPATIBLE, a);
+            try (GrpcXdsClient client = GrpcXdsClient.dial(fleet.port(), "fleet")) {
+                callUntilBothServe(client, a);
+                a.worker().drain();
+                awaitCallsFailUnavailable(client);
+                long served = a.served();
+                for (int i = 0; i < CLEAN_WINDOW; i++) {
+                    assertThatThrownBy(client::callFailingFast).isInstanceOf(StatusRuntimeException.class);
+                }
+                assertThat(a.served()).as("calls that reached the only worker, draining").isEqualTo(served);
+
+                a.worker().resume();
+                callUntilBothServe(client, a);
+            }
+        }
+    }
+
+    @Test
+    void whenTheLastCompatibleWorkerLeavesAndOnlyARejectedOneIsListedNeitherGetsACall() throws Exception {
+        try (XdsFleet fleet = XdsFleet.start()) {
+            XdsFleet.Worker a = fleet.worker("1.0.0");
+            XdsFleet.Worker rejected = fleet.worker("2.0.0");
+            fleet.list(a);
+            fleet.await(State.COMPATIBLE, a);
+            try (GrpcXdsClient client = GrpcXdsClient.dial(fleet.port(), "fleet")) {
+                callUntilBothServe(client, a);
+                fleet.list(rejected);
+                awaitCallsFailUnavailable(client);
+                long served = a.served();
+                for (int i = 0; i < CLEAN_WINDOW; i++) {
+                    assertThatThrownBy(client::callFailingFast).isInstanceOf(StatusRuntimeException.class);
+                }
+                assertThat(a.served()).as("calls that reached the worker discovery no longer lists").isEqualTo(served);
+                assertThat(rejected.served()).as("calls that reached the rejected worker").isZero();
+            }
+        }
+    }
+
+    private static void awaitCallsFailUnavailable(GrpcXdsClient client) {
+        await().atMost(XdsFleet.WAIT).untilAsserted(() -> assertThatThrownBy(client::callFailingFast)
+                .isInstanceOfSatisfying(StatusRuntimeException.class,
+                        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE)));
     }
 
     @Test
