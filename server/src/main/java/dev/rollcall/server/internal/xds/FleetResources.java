@@ -52,9 +52,13 @@ import org.slf4j.LoggerFactory;
  * absent; a worker's zone (the {@code topology.kubernetes.io/zone} or {@code zone} label) is its
  * locality, weighted by its healthy endpoints so that calls spread evenly across workers.
  *
+ * <p>While no worker is compatible the Cluster is withdrawn (xDS's "does not exist"), so that
+ * clients fail calls rather than keep calling the endpoints they had.
+ *
  * <p>Versions: the Listener, route and Cluster never change while the server runs, so their version
- * is the server's instance id; the ClusterLoadAssignment's is {@code <snapshot number>/<instance
- * id>}, new with every publish, in order. The instance id keeps a client that reconnects after a
+ * is the server's instance id (the withdrawn Cluster's is {@code no-worker/<instance id>}); the
+ * ClusterLoadAssignment's is {@code <snapshot number>/<instance id>}, new with every publish, in
+ * order. The instance id keeps a client that reconnects after a
  * restart from taking the new server's version N for the old one's N. A version also names the
  * requested names this fleet does not have (as a digest), so that a subscription that adds one is
  * answered at once (a Listener or Cluster absent from the answer is xDS's "does not exist").
@@ -78,6 +82,7 @@ final class FleetResources {
     private final SnapshotResources<Listener> listener;
     private final SnapshotResources<RouteConfiguration> route;
     private final SnapshotResources<Cluster> cluster;
+    private final SnapshotResources<Cluster> noCluster;
 
     FleetResources(String fleet, String instanceId) {
         this.fleet = fleet;
@@ -85,6 +90,8 @@ final class FleetResources {
         this.listener = resources(listener(), instanceId);
         this.route = resources(route(), instanceId);
         this.cluster = resources(cluster(), instanceId);
+        String none = "no-worker/" + instanceId;
+        this.noCluster = SnapshotResources.create(List.of(), names -> versionFor(none, fleet, names));
     }
 
     /** The name every resource of this fleet has. */
@@ -94,8 +101,13 @@ final class FleetResources {
 
     /** The cache snapshot of {@code snapshot}. */
     Snapshot of(FleetSnapshot snapshot) {
-        return new FleetXdsSnapshot(cluster, resources(loadAssignment(snapshot), endpointsVersion(snapshot.number())),
-                listener, route);
+        ClusterLoadAssignment endpoints = loadAssignment(snapshot);
+        // gRPC clients keep balancing over their last endpoints when an update leaves them none that
+        // is HEALTHY; a Cluster that does not exist makes them fail calls instead.
+        boolean anyHealthy = endpoints.getEndpointsList().stream().flatMap(l -> l.getLbEndpointsList().stream())
+                .anyMatch(e -> e.getHealthStatus() == HealthStatus.HEALTHY);
+        return new FleetXdsSnapshot(anyHealthy ? cluster : noCluster,
+                resources(endpoints, endpointsVersion(snapshot.number())), listener, route);
     }
 
     /** The ClusterLoadAssignment's version for snapshot {@code number}. */
