@@ -194,12 +194,12 @@ final class XdsControlPlane {
         long t50 = middle(targetRuns, 50);
         long t99 = middle(targetRuns, 99);
         String of = runs == 1 ? DRAINS + " drains" : DRAINS + " drains, the middle of " + runs + " runs";
-        report.add(new Report.Row("15. drain() → calls land only on the rest, grpc-java xDS channel (xds:///fleet),"
-                + " median / p99 of " + of + " (baseline: a rollcall: channel of the same resolver, same drains)",
+        report.add(new Report.Row("15. drain() → calls land only on the rest, grpc-java xds:/// channel, median / p99 of "
+                + of + " (baseline: a rollcall: channel, same drains)",
                 ms(x50) + " / " + ms(x99), ms(t50) + " / " + ms(t99), Report.lessIsBetter(x99, t99),
                 "p99 ≤ 100 ms", Report.met(x99 <= TimeUnit.MILLISECONDS.toNanos(100))));
-        report.add(new Report.Row("15. … beside it, the control plane's answer: drain() → a plain ADS stream in the"
-                + " same process receives the assignment without the drained worker, median / p99 of " + of,
+        report.add(new Report.Row("15. … the control plane's share: drain() → an ADS stream has the endpoints without it,"
+                + " median / p99",
                 ms(middle(adsRuns, 50)) + " / " + ms(middle(adsRuns, 99)), "—", "—", "measured", "—"));
         StringBuilder each = new StringBuilder();
         for (int r = 0; r < runs; r++) {
@@ -285,18 +285,16 @@ final class XdsControlPlane {
         double perBigClient = (big.with() - big.without()) / (double) bigClients;
         long onGrowth = big.without() - small.without();
         long door = onGrowth - offGrowth;
-        report.add(new Report.Row("15. retained heap per connected xDS client (an ADS stream subscribed to the"
-                + " fleet's Listener, route, Cluster and endpoints, a connection each), " + Report.count(clients)
-                + " clients on a fleet of " + HEAP_FLEET + " / " + Report.count(bigClients) + " on "
-                + Report.count(BIG_FLEET) + " (service JVM, after GC)",
-                Report.bytes(perClient) + " / " + Report.bytes(perBigClient) + " (the server counted "
-                        + Report.count(counted) + " streams)", "—", "—", "measured",
+        report.add(new Report.Row("15. retained heap per xDS client (an ADS stream, a gRPC channel's 4 resources), "
+                + Report.count(clients) + " on " + HEAP_FLEET + " workers / " + Report.count(bigClients) + " on "
+                + Report.count(BIG_FLEET),
+                Report.bytes(perClient) + " / " + Report.bytes(perBigClient) + " (" + Report.count(counted)
+                        + " counted)", "—", "—", "measured",
                 counted == clients + 1 ? "—" : "**no** (streams counted " + counted + ")"));
-        report.add(new Report.Row("15. retained heap of the xDS door per fleet of " + Report.count(BIG_FLEET)
-                + " endpoints (service JVM's growth from " + HEAP_FLEET + " to " + Report.count(BIG_FLEET)
-                + " workers with xDS on and one client, less the same with xDS off)",
+        report.add(new Report.Row("15. retained heap of the xDS door per " + Report.count(BIG_FLEET)
+                + " endpoints (growth from " + HEAP_FLEET + ", xDS on less off)",
                 Report.bytes(door) + " (" + Report.bytes(onGrowth) + " − " + Report.bytes(offGrowth) + "; "
-                        + held + " ClusterLoadAssignments held)", "—", "—", "measured", "—"));
+                        + held + " assignments held)", "—", "—", "measured", "—"));
         report.note(String.format(Locale.ROOT, "xDS (15, heap): the service JVM (XdsServiceMain, -Xmx1g, parallel"
                 + " collector) runs a resolver with rollcall.probe.protocol=none over synthetic workers (127.1.0.1"
                 + " upward, port 9, rollcall.version=1.0.0 from discovery: nothing listens, nothing is dialled) and"
