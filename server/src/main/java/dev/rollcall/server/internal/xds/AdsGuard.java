@@ -104,7 +104,10 @@ final class AdsGuard implements ServerInterceptor {
             @Override
             public void onCancel() {
                 release();
-                if (!guarded.isClosedHere()) {
+                // The call is over: whatever the library closes it with next must not reach the
+                // transport, where it could race the status the transport already chose (a request
+                // over max-request-bytes would reach the client as CANCELLED).
+                if (!guarded.cancelled()) {
                     super.onCancel();
                 }
             }
@@ -163,6 +166,13 @@ final class AdsGuard implements ServerInterceptor {
 
         synchronized boolean unreadPastLimit() {
             return !closed && unread >= MAX_UNREAD && !delegate().isReady();
+        }
+
+        /** Marks the call over; whether this guard had closed it itself before. */
+        synchronized boolean cancelled() {
+            boolean before = closed;
+            closed = true;
+            return before;
         }
 
         synchronized boolean isClosedHere() {
