@@ -8,7 +8,6 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -249,14 +248,7 @@ final class FleetClientProcess implements AutoCloseable {
 
     @Override
     public void close() {
-        if (process.isAlive()) {
-            process.destroyForcibly();
-            try {
-                process.waitFor(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        ChildProcesses.kill(process);
     }
 
     @Override
@@ -265,19 +257,9 @@ final class FleetClientProcess implements AutoCloseable {
     }
 
     private static void requirePrerequisites(Client client) {
-        String problem = switch (client) {
-            case NODE -> ReferenceWorker.nodeBinary() == null
-                    ? "node is not on the PATH: the Node fleet client needs Node.js 18 or newer (./run-tests installs"
-                    + " Debian's nodejs; or apt-get install -y nodejs npm, or set ROLLCALL_NODE)"
-                    : Files.isRegularFile(client.dir().resolve("node_modules/@grpc/grpc-js/package.json")) ? ""
-                    : "the Node fleet client's packages are not installed: run 'npm ci' in " + client.dir()
-                    + " (./run-tests does)";
-            case PYTHON -> Files.isExecutable(Path.of(ReferenceWorker.pythonBinary())) ? ""
-                    : ReferenceWorker.pythonBinary() + " is missing: the Python fleet client runs on Debian's python3"
-                    + " (apt-get install -y python3-grpcio python3-protobuf; ./run-tests does; or set ROLLCALL_PYTHON)";
-        };
-        if (!problem.isEmpty()) {
-            throw new IllegalStateException(problem);
+        switch (client) {
+            case NODE -> ChildProcesses.requireNode("the Node fleet client", client.dir(), "@grpc/grpc-js");
+            case PYTHON -> ChildProcesses.requirePython("the Python fleet client");
         }
     }
 }

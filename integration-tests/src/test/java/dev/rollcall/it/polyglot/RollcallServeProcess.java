@@ -137,14 +137,7 @@ final class RollcallServeProcess implements AutoCloseable {
 
     @Override
     public void close() {
-        if (process.isAlive()) {
-            process.destroyForcibly();
-            try {
-                process.waitFor(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        ChildProcesses.kill(process);
     }
 
     @Override

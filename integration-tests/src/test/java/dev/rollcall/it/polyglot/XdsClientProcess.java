@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -211,14 +210,7 @@ final class XdsClientProcess implements AutoCloseable {
 
     @Override
     public void close() {
-        if (process.isAlive()) {
-            process.destroyForcibly();
-            try {
-                process.waitFor(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        ChildProcesses.kill(process);
     }
 
     @Override
@@ -227,19 +219,9 @@ final class XdsClientProcess implements AutoCloseable {
     }
 
     private static void requirePrerequisites(Client client) {
-        String problem = switch (client) {
-            case NODE -> ReferenceWorker.nodeBinary() == null
-                    ? "node is not on the PATH: the Node xDS client needs Node.js 18 or newer (./run-tests installs"
-                    + " Debian's nodejs; or apt-get install -y nodejs npm, or set ROLLCALL_NODE)"
-                    : Files.isRegularFile(client.dir().resolve("node_modules/@grpc/grpc-js-xds/package.json")) ? ""
-                    : "the Node xDS client's packages are not installed: run 'npm ci' in " + client.dir()
-                    + " (./run-tests does)";
-            case PYTHON -> Files.isExecutable(Path.of(ReferenceWorker.pythonBinary())) ? ""
-                    : ReferenceWorker.pythonBinary() + " is missing: the Python xDS client runs on Debian's python3"
-                    + " (apt-get install -y python3-grpcio python3-protobuf; ./run-tests does; or set ROLLCALL_PYTHON)";
-        };
-        if (!problem.isEmpty()) {
-            throw new IllegalStateException(problem);
+        switch (client) {
+            case NODE -> ChildProcesses.requireNode("the Node xDS client", client.dir(), "@grpc/grpc-js-xds");
+            case PYTHON -> ChildProcesses.requirePython("the Python xDS client");
         }
     }
 }
