@@ -8,6 +8,7 @@ import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.SelectionReport;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.protocol.v1.FleetWorker;
+import dev.rollcall.server.internal.WorkerZone;
 import dev.rollcall.protocol.v1.FleetWorkerState;
 import dev.rollcall.protocol.v1.Selection;
 import java.io.IOException;
@@ -35,8 +36,6 @@ import java.util.TreeMap;
  */
 final class SnapshotEncoder {
 
-    static final String K8S_ZONE_LABEL = "topology.kubernetes.io/zone";
-    static final String ZONE_LABEL = "zone";
     private static final int WORKERS_FIELD = dev.rollcall.protocol.v1.FleetSnapshot.WORKERS_FIELD_NUMBER;
     private static final int EXCLUDED_FIELD = dev.rollcall.protocol.v1.FleetSnapshot.EXCLUDED_FIELD_NUMBER;
     private static final int BASE_NUMBER_FIELD = dev.rollcall.protocol.v1.FleetSnapshot.BASE_NUMBER_FIELD_NUMBER;
@@ -241,7 +240,7 @@ final class SnapshotEncoder {
             w.putLabels(PeerText.escape(label.getKey(), MAX_LABEL_KEY_CHARS),
                     PeerText.escape(label.getValue(), MAX_LABEL_VALUE_CHARS));
         }
-        String zone = labels.getOrDefault(K8S_ZONE_LABEL, labels.getOrDefault(ZONE_LABEL, ""));
+        String zone = WorkerZone.of(labels);
         w.setZone(PeerText.escape(zone, MAX_LABEL_VALUE_CHARS));
         status.holders().ifPresent(w::setHolders);
         return w.build();

@@ -6,6 +6,7 @@ import dev.rollcall.api.PeerText;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
+import dev.rollcall.server.internal.WorkerZone;
 import io.envoyproxy.controlplane.cache.SnapshotResources;
 import io.envoyproxy.controlplane.cache.VersionedResource;
 import io.envoyproxy.controlplane.cache.v3.Snapshot;
@@ -49,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * Cluster (EDS over ADS, round robin) and a ClusterLoadAssignment, all named after the fleet.
  * Compatible workers are {@code HEALTHY}, draining ones {@code DRAINING} (gRPC clients pick neither
  * for new calls; gRFC A55 keeps a draining one only for an override), every other candidate is
- * absent; a worker's zone (the {@code topology.kubernetes.io/zone} or {@code zone} label) is its
+ * absent; a worker's zone ({@link WorkerZone}) is its
  * locality, weighted by its healthy endpoints so that calls spread evenly across workers.
  *
  * <p>While no worker is compatible the Cluster is withdrawn (xDS's "does not exist"), so that
@@ -69,8 +70,6 @@ import org.slf4j.LoggerFactory;
 final class FleetResources {
 
     private static final Logger log = LoggerFactory.getLogger(FleetResources.class);
-    static final String K8S_ZONE_LABEL = "topology.kubernetes.io/zone";
-    static final String ZONE_LABEL = "zone";
     private static final String ROUTER_FILTER = "envoy.filters.http.router";
     private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
     /** Hosts warned about (bounded: a fleet of names warns about its first thousand only). */
@@ -182,7 +181,7 @@ final class FleetResources {
                 continue;
             }
             Map<String, String> labels = endpoint.labels();
-            String zone = PeerText.escape(labels.getOrDefault(K8S_ZONE_LABEL, labels.getOrDefault(ZONE_LABEL, "")), 1024);
+            String zone = PeerText.escape(WorkerZone.of(labels), 1024);
             byZone.computeIfAbsent(zone, z -> new ArrayList<>()).add(LbEndpoint.newBuilder()
                     .setHealthStatus(health)
                     .setEndpoint(Endpoint.newBuilder().setAddress(Address.newBuilder().setSocketAddress(
