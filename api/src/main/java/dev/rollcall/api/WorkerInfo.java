@@ -15,9 +15,11 @@ import java.util.Objects;
  * @param instanceId new on every process start; a change means the worker restarted in place
  * @param labels     facts the worker reported about itself
  * @param services   what the worker serves
+ * @param capabilities what the worker says it can do ({@link Requirements} select by them);
+ *                     {@link Capabilities#none()} for a worker from before capabilities
  */
 public record WorkerInfo(WorkerEndpoint endpoint, String version, String instanceId,
-                         Map<String, String> labels, List<ServiceInfo> services) {
+                         Map<String, String> labels, List<ServiceInfo> services, Capabilities capabilities) {
 
     /**
      * How the empty version (a worker that never set one) is shown to people, wherever versions are
@@ -31,11 +33,18 @@ public record WorkerInfo(WorkerEndpoint endpoint, String version, String instanc
         Objects.requireNonNull(instanceId, "instanceId");
         labels = Map.copyOf(labels);
         services = List.copyOf(services);
+        Objects.requireNonNull(capabilities, "capabilities");
+    }
+
+    /** A worker without capabilities (as before them). */
+    public WorkerInfo(WorkerEndpoint endpoint, String version, String instanceId, Map<String, String> labels,
+                      List<ServiceInfo> services) {
+        this(endpoint, version, instanceId, labels, services, Capabilities.none());
     }
 
     /** A worker with a version and nothing else: handy in policy tests. */
     public static WorkerInfo of(WorkerEndpoint endpoint, String version) {
-        return new WorkerInfo(endpoint, version, "", Map.of(), List.of());
+        return new WorkerInfo(endpoint, version, "", Map.of(), List.of(), Capabilities.none());
     }
 
     @Override

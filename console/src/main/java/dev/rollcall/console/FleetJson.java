@@ -200,6 +200,7 @@ final class FleetJson {
             case DRAINING -> "draining";
             case NOT_SERVING -> "not ready";
             case OUTSIDE_SUBSET -> "used by other coordinators";
+            case LACKS_REQUIREMENT -> "lacks what the query requires";
         };
     }
 }

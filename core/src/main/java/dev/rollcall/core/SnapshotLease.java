@@ -1,12 +1,14 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.Requirements;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.internal.drain.LeaseTable;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One query's hold on one snapshot, from {@link WorkerResolver#lease()}: the snapshot current when
- * the lease was taken, pinned for the query's whole life (sizing, planning, routing, the last Flight
+ * the lease was taken (narrowed to the query's requirements, from
+ * {@link WorkerResolver#lease(Requirements)}), pinned for the query's whole life (sizing, planning, routing, the last Flight
  * stream), until {@link #close()}.
  *
  * <pre>{@code
@@ -49,6 +51,11 @@ public final class SnapshotLease implements AutoCloseable {
     SnapshotLease(FleetSnapshot snapshot, LeaseTable.Slot slot) {
         this.snapshot = snapshot;
         this.slot = slot;
+    }
+
+    /** This lease, showing its snapshot narrowed to {@code requirements}; the same hold (slot), handed over. */
+    SnapshotLease narrowedTo(Requirements requirements) {
+        return new SnapshotLease(snapshot.requiring(requirements), slot);
     }
 
     /** The pinned snapshot: the same one for the lease's whole life, also after {@link #close()}. */

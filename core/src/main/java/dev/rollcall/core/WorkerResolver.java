@@ -1,6 +1,7 @@
 package dev.rollcall.core;
 
 import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.Requirements;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Scheduler;
 import dev.rollcall.api.Ticker;
@@ -150,6 +151,27 @@ public final class WorkerResolver implements AutoCloseable {
         }
         LeaseTable.Slot slot = table.acquire();
         return new SnapshotLease(slot.snapshot(), slot);
+    }
+
+    /**
+     * As {@link #lease()}, for a query that needs certain capabilities: the lease's snapshot is the
+     * current one narrowed to {@code requirements} ({@link FleetSnapshot#requiring}), so its workers
+     * are the compatible ones that meet them all, and its statuses say, for each compatible worker
+     * left out, which requirement it lacks. The fleet's policy still decides what may be mixed at
+     * all. With exact drain the lease holds the whole snapshot it narrowed, as {@link #lease()} does.
+     *
+     * <pre>{@code
+     * try (SnapshotLease lease = resolver.lease(Requirements.of("udf:geo_distance"))) {
+     *     run(plan(lease.snapshot().workers()));   // only workers that registered the UDF
+     * }
+     * }</pre>
+     *
+     * Never blocks; costs about what the narrowed workers cost, not a pass over the fleet.
+     */
+    public SnapshotLease lease(Requirements requirements) {
+        Objects.requireNonNull(requirements, "requirements");
+        SnapshotLease whole = lease();
+        return requirements.isEmpty() ? whole : whole.narrowedTo(requirements);
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.rollcall.policy;
 
+import dev.rollcall.api.internal.InvalidRangeException;
+import dev.rollcall.api.internal.NpmRange;
 import dev.rollcall.api.ConfigurationException;
 
 /** Turns a range read from configuration into a policy, or a {@link ConfigurationException} naming the key. */

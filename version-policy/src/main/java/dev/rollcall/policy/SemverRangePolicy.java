@@ -1,5 +1,7 @@
 package dev.rollcall.policy;
 
+import dev.rollcall.api.internal.InvalidRangeException;
+import dev.rollcall.api.internal.NpmRange;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.policy.VersionPolicy;

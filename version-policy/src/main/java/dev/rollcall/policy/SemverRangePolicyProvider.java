@@ -1,5 +1,7 @@
 package dev.rollcall.policy;
 
+import dev.rollcall.api.internal.InvalidRangeException;
+import dev.rollcall.api.internal.NpmRange;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.policy.VersionPolicy;

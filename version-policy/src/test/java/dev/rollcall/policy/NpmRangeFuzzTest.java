@@ -1,5 +1,7 @@
 package dev.rollcall.policy;
 
+import dev.rollcall.api.internal.InvalidRangeException;
+import dev.rollcall.api.internal.NpmRange;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;

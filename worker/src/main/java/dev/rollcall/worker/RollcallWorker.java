@@ -1,5 +1,6 @@
 package dev.rollcall.worker;
 
+import dev.rollcall.api.Capabilities;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.ServiceInfo;
@@ -152,6 +153,15 @@ public final class RollcallWorker implements AutoCloseable {
     }
 
     /**
+     * Replaces what it says it can do, e.g. {@code worker.capabilities(Capabilities.of("udf:geo_distance"))}
+     * once a UDF is registered; watching coordinators learn it at once, and a query that requires
+     * a capability it dropped leaves it out from the next snapshot on.
+     */
+    public void capabilities(Capabilities capabilities) {
+        info.capabilities(capabilities);
+    }
+
+    /**
      * Coordinators watching this worker now ({@code WatchWorkerInfo} streams): the ones a
      * {@link #drain()} reaches at once.
      */
@@ -265,6 +275,18 @@ public final class RollcallWorker implements AutoCloseable {
         /** A fact about this worker reported over {@code WorkerInfo} (zone, engine version). */
         public Builder label(String key, String value) {
             o.info.label(key, value);
+            return this;
+        }
+
+        /**
+         * What this worker can do, each as {@link Capabilities#of(String...)} reads it:
+         * {@code capabilities("udf:geo_distance", "datafusion=55.0.1", "plan-protocol=3")}. Queries
+         * that require one ({@code Requirements}) run only on workers that have it.
+         *
+         * @throws IllegalArgumentException naming a malformed capability, one given twice, or too many
+         */
+        public Builder capabilities(String... capabilities) {
+            o.info.capabilities(Capabilities.of(capabilities));
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.rollcall.worker;
 
+import dev.rollcall.api.Capabilities;
 import dev.rollcall.api.ServiceInfo;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.WorkerEndpoint;
@@ -93,6 +94,7 @@ public final class WorkerInfoService implements BindableService {
     // chosen and stamped with its revision under the lock, so that revisions follow the changes' order.
     private Map<String, String> labels;
     private List<ServiceInfo> services;
+    private Capabilities capabilities;
     private ServingState state;
     private volatile Answer answer;
 
@@ -101,6 +103,7 @@ public final class WorkerInfoService implements BindableService {
         this.instanceId = instanceId;
         this.labels = Map.copyOf(b.labels);
         this.services = List.copyOf(b.services);
+        this.capabilities = b.capabilities;
         this.state = b.state;
         this.holders = new Holders(b.maxWatches);
         this.holdersChanged = b.holdersChanged;
@@ -168,6 +171,24 @@ public final class WorkerInfoService implements BindableService {
             answer = answer();
         }
         streams.push();
+    }
+
+    /** Replaces what the worker says it can do, and tells every watching coordinator. */
+    public void capabilities(Capabilities newCapabilities) {
+        Objects.requireNonNull(newCapabilities, "capabilities");
+        synchronized (this) {
+            if (capabilities.equals(newCapabilities)) {
+                return;
+            }
+            capabilities = newCapabilities;
+            answer = answer();
+        }
+        streams.push();
+    }
+
+    /** What the worker says it can do now. */
+    public synchronized Capabilities capabilities() {
+        return capabilities;
     }
 
     /** Replaces the services advertised, and tells every watching coordinator. */
@@ -277,7 +298,7 @@ public final class WorkerInfoService implements BindableService {
 
     /** Guarded by this. */
     private Answer answer() {
-        return Answer.stamp(WireFormat.toResponse(version, instanceId, labels, services).toBuilder()
+        return Answer.stamp(WireFormat.toResponse(version, instanceId, labels, services, capabilities).toBuilder()
                 .setState(WireFormat.toWire(state))
                 .setHolders(state == ServingState.DRAINING ? holders.holding() : 0).build());
     }
@@ -298,6 +319,7 @@ public final class WorkerInfoService implements BindableService {
         private String instanceId;
         private final Map<String, String> labels = new LinkedHashMap<>();
         private final List<ServiceInfo> services = new ArrayList<>();
+        private Capabilities capabilities = Capabilities.none();
         private ServingState state = ServingState.SERVING;
         private int maxWatches = DEFAULT_MAX_WATCHES;
         private int maxWatchesPerConnection = DEFAULT_MAX_WATCHES_PER_CONNECTION;
@@ -337,6 +359,12 @@ public final class WorkerInfoService implements BindableService {
         /** A service this worker serves. */
         public Builder service(ServiceInfo service) {
             services.add(Objects.requireNonNull(service, "service"));
+            return this;
+        }
+
+        /** What the worker can do (see {@link Capabilities}); default none. */
+        public Builder capabilities(Capabilities all) {
+            this.capabilities = Objects.requireNonNull(all, "capabilities");
             return this;
         }
 

@@ -17,9 +17,18 @@ package dev.rollcall.api.registry;
  * @param outsideSubset answered and accepted by the policy, but not in this coordinator's subset
  *                      ({@code rollcall.subset.size}): used by other coordinators, not by this one;
  *                      0 without subsets
+ * @param lacksRequirement answered and accepted by the policy, but lacking what the query this
+ *                         snapshot was narrowed for requires ({@link FleetSnapshot#requiring}); 0 in a
+ *                         snapshot the resolver publishes
  */
 public record FleetCounts(int candidates, int compatible, int rejected, int unreachable, int pending, int draining,
-                          int notServing, int overKeptCap, int outsideSubset) {
+                          int notServing, int overKeptCap, int outsideSubset, int lacksRequirement) {
+
+    /** Counts of a snapshot not narrowed by requirements. */
+    public FleetCounts(int candidates, int compatible, int rejected, int unreachable, int pending, int draining,
+                       int notServing, int overKeptCap, int outsideSubset) {
+        this(candidates, compatible, rejected, unreachable, pending, draining, notServing, overKeptCap, outsideSubset, 0);
+    }
 
     /** Counts without subsets: no worker outside the subset. */
     public FleetCounts(int candidates, int compatible, int rejected, int unreachable, int pending, int draining,
@@ -45,6 +54,7 @@ public record FleetCounts(int candidates, int compatible, int rejected, int unre
                 + (draining == 0 ? "" : ", " + draining + " draining")
                 + (notServing == 0 ? "" : ", " + notServing + " not serving")
                 + (outsideSubset == 0 ? "" : ", " + outsideSubset + " outside this coordinator's subset")
+                + (lacksRequirement == 0 ? "" : ", " + lacksRequirement + " lacking a requirement")
                 + (overKeptCap == 0 ? "" : "; " + overKeptCap + " without a kept channel (over rollcall.probe.max-kept-channels)");
     }
 }

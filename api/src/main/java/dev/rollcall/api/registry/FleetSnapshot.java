@@ -1,5 +1,6 @@
 package dev.rollcall.api.registry;
 
+import dev.rollcall.api.Requirements;
 import dev.rollcall.api.WorkerInfo;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -12,7 +13,8 @@ import java.util.Optional;
 
 /**
  * One consistent, immutable state of the fleet, implementing every read view
- * ({@link WorkerEndpoints}, {@link WorkerVersions}, {@link WorkerServices}, {@link InvocationTargets}):
+ * ({@link WorkerEndpoints}, {@link WorkerVersions}, {@link WorkerServices}, {@link InvocationTargets},
+ * {@link WorkerCapabilities}):
  * all answer from the same data, computed once when the snapshot is built. A query pins one snapshot
  * and uses it throughout (sizing, planning, routing) so that it never mixes two states. A consumer
  * that needs one view takes that interface alone.
@@ -21,7 +23,7 @@ import java.util.Optional;
  * one, and a higher number always replaces a lower one. Thread-safe; no method blocks.
  */
 public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerServices, InvocationTargets,
-        KeyRouting {
+        KeyRouting, WorkerCapabilities {
 
     /** This snapshot's number, increasing by one with each published change. */
     long number();
@@ -68,6 +70,22 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
     KeyExtractors keyExtractors();
 
     /**
+     * This snapshot narrowed to one query's {@code requirements}: the same number, candidates and
+     * policy, but only the compatible workers that meet them are compatible; every other compatible
+     * worker is {@link WorkerStatus.State#LACKS_REQUIREMENT}, its reason naming the first requirement
+     * it lacks. Every view answers from the narrowed set (workers, endpoints, services, targets,
+     * routing), so a planner handed it needs no change. Narrowing a narrowed snapshot adds the new
+     * requirements to its own; {@link Requirements#none()} gives this snapshot back. A lease taken
+     * with requirements holds one of these ({@code WorkerResolver.lease(Requirements)}).
+     */
+    FleetSnapshot requiring(Requirements requirements);
+
+    /** The requirements this snapshot was narrowed to ({@link #requiring}); none for a published snapshot. */
+    default Requirements requirements() {
+        return Requirements.none();
+    }
+
+    /**
      * A builder of a snapshot, for users' tests of their planners and for the resolver: everything
      * but the statuses has a default (published now, not stale, policy {@code "fixed"}, no cohort,
      * no schemas, no key paths).
@@ -100,6 +118,7 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
         private String preference = "";
         private String discoveryProblem;
         private int overKeptCap;
+        private Requirements requirements = Requirements.none();
 
         private Builder(long number) {
             if (number < 0) {
@@ -206,6 +225,15 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
             return this;
         }
 
+        /**
+         * The requirements the snapshot is narrowed to ({@link FleetSnapshot#requirements()}); default
+         * none. The statuses are taken as given: a builder does not narrow them.
+         */
+        public Builder requirements(Requirements narrowedTo) {
+            this.requirements = Objects.requireNonNull(narrowedTo, "requirements");
+            return this;
+        }
+
         /** The snapshot; the builder may be used again. */
         public FleetSnapshot build() {
             return build(null);
@@ -229,7 +257,7 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
         FleetSnapshot build(WorkerStatus[] owned, FleetSnapshot previous) {
             return new ImmutableFleetSnapshot(number, publishedAt != null ? publishedAt : Instant.now(), staleSince,
                     policy, owned, cohort, explanation, schemasByVersion, keys, selector, preference,
-                    discoveryProblem, overKeptCap, previous);
+                    discoveryProblem, overKeptCap, requirements, previous);
         }
 
         /** {@link #build(WorkerStatus[], FleetSnapshot)}'s checks: no statuses added, none null. */

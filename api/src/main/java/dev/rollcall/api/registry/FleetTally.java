@@ -140,7 +140,8 @@ final class FleetTally {
     FleetCounts counts(int overKeptCap) {
         return new FleetCounts(states.length, at(WorkerStatus.State.COMPATIBLE), at(WorkerStatus.State.REJECTED),
                 at(WorkerStatus.State.UNREACHABLE), at(WorkerStatus.State.PENDING), at(WorkerStatus.State.DRAINING),
-                at(WorkerStatus.State.NOT_SERVING), overKeptCap, at(WorkerStatus.State.OUTSIDE_SUBSET));
+                at(WorkerStatus.State.NOT_SERVING), overKeptCap, at(WorkerStatus.State.OUTSIDE_SUBSET),
+                at(WorkerStatus.State.LACKS_REQUIREMENT));
     }
 
     private int at(WorkerStatus.State state) {
@@ -171,7 +172,7 @@ final class FleetTally {
     /** Whether a worker in {@code state} is in the histogram: it answered and the policy had its say. */
     private static boolean answered(WorkerStatus.State state) {
         return state == WorkerStatus.State.COMPATIBLE || state == WorkerStatus.State.REJECTED
-                || state == WorkerStatus.State.OUTSIDE_SUBSET;
+                || state == WorkerStatus.State.OUTSIDE_SUBSET || state == WorkerStatus.State.LACKS_REQUIREMENT;
     }
 
     /** A tally being made. */

@@ -2,6 +2,7 @@ package dev.rollcall.api.registry;
 
 import com.google.protobuf.Descriptors.FileDescriptor;
 import com.google.protobuf.Descriptors.MethodDescriptor;
+import dev.rollcall.api.Requirements;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import java.time.Instant;
@@ -53,11 +54,13 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     private final FleetTally tally;
     private final Map<String, ProtoSchema> schemasByVersion;
     private final KeyPaths keys;
+    private final Requirements requirements;
 
     ImmutableFleetSnapshot(long number, Instant publishedAt, Instant staleSince, String policy,
                            WorkerStatus[] owned, Optional<String> cohort, String explanation,
                            Map<String, ProtoSchema> schemasByVersion, KeyPaths keys, String selector,
-                           String preference, String discoveryProblem, int overKeptCap, FleetSnapshot previous) {
+                           String preference, String discoveryProblem, int overKeptCap, Requirements requirements,
+                           FleetSnapshot previous) {
         this.discoveryProblem = discoveryProblem;
         this.number = number;
         this.publishedAt = Objects.requireNonNull(publishedAt, "publishedAt");
@@ -88,6 +91,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         this.preference = Objects.requireNonNull(preference, "preference");
         this.schemasByVersion = Objects.requireNonNull(schemasByVersion, "schemasByVersion");
         this.keys = Objects.requireNonNull(keys, "keys");
+        this.requirements = Objects.requireNonNull(requirements, "requirements");
     }
 
     /** The statuses in URL order: the array itself, for readers in this package that never write it. */
@@ -355,6 +359,56 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         public String extractKey(String service, String method, byte[] request) {
             return schemas().extractKey(service, method, request);
         }
+    }
+
+    @Override
+    public Requirements requirements() {
+        return requirements;
+    }
+
+    @Override
+    public SortedSet<String> capabilities() {
+        java.util.TreeSet<String> names = new java.util.TreeSet<>();
+        for (WorkerInfo w : workers) {
+            for (dev.rollcall.api.Capability c : w.capabilities().asList()) {
+                names.add(c.name());
+            }
+        }
+        return Collections.unmodifiableSortedSet(names);
+    }
+
+    @Override
+    public List<WorkerInfo> workersWith(Requirements required) {
+        if (required.isEmpty()) {
+            return workers;
+        }
+        List<WorkerInfo> met = new ArrayList<>();
+        for (WorkerInfo w : workers) {
+            if (required.isMetBy(w)) {
+                met.add(w);
+            }
+        }
+        return Collections.unmodifiableList(met);
+    }
+
+    @Override
+    public FleetSnapshot requiring(Requirements more) {
+        if (more.isEmpty()) {
+            return this;
+        }
+        Requirements all = requirements.and(more);
+        WorkerStatus[] narrowed = statusArray.clone();
+        for (int i = 0; i < narrowed.length; i++) {
+            WorkerStatus s = narrowed[i];
+            if (s.state() == WorkerStatus.State.COMPATIBLE) {
+                Optional<String> why = all.whyNotMetBy(s.info().orElseThrow().capabilities());
+                if (why.isPresent()) {
+                    narrowed[i] = new WorkerStatus(s.endpoint(), WorkerStatus.State.LACKS_REQUIREMENT, why.get(), s.info());
+                }
+            }
+        }
+        return new ImmutableFleetSnapshot(number, publishedAt, staleSince, policy, narrowed, cohort, explanation,
+                schemasByVersion, keys, selector, preference, discoveryProblem, counts.overKeptCap(), all, this);
     }
 
     @Override

@@ -65,7 +65,15 @@ public record WorkerStatus(WorkerEndpoint endpoint, State state, String reason, 
          * workers of a snapshot, a view or a {@code rollcall:} channel; becomes {@link #COMPATIBLE}
          * when a member of the subset goes and it is next in rank. Only with subsets on.
          */
-        OUTSIDE_SUBSET
+        OUTSIDE_SUBSET,
+        /**
+         * Answered and accepted by the policy, but lacks what the query this snapshot was narrowed for
+         * requires ({@link FleetSnapshot#requiring}); the reason names the first requirement it lacks,
+         * e.g. {@code lacks udf:geo_distance}. Only in a narrowed snapshot (a lease's with
+         * requirements, {@code workersWith}), never in one the resolver publishes; the same worker is
+         * {@link #COMPATIBLE} there.
+         */
+        LACKS_REQUIREMENT
     }
 
     @Override

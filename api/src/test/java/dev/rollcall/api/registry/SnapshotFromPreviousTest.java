@@ -28,7 +28,8 @@ class SnapshotFromPreviousTest {
         WorkerEndpoint e = WorkerEndpoint.of("127.0.0.1", port);
         WorkerStatus.State state = WorkerStatus.State.values()[r.nextInt(WorkerStatus.State.values().length)];
         boolean answered = state == WorkerStatus.State.COMPATIBLE || state == WorkerStatus.State.REJECTED
-                || state == WorkerStatus.State.OUTSIDE_SUBSET || r.nextBoolean() && state != WorkerStatus.State.UNREACHABLE;
+                || state == WorkerStatus.State.OUTSIDE_SUBSET || state == WorkerStatus.State.LACKS_REQUIREMENT
+                || r.nextBoolean() && state != WorkerStatus.State.UNREACHABLE;
         Optional<WorkerInfo> info = answered
                 ? Optional.of(new WorkerInfo(e, VERSIONS[r.nextInt(VERSIONS.length)], "i" + r.nextInt(), Map.of(), List.of()))
                 : Optional.empty();

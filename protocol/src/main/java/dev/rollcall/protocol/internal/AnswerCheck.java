@@ -79,7 +79,22 @@ public final class AnswerCheck {
                 return "label " + shownKey + " has a value that contains " + bad;
             }
         }
-        return servicesProblem(answer);
+        String services = servicesProblem(answer);
+        return services != null ? services : capabilitiesProblem(answer);
+    }
+
+    /**
+     * How many capabilities, and each as {@link dev.rollcall.api.Capability} bounds it (name, version,
+     * each name once): the same rules a worker's builder applies, so nothing a Rollcall worker may
+     * send is refused here.
+     */
+    private static String capabilitiesProblem(WorkerInfoResponse answer) {
+        try {
+            WireFormat.capabilities(answer);
+            return null;
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
     }
 
     /** Services and handlers: how many, and names that are short and free of white space and control characters. */

@@ -1,5 +1,7 @@
 package dev.rollcall.protocol.internal;
 
+import dev.rollcall.api.Capabilities;
+import dev.rollcall.api.Capability;
 import dev.rollcall.api.ServingState;
 import dev.rollcall.api.HandlerInfo;
 import dev.rollcall.api.ServiceInfo;
@@ -57,7 +59,37 @@ public final class WireFormat {
             services.add(new ServiceInfo(s.getName(), fromWire(s.getVisibility()), handlers));
         }
         return new WorkerInfo(endpoint, shared(response.getVersion()), response.getInstanceId(),
-                response.getLabelsMap(), services);
+                response.getLabelsMap(), services, capabilities(response));
+    }
+
+    /**
+     * The capabilities a worker reported.
+     *
+     * @throws IllegalArgumentException when they break a bound ({@link AnswerCheck#problem} says
+     *                                  which first; an answer it passed never throws)
+     */
+    public static Capabilities capabilities(WorkerInfoResponse response) {
+        if (response.getCapabilitiesCount() == 0) {
+            return Capabilities.none();
+        }
+        if (response.getCapabilitiesCount() > Capabilities.MAX_CAPABILITIES) {
+            throw new IllegalArgumentException(response.getCapabilitiesCount() + " capabilities (at most "
+                    + Capabilities.MAX_CAPABILITIES + ")");
+        }
+        List<Capability> list = new ArrayList<>(response.getCapabilitiesCount());
+        for (dev.rollcall.protocol.v1.Capability c : response.getCapabilitiesList()) {
+            list.add(new Capability(c.getName(), c.getVersion()));
+        }
+        return Capabilities.of(list);
+    }
+
+    /** The wire form of {@code capabilities}. */
+    public static List<dev.rollcall.protocol.v1.Capability> toWire(Capabilities capabilities) {
+        List<dev.rollcall.protocol.v1.Capability> wire = new ArrayList<>(capabilities.size());
+        for (Capability c : capabilities.asList()) {
+            wire.add(dev.rollcall.protocol.v1.Capability.newBuilder().setName(c.name()).setVersion(c.version()).build());
+        }
+        return wire;
     }
 
     /**
@@ -78,10 +110,17 @@ public final class WireFormat {
     /** The response a worker sends about itself. */
     public static WorkerInfoResponse toResponse(String version, String instanceId, Map<String, String> labels,
                                                 List<ServiceInfo> services) {
+        return toResponse(version, instanceId, labels, services, Capabilities.none());
+    }
+
+    /** The response a worker with capabilities sends about itself. */
+    public static WorkerInfoResponse toResponse(String version, String instanceId, Map<String, String> labels,
+                                                List<ServiceInfo> services, Capabilities capabilities) {
         WorkerInfoResponse.Builder b = WorkerInfoResponse.newBuilder()
                 .setVersion(version)
                 .setInstanceId(instanceId)
-                .putAllLabels(labels);
+                .putAllLabels(labels)
+                .addAllCapabilities(toWire(capabilities));
         for (ServiceInfo s : services) {
             dev.rollcall.protocol.v1.ServiceInfo.Builder sb = dev.rollcall.protocol.v1.ServiceInfo.newBuilder()
                     .setName(s.name())

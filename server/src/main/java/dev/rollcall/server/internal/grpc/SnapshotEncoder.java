@@ -268,6 +268,7 @@ final class SnapshotEncoder {
             case DRAINING -> FleetWorkerState.FLEET_WORKER_STATE_DRAINING;
             case NOT_SERVING -> FleetWorkerState.FLEET_WORKER_STATE_NOT_SERVING;
             case OUTSIDE_SUBSET -> FleetWorkerState.FLEET_WORKER_STATE_OUTSIDE_SUBSET;
+            case LACKS_REQUIREMENT -> FleetWorkerState.FLEET_WORKER_STATE_LACKS_REQUIREMENT;
         };
     }
 }

@@ -1,4 +1,4 @@
-package dev.rollcall.policy;
+package dev.rollcall.api.internal;
 
 import dev.rollcall.api.PeerText;
 import java.util.ArrayList;
@@ -32,7 +32,7 @@ import org.semver4j.range.RangeListFactory;
  *
  * <p>Immutable once built; {@link #matches} may be called from any thread.
  */
-final class NpmRange {
+public final class NpmRange {
 
     private static final String NUMBER_OR_WILDCARD = "0|[1-9][0-9]*|[xX*]";
     private static final String PRERELEASE_ID = "0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*";
@@ -70,7 +70,7 @@ final class NpmRange {
      *                          those that a comparator with the same major.minor.patch names (npm's rule)
      * @throws InvalidRangeException saying what is wrong with the text
      */
-    static NpmRange compile(String text, boolean includePrerelease) {
+    public static NpmRange compile(String text, boolean includePrerelease) {
         Objects.requireNonNull(text, "range");
         String range = text.strip();
         if (range.isEmpty()) {
@@ -96,7 +96,7 @@ final class NpmRange {
     }
 
     /** Whether {@code version} is in the range; build metadata is ignored, as SemVer says. */
-    boolean matches(Semver version) {
+    public boolean matches(Semver version) {
         return rangeList.isSatisfiedBy(version);
     }
 
@@ -230,7 +230,7 @@ final class NpmRange {
      * one (all of a numeric identifier, each run of an alphanumeric one such as {@code rc12}) as a
      * {@code long} and throws for a larger one, where SemVer sets no bound.
      */
-    static boolean comparablePreRelease(List<String> identifiers) {
+    public static boolean comparablePreRelease(List<String> identifiers) {
         for (String id : identifiers) {
             int i = 0;
             while (i < id.length()) {

@@ -1,7 +1,7 @@
-package dev.rollcall.policy;
+package dev.rollcall.api.internal;
 
 /** A range text that {@link NpmRange} refuses; the message says why, without repeating the range. */
-final class InvalidRangeException extends IllegalArgumentException {
+public final class InvalidRangeException extends IllegalArgumentException {
 
     private static final long serialVersionUID = 1L;
 
