@@ -42,6 +42,15 @@ public final class WorkerEndpoint {
      */
     public static final String VERSION_LABEL = "rollcall.version";
 
+    /**
+     * A label by which discovery says what a worker can do, for probe protocols whose worker does
+     * not say it itself ({@code grpc-health}, {@code none}): a comma-separated list as
+     * {@link Capabilities#parse} reads it, e.g. {@code udf:geo_distance, datafusion=55.0.1}. Like
+     * {@link #VERSION_LABEL} it is a <em>claim</em> of whoever wrote discovery, not checked by the
+     * worker; a value that is not such a list leaves the worker out, naming the label.
+     */
+    public static final String CAPABILITIES_LABEL = "rollcall.capabilities";
+
     /** The longest {@link #VERSION_LABEL} value: the bound a probed version has too. */
     public static final int MAX_VERSION_CHARS = 256;
 

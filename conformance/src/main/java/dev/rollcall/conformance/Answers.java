@@ -16,7 +16,7 @@ final class Answers {
         return a.toBuilder().clearHeartbeatMillis().build().equals(b.toBuilder().clearHeartbeatMillis().build());
     }
 
-    /** {@code instance 'i', version 'v', state SERVING, revision 3, 2 labels, 1 service}. */
+    /** {@code instance 'i', version 'v', state SERVING, revision 3, 2 labels, 1 service[, 2 capabilities]}. */
     static String describe(WorkerInfoResponse r) {
         if (r == null) {
             return "(nothing)";
@@ -24,7 +24,9 @@ final class Answers {
         return "instance " + quoted(r.getInstanceId()) + ", version " + quoted(r.getVersion()) + ", state "
                 + state(r) + ", revision " + Long.toUnsignedString(r.getRevision()) + ", " + r.getLabelsCount()
                 + (r.getLabelsCount() == 1 ? " label, " : " labels, ") + r.getServicesCount()
-                + (r.getServicesCount() == 1 ? " service" : " services");
+                + (r.getServicesCount() == 1 ? " service" : " services")
+                + (r.getCapabilitiesCount() == 0 ? "" : ", " + r.getCapabilitiesCount()
+                        + (r.getCapabilitiesCount() == 1 ? " capability" : " capabilities"));
     }
 
     static String state(WorkerInfoResponse r) {

@@ -1,5 +1,6 @@
 package dev.rollcall.conformance;
 
+import dev.rollcall.protocol.v1.Capability;
 import dev.rollcall.protocol.v1.ReleaseWorkerRequest;
 import dev.rollcall.protocol.v1.ReleaseWorkerResponse;
 import dev.rollcall.protocol.v1.ServingState;
@@ -25,7 +26,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * A {@code rollcall.v1} worker written by hand on grpc-java, as a team in another stack would write
  * one, with one fault switched on at a time: a new instance id on every call, a stream that never
- * pushes a change, an answer out of bounds, heartbeats far more often than granted, a
+ * pushes a change, an answer out of bounds (its version, or its capabilities), heartbeats far more often than granted, a
  * {@code ReleaseWorker} that checks neither the holder id nor the instance id, revisions that go back;
  * or written before revisions and heartbeats existed (not a fault: both are recommended). Without a fault it
  * serves no {@code ReleaseWorker} (a worker from before exact drain) and keeps every rule, so that a test can
@@ -38,7 +39,13 @@ final class HandmadeWorker extends WorkerServiceGrpc.WorkerServiceImplBase imple
         /** Written from the .proto before revisions and heartbeats: revision 0 in every answer, no heartbeat granted. */
         NO_REVISIONS_NO_HEARTBEATS,
         /** Its change goes under a lower revision than the answer before it. */
-        REVISIONS_GO_BACK
+        REVISIONS_GO_BACK,
+        /** 129 capabilities, one over the bound. */
+        TOO_MANY_CAPABILITIES,
+        /** One capability's name twice, at two versions. */
+        CAPABILITY_NAMED_TWICE,
+        /** A capability's version with a terminal escape in it. */
+        CAPABILITY_VERSION_WITH_AN_ESCAPE
     }
 
     private final Fault fault;
@@ -60,12 +67,26 @@ final class HandmadeWorker extends WorkerServiceGrpc.WorkerServiceImplBase imple
                     case NO_REVISIONS_NO_HEARTBEATS -> 0;
                     case REVISIONS_GO_BACK -> 10;
                     default -> 1;
-                }).putLabels("zone", "a").build();
+                }).putLabels("zone", "a").addAllCapabilities(capabilities(fault)).build();
         try {
             this.server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(this).build().start();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private static List<Capability> capabilities(Fault fault) {
+        return switch (fault) {
+            case TOO_MANY_CAPABILITIES -> java.util.stream.IntStream.range(0, 129)
+                    .mapToObj(i -> capability("udf:f" + i, "")).toList();
+            case CAPABILITY_NAMED_TWICE -> List.of(capability("plan-protocol", "2"), capability("plan-protocol", "3"));
+            case CAPABILITY_VERSION_WITH_AN_ESCAPE -> List.of(capability("datafusion", "55\u001b[2J"));
+            default -> List.of(capability("udf:geo_distance", ""), capability("datafusion", "55.0.1"));
+        };
+    }
+
+    private static Capability capability(String name, String version) {
+        return Capability.newBuilder().setName(name).setVersion(version).build();
     }
 
     static HandmadeWorker start(Fault fault) {

@@ -3,6 +3,7 @@ package dev.rollcall.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.rollcall.api.PeerText;
 import dev.rollcall.worker.RollcallWorker;
 import dev.rollcall.local.WorkerFleet;
 import dev.rollcall.testkit.faults.FaultProxy;
@@ -12,6 +13,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The kit against real workers on loopback: Rollcall's own, and hand-written ones with one fault each. */
 class WorkerConformanceTest {
@@ -26,7 +29,8 @@ class WorkerConformanceTest {
 
     @Test
     void aRollcallWorkerKeepsEveryObservableRule() throws Exception {
-        try (RollcallWorker worker = RollcallWorker.builder().version("1.4.0").host("127.0.0.1").port(0).start()) {
+        try (RollcallWorker worker = RollcallWorker.builder().version("1.4.0").host("127.0.0.1").port(0)
+                .capabilities("udf:geo_distance", "datafusion=55.0.1").start()) {
             ConformanceReport report = kit(worker.port()).build().check();
 
             assertThat(report.failures()).as(String.join("\n", report.lines())).isEmpty();
@@ -141,6 +145,23 @@ class WorkerConformanceTest {
             assertThat(report.failures()).extracting(RuleResult::rule).as(String.join("\n", report.lines()))
                     .containsExactly("W14");
             assertThat(report.result("W14").orElseThrow().seen()).contains("version is 306 characters long (at most 256)");
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "TOO_MANY_CAPABILITIES             | 129 capabilities (at most 128)",
+            "CAPABILITY_NAMED_TWICE            | capability 'plan-protocol' is given twice ('plan-protocol=2' and 'plan-protocol=3')",
+            "CAPABILITY_VERSION_WITH_AN_ESCAPE | capability 'datafusion': version '55\\u001b[2J' is not a version"})
+    void capabilitiesOutOfBounds_failW14NamingTheBoundEscaped(Fault fault, String bound) {
+        try (HandmadeWorker worker = HandmadeWorker.start(fault)) {
+            ConformanceReport report = kit(worker.port()).build().check();
+
+            assertThat(report.failures()).extracting(RuleResult::rule).as(String.join("\n", report.lines()))
+                    .containsExactly("W14");
+            String seen = report.result("W14").orElseThrow().seen();
+            assertThat(seen).contains(bound);
+            assertThat(PeerText.isClean(seen)).as(seen).isTrue();
         }
     }
 

@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * demand: it records the holder ids of the watches and every {@code ReleaseWorker} it is sent, and
  * answers releases with the statuses it is scripted with (then OK), or {@code UNIMPLEMENTED}
  * throughout when it plays a worker from before exact drain. {@link #answer} pushes a new answer to
- * every open watch.
+ * every open watch; {@link #answering(WorkerInfoResponse)} plays a worker that lies (its answer
+ * sent as it is), and it counts the probes and watches it is sent.
  */
 final class ScriptedWorker implements AutoCloseable {
 
@@ -41,6 +42,8 @@ final class ScriptedWorker implements AutoCloseable {
     private final List<StreamObserver<WorkerInfoResponse>> watches = new CopyOnWriteArrayList<>();
     private final Queue<Status> script = new ArrayDeque<>();
     private final AtomicInteger connections = new AtomicInteger();
+    private final AtomicInteger infoCalls = new AtomicInteger();
+    private final AtomicInteger watchCalls = new AtomicInteger();
     private final boolean releaseImplemented;
     private volatile WorkerInfoResponse answer;
     private long revision;
@@ -81,6 +84,16 @@ final class ScriptedWorker implements AutoCloseable {
         return w;
     }
 
+    /**
+     * A worker that answers {@code answer} as it is (bounds broken or not), stamped with a revision,
+     * and implements ReleaseWorker: a worker that lies.
+     */
+    static ScriptedWorker answering(WorkerInfoResponse answer) throws IOException {
+        ScriptedWorker w = new ScriptedWorker(true, answer.getInstanceId());
+        w.push(answer.toBuilder());
+        return w;
+    }
+
     /** A worker that implements ReleaseWorker, answering with {@code statuses} (descriptions and all) first, then OK. */
     static ScriptedWorker releasingWith(Status... statuses) throws IOException {
         ScriptedWorker w = new ScriptedWorker(true, "instance-1");
@@ -109,12 +122,36 @@ final class ScriptedWorker implements AutoCloseable {
 
     /** Pushes {@code version} to every watch, as a new revision. */
     synchronized void answerVersion(String version) {
-        answer = answer.toBuilder().setVersion(version).setRevision(++revision).build();
+        push(answer.toBuilder().setVersion(version));
+    }
+
+    /** Pushes {@code capabilities} (as they are, however malformed) to every watch, as a new revision. */
+    synchronized void answerCapabilities(List<dev.rollcall.protocol.v1.Capability> capabilities) {
+        push(answer.toBuilder().clearCapabilities().addAllCapabilities(capabilities));
+    }
+
+    private synchronized void push(WorkerInfoResponse.Builder next) {
+        answer = next.setRevision(++revision).build();
         for (StreamObserver<WorkerInfoResponse> w : watches) {
             synchronized (w) {
                 w.onNext(answer);
             }
         }
+    }
+
+    /** The answer it gives now. */
+    WorkerInfoResponse currentAnswer() {
+        return answer;
+    }
+
+    /** WorkerInfo (unary) calls answered so far: each is a probe. */
+    int infoCalls() {
+        return infoCalls.get();
+    }
+
+    /** WatchWorkerInfo streams opened to it so far, ended ones included. */
+    int watchCalls() {
+        return watchCalls.get();
     }
 
     String instanceId() {
@@ -149,6 +186,7 @@ final class ScriptedWorker implements AutoCloseable {
     private final class Service extends WorkerServiceGrpc.WorkerServiceImplBase {
         @Override
         public void workerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> observer) {
+            infoCalls.incrementAndGet();
             observer.onNext(answer);
             observer.onCompleted();
         }
@@ -156,6 +194,7 @@ final class ScriptedWorker implements AutoCloseable {
         @Override
         public void watchWorkerInfo(WorkerInfoRequest request, StreamObserver<WorkerInfoResponse> observer) {
             holderIds.add(request.getHolderId());
+            watchCalls.incrementAndGet();
             if (observer instanceof ServerCallStreamObserver<WorkerInfoResponse> call) {
                 call.setOnCancelHandler(() -> watches.remove(observer));
             }

@@ -82,6 +82,11 @@ final class TestCoordinator implements AutoCloseable {
                         + answers));
     }
 
+    /** Every answer received so far, in order. */
+    List<WorkerInfoResponse> answers() {
+        return List.copyOf(answers);
+    }
+
     /** The newest answer received. */
     WorkerInfoResponse latest() {
         return answers.get(answers.size() - 1);

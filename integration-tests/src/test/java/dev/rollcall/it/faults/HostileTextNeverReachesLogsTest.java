@@ -13,6 +13,7 @@ import dev.rollcall.core.SnapshotLease;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.it.PlainWorkerServer;
 import dev.rollcall.policy.SemverRangePolicy;
+import dev.rollcall.protocol.v1.Capability;
 import dev.rollcall.protocol.v1.HandlerInfo;
 import dev.rollcall.protocol.v1.ServiceInfo;
 import dev.rollcall.protocol.v1.ServingState;
@@ -131,7 +132,10 @@ class HostileTextNeverReachesLogsTest {
                     answer().putLabels("zone", forging("label-value")).build(),
                     answer().addServices(ServiceInfo.newBuilder().setName(forging("service"))).build(),
                     answer().addServices(ServiceInfo.newBuilder().setName("demo.v1.Orders")
-                            .addHandlers(HandlerInfo.newBuilder().setName(forging("handler")))).build())) {
+                            .addHandlers(HandlerInfo.newBuilder().setName(forging("handler")))).build(),
+                    answer().addCapabilities(Capability.newBuilder().setName(forging("capability-name"))).build(),
+                    answer().addCapabilities(Capability.newBuilder().setName("datafusion")
+                            .setVersion(forging("capability-version"))).build())) {
                 lying.add(closing(ScriptedWorker.answering(a)));
             }
             PushDiscovery discovery = new PushDiscovery();
@@ -152,6 +156,31 @@ class HostileTextNeverReachesLogsTest {
             awaitLogged(capture, "probe-status");
         });
         assertThat(log).contains("PERMISSION_DENIED");
+    }
+
+    /**
+     * Under {@code none}, a worker's capabilities are discovery's {@code rollcall.capabilities}
+     * label: a hostile one leaves that worker out, and its reason reaches the logs escaped.
+     */
+    @Test
+    void aHostileCapabilitiesLabelUnderNoneReachesTheLogsEscaped() throws Exception {
+        logOf(capture -> {
+            PushDiscovery discovery = new PushDiscovery();
+            WorkerResolver r = closing(WorkerResolver.builder().name("hostile-claim").discovery(discovery)
+                    .policy(SemverRangePolicy.of("^1.0")).probeProtocol("none").build());
+            WorkerEndpoint honest = WorkerEndpoint.of("127.0.0.1", 7001).withLabels(Map.of(
+                    WorkerEndpoint.VERSION_LABEL, "1.0.0", WorkerEndpoint.CAPABILITIES_LABEL, "udf:geo_distance"));
+            WorkerEndpoint hostile = WorkerEndpoint.of("127.0.0.1", 7002).withLabels(Map.of(
+                    WorkerEndpoint.VERSION_LABEL, "1.0.0",
+                    WorkerEndpoint.CAPABILITIES_LABEL, "udf:geo_distance, " + forging("capabilities-label")));
+            discovery.push(List.of(honest, hostile));
+            FleetSnapshot s = r.await(snap -> snap.status(hostile.url())
+                    .map(st -> st.state() == WorkerStatus.State.UNREACHABLE).orElse(false), WAIT);
+            assertThat(s.workersWith("udf:geo_distance")).extracting(w -> w.endpoint().url())
+                    .containsExactly(honest.url());
+            assertThat(HostileText.rawInLog(s.status(hostile.url()).orElseThrow().toString())).isEmpty();
+            awaitLogged(capture, "capabilities-label");
+        });
     }
 
     /** A worker whose {@code ReleaseWorker} refuses with a hostile message: logged once, at INFO, escaped. */

@@ -1,5 +1,6 @@
 package dev.rollcall.core.internal.fleet;
 
+import dev.rollcall.api.Capabilities;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetEvent;
 import dev.rollcall.core.internal.serial.SerialContext;
@@ -16,7 +17,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Flap damping of workers, as routers damp a flapping route (BGP route-flap damping, RFC 2439):
  * each change of a worker that a snapshot would show (it comes into use or goes out of it, or
- * answers another version or other labels than it last did) adds {@value #PENALTY_PER_CHANGE} to its
+ * answers another version, other labels or other capabilities than it last did) adds {@value #PENALTY_PER_CHANGE} to its
  * penalty, which halves every {@link #HALF_LIFE}. At {@value #SUPPRESS_AT} the worker is damped:
  * held out of new snapshots (fail closed: {@code REJECTED}, the reason saying it is damped for
  * flapping and until when), however it answers meanwhile, so that its answers cost no listener a
@@ -72,6 +73,8 @@ final class FlapDamping {
         private boolean seenInUse;
         private String seenVersion;
         private Map<String, String> seenLabels;
+        /** As labels: a capability that comes and goes moves the worker in and out of queries that require it. */
+        private Capabilities seenCapabilities;
         /** Its last answer, shown while it is held out. */
         private WorkerInfo lastAnswer;
         private double penalty;
@@ -111,7 +114,7 @@ final class FlapDamping {
         // What it answers is compared only while it answers: a dropped connection and the failed
         // probes of a restart change nothing more than the going out of use before them did.
         if (inUse == p.seenInUse && (!answered || info.version().equals(p.seenVersion)
-                && info.labels().equals(p.seenLabels))) {
+                && info.labels().equals(p.seenLabels) && info.capabilities().equals(p.seenCapabilities))) {
             return false;
         }
         if (answered) {
@@ -134,6 +137,7 @@ final class FlapDamping {
         p.seenInUse = inUse;
         p.seenVersion = info.version();
         p.seenLabels = info.labels();
+        p.seenCapabilities = info.capabilities();
     }
 
     /** Holds {@code t} out until its penalty will have decayed below the reuse threshold, showing {@code info}. */

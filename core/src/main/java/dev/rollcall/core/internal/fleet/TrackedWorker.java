@@ -346,7 +346,8 @@ final class TrackedWorker implements ProbeTarget, ShownWorker {
 
     private static WorkerInfo withEndpoint(WorkerInfo info, WorkerEndpoint endpoint) {
         return info.endpoint().equals(endpoint) ? info
-                : new WorkerInfo(endpoint, info.version(), info.instanceId(), info.labels(), info.services());
+                : new WorkerInfo(endpoint, info.version(), info.instanceId(), info.labels(), info.services(),
+                        info.capabilities());
     }
 
     @Override

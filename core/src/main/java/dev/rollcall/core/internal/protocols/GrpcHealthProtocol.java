@@ -23,8 +23,9 @@ import java.util.concurrent.CompletableFuture;
  * pushes. {@code SERVING} is SERVING; {@code NOT_SERVING}, {@code SERVICE_UNKNOWN}, {@code UNKNOWN}
  * and a {@code Check} answered {@code NOT_FOUND} (a server that does not know the service) are
  * NOT_SERVING, which keeps the worker out as DRAINING does. The version is the candidate's
- * {@code rollcall.version} label; a candidate without one is never asked (the probe fails naming the
- * label). Stateless and thread-safe.
+ * {@code rollcall.version} label, its capabilities its {@code rollcall.capabilities} label; a
+ * candidate without a version, or with capabilities that are not a list, is never asked (the probe
+ * fails naming the label). Stateless and thread-safe.
  */
 final class GrpcHealthProtocol implements ProbeProtocol {
 

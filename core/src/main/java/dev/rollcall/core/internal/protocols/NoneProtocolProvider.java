@@ -12,8 +12,9 @@ import dev.rollcall.protocol.spi.ProbeRequest;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * {@code none}: no probe and no connection. The version and labels are discovery's
- * ({@link DiscoveryAnswers}); every candidate with a valid {@code rollcall.version} label is
+ * {@code none}: no probe and no connection. The version, labels and capabilities
+ * ({@code rollcall.capabilities}) are discovery's ({@link DiscoveryAnswers}); every candidate with a
+ * valid {@code rollcall.version} label (and no malformed {@code rollcall.capabilities}) is
  * SERVING, one without is failed with a reason naming the label. What is lost (nothing verifies the
  * claim; a restart in place or a hung worker is seen only as far as the registry sees it) is in
  * docs/probe-protocols.md.
