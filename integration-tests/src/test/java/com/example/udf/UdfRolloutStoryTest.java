@@ -75,6 +75,9 @@ class UdfRolloutStoryTest {
         }
     }
 
+    /** Jobs that threw: none may, and a wait for a job ends at the first one, with it as the cause. */
+    private final List<Throwable> failures = new CopyOnWriteArrayList<>();
+
     private static Set<WorkerEndpoint> endpoints(Outcome o) {
         return o.ranOn().stream().map(WorkerInfo::endpoint).collect(Collectors.toSet());
     }
@@ -85,7 +88,6 @@ class UdfRolloutStoryTest {
         List<RollcallWorker> running = new ArrayList<>();
         List<Outcome> geoJobs = new CopyOnWriteArrayList<>();
         List<Outcome> scanJobs = new CopyOnWriteArrayList<>();
-        List<Throwable> failures = new CopyOnWriteArrayList<>();
         ScheduledExecutorService jobs = Executors.newScheduledThreadPool(2);
         Engine[] oldEngines = new Engine[OLD_WORKERS];
         Engine[] newEngines = new Engine[OLD_WORKERS];
@@ -120,10 +122,10 @@ class UdfRolloutStoryTest {
 
             GeoQuery.Fragment geo = fragment(resolver, allocator, GEO);
             GeoQuery.Fragment scan = fragment(resolver, allocator, SCAN);
-            jobs.scheduleWithFixedDelay(() -> runJob(() -> geoJobs.add(GeoQuery.run(resolver, GeoQuery.NEEDS_GEO, geo)),
-                    failures), 0, 5, TimeUnit.MILLISECONDS);
-            jobs.scheduleWithFixedDelay(() -> runJob(() -> scanJobs.add(GeoQuery.run(resolver, Requirements.none(), scan)),
-                    failures), 0, 5, TimeUnit.MILLISECONDS);
+            jobs.scheduleWithFixedDelay(() -> runJob(() -> geoJobs.add(GeoQuery.run(resolver, GeoQuery.NEEDS_GEO, geo))),
+                    0, 5, TimeUnit.MILLISECONDS);
+            jobs.scheduleWithFixedDelay(() -> runJob(() -> scanJobs.add(GeoQuery.run(resolver, Requirements.none(), scan))),
+                    0, 5, TimeUnit.MILLISECONDS);
 
             // Before any new worker: the job that needs the UDF says so, up front, naming what each worker lacks.
             Outcome nowhere = awaitJob(geoJobs, o -> o.notRun().isPresent());
@@ -222,7 +224,7 @@ class UdfRolloutStoryTest {
         void run() throws Exception;
     }
 
-    private static void runJob(Job job, List<Throwable> failures) {
+    private void runJob(Job job) {
         try {
             job.run();
         } catch (Exception | AssertionError e) {
@@ -230,8 +232,13 @@ class UdfRolloutStoryTest {
         }
     }
 
-    private static Outcome awaitJob(List<Outcome> jobs, Predicate<Outcome> condition) {
-        await().atMost(WAIT).until(() -> jobs.stream().anyMatch(condition));
+    private Outcome awaitJob(List<Outcome> jobs, Predicate<Outcome> condition) {
+        await().atMost(WAIT).until(() -> {
+            if (!failures.isEmpty()) {
+                throw new AssertionError("a job failed", failures.get(0));
+            }
+            return jobs.stream().anyMatch(condition);
+        });
         return jobs.stream().filter(condition).findFirst().orElseThrow();
     }
 
