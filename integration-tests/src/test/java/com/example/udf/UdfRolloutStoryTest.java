@@ -18,6 +18,7 @@ import dev.rollcall.testkit.PushDiscovery;
 import dev.rollcall.worker.RollcallWorker;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -179,10 +180,15 @@ class UdfRolloutStoryTest {
             assertThat(jobs.awaitTermination(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
             assertThat(failures).as("jobs that failed").isEmpty();
 
-            long first = firstWithUdf;
+            // From the first new worker on, a job needing the UDF always runs: none ran nowhere after
+            // the first that ran, nor on a snapshot that already listed a worker with the UDF.
+            long firstRan = geoJobs.stream().filter(o -> o.notRun().isEmpty()).mapToLong(Outcome::snapshot).min()
+                    .orElseThrow();
+            long firstSeenWithUdf = firstWithUdf;
+            assertThat(geoJobs).filteredOn(o -> o.notRun().isPresent()).isNotEmpty().allSatisfy(o ->
+                    assertThat(o.snapshot()).as("snapshot of a job that ran nowhere")
+                            .isLessThan(Math.min(firstRan, firstSeenWithUdf)));
             assertThat(geoJobs).allSatisfy(o -> {
-                assertThat(o.notRun().isPresent()).as("snapshot %d ran nowhere", o.snapshot())
-                        .isEqualTo(o.snapshot() < first);
                 assertThat(endpoints(o)).as("workers of the UDF job on snapshot %d", o.snapshot())
                         .isSubsetOf(endpointsOf(upgraded));
                 if (o.snapshot() >= withdrawn.number()) {
@@ -243,7 +249,7 @@ class UdfRolloutStoryTest {
     }
 
     private static Set<WorkerEndpoint> endpointsOf(RollcallWorker[] workers) {
-        return java.util.Arrays.stream(workers).map(RollcallWorker::endpoint).collect(Collectors.toSet());
+        return Arrays.stream(workers).map(RollcallWorker::endpoint).collect(Collectors.toSet());
     }
 
     private static State stateOf(FleetSnapshot snapshot, RollcallWorker worker) {
