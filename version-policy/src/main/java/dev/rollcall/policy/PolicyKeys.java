@@ -6,7 +6,7 @@ import dev.rollcall.api.SettingType;
 import java.util.List;
 
 /**
- * Every {@code rollcall.policy.<type>.*} key of the four policies, each declared once; the
+ * Every {@code rollcall.policy.<type>.*} key of the five policies, each declared once; the
  * providers read through them, and the unknown-key check, the Spring Boot metadata and the docs'
  * tables take names and defaults from here. A key is read only when its policy is selected. Found
  * by {@link java.util.ServiceLoader}. Stateless.
@@ -52,10 +52,17 @@ public final class PolicyKeys implements KeyCatalog {
     public static final SettingKey<Boolean> PREFER_INCLUDE_PRERELEASE = SettingKey.define(MODULE,
             "rollcall.policy.prefer.include-prerelease", SettingType.BOOLEAN,
             "with policy prefer: let pre-releases match like any version").byDefault(false);
+    public static final SettingKey<String> CAPABILITIES_BASELINE = SettingKey.define(MODULE,
+            "rollcall.policy.capabilities.baseline", SettingType.TEXT,
+            "with policy capabilities: requirements every worker must meet (plan-protocol>=3)").derivedDefault(NONE);
+    public static final SettingKey<String> CAPABILITIES_RANGE = SettingKey.define(MODULE,
+            "rollcall.policy.capabilities.range", SettingType.TEXT,
+            "with policy capabilities: an npm range the version must be in too; unset, any").derivedDefault(NONE);
 
     private static final List<SettingKey<?>> KEYS = List.of(EXACT_VERSION, EXACT_VERSIONS, EXACT_ACCEPT_NO_VERSION,
             SEMVER_RANGE, SEMVER_INCLUDE_PRERELEASE, ROLLOUT_RANGE, ROLLOUT_MIN_WORKERS, ROLLOUT_MIN_FRACTION,
-            ROLLOUT_INCLUDE_PRERELEASE, PREFER_RANGES, PREFER_MIN_WORKERS, PREFER_INCLUDE_PRERELEASE);
+            ROLLOUT_INCLUDE_PRERELEASE, PREFER_RANGES, PREFER_MIN_WORKERS, PREFER_INCLUDE_PRERELEASE,
+            CAPABILITIES_BASELINE, CAPABILITIES_RANGE);
 
     @Override
     public List<SettingKey<?>> keys() {
