@@ -224,7 +224,7 @@ function main() {
       }
       commands[command](rest.join(' ') || undefined);
     } catch (e) {
-      log(`'${line.trim()}' ignored: ${e.message}`);
+      log(`'${escaped(line.trim(), 256)}' ignored: ${e.message}`);
     }
   });
 
