@@ -11,7 +11,7 @@ const readline = require('node:readline');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 const { WorkerInfoService } = require('./worker-service');
-const { parseCapability, capabilitiesProblem } = require('./capabilities');
+const { parseCapability, capabilitiesProblem, capabilityText } = require('./capabilities');
 const { escaped } = require('./peer-text');
 
 const USAGE = `usage: node worker.js --version VERSION [options]
@@ -201,6 +201,9 @@ function main() {
     },
     capability: (arg) => {
       const c = parseCapability(arg ?? '');
+      if (info.current.capabilities.some((had) => had.name === c.name && had.version === c.version)) {
+        throw new Error(`it has capability '${capabilityText(c)}' already: nothing changes`);
+      }
       const others = info.current.capabilities.filter((had) => had.name !== c.name);
       info.change({ capabilities: [...others, c] }, `capability ${c.name} on standard input`);
     },

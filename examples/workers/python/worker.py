@@ -179,6 +179,8 @@ class Worker:
                 self.info.change(labels=labels, why=f"unlabel {arg} on standard input")
             elif command == "capability":
                 c = parse_capability(arg)
+                if c in self.info.capabilities:
+                    raise ValueError(f"it has capability '{c}' already: nothing changes")
                 kept = [had for had in self.info.capabilities if had.name != c.name]
                 self.info.change(capabilities=kept + [c], why=f"capability {c.name} on standard input")
             elif command == "drop-capability":

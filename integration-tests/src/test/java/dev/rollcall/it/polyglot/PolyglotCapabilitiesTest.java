@@ -156,6 +156,7 @@ class PolyglotCapabilitiesTest {
         assertThat(stream.next()).as("the stream's first answer is the unary answer").isEqualTo(unary);
 
         worker.command("capability udf:geo_distance\u001b[2J=1"); // refused: nothing changes, nothing is sent
+        worker.command("capability udf:geo_distance"); // it has it already: nothing is sent
         worker.command("drop-capability datafusion");
         WorkerInfoResponse changed = stream.next();
         assertThat(changed.getCapabilitiesList()).containsExactly(capability("udf:geo_distance", ""));
