@@ -15,6 +15,22 @@ const VERSION = new RegExp(`^${NUMBER}(?:\\.${NUMBER}){0,2}(?:-${IDENTIFIER}(?:\
 /** What Java's String.strip() removes (Character.isWhitespace): not the no-break spaces. */
 const EDGE_SPACE = /^[\t\n\u000b\f\r\u001c-\u001f \u1680\u2000-\u2006\u2008-\u200a\u2028\u2029\u205f\u3000]+|[\t\n\u000b\f\r\u001c-\u001f \u1680\u2000-\u2006\u2008-\u200a\u2028\u2029\u205f\u3000]+$/g;
 
+const MAX_LONG = '9223372036854775807';
+
+/**
+ * Whether every run of digits in the version's pre-release fits a Java long: coordinators compare
+ * them as longs (semver4j) and refuse a larger one (SemVer itself sets no bound).
+ */
+function comparablePreRelease(version) {
+  const core = version.split('+')[0];
+  const dash = core.indexOf('-');
+  const runs = dash < 0 ? [] : core.slice(dash + 1).match(/[0-9]+/g) ?? [];
+  return runs.every((run) => {
+    const n = run.replace(/^0+(?=.)/, '');
+    return n.length < MAX_LONG.length || (n.length === MAX_LONG.length && n <= MAX_LONG);
+  });
+}
+
 /** What is wrong with {@code c} ({name, version}), naming it, or null. */
 function capabilityProblem(c) {
   if (c.name.length === 0) {
@@ -34,6 +50,9 @@ function capabilityProblem(c) {
   if (c.version !== '' && !VERSION.test(c.version)) {
     return `capability ${name}: version '${escaped(c.version)}' is not a version`
         + ' (1, 1.2 or 1.2.3, then an optional -pre.release and +build)';
+  }
+  if (!comparablePreRelease(c.version)) {
+    return `capability ${name}: version '${escaped(c.version)}' has a pre-release number larger than ${MAX_LONG}`;
   }
   return null;
 }

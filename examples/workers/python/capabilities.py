@@ -19,6 +19,17 @@ _EDGE_SPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \u1680\u2000\u2001\u2002\u2003\u20
               "\u2028\u2029\u205f\u3000"
 
 
+_MAX_LONG = 2 ** 63 - 1
+
+
+def _comparable_pre_release(version: str) -> bool:
+    """Whether every run of digits in the version's pre-release fits a Java long: coordinators compare
+    them as longs (semver4j) and refuse a larger one (SemVer itself sets no bound)."""
+    core = version.partition("+")[0]
+    _, dash, pre_release = core.partition("-")
+    return not dash or all(int(run) <= _MAX_LONG for run in re.findall(r"[0-9]+", pre_release))
+
+
 class Capability(NamedTuple):
     """One thing the worker can do; version "" when it has none."""
     name: str
@@ -43,6 +54,8 @@ def capability_problem(c: Capability):
     if c.version and not _VERSION.fullmatch(c.version):
         return (f"capability {name}: version '{escaped(c.version)}' is not a version"
                 " (1, 1.2 or 1.2.3, then an optional -pre.release and +build)")
+    if not _comparable_pre_release(c.version):
+        return f"capability {name}: version '{escaped(c.version)}' has a pre-release number larger than {_MAX_LONG}"
     return None
 
 

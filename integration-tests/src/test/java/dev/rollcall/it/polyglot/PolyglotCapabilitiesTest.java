@@ -177,6 +177,8 @@ class PolyglotCapabilitiesTest {
                         "capability name 'udf:geo distance' is not letters, digits and . _ : / -"),
                 arguments(List.of("plan-protocol=3.x"),
                         "capability 'plan-protocol': version '3.x' is not a version"),
+                arguments(List.of("datafusion=55.0.0-rc.99999999999999999999"),
+                        "version '55.0.0-rc.99999999999999999999' has a pre-release number larger than 9223372036854775807"),
                 arguments(List.of("udf:\u001b[2Jgeo"), "capability name 'udf:\\u001b[2Jgeo' is not letters"),
                 arguments(List.of("x".repeat(129)), "is 129 characters long (at most 128)"),
                 arguments(List.of("plan-protocol=2", "plan-protocol=3"),
