@@ -4,6 +4,8 @@
 // here names its section there.
 
 const grpc = require('@grpc/grpc-js');
+const { unclean } = require('./peer-text');
+const { byName, capabilitiesProblem, capabilityText } = require('./capabilities');
 
 /** Heartbeats granted are clamped to this range, as Rollcall's own workers do ("Heartbeats"). */
 const MIN_HEARTBEAT_MS = 1000;
@@ -55,27 +57,6 @@ function grantedHeartbeat(askedMs) {
   return Math.min(MAX_HEARTBEAT_MS, Math.max(MIN_HEARTBEAT_MS, askedMs));
 }
 
-/** The index of the first character a coordinator refuses (controls, separators, bidi marks, lone surrogates), or -1. */
-function unclean(s) {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const next = s.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        i++;
-        continue;
-      }
-      return i;
-    }
-    if ((c >= 0xdc00 && c <= 0xdfff) || c < 0x20 || c === 0x7f || (c >= 0x80 && c < 0xa0)
-        || c === 0x2028 || c === 0x2029 || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)
-        || c === 0x200e || c === 0x200f || c === 0x061c) {
-      return i;
-    }
-  }
-  return -1;
-}
-
 /** Why {@code answer} would be refused by a coordinator, or null. JavaScript lengths are UTF-16 units, as the bounds are. */
 function boundsProblem(answer) {
   const text = (what, s, max) => {
@@ -125,7 +106,12 @@ function boundsProblem(answer) {
       return bad;
     }
   }
-  return null;
+  return capabilitiesProblem(answer.capabilities);
+}
+
+/** The capabilities as the change's log line lists them; nothing when there are none. */
+function capabilitiesLogged(capabilities) {
+  return capabilities.length === 0 ? '' : `, capabilities [${capabilities.map(capabilityText).join(', ')}]`;
 }
 
 /**
@@ -236,8 +222,9 @@ class Watch {
  */
 class WorkerInfoService {
   /**
-   * @param {object} o version, instanceId, labels (object), services ([{name, visibility}]), state
-   *     ('SERVING' or 'NOT_SERVING'), maxWatches, maxWatchesPerConnection, log (one line per call)
+   * @param {object} o version, instanceId, labels (object), services ([{name, visibility}]), capabilities
+   *     ([{name, version}], in name order), state ('SERVING' or 'NOT_SERVING'), maxWatches,
+   *     maxWatchesPerConnection, log (one line per call)
    */
   constructor(o) {
     this.version = o.version;
@@ -251,7 +238,7 @@ class WorkerInfoService {
     this.released = new Set();      // holder ids released in this drain, at most maxWatches
     this.onReleased = [];           // callbacks waiting for holding() to reach 0
     this.current = null;
-    this.change({ labels: o.labels, services: o.services, state: o.state }, 'started');
+    this.change({ labels: o.labels, services: o.services, capabilities: o.capabilities ?? [], state: o.state }, 'started');
   }
 
   /**
@@ -269,6 +256,7 @@ class WorkerInfoService {
       instance_id: this.instanceId,
       labels: fields.labels ?? was.labels,
       services: fields.services ?? was.services,
+      capabilities: fields.capabilities ? byName(fields.capabilities) : was.capabilities,
       state,
       revision: lastRevision + 1,
       heartbeat_millis: 0,
@@ -281,7 +269,8 @@ class WorkerInfoService {
     lastRevision = answer.revision;
     this.current = answer;
     this.log(`revision ${answer.revision}: state ${answer.state}, labels ${JSON.stringify(answer.labels)}, `
-        + `${answer.services.length} services${state === 'DRAINING' ? `, ${answer.holders} holders` : ''} (${why})`);
+        + `${answer.services.length} services${capabilitiesLogged(answer.capabilities)}`
+        + `${state === 'DRAINING' ? `, ${answer.holders} holders` : ''} (${why})`);
     for (const w of this.watches) {
       w.offer();
     }

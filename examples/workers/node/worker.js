@@ -11,6 +11,8 @@ const readline = require('node:readline');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 const { WorkerInfoService } = require('./worker-service');
+const { parseCapability, capabilitiesProblem, capabilityText } = require('./capabilities');
+const { escaped } = require('./peer-text');
 
 const USAGE = `usage: node worker.js --version VERSION [options]
   --version VERSION              what coordinators see (their policies judge it); required
@@ -18,6 +20,7 @@ const USAGE = `usage: node worker.js --version VERSION [options]
   --port PORT                    port to bind (default 0: any free port)
   --label KEY=VALUE              a label (repeatable)
   --service NAME[=VISIBILITY]    a service it serves: public (default), internal or external (repeatable)
+  --capability NAME[=VERSION]    something it can do, e.g. udf:geo_distance or plan-protocol=3 (repeatable)
   --instance-id ID               overrides the random id of this process start
   --not-serving                  start NOT_SERVING (say 'serving' on standard input when ready)
   --proto FILE                   rollcall/v1/worker.proto (default $ROLLCALL_PROTO, else the repository's)
@@ -28,7 +31,8 @@ const USAGE = `usage: node worker.js --version VERSION [options]
   --max-watches-per-connection N per connection (default 16)
   --max-request-bytes N          largest request message (default 4096)
   --max-calls-per-connection N   HTTP/2 concurrent streams per connection (default 250)
-Standard input takes one command a line: drain, resume, serving, not-serving, label KEY=VALUE, unlabel KEY.`;
+Standard input takes one command a line: drain, resume, serving, not-serving, label KEY=VALUE, unlabel KEY,
+  capability NAME[=VERSION] (adds it, or changes its version), drop-capability NAME.`;
 
 // Whoever read our output may have gone (EPIPE): the worker goes on, and drains, without its log.
 process.stdout.on('error', () => {});
@@ -53,6 +57,7 @@ function options() {
         port: { type: 'string', default: '0' },
         label: { type: 'string', multiple: true, default: [] },
         service: { type: 'string', multiple: true, default: [] },
+        capability: { type: 'string', multiple: true, default: [] },
         'instance-id': { type: 'string' },
         'not-serving': { type: 'boolean', default: false },
         proto: { type: 'string' },
@@ -89,6 +94,7 @@ function options() {
     port: int('port', 0, 65535),
     labels: Object.fromEntries(parsed.label.map((l) => keyValue(l, '--label') ?? fail(`--label ${l} is not KEY=VALUE`))),
     services: parsed.service.map(service),
+    capabilities: capabilities(parsed.capability),
     instanceId: parsed['instance-id'] ?? crypto.randomUUID(),
     state: parsed['not-serving'] ? 'NOT_SERVING' : 'SERVING',
     proto: protoFile(parsed.proto),
@@ -113,6 +119,22 @@ function service(text) {
     fail(`--service ${text}: visibility '${visibility}' is not public, internal or external`);
   }
   return { name, visibility: wire, handlers: [] };
+}
+
+/** The --capability options, each checked as coordinators check it; the first bad one fails the start naming it. */
+function capabilities(given) {
+  const list = given.map((text) => {
+    try {
+      return parseCapability(text);
+    } catch (e) {
+      return fail(`--capability: ${e.message}`);
+    }
+  });
+  const problem = capabilitiesProblem(list);
+  if (problem) {
+    fail(`--capability: ${problem}`);
+  }
+  return list;
 }
 
 /** --proto, else $ROLLCALL_PROTO, else the repository's .proto (in the protocol module, or in core before the split). */
@@ -177,6 +199,21 @@ function main() {
       const { [key]: _gone, ...rest } = info.current.labels;
       info.change({ labels: rest }, `unlabel ${key} on standard input`);
     },
+    capability: (arg) => {
+      const c = parseCapability(arg ?? '');
+      if (info.current.capabilities.some((had) => had.name === c.name && had.version === c.version)) {
+        throw new Error(`it has capability '${capabilityText(c)}' already: nothing changes`);
+      }
+      const others = info.current.capabilities.filter((had) => had.name !== c.name);
+      info.change({ capabilities: [...others, c] }, `capability ${c.name} on standard input`);
+    },
+    'drop-capability': (name) => {
+      const kept = info.current.capabilities.filter((had) => had.name !== name);
+      if (kept.length === info.current.capabilities.length) {
+        throw new Error(`no capability '${escaped(name ?? '')}' to drop`);
+      }
+      info.change({ capabilities: kept }, `drop-capability ${name} on standard input`);
+    },
   };
   // Standard input is optional: at its end (e.g. </dev/null) the worker simply goes on.
   readline.createInterface({ input: process.stdin }).on('line', (line) => {
@@ -190,7 +227,7 @@ function main() {
       }
       commands[command](rest.join(' ') || undefined);
     } catch (e) {
-      log(`'${line.trim()}' ignored: ${e.message}`);
+      log(`'${escaped(line.trim(), 256)}' ignored: ${e.message}`);
     }
   });
 

@@ -14,6 +14,9 @@ from pathlib import Path
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
+from capabilities import by_name, capabilities_problem
+from peer_text import unclean
+
 SERVICE = "rollcall.v1.WorkerService"
 #: Heartbeats granted are clamped to this range, as Rollcall's own workers do ("Heartbeats").
 MIN_HEARTBEAT_MS = 1000
@@ -56,6 +59,10 @@ class Protocol:
         if self.exact_drain:
             self.ReleaseRequest = get(pool.FindMessageTypeByName("rollcall.v1.ReleaseWorkerRequest"))
             self.ReleaseResponse = get(pool.FindMessageTypeByName("rollcall.v1.ReleaseWorkerResponse"))
+        # Capabilities (field 9): a protoset from before them cannot send any.
+        self.Capability = (get(pool.FindMessageTypeByName("rollcall.v1.Capability"))
+                           if "capabilities" in self.Response.DESCRIPTOR.fields_by_name else None)
+        self.protoset = protoset
         missing = {"WorkerInfo", "WatchWorkerInfo"} - self.methods
         if missing:
             raise ValueError(f"{protoset} has no {', '.join(sorted(missing))} in {SERVICE}")
@@ -88,22 +95,12 @@ def _utf16_len(s: str) -> int:
     return len(s.encode("utf-16-le")) // 2
 
 
-def _unclean(s: str) -> int:
-    """The index of the first character a coordinator refuses (controls, separators, bidi marks), or -1."""
-    for i, ch in enumerate(s):
-        c = ord(ch)
-        if (c < 0x20 or c == 0x7F or 0x80 <= c < 0xA0 or c in (0x2028, 0x2029, 0x200E, 0x200F, 0x061C)
-                or 0x202A <= c <= 0x202E or 0x2066 <= c <= 0x2069 or 0xD800 <= c <= 0xDFFF):
-            return i
-    return -1
-
-
-def bounds_problem(version, instance_id, labels, services):
+def bounds_problem(version, instance_id, labels, services, capabilities=()):
     """Why an answer would be refused by a coordinator, or None."""
     def text(what, s, limit):
         if _utf16_len(s) > limit:
             return f"{what} is {_utf16_len(s)} characters long (at most {limit})"
-        i = _unclean(s)
+        i = unclean(s)
         return None if i < 0 else f"{what} contains a control character at index {i}"
 
     def name(what, s):
@@ -134,7 +131,7 @@ def bounds_problem(version, instance_id, labels, services):
             bad = bad or name(f"service '{s.name}': handler name", h.name)
         if bad:
             return bad
-    return None
+    return capabilities_problem(capabilities)
 
 
 class Answer:
@@ -180,7 +177,7 @@ class WorkerInfoService:
     """
 
     def __init__(self, protocol: Protocol, version, instance_id, labels, services, state,
-                 max_watches, max_watches_per_connection, log):
+                 max_watches, max_watches_per_connection, log, capabilities=()):
         self._p = protocol
         self._version = version
         self._instance_id = instance_id
@@ -192,9 +189,9 @@ class WorkerInfoService:
         self._holder_streams = {}  # _Watch -> (holder id, peer)
         self._released = set()  # holder ids released in this drain, at most max_watches
         self._holders_changed = asyncio.Event()
-        self._labels, self._services, self._state = {}, [], "SERVING"
+        self._labels, self._services, self._capabilities, self._state = {}, [], [], "SERVING"
         self.current = None
-        self.change(labels=labels, services=services, state=state, why="started")
+        self.change(labels=labels, services=services, capabilities=capabilities, state=state, why="started")
 
     @property
     def state(self):
@@ -203,6 +200,11 @@ class WorkerInfoService:
     @property
     def labels(self):
         return dict(self._labels)
+
+    @property
+    def capabilities(self):
+        """What it says it can do: capabilities.Capability tuples, in name order."""
+        return list(self._capabilities)
 
     def watchers(self) -> int:
         return len(self._watches)
@@ -239,23 +241,30 @@ class WorkerInfoService:
             self.change(why=why)
         self._holders_changed.set()
 
-    def change(self, labels=None, services=None, state=None, why=""):
+    def change(self, labels=None, services=None, state=None, capabilities=None, why=""):
         """A new answer with a higher revision, sent to every stream; raises, changing nothing, past a bound."""
         labels = dict(self._labels if labels is None else labels)
         services = list(self._services if services is None else services)
+        capabilities = by_name(self._capabilities if capabilities is None else capabilities)
         state = self._state if state is None else state
-        problem = bounds_problem(self._version, self._instance_id, labels, services)
+        problem = bounds_problem(self._version, self._instance_id, labels, services, capabilities)
         if problem:
             raise ValueError(f"refused: {problem}; coordinators would leave this worker out")
+        if capabilities and self._p.Capability is None:
+            raise ValueError(f"refused: {self._p.protoset} predates capabilities (WorkerInfoResponse.capabilities):"
+                             " run regenerate-protoset")
         if state != self._state and "DRAINING" in (state, self._state):
             self._released.clear()  # a drain starts with every holder holding; leaving it forgets the releases
         holders = self.holding() if state == "DRAINING" else 0
         extra = {"holders": holders} if self._p.exact_drain else {}
+        if capabilities:
+            extra["capabilities"] = [self._p.Capability(name=c.name, version=c.version) for c in capabilities]
         response = self._p.Response(version=self._version, instance_id=self._instance_id, labels=labels,
                                     services=services, state=self._p.states[state], revision=next(_revisions), **extra)
-        self._labels, self._services, self._state = labels, services, state
+        self._labels, self._services, self._capabilities, self._state = labels, services, capabilities, state
         self.current = Answer(response)
-        self._log(f"revision {response.revision}: state {state}, labels {labels}, {len(services)} services"
+        listed = f", capabilities [{', '.join(map(str, capabilities))}]" if capabilities else ""
+        self._log(f"revision {response.revision}: state {state}, labels {labels}, {len(services)} services{listed}"
                   f"{f', {holders} holders' if state == 'DRAINING' else ''} ({why})")
         self._holders_changed.set()
         for w in self._watches:

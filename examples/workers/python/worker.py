@@ -18,10 +18,13 @@ from pathlib import Path
 
 import grpc
 
+from capabilities import capabilities_problem, parse_capability
+from peer_text import escaped
 from rollcall_worker import Protocol, WorkerInfoService
 
 HERE = Path(__file__).resolve().parent
-COMMANDS = "drain, resume, serving, not-serving, label KEY=VALUE, unlabel KEY"
+COMMANDS = ("drain, resume, serving, not-serving, label KEY=VALUE, unlabel KEY, capability NAME[=VERSION]"
+            " (adds it, or changes its version), drop-capability NAME")
 
 
 def log(line: str) -> None:
@@ -49,6 +52,13 @@ def service_arg(text: str):
     return name, "VISIBILITY_" + visibility.upper()
 
 
+def capability_arg(text: str):
+    try:
+        return parse_capability(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def bounded(low, high):
     def parse(text):
         try:
@@ -70,6 +80,8 @@ def arguments(argv):
     a.add_argument("--label", type=key_value, action="append", default=[], metavar="KEY=VALUE")
     a.add_argument("--service", type=service_arg, action="append", default=[], metavar="NAME[=VISIBILITY]",
                    help="a service it serves: public (default), internal or external")
+    a.add_argument("--capability", type=capability_arg, action="append", default=[], metavar="NAME[=VERSION]",
+                   help="something it can do, e.g. udf:geo_distance or plan-protocol=3 (repeatable)")
     a.add_argument("--instance-id", help="overrides the random id of this process start")
     a.add_argument("--not-serving", action="store_true", help="start NOT_SERVING ('serving' on stdin when ready)")
     a.add_argument("--protoset", type=Path,
@@ -84,7 +96,11 @@ def arguments(argv):
     a.add_argument("--max-watches-per-connection", type=bounded(1, 1000000), default=16)
     a.add_argument("--max-request-bytes", type=bounded(64, 64 << 20), default=4096)
     a.add_argument("--max-calls-per-connection", type=bounded(1, 1000000), default=250)
-    return a.parse_args(argv)
+    o = a.parse_args(argv)
+    problem = capabilities_problem(o.capability)
+    if problem:
+        a.error(f"argument --capability: {problem}")
+    return o
 
 
 class Worker:
@@ -94,7 +110,8 @@ class Worker:
         services = [self.p.ServiceInfo(name=n, visibility=self.p.visibilities[v]) for n, v in o.service]
         self.info = WorkerInfoService(
             self.p, o.version, o.instance_id or str(uuid.uuid4()), dict(o.label), services,
-            "NOT_SERVING" if o.not_serving else "SERVING", o.max_watches, o.max_watches_per_connection, log)
+            "NOT_SERVING" if o.not_serving else "SERVING", o.max_watches, o.max_watches_per_connection, log,
+            o.capability)
         self.server = grpc.aio.server(options=[
             # Rollcall's requests are a few bytes; this server serves nothing else.
             ("grpc.max_receive_message_length", o.max_request_bytes),
@@ -160,6 +177,17 @@ class Worker:
                 labels = self.info.labels
                 labels.pop(arg, None)
                 self.info.change(labels=labels, why=f"unlabel {arg} on standard input")
+            elif command == "capability":
+                c = parse_capability(arg)
+                if c in self.info.capabilities:
+                    raise ValueError(f"it has capability '{c}' already: nothing changes")
+                kept = [had for had in self.info.capabilities if had.name != c.name]
+                self.info.change(capabilities=kept + [c], why=f"capability {c.name} on standard input")
+            elif command == "drop-capability":
+                kept = [had for had in self.info.capabilities if had.name != arg]
+                if len(kept) == len(self.info.capabilities):
+                    raise ValueError(f"no capability '{escaped(arg)}' to drop")
+                self.info.change(capabilities=kept, why=f"drop-capability {arg} on standard input")
             else:
                 raise ValueError(f"unknown command; known: {COMMANDS}")
         except (ValueError, argparse.ArgumentTypeError) as e:

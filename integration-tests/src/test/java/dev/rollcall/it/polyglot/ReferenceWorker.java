@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -144,6 +145,54 @@ final class ReferenceWorker implements AutoCloseable {
                     + String.join(" ", command) + " in " + language.dir() + "; its output:\n" + said);
         }
         return new ReferenceWorker(language, version, p, lines, reader, Integer.parseInt(m.group(1)), m.group(2));
+    }
+
+    /** How a worker's process ended, and all it printed (standard output and error). */
+    record Exit(int code, String output) {
+    }
+
+    /**
+     * Runs a worker of {@code language} that is expected to refuse its command line, and waits for it
+     * to end.
+     *
+     * @throws IllegalStateException with its output when it still runs after 20 s (it was not refused)
+     */
+    static Exit runUntilExit(Language language, String version, String... args) {
+        requirePrerequisites(language);
+        List<String> command = new ArrayList<>(language.command());
+        command.addAll(List.of("--version", version, "--port", "0"));
+        command.addAll(List.of(args));
+        Process p = null;
+        try {
+            p = new ProcessBuilder(command).directory(language.dir().toFile()).redirectErrorStream(true)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+            CompletableFuture<byte[]> output = CompletableFuture.supplyAsync(readAll(p));
+            if (!p.waitFor(START_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("the " + language + " worker still runs " + START_WAIT.toSeconds()
+                        + " s after it started with " + String.join(" ", args));
+            }
+            return new Exit(p.exitValue(), new String(output.get(START_WAIT.toMillis(), TimeUnit.MILLISECONDS),
+                    StandardCharsets.UTF_8));
+        } catch (IOException | ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot run the " + language + " worker: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } finally {
+            if (p != null) {
+                ChildProcesses.kill(p);
+            }
+        }
+    }
+
+    private static Supplier<byte[]> readAll(Process p) {
+        return () -> {
+            try {
+                return p.getInputStream().readAllBytes();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        };
     }
 
     /** The reader thread: keeps every line, logs it, and completes {@code serving} with the serving line. */

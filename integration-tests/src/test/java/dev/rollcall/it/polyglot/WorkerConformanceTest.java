@@ -93,6 +93,15 @@ class WorkerConformanceTest {
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Language.class)
+    void aReferenceWorkerThatAdvertisesCapabilitiesPasses(Language language) {
+        ReferenceWorker worker = closer.add(ReferenceWorker.start(language, "1.0.0", "--capability", "udf:geo_distance",
+                "--capability", "plan-protocol=3", "--capability", "datafusion=55.0.1-rc.1+abc"));
+
+        assertKeptEveryRule(kit(worker.port()).build().check());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Language.class)
     void aReferenceWorkerDrainsOnSigtermAsW13AndW22Ask(Language language) {
         ReferenceWorker worker = closer.add(ReferenceWorker.start(language, "1.0.0"));
 
