@@ -72,7 +72,8 @@ public final class Capabilities {
 
     /**
      * Reads a comma-separated list, as the {@code rollcall.capabilities} discovery label and the
-     * command line write it: {@code udf:geo_distance, datafusion=55.0.1}; {@code ""} is none.
+     * command line write it: {@code udf:geo_distance, datafusion=55.0.1}; {@code ""} is none; an empty item
+     * (a trailing or doubled comma) is refused, naming its place.
      */
     public static Capabilities parse(String commaSeparated) {
         Objects.requireNonNull(commaSeparated, "capabilities");
@@ -82,6 +83,13 @@ public final class Capabilities {
         String[] parts = commaSeparated.split(",", -1);
         if (parts.length > MAX_CAPABILITIES) {
             throw new IllegalArgumentException(parts.length + " capabilities (at most " + MAX_CAPABILITIES + ")");
+        }
+        for (int i = 0; i < parts.length; i++) {
+            // Said here, with its place: the item alone would only say that a name is empty.
+            if (parts[i].isBlank()) {
+                throw new IllegalArgumentException("capabilities '" + PeerText.escape(commaSeparated, 80) + "': item " + (i + 1)
+                        + " of " + parts.length + " is empty");
+            }
         }
         return of(parts);
     }
