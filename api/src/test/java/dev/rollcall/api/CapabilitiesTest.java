@@ -56,6 +56,21 @@ class CapabilitiesTest {
     }
 
     @Test
+    void aPreReleaseNumberTooLargeToCompareIsRefusedRatherThanFailingAMatchLater() {
+        // Found by RequirementFuzzTest: matching p>=1.0.0-1 against it threw NumberFormatException.
+        assertThatThrownBy(() -> Capability.parse("p=1.0.0-99999999999999999999"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("capability 'p': version '1.0.0-99999999999999999999' has a pre-release number larger than "
+                        + Long.MAX_VALUE);
+        assertThatThrownBy(() -> Capability.parse("p=1.0.0-rc99999999999999999999"))
+                .hasMessageContaining("has a pre-release number larger than");
+        assertThat(Capability.parse("p=1.0.0-9223372036854775807+99999999999999999999").version())
+                .as("the largest number, and build metadata, which is never compared")
+                .isEqualTo("1.0.0-9223372036854775807+99999999999999999999");
+        assertThat(Capability.parse("p=1.0.0+build-99999999999999999999").versioned()).isTrue();
+    }
+
+    @Test
     void tooLongNamesAndVersionsAreRefusedWithABoundedMessage() {
         String name = "u".repeat(Capability.MAX_NAME_CHARS + 1);
         assertThatThrownBy(() -> Capability.of(name)).isInstanceOf(IllegalArgumentException.class)
