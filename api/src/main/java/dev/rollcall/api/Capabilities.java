@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.semver4j.Semver;
 
 /**
  * What one worker can do: a set of {@link Capability capabilities}, at most one per name, in name
@@ -26,6 +27,10 @@ public final class Capabilities {
     private static final Capabilities NONE = new Capabilities(new Capability[0]);
 
     private final Capability[] byName; // sorted by name, names unique
+    // Each capability's version as a semantic version (null when unversioned), parsed on the first
+    // match of a versioned requirement and kept (racy but idempotent): parsing costs far more than
+    // matching, and a worker's capabilities are matched again by every query and snapshot.
+    private volatile Semver[] semvers;
 
     private Capabilities(Capability[] byName) {
         this.byName = byName;
@@ -105,7 +110,8 @@ public final class Capabilities {
         return indexOf(name) >= 0;
     }
 
-    private int indexOf(String name) {
+    /** Where the capability of this name is in name order; negative when there is none. */
+    int indexOf(String name) {
         int low = 0;
         int high = byName.length - 1;
         while (low <= high) {
@@ -120,6 +126,24 @@ public final class Capabilities {
             }
         }
         return -1;
+    }
+
+    /** The version of the capability at {@code index} (see {@link #indexOf}) as a semantic version; null when unversioned. */
+    Semver semverAt(int index) {
+        Semver[] parsed = semvers;
+        if (parsed == null) {
+            parsed = new Semver[byName.length];
+            for (int i = 0; i < byName.length; i++) {
+                parsed[i] = byName[i].semver();
+            }
+            semvers = parsed;
+        }
+        return parsed[index];
+    }
+
+    /** The capability at {@code index} (see {@link #indexOf}). */
+    Capability at(int index) {
+        return byName[index];
     }
 
     /** Every capability, in name order. */

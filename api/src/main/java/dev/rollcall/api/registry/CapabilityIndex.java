@@ -20,8 +20,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * The capabilities of one snapshot's compatible workers, by name: for each name, the workers that
  * have it as positions into the URL-ordered compatible workers, grouped by the version they have
  * (a fleet has few distinct versions of one capability). A lookup takes the requirement with the
- * fewest workers, matches its range once per distinct version, and checks only those workers
- * against the other requirements: it costs about what its answer costs, not a pass over the fleet.
+ * fewest workers, matches its range once per distinct version (asking one worker that has it), and
+ * checks only those workers against the other requirements: it costs about what its answer costs,
+ * not a pass over the fleet.
  *
  * <p>Immutable once built, apart from a bounded cache of which versions meet a requirement (safe
  * to race: two readers compute equal answers).
@@ -165,7 +166,9 @@ final class CapabilityIndex {
             List<Group> meeting = new ArrayList<>(groups.length);
             int count = 0;
             for (Group g : groups) {
-                if (requirement.isMetBy(g.capability())) {
+                // Asked of a worker that has this version: its capabilities keep the version parsed,
+                // so a new snapshot of the same workers matches without parsing it again.
+                if (requirement.isMetBy(workers[g.positions()[0]].capabilities())) {
                     meeting.add(g);
                     count += g.positions().length;
                 }
