@@ -32,8 +32,11 @@ public final class Capabilities {
     // matching, and a worker's capabilities are matched again by every query and snapshot.
     private volatile Semver[] semvers;
 
+    private final List<Capability> asList; // made once: an index reads every worker's on each snapshot
+
     private Capabilities(Capability[] byName) {
         this.byName = byName;
+        this.asList = Collections.unmodifiableList(Arrays.asList(byName));
     }
 
     /** No capabilities: what a worker from before capabilities has. */
@@ -148,7 +151,7 @@ public final class Capabilities {
 
     /** Every capability, in name order. */
     public List<Capability> asList() {
-        return Collections.unmodifiableList(Arrays.asList(byName));
+        return asList;
     }
 
     public int size() {

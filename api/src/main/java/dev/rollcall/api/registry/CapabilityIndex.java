@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
@@ -70,31 +69,53 @@ final class CapabilityIndex {
     /** Indexes the first {@code count} of {@code compatible} (in URL order); the array is not copied and must not change. */
     CapabilityIndex(WorkerInfo[] compatible, int count) {
         this.workers = compatible;
-        Map<String, Map<Capability, int[]>> positions = new HashMap<>();
-        Map<Capability, Integer> filled = new HashMap<>();
+        Map<Capability, Postings> byCapability = new HashMap<>();
+        Map<String, List<Postings>> versionsByName = new HashMap<>();
         for (int i = 0; i < count; i++) {
-            for (Capability c : compatible[i].capabilities().asList()) {
-                Map<Capability, int[]> versions = positions.computeIfAbsent(c.name(), n -> new LinkedHashMap<>(4));
-                int[] list = versions.get(c);
-                int n = filled.getOrDefault(c, 0);
-                if (list == null) {
-                    list = new int[4];
-                } else if (n == list.length) {
-                    list = Arrays.copyOf(list, n * 2);
+            List<Capability> capabilities = compatible[i].capabilities().asList();
+            for (int k = 0; k < capabilities.size(); k++) {
+                Capability c = capabilities.get(k);
+                Postings p = byCapability.get(c);
+                if (p == null) {
+                    p = new Postings(c);
+                    byCapability.put(c, p);
+                    versionsByName.computeIfAbsent(c.name(), n -> new ArrayList<>(4)).add(p);
                 }
-                list[n] = i;
-                versions.put(c, list);
-                filled.put(c, n + 1);
+                p.add(i);
             }
         }
-        Map<String, Group[]> index = new HashMap<>(positions.size() * 2);
-        positions.forEach((name, versions) -> {
-            List<Group> groups = new ArrayList<>(versions.size());
-            versions.forEach((c, list) -> groups.add(new Group(c, Arrays.copyOf(list, filled.get(c)))));
-            index.put(name, groups.toArray(new Group[0]));
+        Map<String, Group[]> index = new HashMap<>(versionsByName.size() * 2);
+        versionsByName.forEach((name, versions) -> {
+            Group[] groups = new Group[versions.size()];
+            for (int g = 0; g < groups.length; g++) {
+                groups[g] = versions.get(g).done();
+            }
+            index.put(name, groups);
         });
         this.byName = index;
         this.names = Collections.unmodifiableSortedSet(new TreeSet<>(index.keySet()));
+    }
+
+    /** The positions of one version of one capability, while the index is built. */
+    private static final class Postings {
+        private final Capability capability;
+        private int[] positions = new int[8];
+        private int size;
+
+        Postings(Capability capability) {
+            this.capability = capability;
+        }
+
+        void add(int position) {
+            if (size == positions.length) {
+                positions = Arrays.copyOf(positions, size * 2);
+            }
+            positions[size++] = position;
+        }
+
+        Group done() {
+            return new Group(capability, size == positions.length ? positions : Arrays.copyOf(positions, size));
+        }
     }
 
     /** The names of the capabilities at least one indexed worker has, sorted. */
