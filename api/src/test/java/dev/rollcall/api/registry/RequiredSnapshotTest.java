@@ -233,6 +233,26 @@ class RequiredSnapshotTest {
     }
 
     @Test
+    void manyDistinctRequirementsAreAnsweredAlikeBeyondWhatASnapshotKeeps() {
+        // A snapshot keeps a few views and the matches of a few dozen requirements: past those bounds
+        // (a requester naming new requirements each time) the answers must not change.
+        List<WorkerStatus> statuses = new ArrayList<>();
+        SplittableRandom r = new SplittableRandom(70);
+        for (int port = 7000; port < 7080; port++) {
+            statuses.add(random(r, port));
+        }
+        FleetSnapshot snapshot = builder(5).statuses(statuses).build();
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < CapabilityIndex.MATCH_CACHE + ImmutableFleetSnapshot.KEPT_VIEWS + 10; i++) {
+                Requirements required = Requirements.of("plan-protocol>=2.0." + i, i % 2 == 0 ? "gpu" : "udf:h3");
+                FleetSnapshot expected = narrowedByHand(statuses, required);
+                assertThat(snapshot.requiring(required).statuses()).as("%s", required).isEqualTo(expected.statuses());
+                assertThat(snapshot.workersWith(required)).as("%s", required).isEqualTo(expected.workers());
+            }
+        }
+    }
+
+    @Test
     void theSelectionEventsBetweenANarrowedSnapshotAndItsBaseKeepTheCohort() {
         List<WorkerStatus> statuses = new ArrayList<>();
         SplittableRandom r = new SplittableRandom(69);
