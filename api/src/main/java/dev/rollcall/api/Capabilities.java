@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.semver4j.Semver;
 
 /**
  * What one worker can do: a set of {@link Capability capabilities}, at most one per name, in name
@@ -26,9 +27,16 @@ public final class Capabilities {
     private static final Capabilities NONE = new Capabilities(new Capability[0]);
 
     private final Capability[] byName; // sorted by name, names unique
+    // Each capability's version as a semantic version (null when unversioned), parsed on the first
+    // match of a versioned requirement and kept (racy but idempotent): parsing costs far more than
+    // matching, and a worker's capabilities are matched again by every query and snapshot.
+    private volatile Semver[] semvers;
+
+    private final List<Capability> asList; // made once: an index reads every worker's on each snapshot
 
     private Capabilities(Capability[] byName) {
         this.byName = byName;
+        this.asList = Collections.unmodifiableList(Arrays.asList(byName));
     }
 
     /** No capabilities: what a worker from before capabilities has. */
@@ -72,7 +80,8 @@ public final class Capabilities {
 
     /**
      * Reads a comma-separated list, as the {@code rollcall.capabilities} discovery label and the
-     * command line write it: {@code udf:geo_distance, datafusion=55.0.1}; {@code ""} is none.
+     * command line write it: {@code udf:geo_distance, datafusion=55.0.1}; {@code ""} is none; an empty item
+     * (a trailing or doubled comma) is refused, naming its place.
      */
     public static Capabilities parse(String commaSeparated) {
         Objects.requireNonNull(commaSeparated, "capabilities");
@@ -82,6 +91,13 @@ public final class Capabilities {
         String[] parts = commaSeparated.split(",", -1);
         if (parts.length > MAX_CAPABILITIES) {
             throw new IllegalArgumentException(parts.length + " capabilities (at most " + MAX_CAPABILITIES + ")");
+        }
+        for (int i = 0; i < parts.length; i++) {
+            // Said here, with its place: the item alone would only say that a name is empty.
+            if (parts[i].isBlank()) {
+                throw new IllegalArgumentException("capabilities '" + PeerText.escape(commaSeparated, 80) + "': item " + (i + 1)
+                        + " of " + parts.length + " is empty");
+            }
         }
         return of(parts);
     }
@@ -97,7 +113,8 @@ public final class Capabilities {
         return indexOf(name) >= 0;
     }
 
-    private int indexOf(String name) {
+    /** Where the capability of this name is in name order; negative when there is none. */
+    int indexOf(String name) {
         int low = 0;
         int high = byName.length - 1;
         while (low <= high) {
@@ -114,9 +131,27 @@ public final class Capabilities {
         return -1;
     }
 
+    /** The version of the capability at {@code index} (see {@link #indexOf}) as a semantic version; null when unversioned. */
+    Semver semverAt(int index) {
+        Semver[] parsed = semvers;
+        if (parsed == null) {
+            parsed = new Semver[byName.length];
+            for (int i = 0; i < byName.length; i++) {
+                parsed[i] = byName[i].semver();
+            }
+            semvers = parsed;
+        }
+        return parsed[index];
+    }
+
+    /** The capability at {@code index} (see {@link #indexOf}). */
+    Capability at(int index) {
+        return byName[index];
+    }
+
     /** Every capability, in name order. */
     public List<Capability> asList() {
-        return Collections.unmodifiableList(Arrays.asList(byName));
+        return asList;
     }
 
     public int size() {

@@ -1,5 +1,7 @@
 package dev.rollcall.api;
 
+import dev.rollcall.api.internal.NpmRange;
+import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
 import org.semver4j.Semver;
@@ -14,7 +16,8 @@ import org.semver4j.Semver;
  * starting with a letter or digit (no white space, no {@code = < > ^ ~ , |}, which the requirement
  * and list syntaxes use). A version is 1 to {@value #MAX_VERSION_CHARS} characters: one to three
  * dot-separated numbers without leading zeros ({@code 3}, {@code 55.0}, {@code 55.0.1}), then an
- * optional {@code -pre.release} and {@code +build}; missing numbers read as 0 when matched
+ * optional {@code -pre.release} (its numbers at most {@link Long#MAX_VALUE}, as semver4j compares
+ * them) and {@code +build}; missing numbers read as 0 when matched
  * ({@code 3} is {@code 3.0.0}). {@code ""} means unversioned. Capabilities are compared by name and
  * version as written.
  *
@@ -54,7 +57,21 @@ public record Capability(String name, String version) implements Comparable<Capa
                 throw new IllegalArgumentException("capability '" + name + "': version '" + PeerText.escape(version, 40)
                         + "' is not a version (1, 1.2 or 1.2.3, then an optional -pre.release and +build)");
             }
+            // Refused here, where a worker's answer is checked: semver4j compares pre-release numbers
+            // as longs, and a larger one would fail every query's match against this worker instead.
+            if (!NpmRange.comparablePreRelease(preRelease(version))) {
+                throw new IllegalArgumentException("capability '" + name + "': version '" + PeerText.escape(version, 40)
+                        + "' has a pre-release number larger than " + Long.MAX_VALUE);
+            }
         }
+    }
+
+    /** The pre-release identifiers of a well-formed version ({@code rc.1} of {@code 1.0.0-rc.1+b}); none without one. */
+    private static List<String> preRelease(String version) {
+        int build = version.indexOf('+');
+        String core = build < 0 ? version : version.substring(0, build);
+        int dash = core.indexOf('-');
+        return dash < 0 ? List.of() : List.of(core.substring(dash + 1).split("\\."));
     }
 
     /** An unversioned capability. */

@@ -90,7 +90,17 @@ public final class Requirement {
 
     /** Whether a worker with {@code capabilities} meets it. */
     public boolean isMetBy(Capabilities capabilities) {
-        return whyNotMetBy(capabilities).isEmpty();
+        int i = capabilities.indexOf(name);
+        return i >= 0 && isMetBy(capabilities, i);
+    }
+
+    /** Whether the capability at {@code index} of {@code capabilities}, of this name, meets it (its version parsed once). */
+    private boolean isMetBy(Capabilities capabilities, int index) {
+        if (compiled == null) {
+            return true;
+        }
+        Semver version = capabilities.semverAt(index);
+        return version != null && compiled.matches(version);
     }
 
     /**
@@ -98,14 +108,14 @@ public final class Requirement {
      * {@code lacks plan-protocol>=3 (has plan-protocol=2)}; empty when it does.
      */
     public Optional<String> whyNotMetBy(Capabilities capabilities) {
-        Optional<Capability> has = capabilities.get(name);
-        if (has.isEmpty()) {
+        int i = capabilities.indexOf(name);
+        if (i < 0) {
             return Optional.of("lacks " + this);
         }
-        if (isMetBy(has.get())) {
+        if (isMetBy(capabilities, i)) {
             return Optional.empty();
         }
-        Capability c = has.get();
+        Capability c = capabilities.at(i);
         return Optional.of("lacks " + this + " (has " + (c.versioned() ? c.toString() : name + " without a version") + ")");
     }
 

@@ -60,7 +60,8 @@ public final class Requirements {
 
     /**
      * Reads a comma-separated list, as the command line, a {@code rollcall:} target and the fleet
-     * API write it: {@code udf:geo_distance, plan-protocol>=3}; {@code ""} is none.
+     * API write it: {@code udf:geo_distance, plan-protocol>=3}; {@code ""} is none; an empty item
+     * (a trailing or doubled comma) is refused, naming its place.
      */
     public static Requirements parse(String commaSeparated) {
         Objects.requireNonNull(commaSeparated, "requirements");
@@ -70,6 +71,13 @@ public final class Requirements {
         String[] parts = commaSeparated.split(",", -1);
         if (parts.length > MAX_REQUIREMENTS) {
             throw new IllegalArgumentException(parts.length + " requirements (at most " + MAX_REQUIREMENTS + ")");
+        }
+        for (int i = 0; i < parts.length; i++) {
+            // Said here, with its place: the item alone would only say that a name is empty.
+            if (parts[i].isBlank()) {
+                throw new IllegalArgumentException("requirements '" + PeerText.escape(commaSeparated, 80) + "': item " + (i + 1)
+                        + " of " + parts.length + " is empty");
+            }
         }
         return of(parts);
     }

@@ -35,7 +35,9 @@ import java.util.TreeSet;
  *       {@code WatchFleet} clients, its CPU per delivered snapshot, heap per idle watcher, N coordinators
  *       following one service against N embedding a resolver; 15 the xDS control plane: drain → a
  *       grpc-java xDS channel's calls land only on the rest, against a {@code rollcall:} channel, and the
- *       service's heap per xDS client and per fleet of 10,000 endpoints); default 1 to 12, 14 and 15. 13, a study of how a probe's latency
+ *       service's heap per xDS client and per fleet of 10,000 endpoints; 16 capability lookups: a requirement
+ *       100 of 10,000 workers meet, by the index against a filter over {@code workers()}, and the cost of
+ *       building a snapshot); default 1 to 12, 14, 15 and 16. 13, a study of how a probe's latency
  *       follows the probes in flight (the floor at 24 to 64, Rollcall at 32 and 64), runs only when named.</li>
  * </ul>
  * The table always goes to {@code <logs>/results-<quick|full>.md} too; logs of the child JVMs, JMH
@@ -54,7 +56,7 @@ public final class Bench {
         }
         Plan chosen = Plan.FULL;
         boolean writeDoc = false;
-        Set<Integer> only = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15));
+        Set<Integer> only = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16));
         Path logDir = Files.isDirectory(Path.of("benchmarks")) ? Path.of("benchmarks", "target", "bench-logs")
                 : Path.of("bench-logs");
         for (int i = 0; i < args.length; i++) {
@@ -70,7 +72,7 @@ public final class Bench {
                 case "--logs" -> logDir = Path.of(args[++i]);
                 default -> {
                     System.err.println("unknown argument " + args[i]
-                            + "; usage: [--quick] [--write-doc] [--only 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15] [--logs DIR]"
+                            + "; usage: [--quick] [--write-doc] [--only 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16] [--logs DIR]"
                             + " (13, a study of probe concurrency, runs only when named)");
                     System.exit(2);
                 }
@@ -137,6 +139,10 @@ public final class Bench {
         if (only.contains(15)) {
             // Times drains on 4 loopback workers, so alone; its 10,000 workers are synthetic (no descriptors).
             scenario(report, "15. xDS", () -> XdsControlPlane.run(plan, report, logs));
+        }
+        if (only.contains(16)) {
+            // Pure computation on one thread, timed by its CPU: before the fleets take the machine.
+            scenario(report, "16. capability lookups", () -> CapabilityLookups.run(plan, report));
         }
         if (only.contains(9)) {
             // Its own server and coordinator JVMs, before the fleets of 2-5 take their descriptors.

@@ -76,7 +76,9 @@ public interface FleetSnapshot extends WorkerEndpoints, WorkerVersions, WorkerSe
      * it lacks. Every view answers from the narrowed set (workers, endpoints, services, targets,
      * routing), so a planner handed it needs no change. Narrowing a narrowed snapshot adds the new
      * requirements to its own; {@link Requirements#none()} gives this snapshot back. A lease taken
-     * with requirements holds one of these ({@code WorkerResolver.lease(Requirements)}).
+     * with requirements holds one of these ({@code WorkerResolver.lease(Requirements)}). It is a
+     * view of this snapshot, not a copy: making one costs about what its workers cost (the capability
+     * index), and every other answer is derived when first asked for.
      */
     FleetSnapshot requiring(Requirements requirements);
 

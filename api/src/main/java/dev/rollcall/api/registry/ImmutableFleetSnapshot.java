@@ -1,7 +1,5 @@
 package dev.rollcall.api.registry;
 
-import com.google.protobuf.Descriptors.FileDescriptor;
-import com.google.protobuf.Descriptors.MethodDescriptor;
 import dev.rollcall.api.Requirements;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
@@ -20,10 +18,17 @@ import java.util.SortedSet;
 
 /**
  * An immutable {@link FleetSnapshot}: every answer is computed once, most when it is built; the
- * lookups by instance id and by service, the selection report and the schema index on first use
- * (racy but idempotent: two readers may both compute one, and both get equal answers).
+ * lookups by instance id and by service, the selection report, the schema and capability indexes on
+ * first use (racy but idempotent: two readers may both compute one, and both get equal answers).
+ * {@link #requiring} hands out {@link RequiredSnapshot} views over it, not copies.
  */
 final class ImmutableFleetSnapshot implements FleetSnapshot {
+
+    /**
+     * How many narrowed views a snapshot keeps: enough for the few requirement sets a coordinator's
+     * queries repeat, and a bound for a requester that names a new set each time.
+     */
+    static final int KEPT_VIEWS = 8;
 
     private final long number;
     private final Instant publishedAt;
@@ -50,7 +55,10 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     private final String selector;
     private final String preference;
     private volatile SchemaIndex schemas;
-    private volatile ProtobufView protobufView;
+    private volatile SchemaView schemaView;
+    private volatile CapabilityIndex capabilityIndex;
+    /** The narrowed views handed out lately, newest first, at most {@link #KEPT_VIEWS}. */
+    private volatile RequiredSnapshot[] views; // null until the first
     private final FleetTally tally;
     private final Map<String, ProtoSchema> schemasByVersion;
     private final KeyPaths keys;
@@ -99,8 +107,26 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         return statusArray;
     }
 
+    /** What {@link RequiredSnapshot} reads of the snapshot it narrows: its tally. */
+    FleetTally tally() {
+        return tally;
+    }
+
+    /** This snapshot's selection report with other candidates left out: a narrowed view's. */
+    SelectionReport selectionExcluding(List<WorkerStatus> excluded) {
+        return new SelectionReport(policy, cohort, explanation, histogram, excluded, selector, preference);
+    }
+
+    /** This snapshot's schemas with other compatible versions: a narrowed view's. */
+    SchemaIndex schemasWith(java.util.Set<String> compatibleVersions) {
+        return new SchemaIndex(histogram.keySet(), compatibleVersions, schemasByVersion, keys);
+    }
+
     /** {@code snapshot}'s chosen cohort, as its selection report says, without building the report for one of these. */
     static Optional<String> cohortOf(FleetSnapshot snapshot) {
+        if (snapshot instanceof RequiredSnapshot view) {
+            return view.base().cohort;
+        }
         return snapshot instanceof ImmutableFleetSnapshot s ? s.cohort : snapshot.selection().cohort();
     }
 
@@ -133,7 +159,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
      * order (no index to build: building one is a pass over the whole fleet, on the first lookup of
      * every snapshot).
      */
-    private WorkerStatus byUrl(String url) {
+    WorkerStatus byUrl(String url) {
         int low = 0;
         int high = statuses.size() - 1;
         while (low <= high) {
@@ -225,7 +251,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         return report;
     }
 
-    private SchemaIndex schemas() {
+    SchemaIndex schemas() {
         SchemaIndex index = schemas;
         if (index == null) {
             index = new SchemaIndex(histogram.keySet(), tally.compatibleVersions(), schemasByVersion, keys);
@@ -300,65 +326,21 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
 
     @Override
     public ProtoSymbols symbols() {
-        return protobufView();
+        return schemaView();
     }
 
     @Override
     public KeyExtractors keyExtractors() {
-        return protobufView();
+        return schemaView();
     }
 
-    private ProtobufView protobufView() {
-        ProtobufView view = protobufView;
+    private SchemaView schemaView() {
+        SchemaView view = schemaView;
         if (view == null) {
-            view = new ProtobufView();
-            protobufView = view;
+            view = new SchemaView(this::schemas, worker -> Optional.ofNullable(byUrl(worker.url())));
+            schemaView = view;
         }
         return view;
-    }
-
-    /** The protobuf-typed views of this snapshot, made on first use, so a snapshot alone never loads protobuf. */
-    private final class ProtobufView implements ProtoSymbols, KeyExtractors {
-
-        @Override
-        public SortedSet<String> protoServices() {
-            return schemas().protoServices();
-        }
-
-        @Override
-        public Optional<FileDescriptor> fileContainingSymbol(String symbol) {
-            return schemas().fileContainingSymbol(symbol);
-        }
-
-        @Override
-        public Optional<FileDescriptor> file(String name) {
-            return schemas().file(name);
-        }
-
-        @Override
-        public Optional<MethodDescriptor> method(String service, String method) {
-            return schemas().method(service, method);
-        }
-
-        @Override
-        public Optional<ProtoSchema> forVersion(String version) {
-            return schemas().forVersion(version);
-        }
-
-        @Override
-        public Optional<ProtoSchema> forWorker(WorkerEndpoint worker) {
-            return schemas().forWorker(Optional.ofNullable(byUrl(worker.url())));
-        }
-
-        @Override
-        public Optional<String> keyPath(String service, String method) {
-            return schemas().keyPath(service, method);
-        }
-
-        @Override
-        public String extractKey(String service, String method, byte[] request) {
-            return schemas().extractKey(service, method, request);
-        }
     }
 
     @Override
@@ -366,49 +348,50 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         return requirements;
     }
 
+    /** The capabilities of the compatible workers, indexed on first use (racy but idempotent). */
+    CapabilityIndex capabilityIndex() {
+        CapabilityIndex index = capabilityIndex;
+        if (index == null) {
+            index = new CapabilityIndex(tally.workers, tally.compatible);
+            capabilityIndex = index;
+        }
+        return index;
+    }
+
     @Override
     public SortedSet<String> capabilities() {
-        java.util.TreeSet<String> names = new java.util.TreeSet<>();
-        for (WorkerInfo w : workers) {
-            for (dev.rollcall.api.Capability c : w.capabilities().asList()) {
-                names.add(c.name());
-            }
-        }
-        return Collections.unmodifiableSortedSet(names);
+        return capabilityIndex().names();
     }
 
     @Override
     public List<WorkerInfo> workersWith(Requirements required) {
-        if (required.isEmpty()) {
-            return workers;
-        }
-        List<WorkerInfo> met = new ArrayList<>();
-        for (WorkerInfo w : workers) {
-            if (required.isMetBy(w)) {
-                met.add(w);
-            }
-        }
-        return Collections.unmodifiableList(met);
+        // Not and-ed with this snapshot's own requirements: a built snapshot's statuses are taken as given.
+        return required.isEmpty() ? workers : capabilityIndex().workersWith(required);
     }
 
+    /**
+     * A view, not a copy: it costs what its workers cost, and answers the rest from this snapshot
+     * when asked. The last few views are kept, since queries repeat their requirements.
+     */
     @Override
     public FleetSnapshot requiring(Requirements more) {
         if (more.isEmpty()) {
             return this;
         }
         Requirements all = requirements.and(more);
-        WorkerStatus[] narrowed = statusArray.clone();
-        for (int i = 0; i < narrowed.length; i++) {
-            WorkerStatus s = narrowed[i];
-            if (s.state() == WorkerStatus.State.COMPATIBLE) {
-                Optional<String> why = all.whyNotMetBy(s.info().orElseThrow().capabilities());
-                if (why.isPresent()) {
-                    narrowed[i] = new WorkerStatus(s.endpoint(), WorkerStatus.State.LACKS_REQUIREMENT, why.get(), s.info());
-                }
+        RequiredSnapshot[] kept = views == null ? new RequiredSnapshot[0] : views;
+        for (RequiredSnapshot v : kept) {
+            if (v.requirements().equals(all)) {
+                return v;
             }
         }
-        return new ImmutableFleetSnapshot(number, publishedAt, staleSince, policy, narrowed, cohort, explanation,
-                schemasByVersion, keys, selector, preference, discoveryProblem, counts.overKeptCap(), all, this);
+        RequiredSnapshot view = new RequiredSnapshot(this, all);
+        // Racy: a view two readers make at once may be kept once or twice, or lost; all are equal.
+        RequiredSnapshot[] next = Arrays.copyOf(kept, Math.min(kept.length + 1, KEPT_VIEWS));
+        System.arraycopy(kept, 0, next, 1, next.length - 1);
+        next[0] = view;
+        views = next;
+        return view;
     }
 
     @Override
@@ -418,6 +401,7 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
 
     @Override
     public String toString() {
-        return "snapshot " + number + " (" + counts + (staleSince == null ? "" : ", stale since " + staleSince) + ")";
+        return "snapshot " + number + (requirements.isEmpty() ? "" : " requiring " + requirements) + " (" + counts
+                + (staleSince == null ? "" : ", stale since " + staleSince) + ")";
     }
 }
