@@ -7,7 +7,9 @@ import dev.rollcall.api.Capabilities;
 import dev.rollcall.api.Requirements;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.policy.Verdict;
+import dev.rollcall.api.registry.KeyRouting;
 import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.grpc.KeyAffinityLoadBalancerProvider;
 import dev.rollcall.grpc.RollcallCallOptions;
 import dev.rollcall.grpc.RollcallNameResolverProvider;
 import dev.rollcall.testkit.Closer;
@@ -210,6 +212,49 @@ class RequirementsTargetTest {
                             .contains("no compatible worker meets udf:geo_distance, plan-protocol>=4")
                             .contains("3 lack it");
                 });
+    }
+
+    @Test
+    void underKeyAffinityAKeyedCallThatNeedsACapabilityGoesToTheKeysOwnerAmongTheWorkersThatHaveIt() throws Exception {
+        Worker a = worker("udf:geo_distance");
+        Worker b = worker("udf:geo_distance");
+        Worker plain = worker();
+        WorkerResolver r = resolver(a, b, plain);
+        ManagedChannel channel = channel(r.grpcTarget() + "?lb=" + KeyAffinityLoadBalancerProvider.POLICY);
+        calls(channel, null, 3);
+        // A key whose owner among all three lacks the UDF: the call goes to its owner among the two that have it.
+        String key = null;
+        for (int i = 0; key == null; i++) {
+            String candidate = "customer-" + i;
+            if (owner(candidate, a, b, plain) == plain) {
+                key = candidate;
+            }
+        }
+        Worker expected = owner(key, a, b);
+        long before = expected.calls();
+        HealthGrpc.HealthBlockingStub stub = HealthGrpc.newBlockingStub(channel)
+                .withOption(KeyAffinityLoadBalancerProvider.KEY, key)
+                .withOption(RollcallCallOptions.REQUIREMENTS, GEO);
+        long plainBefore = plain.calls();
+        for (int i = 0; i < 30; i++) {
+            stub.withDeadlineAfter(10, TimeUnit.SECONDS).check(HealthCheckRequest.getDefaultInstance());
+        }
+        assertThat(expected.calls() - before).as("every keyed call on the key's owner among those with the UDF")
+                .isEqualTo(30);
+        assertThat(plain.calls()).isEqualTo(plainBefore);
+    }
+
+    private static Worker owner(String key, Worker... among) {
+        Worker best = null;
+        long weight = 0;
+        for (Worker w : among) {
+            long mine = KeyRouting.weight(key, w.endpoint().url());
+            if (best == null || Long.compareUnsigned(mine, weight) > 0) {
+                best = w;
+                weight = mine;
+            }
+        }
+        return best;
     }
 
     @Test
