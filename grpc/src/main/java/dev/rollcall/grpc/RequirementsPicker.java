@@ -168,8 +168,14 @@ final class RequirementsPicker extends SubchannelPicker {
                 }
             }
         }
-        Status none = meetingMembers.isEmpty() ? Status.UNAVAILABLE.withDescription(target + ": no worker meets "
-                + shown(all) + ": " + lacking(snapshot, all)) : null;
+        Status none = null;
+        if (meetingWorkers.isEmpty()) {
+            none = Status.UNAVAILABLE.withDescription(target + ": no worker meets " + shown(all) + ": "
+                    + lacking(snapshot, all));
+        } else if (meetingMembers.isEmpty()) {
+            none = Status.UNAVAILABLE.withDescription(target + ": none of this channel's workers meets " + shown(all)
+                    + " (the " + meetingWorkers.size() + " compatible that do are not among its addresses)");
+        }
         return new Choice(snapshot, Set.copyOf(meeting), List.copyOf(ready), List.copyOf(meetingMembers), none);
     }
 
@@ -187,8 +193,7 @@ final class RequirementsPicker extends SubchannelPicker {
             }
         }
         if (lack == 0) {
-            return "no compatible worker is connected on this channel that does (" + snapshot.workers().size()
-                    + " compatible in snapshot " + snapshot.number() + ")";
+            return "snapshot " + snapshot.number() + " has no compatible worker";
         }
         return lack + (lack == 1 ? " compatible worker lacks it (" : " compatible workers lack it (")
                 + PeerText.escape(first, 512) + ")";
