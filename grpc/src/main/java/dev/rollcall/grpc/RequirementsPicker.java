@@ -48,6 +48,8 @@ final class RequirementsPicker extends SubchannelPicker {
     }
 
     private final SubchannelPicker child;
+    /** The child's overall state: while it is not READY the channel is still coming up. */
+    private final ConnectivityState childState;
     private final List<Member> members;
     private final LiveResolvers.Handle fleet;
     private final Requirements channel;
@@ -56,9 +58,10 @@ final class RequirementsPicker extends SubchannelPicker {
     private final Map<Requirements, Choice> choices = new ConcurrentHashMap<>();
     private final AtomicInteger turn = new AtomicInteger();
 
-    RequirementsPicker(SubchannelPicker child, List<Member> members, LiveResolvers.Handle fleet, Requirements channel,
-                       boolean keyed, String target) {
+    RequirementsPicker(SubchannelPicker child, ConnectivityState childState, List<Member> members,
+                       LiveResolvers.Handle fleet, Requirements channel, boolean keyed, String target) {
         this.child = child;
+        this.childState = childState;
         this.members = members;
         this.fleet = fleet;
         this.channel = channel;
@@ -122,17 +125,31 @@ final class RequirementsPicker extends SubchannelPicker {
         return PickResult.withNoResult();
     }
 
-    /** Workers meet them but none is ready: wait while one is coming up, else fail with the first one's reason. */
+    /**
+     * Workers meet them but none is ready: wait while one is connecting (or idle while the channel
+     * is still coming up); else fail, with the first one's reason when they all failed. An idle one
+     * of a channel that is up is not waited for: its child policy chose not to connect it
+     * ({@code pick_first} keeps one connection), and nothing here would.
+     */
     private PickResult waitOrFail(Choice choice, Requirements call) {
+        Member failed = null;
         for (Member m : choice.meetingMembers) {
-            if (m.state != ConnectivityState.TRANSIENT_FAILURE) {
+            if (m.state == ConnectivityState.CONNECTING
+                    || (m.state == ConnectivityState.IDLE && childState != ConnectivityState.READY)) {
                 return PickResult.withNoResult();
             }
+            if (failed == null && m.state == ConnectivityState.TRANSIENT_FAILURE) {
+                failed = m;
+            }
         }
-        Member first = choice.meetingMembers.get(0);
-        return PickResult.withError(Status.UNAVAILABLE.withDescription(target + ": no ready worker meets "
-                + shown(channel.and(call)) + ": the " + choice.meetingMembers.size() + " that do cannot be reached ("
-                + first.url + ": " + first.failure.getCode() + ": " + first.failure.getDescription() + ")"));
+        String start = target + ": no ready worker meets " + shown(channel.and(call)) + ": the "
+                + choice.meetingMembers.size() + " that do ";
+        if (failed == null) {
+            return PickResult.withError(Status.UNAVAILABLE.withDescription(start + "are not connected on this channel"
+                    + " (its policy connects only some workers, as pick_first does; round_robin connects all)"));
+        }
+        return PickResult.withError(Status.UNAVAILABLE.withDescription(start + "cannot be reached (" + failed.url
+                + ": " + failed.failure.getCode() + ": " + failed.failure.getDescription() + ")"));
     }
 
     private Choice choice(Requirements call) {
@@ -173,8 +190,10 @@ final class RequirementsPicker extends SubchannelPicker {
             none = Status.UNAVAILABLE.withDescription(target + ": no worker meets " + shown(all) + ": "
                     + lacking(snapshot, all));
         } else if (meetingMembers.isEmpty()) {
-            none = Status.UNAVAILABLE.withDescription(target + ": none of this channel's workers meets " + shown(all)
-                    + " (the " + meetingWorkers.size() + " compatible that do are not among its addresses)");
+            none = Status.UNAVAILABLE.withDescription(target + ": no worker of this channel meets " + shown(all)
+                    + ": the " + meetingWorkers.size() + " compatible that do have no connection on it (another"
+                    + " service, or a policy that connects only some workers, as pick_first does; round_robin"
+                    + " connects all)");
         }
         return new Choice(snapshot, Set.copyOf(meeting), List.copyOf(ready), List.copyOf(meetingMembers), none);
     }

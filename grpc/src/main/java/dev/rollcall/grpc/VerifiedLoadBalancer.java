@@ -97,13 +97,13 @@ final class VerifiedLoadBalancer extends LoadBalancer {
                 resolved.toBuilder().setLoadBalancingPolicyConfig(childConfig).build());
         if (childPicker != null) {
             // Calls waiting for a worker with a capability are picked again: this snapshot may have one.
-            helper.updateBalancingState(childState, withRequirements(childPicker));
+            helper.updateBalancingState(childState, withRequirements(childState, childPicker));
         }
         return accepted;
     }
 
     /** The child's picker, with calls that have requirements sent only to workers that meet them. */
-    private SubchannelPicker withRequirements(SubchannelPicker picker) {
+    private SubchannelPicker withRequirements(ConnectivityState state, SubchannelPicker picker) {
         if (fleet == null) {
             return picker;
         }
@@ -111,7 +111,7 @@ final class VerifiedLoadBalancer extends LoadBalancer {
         for (Gated s : subchannels) {
             members.add(s.member());
         }
-        return new RequirementsPicker(picker, members, fleet, required,
+        return new RequirementsPicker(picker, state, members, fleet, required,
                 KeyAffinityLoadBalancerProvider.POLICY.equals(childPolicy), helper.getChannelTarget());
     }
 
@@ -168,7 +168,7 @@ final class VerifiedLoadBalancer extends LoadBalancer {
         public void updateBalancingState(ConnectivityState state, SubchannelPicker picker) {
             childState = state;
             childPicker = picker;
-            helper.updateBalancingState(state, withRequirements(picker));
+            helper.updateBalancingState(state, withRequirements(state, picker));
         }
     }
 

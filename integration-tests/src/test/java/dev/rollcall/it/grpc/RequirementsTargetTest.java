@@ -244,6 +244,26 @@ class RequirementsTargetTest {
         assertThat(plain.calls()).isEqualTo(plainBefore);
     }
 
+    @Test
+    void underPickFirstACallThatNeedsWhatOnlyAnUnconnectedWorkerHasFailsAtOnceInsteadOfWaiting() throws Exception {
+        List<Worker> fleet = List.of(worker(), worker(), worker());
+        WorkerResolver r = resolver(fleet.toArray(Worker[]::new));
+        ManagedChannel channel = channel(r.grpcTarget() + "?lb=pick_first");
+        calls(channel, null, 5);
+        Worker used = fleet.stream().filter(w -> w.calls() == 5).findFirst().orElseThrow();
+        Worker other = fleet.stream().filter(w -> w != used).findFirst().orElseThrow();
+        other.worker().capabilities(Capabilities.of("udf:geo_distance"));
+        r.await(s -> s.workersWith(GEO).size() == 1, WAIT);
+
+        assertThatThrownBy(() -> calls(channel, GEO, 1))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).as(e.getStatus().toString()).isEqualTo(Status.Code.UNAVAILABLE);
+                    assertThat(e.getStatus().getDescription()).contains("no worker of this channel meets udf:geo_distance")
+                            .contains("have no connection on it");
+                });
+        assertThat(used.calls()).as("the connected worker lacks it").isEqualTo(5);
+    }
+
     private static Worker owner(String key, Worker... among) {
         Worker best = null;
         long weight = 0;
