@@ -15,6 +15,8 @@ import io.grpc.CallOptions;
  * key's rendezvous owner among them). When no ready worker meets them the call waits while one is
  * connecting; else it fails {@code UNAVAILABLE} naming the requirements and how many compatible
  * workers lack them (a wait-for-ready call waits for one instead, as for any unavailable pick).
+ * Under {@code pick_first}, which connects one worker, a call whose requirements that worker lacks
+ * fails the same way: use {@code round_robin} (the default) or {@code rollcall_key_affinity}.
  * A target's {@code ?require=} applies to every call of the channel on top of these.
  */
 public final class RollcallCallOptions {
