@@ -24,6 +24,8 @@ final class FleetTable {
 
     private static final String[] HEADINGS = {"ENDPOINT", "VERSION", "STATUS", "REASON"};
     private static final String[] WORKERS_HEADINGS = {"ENDPOINT", "VERSION", "INSTANCE", "STATUS"};
+    private static final String[] WORKERS_HEADINGS_WITH_CAPABILITIES =
+            {"ENDPOINT", "VERSION", "INSTANCE", "CAPABILITIES", "STATUS"};
     /** Enough of an instance id to see that a worker restarted; JSON carries the whole id. */
     static final int SHORT_INSTANCE = 8;
     /** The longest cell or quoted text, as {@link PeerText} bounds it. */
@@ -59,20 +61,25 @@ final class FleetTable {
      * The {@code workers} table: endpoint, version, short instance id and the status with its
      * reason ({@code rejected: version '2.0.0' is outside ^1.4.0}) and, for a draining worker that
      * coordinators still hold, how many ({@code draining (2 holders)}, {@link WorkerStatus#holders()}),
-     * one row per candidate ordered by URL, then {@link #census}. A snapshot without candidates
-     * prints only the summary.
+     * one row per candidate ordered by URL, then {@link #census}. When any candidate reports
+     * capabilities, a {@code CAPABILITIES} column lists each one's ({@code -} for none); a fleet
+     * without any prints as before. A worker a narrowed snapshot left out shows what it lacks
+     * ({@code lacks udf:geo_distance}). A snapshot without candidates prints only the summary.
      */
     static void printWorkers(PrintWriter out, FleetSnapshot snapshot) {
         if (!snapshot.statuses().isEmpty()) {
+            boolean capabilities = snapshot.statuses().stream()
+                    .anyMatch(s -> s.info().map(i -> !i.capabilities().isEmpty()).orElse(false));
             List<String[]> rows = new ArrayList<>();
-            rows.add(WORKERS_HEADINGS);
+            rows.add(capabilities ? WORKERS_HEADINGS_WITH_CAPABILITIES : WORKERS_HEADINGS);
             for (WorkerStatus s : snapshot.statuses()) {
-                rows.add(new String[] {
-                    s.endpoint().url(),
-                    version(s),
-                    s.info().map(i -> shortInstance(i.instanceId())).orElse("-"),
-                    status(s, holdersSuffix(s))
-                });
+                String endpoint = s.endpoint().url();
+                String version = version(s);
+                String instance = s.info().map(i -> shortInstance(i.instanceId())).orElse("-");
+                String status = status(s, holdersSuffix(s));
+                rows.add(capabilities
+                        ? new String[] {endpoint, version, instance, capabilities(s), status}
+                        : new String[] {endpoint, version, instance, status});
             }
             printRows(out, rows);
         }
@@ -81,7 +88,8 @@ final class FleetTable {
 
     /**
      * E.g. {@code snapshot 6: 6 candidates: 4 compatible (1.4.0 x4), 1 rejected (2.0.0 x1), 1 unreachable;
-     * policy semver ^1.4}. Pending candidates are counted only when there are some; the label
+     * policy semver ^1.4}; narrowed to requirements, {@code ..., 1 lacking a requirement; requires
+     * udf:geo_distance; policy ...}. Pending candidates are counted only when there are some; the label
      * selector and which label preference applied, when configured, follow the policy; a failing
      * discovery backend is named at the end.
      */
@@ -102,6 +110,10 @@ final class FleetTable {
         }
         if (counts.notServing() > 0) {
             line.append(", ").append(counts.notServing()).append(" not serving");
+        }
+        if (!snapshot.requirements().isEmpty()) {
+            line.append(", ").append(counts.lacksRequirement()).append(" lacking a requirement; requires ")
+                    .append(shown(snapshot.requirements().toString()));
         }
         line.append("; policy ").append(shown(snapshot.policy()));
         if (!snapshot.selection().selector().isEmpty()) {
@@ -146,8 +158,14 @@ final class FleetTable {
         return status(s, "");
     }
 
-    /** As {@link #status(WorkerStatus)}, {@code after} the state's name: {@code draining (2 holders): ...}. */
+    /**
+     * As {@link #status(WorkerStatus)}, {@code after} the state's name: {@code draining (2 holders): ...}.
+     * A worker left out for a requirement shows just what it lacks: {@code lacks udf:geo_distance}.
+     */
     private static String status(WorkerStatus s, String after) {
+        if (s.state() == State.LACKS_REQUIREMENT && !s.reason().isEmpty()) {
+            return shown(s.reason());
+        }
         String state = stateName(s.state()) + after;
         return s.reason().isEmpty() ? state : state + ": " + shown(s.reason());
     }
@@ -160,6 +178,12 @@ final class FleetTable {
     /** The version the worker reported, {@code (no version)} when it reported an empty one, {@code -} when it never answered. */
     private static String version(WorkerStatus s) {
         return s.info().map(i -> i.version().isEmpty() ? WorkerInfo.NO_VERSION : shown(i.version())).orElse("-");
+    }
+
+    /** {@code plan-protocol=3, udf:geo_distance}; {@code -} for none or a worker that never answered. */
+    private static String capabilities(WorkerStatus s) {
+        return s.info().filter(i -> !i.capabilities().isEmpty())
+                .map(i -> shown(i.capabilities().toString())).orElse("-");
     }
 
     private static String shortInstance(String id) {

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.PeerText;
+import dev.rollcall.api.Requirements;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.api.registry.WorkerStatus.State;
@@ -21,6 +22,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -50,6 +52,10 @@ import picocli.CommandLine.Spec;
  * view did not settle within {@code --wait} (candidates still pending, or discovery failing; what
  * is known is printed anyway); 2 on a usage or configuration error, naming the option or key.
  *
+ * <p>With {@code --require}, each snapshot is shown narrowed to those requirements, as a query's
+ * lease sees it ({@link FleetSnapshot#requiring}): only the compatible workers that meet them are
+ * compatible, every other one shows what it lacks.
+ *
  * <p>JSON ({@code --output json}): one object per snapshot, pretty-printed; with {@code --watch},
  * one compact object per line. Its shape is documented in the module's README and is stable: keys
  * may be added, none removed or renamed.
@@ -74,6 +80,7 @@ import picocli.CommandLine.Spec;
             "",
             "  rollcall workers --config rollcall.properties",
             "  rollcall workers --config rollcall.properties --output json --watch",
+            "  rollcall workers --config rollcall.properties --require udf:geo_distance --require 'plan-protocol>=3'",
             "  rollcall workers --config rollcall.properties --classpath my-policy.jar"
         },
         exitCodeListHeading = "%nExit codes:%n",
@@ -141,6 +148,13 @@ public final class WorkersCommand implements Callable<Integer> {
             description = "Report probing progress on stderr even when it is not a terminal.")
     private boolean progress;
 
+    @Option(names = {"-r", "--require"}, paramLabel = "REQUIREMENT", split = ",",
+            description = "Show the fleet as a query that needs this capability sees it: only the compatible workers"
+                    + " that have it are compatible, the others show what they lack. A name"
+                    + " (udf:geo_distance) or a name and an npm range ('plan-protocol>=3'); repeatable or"
+                    + " comma-separated, all must be met.")
+    private List<String> require = List.of();
+
     /** For picocli. */
     public WorkersCommand() {
     }
@@ -154,6 +168,12 @@ public final class WorkersCommand implements Callable<Integer> {
         if (count != null && count < 1) {
             throw new ParameterException(spec.commandLine(),
                     "Invalid value for option '--count': " + count + " is below 1");
+        }
+        Requirements requirements;
+        try {
+            requirements = Requirements.of(require);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '--require': " + e.getMessage());
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
@@ -187,7 +207,7 @@ public final class WorkersCommand implements Callable<Integer> {
             }
             boolean settled = settled(first);
             boolean redraw = watch && terminals.stdout() && output == Format.table;
-            print(out, first, redraw, false);
+            print(out, first.requiring(requirements), redraw, false);
             if (!watch) {
                 if (!settled) {
                     err.println("rollcall workers: " + unsettled(first));
@@ -197,7 +217,7 @@ public final class WorkersCommand implements Callable<Integer> {
             long last = first.number();
             for (int printed = 1; count == null || printed < count; printed++) {
                 FleetSnapshot next = next(resolver, last);
-                print(out, next, redraw, true);
+                print(out, next.requiring(requirements), redraw, true);
                 last = next.number();
             }
             return 0;
@@ -294,14 +314,17 @@ public final class WorkersCommand implements Callable<Integer> {
 
     /**
      * The JSON form of one snapshot:
-     * {@code {"snapshot", "publishedAt", "staleSince", "policy", "selector", "preference", "workers": [{"endpoint", "version",
-     * "instance", "status", "reason", "holders"}], "summary": {"candidates", "compatible", "rejected",
-     * "unreachable", "pending", "versions": {"compatible": {v: n}, "rejected": {v: n}}}}}.
+     * {@code {"snapshot", "publishedAt", "staleSince", "policy", "selector", "preference", "requirements": [r],
+     * "workers": [{"endpoint", "version", "instance", "status", "reason", "holders", "capabilities": [c]}],
+     * "summary": {"candidates", "compatible", "rejected", "unreachable", "pending", "lacksRequirement",
+     * "versions": {"compatible": {v: n}, "rejected": {v: n}}}}}.
      * Absent values ({@code version} of a worker that never answered, {@code reason} of a compatible
      * one, {@code staleSince} while discovery is healthy, {@code holders} of a worker that is not
      * draining or did not say) are {@code null}; {@code holders} is how many coordinators still hold a
      * draining worker, as the snapshot says ({@link WorkerStatus#holders()}: exact drain; 0 from a
-     * worker from before it that sends revisions).
+     * worker from before it that sends revisions). {@code requirements} are the ones the snapshot was
+     * narrowed to ({@code --require}; empty without), {@code capabilities} what the worker reported
+     * ({@code name} or {@code name=version}; empty when none or it never answered).
      */
     static String json(FleetSnapshot snapshot, boolean pretty) {
         ObjectNode root = JSON.createObjectNode();
@@ -312,6 +335,8 @@ public final class WorkersCommand implements Callable<Integer> {
         root.put("selector", snapshot.selection().selector().isEmpty() ? null : snapshot.selection().selector());
         root.put("preference", snapshot.selection().preference().isEmpty() ? null
                 : snapshot.selection().preference());
+        var requirements = root.putArray("requirements");
+        snapshot.requirements().asList().forEach(r -> requirements.add(r.toString()));
         var workers = root.putArray("workers");
         for (WorkerStatus s : snapshot.statuses()) {
             ObjectNode w = workers.addObject();
@@ -325,6 +350,8 @@ public final class WorkersCommand implements Callable<Integer> {
             } else {
                 w.putNull("holders");
             }
+            var capabilities = w.putArray("capabilities");
+            s.info().ifPresent(i -> i.capabilities().asList().forEach(c -> capabilities.add(c.toString())));
         }
         var counts = snapshot.counts();
         ObjectNode summary = root.putObject("summary");
@@ -333,6 +360,7 @@ public final class WorkersCommand implements Callable<Integer> {
         summary.put("rejected", counts.rejected());
         summary.put("unreachable", counts.unreachable());
         summary.put("pending", counts.pending());
+        summary.put("lacksRequirement", counts.lacksRequirement());
         ObjectNode versions = summary.putObject("versions");
         histogram(versions.putObject("compatible"), FleetTable.versionsIn(snapshot, State.COMPATIBLE));
         histogram(versions.putObject("rejected"), FleetTable.versionsIn(snapshot, State.REJECTED));

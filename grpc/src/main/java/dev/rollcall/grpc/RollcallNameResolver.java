@@ -1,5 +1,8 @@
 package dev.rollcall.grpc;
 
+import dev.rollcall.api.Capabilities;
+import dev.rollcall.api.PeerText;
+import dev.rollcall.api.Requirements;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.internal.LiveResolvers;
@@ -19,9 +22,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One channel's view of a resolver: pushes the compatible workers of each snapshot (only those
- * offering {@code service}, when set) to the channel, with the {@link VerifiedLoadBalancer} as its
- * policy. Snapshots arrive on the resolver's listener thread and are handed to the channel on its
- * synchronization context; an unchanged address list is not sent again.
+ * offering {@code service}, when set, and meeting the target's {@code ?require=}) to the channel,
+ * with the {@link VerifiedLoadBalancer} as its policy. Snapshots arrive on the resolver's listener
+ * thread and are handed to the channel on its synchronization context; an unchanged address list is
+ * not sent again unless its workers' capabilities changed (calls waiting for a capability are then
+ * picked again).
  */
 final class RollcallNameResolver extends NameResolver {
 
@@ -29,26 +34,31 @@ final class RollcallNameResolver extends NameResolver {
 
     /** The resolver whose snapshots the addresses come from: what the gate verifies connections with. */
     static final Attributes.Key<LiveResolvers.Handle> FLEET = Attributes.Key.create("rollcall.fleet");
+    /** The target's {@code ?require=}: the gate holds every call to them too. */
+    static final Attributes.Key<Requirements> REQUIRED = Attributes.Key.create("rollcall.required");
 
     private final String target;
     private final String authority;
     private final RollcallNameResolverProvider.Source source;
     private final String service;
+    private final Requirements required;
     private final String childPolicy;
     private final SynchronizationContext sync;
     private final Args args;
     private Listener2 listener;           // on sync
     private AutoCloseable subscription;   // on sync
     private List<EquivalentAddressGroup> sent; // the last list sent; on sync
+    private List<Capabilities> sentCapabilities; // of the workers of the last list sent; on sync
     private boolean acquired;             // on sync
     private boolean shutdown;             // on sync
 
     RollcallNameResolver(String target, String authority, RollcallNameResolverProvider.Source source, String service,
-                         String childPolicy, Args args) {
+                         Requirements required, String childPolicy, Args args) {
         this.target = target;
         this.authority = authority;
         this.source = source;
         this.service = service;
+        this.required = required;
         this.childPolicy = childPolicy;
         this.sync = args.getSynchronizationContext();
         this.args = args;
@@ -84,14 +94,25 @@ final class RollcallNameResolver extends NameResolver {
         if (shutdown) {
             return;
         }
-        List<WorkerInfo> workers = service == null ? snapshot.workers() : snapshot.workersOffering(service);
+        List<WorkerInfo> offering = service == null ? snapshot.workers() : snapshot.workersOffering(service);
+        List<WorkerInfo> workers = offering;
+        if (!required.isEmpty()) {
+            workers = new ArrayList<>(offering.size());
+            for (WorkerInfo w : offering) {
+                if (required.isMetBy(w)) {
+                    workers.add(w);
+                }
+            }
+        }
         if (workers.isEmpty()) {
             sent = null;
-            String why = service == null ? handle.whyNone(snapshot)
-                    : "no compatible worker offers " + service + " (" + handle.whyNone(snapshot) + ")";
+            sentCapabilities = null;
+            String why = offering.isEmpty() ? (service == null ? handle.whyNone(snapshot)
+                    : "no compatible worker offers " + service + " (" + handle.whyNone(snapshot) + ")")
+                    : lacking(offering);
             listener.onResult2(ResolutionResult.newBuilder()
                     .setAddressesOrError(StatusOr.fromStatus(Status.UNAVAILABLE.withDescription(target + ": " + why)))
-                    .setAttributes(Attributes.newBuilder().set(FLEET, handle).build())
+                    .setAttributes(attributes(handle))
                     .setServiceConfig(serviceConfig())
                     .build());
             return;
@@ -106,13 +127,18 @@ final class RollcallNameResolver extends NameResolver {
             groups.add(new EquivalentAddressGroup(new InetSocketAddress(w.endpoint().host(), w.endpoint().port()),
                     attributes));
         }
-        if (groups.equals(sent)) {
+        List<Capabilities> capabilities = new ArrayList<>(workers.size());
+        for (WorkerInfo w : workers) {
+            capabilities.add(w.capabilities());
+        }
+        if (groups.equals(sent) && capabilities.equals(sentCapabilities)) {
             return;
         }
         sent = groups;
+        sentCapabilities = capabilities;
         Status accepted = listener.onResult2(ResolutionResult.newBuilder()
                 .setAddressesOrError(StatusOr.fromValue(groups))
-                .setAttributes(Attributes.newBuilder().set(FLEET, handle).build())
+                .setAttributes(attributes(handle))
                 .setServiceConfig(serviceConfig())
                 .build());
         if (!accepted.isOk()) {
@@ -120,10 +146,25 @@ final class RollcallNameResolver extends NameResolver {
         }
     }
 
+    private Attributes attributes(LiveResolvers.Handle handle) {
+        return Attributes.newBuilder().set(FLEET, handle).set(REQUIRED, required).build();
+    }
+
+    /** E.g. {@code no compatible worker meets udf:geo_distance: 3 lack it (grpc://...: lacks udf:geo_distance)}. */
+    private String lacking(List<WorkerInfo> offering) {
+        WorkerInfo first = offering.get(0);
+        String why = required.whyNotMetBy(first.capabilities()).orElse("");
+        return "no compatible worker" + (service == null ? "" : " offering " + service) + " meets "
+                + PeerText.escape(required.toString(), 512) + ": " + offering.size()
+                + (offering.size() == 1 ? " lacks it (" : " lack it (") + first.endpoint().url() + ": "
+                + PeerText.escape(why, 512) + ")";
+    }
+
     /** The resolver closed: every call fails from now on, naming it. */
     private void resolverClosed() {
         if (!shutdown) {
             sent = null;
+            sentCapabilities = null;
             listener.onError(Status.UNAVAILABLE.withDescription(target + ": the WorkerResolver behind it is closed"));
         }
     }

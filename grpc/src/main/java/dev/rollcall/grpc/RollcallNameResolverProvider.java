@@ -1,11 +1,16 @@
 package dev.rollcall.grpc;
 
+import dev.rollcall.api.PeerText;
+import dev.rollcall.api.Requirements;
 import dev.rollcall.core.internal.LiveResolvers;
 import io.grpc.NameResolver;
 import io.grpc.NameResolverProvider;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 
@@ -23,6 +28,11 @@ import java.util.List;
  *       string; shared by every channel of such targets and closed when the last one shuts down.</li>
  *   <li>{@code ?lb=pick_first} — the load-balancing policy behind the gate; default
  *       {@code round_robin}.</li>
+ *   <li>{@code ?require=udf:geo_distance,plan-protocol%3E%3D3} — only the workers that meet these
+ *       requirements ({@link Requirements#parse}), percent-encoded as a URI's query must be
+ *       ({@code <}, {@code >}, {@code ^} and spaces are not allowed in one as they are):
+ *       {@link #requiring(String, Requirements)} writes it. Repeatable; they add up, and they add to
+ *       each call's own ({@link RollcallCallOptions#REQUIREMENTS}).</li>
  * </ul>
  *
  * <p>The channel's addresses are the compatible workers of each new snapshot. Calls go through
@@ -69,23 +79,54 @@ public final class RollcallNameResolverProvider extends NameResolverProvider {
             service = service.substring(0, service.length() - 1);
         }
         String lb = "round_robin";
+        Requirements required = Requirements.none();
         if (target.getQuery() != null) {
             for (String pair : target.getQuery().split("&")) {
                 if (pair.startsWith("lb=")) {
                     lb = pair.substring(3);
+                } else if (pair.startsWith("require=")) {
+                    required = required.and(requirements(target, pair.substring("require=".length())));
                 } else if (!pair.isEmpty()) {
-                    throw new IllegalArgumentException("rollcall target " + target + ": unknown parameter '" + pair
-                            + "' (known: lb=round_robin|pick_first)");
+                    throw new IllegalArgumentException("rollcall target " + shown(target) + ": unknown parameter '"
+                            + PeerText.escape(pair, 256) + "' (known: lb=round_robin|pick_first, require=REQUIREMENTS)");
                 }
             }
         }
         if (io.grpc.LoadBalancerRegistry.getDefaultRegistry().getProvider(lb) == null) {
-            throw new IllegalArgumentException("rollcall target " + target + ": no load-balancing policy '" + lb
+            throw new IllegalArgumentException("rollcall target " + shown(target) + ": no load-balancing policy '" + lb
                     + "' is registered (round_robin and pick_first always are)");
         }
         Source source = id.isEmpty() ? new Source.FromConfig() : new Source.Live(id);
         return new RollcallNameResolver(target.toString(), id.isEmpty() ? SCHEME : id, source,
-                service.isEmpty() ? null : service, lb, args);
+                service.isEmpty() ? null : service, required, lb, args);
+    }
+
+    /**
+     * {@code target} with {@code ?require=} (or {@code &require=}) added for {@code requirements},
+     * percent-encoded: {@code requiring(resolver.grpcTarget(), Requirements.of("plan-protocol>=3"))}
+     * is {@code rollcall://<id>/?require=plan-protocol%3E%3D3}. Unchanged for none.
+     */
+    public static String requiring(String target, Requirements requirements) {
+        if (requirements.isEmpty()) {
+            return target;
+        }
+        List<String> each = new ArrayList<>();
+        requirements.asList().forEach(r -> each.add(URLEncoder.encode(r.toString(), StandardCharsets.UTF_8)
+                .replace("+", "%20").replace("%3A", ":").replace("%2F", "/")));
+        return target + (target.contains("?") ? "&" : "?") + "require=" + String.join(",", each);
+    }
+
+    private static Requirements requirements(URI target, String text) {
+        try {
+            return Requirements.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("rollcall target " + shown(target) + ": require='"
+                    + PeerText.escape(text, 256) + "': " + e.getMessage(), e);
+        }
+    }
+
+    private static String shown(URI target) {
+        return PeerText.escape(target.toString(), 512);
     }
 
     /** Where a name resolver gets its resolver from. */

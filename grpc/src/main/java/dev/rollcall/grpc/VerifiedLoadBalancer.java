@@ -1,5 +1,6 @@
 package dev.rollcall.grpc;
 
+import dev.rollcall.api.Requirements;
 import dev.rollcall.core.internal.LiveResolvers;
 import dev.rollcall.protocol.v1.WorkerInfoResponse;
 import io.grpc.ClientCall;
@@ -12,6 +13,7 @@ import io.grpc.Status;
 import io.grpc.SynchronizationContext;
 import io.grpc.util.ForwardingLoadBalancerHelper;
 import io.grpc.util.ForwardingSubchannel;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -33,6 +35,9 @@ import org.slf4j.LoggerFactory;
  * call. Each new snapshot is checked against the answers of the connections open: a refused one
  * becomes READY once a snapshot accepts its process, a verified one is refused once none does. A
  * check that got no answer is asked again after {@link #RETRY_MILLIS} or with the next snapshot.
+ * The child's picker is wrapped in a {@link RequirementsPicker}: a call with requirements (its own
+ * {@link RollcallCallOptions#REQUIREMENTS} and the target's {@code ?require=}) goes only to a worker
+ * that meets them in the current snapshot.
  *
  * <p>Runs on the channel's synchronization context, like every load balancer; the checks' answers
  * hop back to it.
@@ -49,6 +54,11 @@ final class VerifiedLoadBalancer extends LoadBalancer {
     private LiveResolvers.Handle fleet;
     private LoadBalancer child;
     private String childPolicy;
+    /** The target's {@code ?require=}: what every call needs on top of its own requirements. */
+    private Requirements required = Requirements.none();
+    /** The child's last state and picker: published again, wrapped, when the snapshot changes. */
+    private ConnectivityState childState;
+    private SubchannelPicker childPicker;
     private boolean shutdown;
 
     VerifiedLoadBalancer(Helper helper) {
@@ -65,6 +75,8 @@ final class VerifiedLoadBalancer extends LoadBalancer {
             return wrong;
         }
         fleet = handle;
+        Requirements channelRequirements = resolved.getAttributes().get(RollcallNameResolver.REQUIRED);
+        required = channelRequirements == null ? Requirements.none() : channelRequirements;
         VerifiedLoadBalancerProvider.Config config = (VerifiedLoadBalancerProvider.Config)
                 resolved.getLoadBalancingPolicyConfig();
         String wanted = config == null ? "round_robin" : config.childPolicy();
@@ -73,13 +85,34 @@ final class VerifiedLoadBalancer extends LoadBalancer {
             if (child != null) {
                 child.shutdown();
             }
+            childState = null;
+            childPicker = null;
             child = LoadBalancerRegistry.getDefaultRegistry().getProvider(wanted).newLoadBalancer(gate);
             childPolicy = wanted;
         }
         for (Gated s : List.copyOf(subchannels)) {
             s.snapshotChanged();
         }
-        return child.acceptResolvedAddresses(resolved.toBuilder().setLoadBalancingPolicyConfig(childConfig).build());
+        Status accepted = child.acceptResolvedAddresses(
+                resolved.toBuilder().setLoadBalancingPolicyConfig(childConfig).build());
+        if (childPicker != null) {
+            // Calls waiting for a worker with a capability are picked again: this snapshot may have one.
+            helper.updateBalancingState(childState, withRequirements(childState, childPicker));
+        }
+        return accepted;
+    }
+
+    /** The child's picker, with calls that have requirements sent only to workers that meet them. */
+    private SubchannelPicker withRequirements(ConnectivityState state, SubchannelPicker picker) {
+        if (fleet == null) {
+            return picker;
+        }
+        List<RequirementsPicker.Member> members = new ArrayList<>(subchannels.size());
+        for (Gated s : subchannels) {
+            members.add(s.member());
+        }
+        return new RequirementsPicker(picker, state, members, fleet, required,
+                KeyAffinityLoadBalancerProvider.POLICY.equals(childPolicy), helper.getChannelTarget());
     }
 
     /**
@@ -94,6 +127,8 @@ final class VerifiedLoadBalancer extends LoadBalancer {
             child.shutdown();
             child = null;
             childPolicy = null;
+            childState = null;
+            childPicker = null;
         }
         helper.updateBalancingState(ConnectivityState.TRANSIENT_FAILURE, new FixedPicker(PickResult.withError(error)));
     }
@@ -127,6 +162,13 @@ final class VerifiedLoadBalancer extends LoadBalancer {
         @Override
         public Subchannel createSubchannel(CreateSubchannelArgs args) {
             return new Gated(helper.createSubchannel(args));
+        }
+
+        @Override
+        public void updateBalancingState(ConnectivityState state, SubchannelPicker picker) {
+            childState = state;
+            childPicker = picker;
+            helper.updateBalancingState(state, withRequirements(state, picker));
         }
     }
 
@@ -303,6 +345,12 @@ final class VerifiedLoadBalancer extends LoadBalancer {
                 retry.cancel();
                 retry = null;
             }
+        }
+
+        /** As the child last saw it. */
+        RequirementsPicker.Member member() {
+            ConnectivityStateInfo state = shown != null ? shown : ConnectivityStateInfo.forNonError(ConnectivityState.IDLE);
+            return new RequirementsPicker.Member(this, url(), state.getState(), state.getStatus());
         }
 
         private String url() {
