@@ -8,7 +8,7 @@
  * {@code provides dev.rollcall.api.policy.VersionPolicyProvider with com.example.MyPolicyProvider;}.
  *
  * <p>{@code dev.rollcall.api.internal} (configuration plumbing, provider lookup, thread naming and
- * the backends' loop threads, PEM files, the npm range grammar) is shared by Rollcall's own modules only; it is exported
+ * the backends' loop threads, PEM files) is shared by Rollcall's own modules only; it is exported
  * to them and to nobody else.
  */
 @SuppressWarnings("module") // the modules named below are automatic modules, not known when api compiles
@@ -32,8 +32,6 @@ module dev.rollcall.api {
 
     exports dev.rollcall.api.internal to dev.rollcall.core, dev.rollcall.worker, dev.rollcall.grpc, dev.rollcall.testkit,
             dev.rollcall.console, dev.rollcall.server,
-            // NpmRange: the semver policy's ranges and a requirement's are one grammar
-            dev.rollcall.policy,
             // the backends' loop threads (DaemonLoop, NamedThreads)
             dev.rollcall.discovery.staticlist, dev.rollcall.discovery.etcd, dev.rollcall.discovery.consul,
             dev.rollcall.discovery.k8s, dev.rollcall.discovery.dns, dev.rollcall.discovery.zookeeper;

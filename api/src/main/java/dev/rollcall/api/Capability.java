@@ -1,6 +1,5 @@
 package dev.rollcall.api;
 
-import dev.rollcall.api.internal.NpmRange;
 import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -59,7 +58,7 @@ public record Capability(String name, String version) implements Comparable<Capa
             }
             // Refused here, where a worker's answer is checked: semver4j compares pre-release numbers
             // as longs, and a larger one would fail every query's match against this worker instead.
-            if (!NpmRange.comparablePreRelease(preRelease(version))) {
+            if (!InternalNpmRange.comparablePreRelease(preRelease(version))) {
                 throw new IllegalArgumentException("capability '" + name + "': version '" + PeerText.escape(version, 40)
                         + "' has a pre-release number larger than " + Long.MAX_VALUE);
             }

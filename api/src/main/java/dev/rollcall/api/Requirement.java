@@ -1,7 +1,5 @@
 package dev.rollcall.api;
 
-import dev.rollcall.api.internal.InvalidRangeException;
-import dev.rollcall.api.internal.NpmRange;
 import java.util.Objects;
 import java.util.Optional;
 import org.semver4j.Semver;
@@ -24,9 +22,9 @@ public final class Requirement {
 
     private final String name;
     private final String range; // "" when unversioned
-    private final NpmRange compiled; // null when unversioned
+    private final InternalNpmRange compiled; // null when unversioned
 
-    private Requirement(String name, String range, NpmRange compiled) {
+    private Requirement(String name, String range, InternalNpmRange compiled) {
         this.name = name;
         this.range = range;
         this.compiled = compiled;
@@ -59,8 +57,8 @@ public final class Requirement {
             return new Requirement(name, "", null);
         }
         try {
-            return new Requirement(name, range, NpmRange.compile(range, false));
-        } catch (InvalidRangeException e) {
+            return new Requirement(name, range, InternalNpmRange.compile(range, false));
+        } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(shown + ": range '" + PeerText.escape(range, 60)
                     + "' is not an npm range: " + e.getMessage(), e);
         }

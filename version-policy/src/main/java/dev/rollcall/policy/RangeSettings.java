@@ -1,7 +1,5 @@
 package dev.rollcall.policy;
 
-import dev.rollcall.api.internal.InvalidRangeException;
-import dev.rollcall.api.internal.NpmRange;
 import dev.rollcall.api.ConfigurationException;
 
 /** Turns a range read from configuration into a policy, or a {@link ConfigurationException} naming the key. */

@@ -1,7 +1,6 @@
 package dev.rollcall.policy;
 
-import dev.rollcall.api.internal.InvalidRangeException;
-import dev.rollcall.api.internal.NpmRange;
+import dev.rollcall.api.InternalNpmRange;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.policy.VersionPolicy;
@@ -36,9 +35,9 @@ public final class SemverRangePolicy implements VersionPolicy {
 
     private final String range;
     private final boolean includePrerelease;
-    private final NpmRange matching;
+    private final InternalNpmRange matching;
     /** The same range with pre-releases included, to explain why a pre-release was left out. */
-    private final NpmRange matchingWithPrereleases;
+    private final InternalNpmRange matchingWithPrereleases;
     /**
      * Verdicts by version string. A verdict depends on the version alone and a fleet reports few
      * versions, while parsing one is a large share of the resolver's own work per new worker.
@@ -49,8 +48,17 @@ public final class SemverRangePolicy implements VersionPolicy {
     private SemverRangePolicy(String range, boolean includePrerelease) {
         this.range = String.join(" ", range.strip().split("\\s+"));
         this.includePrerelease = includePrerelease;
-        this.matching = NpmRange.compile(range, includePrerelease);
-        this.matchingWithPrereleases = includePrerelease ? matching : NpmRange.compile(range, true);
+        this.matching = compile(range, includePrerelease);
+        this.matchingWithPrereleases = includePrerelease ? matching : compile(range, true);
+    }
+
+    /** {@code range} compiled; a text that is not an npm range is an {@link InvalidRangeException} saying why. */
+    private static InternalNpmRange compile(String range, boolean includePrerelease) {
+        try {
+            return InternalNpmRange.compile(range, includePrerelease);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidRangeException(e.getMessage());
+        }
     }
 
     /**
@@ -116,7 +124,7 @@ public final class SemverRangePolicy implements VersionPolicy {
         if (semver == null) {
             return Verdict.reject("version " + Printable.quote(version) + " is not semantic versioning");
         }
-        if (!NpmRange.comparablePreRelease(semver.getPreRelease())) {
+        if (!InternalNpmRange.comparablePreRelease(semver.getPreRelease())) {
             return Verdict.reject("version " + Printable.quote(version) + " has a pre-release number larger than "
                     + Long.MAX_VALUE + ", which cannot be compared");
         }

@@ -1,7 +1,5 @@
 package dev.rollcall.policy;
 
-import dev.rollcall.api.internal.InvalidRangeException;
-import dev.rollcall.api.internal.NpmRange;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.policy.VersionPolicy;

@@ -116,7 +116,7 @@ class CapabilitiesPolicyTest {
                 .hasMessageNotContaining("\u001b");
         assertThatThrownBy(() -> configured(Map.of("rollcall.policy.capabilities.baseline", "plan-protocol>=3,")))
                 .isInstanceOf(ConfigurationException.class)
-                .hasMessageStartingWith("rollcall.policy.capabilities.baseline='plan-protocol>=3,': requirement ''");
+                .hasMessageStartingWith("rollcall.policy.capabilities.baseline='plan-protocol>=3,': requirements 'plan-protocol>=3,': item 2 of 2 is empty");
     }
 
     @Test

@@ -1,7 +1,6 @@
 package dev.rollcall.policy;
 
-import dev.rollcall.api.internal.InvalidRangeException;
-import dev.rollcall.api.internal.NpmRange;
+import dev.rollcall.api.InternalNpmRange;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
@@ -46,8 +45,8 @@ class NpmRangeFuzzTest {
             return;
         }
         // The range as the policy prints it (descriptions, the console) must read back as the same range.
-        NpmRange range = NpmRange.compile(text, includePrerelease);
-        NpmRange printed = NpmRange.compile(policy.range(), includePrerelease);
+        InternalNpmRange range = InternalNpmRange.compile(text, includePrerelease);
+        InternalNpmRange printed = InternalNpmRange.compile(policy.range(), includePrerelease);
         for (String v : probes(text)) {
             Semver version = Semver.parse(v);
             assertThat(printed.matches(version)).as("%s on %s, printed %s", text, v, policy.range())

@@ -50,6 +50,8 @@ final class Architecture {
             "dev.rollcall.core.internal", Set.of("dev.rollcall.grpc"),
             "dev.rollcall.local.internal", Set.of("dev.rollcall.testkit"),
             "dev.rollcall.api.registry.InternalSnapshots", Set.of("dev.rollcall.core"),
+            // one npm range grammar for the semver policy's range and a requirement's
+            "dev.rollcall.api.InternalNpmRange", Set.of("dev.rollcall.policy"),
             // rollcall serve's /readyz, /healthz and /metrics on the console's port
             "dev.rollcall.console.InternalConsoleHost", Set.of("dev.rollcall.server"));
 
@@ -104,12 +106,15 @@ final class Architecture {
                 .as("no cycle between the packages of core's internals");
     }
 
-    /** rollcall-api needs the JDK and, optionally, protobuf; of Rollcall, nothing. */
+    /**
+     * rollcall-api needs the JDK, semver4j (a requirement's npm range) and, optionally, protobuf; of
+     * Rollcall, nothing.
+     */
     static ArchRule apiDependsOnNothing() {
         return ArchRuleDefinition.classes().that().resideInAPackage("dev.rollcall.api..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "dev.rollcall.api..",
-                        "com.google.protobuf..")
-                .as("rollcall-api depends on nothing but the JDK (and, optionally, protobuf)");
+                        "com.google.protobuf..", "org.semver4j..")
+                .as("rollcall-api depends on nothing but the JDK and semver4j (and, optionally, protobuf)");
     }
 
     /**

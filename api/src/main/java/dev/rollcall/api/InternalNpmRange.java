@@ -1,6 +1,5 @@
-package dev.rollcall.api.internal;
+package dev.rollcall.api;
 
-import dev.rollcall.api.PeerText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -14,7 +13,10 @@ import org.semver4j.range.RangeListFactory;
 
 /**
  * An npm range ({@code ^1.4}, {@code ~1.4.2}, {@code >=1.2 <2}, {@code 1.x}, {@code 1.2.3 - 1.4},
- * joined by {@code ||}) compiled into a semver4j {@link RangeList}.
+ * joined by {@code ||}) compiled into a semver4j {@link RangeList}: the one reading of a range, for
+ * a {@link Requirement}'s and the {@code semver} policy's. Internal, not API (grpc-java's
+ * {@code Internal*} convention): for Rollcall's own modules only (the architecture test allows
+ * {@code rollcall-version-policy} alone), and it may change in any release.
  *
  * <p>Why not hand the text to {@link RangeListFactory} directly: semver4j 6.0.0 drops every token it
  * does not understand without a word ({@code ^^1} matches nothing, {@code >=1.2 banana} means
@@ -32,7 +34,7 @@ import org.semver4j.range.RangeListFactory;
  *
  * <p>Immutable once built; {@link #matches} may be called from any thread.
  */
-public final class NpmRange {
+public final class InternalNpmRange {
 
     private static final String NUMBER_OR_WILDCARD = "0|[1-9][0-9]*|[xX*]";
     private static final String PRERELEASE_ID = "0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*";
@@ -59,7 +61,7 @@ public final class NpmRange {
 
     private final RangeList rangeList;
 
-    private NpmRange(RangeList rangeList) {
+    private InternalNpmRange(RangeList rangeList) {
         this.rangeList = rangeList;
     }
 
@@ -68,31 +70,31 @@ public final class NpmRange {
      *
      * @param includePrerelease whether pre-releases are in the range like any other version, or only
      *                          those that a comparator with the same major.minor.patch names (npm's rule)
-     * @throws InvalidRangeException saying what is wrong with the text
+     * @throws IllegalArgumentException saying what is wrong with the text (not repeating it)
      */
-    public static NpmRange compile(String text, boolean includePrerelease) {
+    public static InternalNpmRange compile(String text, boolean includePrerelease) {
         Objects.requireNonNull(text, "range");
         String range = text.strip();
         if (range.isEmpty()) {
-            throw new InvalidRangeException("the range is empty");
+            throw new IllegalArgumentException("the range is empty");
         }
         RangeList rangeList = new RangeList(includePrerelease);
         // -1 keeps trailing empty alternatives, which must be reported rather than dropped.
         for (String alternative : range.split("\\|\\|", -1)) {
             String comparatorSet = alternative.strip();
             if (comparatorSet.isEmpty()) {
-                throw new InvalidRangeException("an alternative next to '||' is empty");
+                throw new IllegalArgumentException("an alternative next to '||' is empty");
             }
             List<Range> ranges = new ArrayList<>();
             for (String token : semver4jTokens(comparatorSet)) {
                 ranges.addAll(readBySemver4j(token, includePrerelease));
             }
             if (matchesNothing(ranges, includePrerelease)) {
-                throw new InvalidRangeException(quote(comparatorSet) + " matches no version");
+                throw new IllegalArgumentException(quote(comparatorSet) + " matches no version");
             }
             rangeList.add(ranges);
         }
-        return new NpmRange(rangeList);
+        return new InternalNpmRange(rangeList);
     }
 
     /** Whether {@code version} is in the range; build metadata is ignored, as SemVer says. */
@@ -125,7 +127,7 @@ public final class NpmRange {
             // npm allows a space after an operator: ">= 1.2", "^ 1.4".
             if (OPERATOR_ALONE.matcher(word).matches()) {
                 if (i + 1 == words.size()) {
-                    throw new InvalidRangeException(quote(word) + " has no version after it");
+                    throw new IllegalArgumentException(quote(word) + " has no version after it");
                 }
                 i++;
                 word = word + words.get(i);
@@ -142,7 +144,7 @@ public final class NpmRange {
      */
     private static List<String> hyphenTokens(String comparatorSet, List<String> words) {
         if (words.size() != 3 || !words.get(1).equals("-")) {
-            throw new InvalidRangeException(quote(comparatorSet)
+            throw new IllegalArgumentException(quote(comparatorSet)
                     + " is not a hyphen range: write 'A - B' with nothing else between '||'");
         }
         Partial from = partial(words.get(0), false);
@@ -168,7 +170,7 @@ public final class NpmRange {
             // semver4j reads x, =*, ~* and <=* as "nothing" and ^* as garbage; npm reads them all
             // as any version, except <* and >*, which indeed leave nothing.
             if (operator.equals("<") || operator.equals(">")) {
-                throw new InvalidRangeException(quote(word) + " matches no version");
+                throw new IllegalArgumentException(quote(word) + " matches no version");
             }
             return "*";
         }
@@ -184,7 +186,7 @@ public final class NpmRange {
     private static Partial partial(String word, boolean operatorAllowed) {
         Matcher matcher = matcher(word);
         if (!operatorAllowed && matcher.group("operator") != null) {
-            throw new InvalidRangeException(quote(word) + " cannot be an end of a hyphen range: use a plain version");
+            throw new IllegalArgumentException(quote(word) + " cannot be an end of a hyphen range: use a plain version");
         }
         return partial(word, matcher);
     }
@@ -192,7 +194,7 @@ public final class NpmRange {
     private static Matcher matcher(String word) {
         Matcher matcher = COMPARATOR.matcher(word);
         if (!matcher.matches()) {
-            throw new InvalidRangeException(quote(word) + " is not a version or comparator");
+            throw new IllegalArgumentException(quote(word) + " is not a version or comparator");
         }
         return matcher;
     }
@@ -208,19 +210,19 @@ public final class NpmRange {
                 continue;
             }
             if (given < i) {
-                throw new InvalidRangeException(quote(word) + " has a number after a wildcard");
+                throw new IllegalArgumentException(quote(word) + " has a number after a wildcard");
             }
             numbers[i] = number(word, part);
             given++;
         }
         String qualifier = Objects.requireNonNullElse(matcher.group("qualifier"), "");
         if (!qualifier.isEmpty() && given < 3) {
-            throw new InvalidRangeException(quote(word) + " has a pre-release or build without a full version");
+            throw new IllegalArgumentException(quote(word) + " has a pre-release or build without a full version");
         }
         int build = qualifier.indexOf('+');
         String preRelease = build < 0 ? qualifier : qualifier.substring(0, build);
         if (!preRelease.isEmpty() && !comparablePreRelease(List.of(preRelease.substring(1).split("\\.")))) {
-            throw new InvalidRangeException(quote(word) + " has a pre-release number larger than " + Long.MAX_VALUE);
+            throw new IllegalArgumentException(quote(word) + " has a pre-release number larger than " + Long.MAX_VALUE);
         }
         return new Partial(given, numbers[0], numbers[1], numbers[2], qualifier);
     }
@@ -263,14 +265,14 @@ public final class NpmRange {
         } catch (NumberFormatException e) {
             // falls through: the regex admits only digits, so the number is merely too large
         }
-        throw new InvalidRangeException(quote(word) + " has a number larger than " + LARGEST_NUMBER);
+        throw new IllegalArgumentException(quote(word) + " has a number larger than " + LARGEST_NUMBER);
     }
 
     /** Asks semver4j to read one comparator and checks that it did not drop it. */
     private static List<Range> readBySemver4j(String token, boolean includePrerelease) {
         List<List<Range>> sets = RangeListFactory.create(token, includePrerelease).get();
         if (sets.size() != 1 || sets.get(0).isEmpty()) {
-            throw new InvalidRangeException("semver4j cannot read " + quote(token));
+            throw new IllegalArgumentException("semver4j cannot read " + quote(token));
         }
         return sets.get(0);
     }
