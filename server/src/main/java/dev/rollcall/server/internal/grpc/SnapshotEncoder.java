@@ -3,6 +3,7 @@ package dev.rollcall.server.internal.grpc;
 import com.google.protobuf.CodedOutputStream;
 import dev.rollcall.api.Capability;
 import dev.rollcall.api.PeerText;
+import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetCounts;
 import dev.rollcall.api.registry.FleetSnapshot;
@@ -30,7 +31,7 @@ import java.util.TreeMap;
  * publish's change message against the previous one ({@code base_number}): the entries that are new
  * objects with other bytes than the URL's previous entry, and the previous URLs now absent.
  * A snapshot narrowed to requirements ({@link FleetSnapshot#requiring}) builds its
- * {@code LACKS_REQUIREMENT} statuses anew each time, so those are matched by value instead. Peer
+ * {@code LACKS_REQUIREMENT} statuses anew each time, so those are matched by what they wrap instead. Peer
  * text (versions, instance ids, labels, capabilities, reasons) is escaped and bounded with
  * {@link PeerText} on the way out.
  *
@@ -53,8 +54,8 @@ final class SnapshotEncoder {
     private final String instanceId;
     /** The last snapshot's entries, by status object: what the next one may reuse. */
     private IdentityHashMap<WorkerStatus, byte[]> entries = new IdentityHashMap<>();
-    /** The last snapshot's LACKS_REQUIREMENT entries, by status value: what a narrowed snapshot may reuse. */
-    private HashMap<WorkerStatus, byte[]> lacking = new HashMap<>();
+    /** The last snapshot's LACKS_REQUIREMENT entries, by what they encode: what a narrowed snapshot may reuse. */
+    private HashMap<Lacking, byte[]> lacking = new HashMap<>();
     /** The last snapshot's entries by (raw) URL: what its change message is computed against. */
     private HashMap<String, Listed> listed = new HashMap<>();
     /** The last snapshot's number; -1 before the first. */
@@ -74,7 +75,7 @@ final class SnapshotEncoder {
         List<WorkerStatus> statuses = snapshot.statuses();
         IdentityHashMap<WorkerStatus, byte[]> next = new IdentityHashMap<>(entries.size() + 16);
         HashMap<String, Listed> nextListed = new HashMap<>(listed.size() * 4 / 3 + 16);
-        HashMap<WorkerStatus, byte[]> nextLacking = new HashMap<>(lacking.size() * 4 / 3 + 16);
+        HashMap<Lacking, byte[]> nextLacking = new HashMap<>(lacking.size() * 4 / 3 + 16);
         byte[][] parts = new byte[statuses.size()][];
         List<byte[]> changed = new ArrayList<>();
         int changedSize = 0;
@@ -84,7 +85,7 @@ final class SnapshotEncoder {
             if (entry == null && status.state() == WorkerStatus.State.LACKS_REQUIREMENT) {
                 // Narrowing makes these afresh each time: the same worker lacking the same thing is
                 // the same status by value, and must neither be encoded again nor count as changed.
-                entry = lacking.get(status);
+                entry = lacking.get(new Lacking(status));
             }
             boolean reused = entry != null;
             if (!reused) {
@@ -93,7 +94,7 @@ final class SnapshotEncoder {
             }
             next.put(status, entry);
             if (status.state() == WorkerStatus.State.LACKS_REQUIREMENT) {
-                nextLacking.put(status, entry);
+                nextLacking.put(new Lacking(status), entry);
             }
             parts[i] = entry;
             String url = status.endpoint().url();
@@ -147,6 +148,33 @@ final class SnapshotEncoder {
             parts[i] = entry(statuses.get(i));
         }
         return new EncodedSnapshot(snapshot.number(), concat(head(snapshot).toByteArray(), parts, sizeOf(parts)));
+    }
+
+    /**
+     * What a LACKS_REQUIREMENT entry encodes: the endpoint and the worker's answer (the same objects
+     * the published status holds, compared by identity: no deep hashing per publish) and the reason.
+     */
+    private static final class Lacking {
+        private final WorkerEndpoint endpoint;
+        private final WorkerInfo info;
+        private final String reason;
+
+        Lacking(WorkerStatus status) {
+            this.endpoint = status.endpoint();
+            this.info = status.info().orElse(null);
+            this.reason = status.reason();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Lacking other && endpoint == other.endpoint && info == other.info
+                    && reason.equals(other.reason);
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(endpoint) * 31 + reason.hashCode();
+        }
     }
 
     /** One URL's entry in the last snapshot, and the URL as a client sees it. */
