@@ -2,6 +2,7 @@ package dev.rollcall.console;
 
 import dev.rollcall.api.Capability;
 import dev.rollcall.api.Requirement;
+import dev.rollcall.api.Requirements;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetCounts;
 import dev.rollcall.api.registry.FleetSnapshot;
@@ -29,10 +30,15 @@ final class FleetJson {
     record Built(long snapshot, byte[] json, long buildNanos) {
     }
 
+    private record Narrowed(Requirements requirements, Built built) {
+    }
+
     private final String resolverName;
     private final Supplier<String> discovery;
     private final Timeline timeline;
     private volatile Built cached;
+    /** The last narrowed document built ({@code ?require=}): pages that ask the same of one snapshot share it. */
+    private volatile Narrowed narrowed;
     /**
      * Each worker's JSON in the last published document, by its status object: a snapshot shares the
      * status objects that did not change with the one before, so an update that touches 1 % of
@@ -52,8 +58,17 @@ final class FleetJson {
      * timeline yet, or it is one query's view of it: {@link FleetSnapshot#requiring}).
      */
     Built of(FleetSnapshot snapshot) {
+        if (!snapshot.requirements().isEmpty()) {
+            Narrowed n = narrowed;
+            if (n != null && n.built().snapshot() == snapshot.number() && n.requirements().equals(snapshot.requirements())) {
+                return n.built();
+            }
+            Built built = build(snapshot, false);
+            narrowed = new Narrowed(snapshot.requirements(), built);
+            return built;
+        }
         Built c = cached;
-        if (c != null && c.snapshot() == snapshot.number() && snapshot.requirements().isEmpty()) {
+        if (c != null && c.snapshot() == snapshot.number()) {
             return c;
         }
         return build(snapshot, false);
