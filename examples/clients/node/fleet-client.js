@@ -15,7 +15,10 @@ const USAGE = `usage: node fleet-client.js watch --target HOST:PORT [options]
   --tls-ca FILE        PEM certificates to trust: the service speaks TLS
   --tls-cert FILE      PEM certificate chain to present: the service asks for one (mutual TLS); with --tls-key
   --tls-key FILE       PEM private key of --tls-cert
-  --proto FILE         rollcall/v1/fleet.proto (default $ROLLCALL_FLEET_PROTO, else the repository's)
+  --require R          only workers that have R, e.g. udf:geo_distance or plan-protocol>=3 (repeatable, or
+                       comma-separated); each other compatible worker is printed as 'left out URL VERSION: why'
+  --proto FILE         rollcall/v1/fleet.proto in its rollcall/v1/ tree, beside worker.proto which it imports
+                       (default $ROLLCALL_FLEET_PROTO, else the repository's)
   --keepalive-seconds S          while the watch is open, ping the service every S seconds (default 20,
                                  at least 5: the service permits no more)
   --keepalive-timeout-seconds S  give the connection up when a ping is not answered within S (default 10)
@@ -60,6 +63,7 @@ function options() {
         'tls-cert': { type: 'string' },
         'tls-key': { type: 'string' },
         proto: { type: 'string' },
+        require: { type: 'string', multiple: true, default: [] },
         'keepalive-seconds': { type: 'string' },
         'keepalive-timeout-seconds': { type: 'string' },
         help: { type: 'boolean', default: false },
@@ -102,6 +106,7 @@ function options() {
     tlsCert: read('tls-cert'),
     tlsKey: read('tls-key'),
     proto: protoFile(o.proto),
+    requirements: o.require.flatMap((given) => given.split(',')).map((r) => r.trim()).filter((r) => r !== ''),
     keepaliveMs: Math.round(keepalive * 1000),
     keepaliveTimeoutMs: Math.round(keepaliveTimeout * 1000),
   };
@@ -144,13 +149,13 @@ function snapshotLine(s) {
  * stream ends or fails, a new one is opened after a backoff. Its first message is the current
  * snapshot, whole, so nothing has to be resynchronised. onFatal gets a status no retry can cure.
  */
-function follow(client, metadata, target, onSnapshot, onFatal) {
+function follow(client, metadata, target, onSnapshot, onFatal, requirements = []) {
   let backoff = FIRST_BACKOFF_MS;
   let lostAt = null;
   const open = () => {
     // After a loss, the call waits for the channel to connect again rather than failing at once
     // while the channel is between its own attempts.
-    const call = client.WatchFleet({}, metadata, { waitForReady: lostAt !== null });
+    const call = client.WatchFleet({ requirements }, metadata, { waitForReady: lostAt !== null });
     let ended = false;
     const again = (why) => {
       if (ended) {
@@ -189,7 +194,9 @@ function follow(client, metadata, target, onSnapshot, onFatal) {
 
 function main() {
   const o = options();
-  const definition = protoLoader.loadSync(o.proto, { keepCase: true, longs: String, enums: String, defaults: true });
+  // fleet.proto imports rollcall/v1/worker.proto: resolved from the root of the tree fleet.proto is in.
+  const definition = protoLoader.loadSync(o.proto, { keepCase: true, longs: String, enums: String, defaults: true,
+    includeDirs: [path.resolve(path.dirname(o.proto), '../..')] });
   const protocol = grpc.loadPackageDefinition(definition).rollcall.v1;
   const credentials = o.tlsCa ? grpc.credentials.createSsl(o.tlsCa, o.tlsKey, o.tlsCert) : grpc.credentials.createInsecure();
   const client = new protocol.FleetService(o.target, credentials, {
@@ -217,10 +224,15 @@ function main() {
     }
     last = { instance: s.service_instance_id, number };
     process.stdout.write(`${snapshotLine(s)}\n`);
+    for (const w of s.excluded) {
+      if (w.state === 'FLEET_WORKER_STATE_LACKS_REQUIREMENT') {
+        process.stdout.write(`left out ${w.url} ${shown(w.version)}: ${w.reason}\n`);
+      }
+    }
   }, (e) => {
     say(`watch: ${o.target} refused: ${grpc.status[e.code]}: ${e.details}`);
     process.exit(2);
-  });
+  }, o.requirements);
 }
 
 if (require.main === module) {

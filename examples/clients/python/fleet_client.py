@@ -68,6 +68,7 @@ class Protocol:
         self.FleetSnapshot = msg("FleetSnapshot")
         self.states = {v.number: v.name.replace("FLEET_WORKER_STATE_", "")
                        for v in pool.FindEnumTypeByName("rollcall.v1.FleetWorkerState").values}
+        self.states_by_name = {name: number for number, name in self.states.items()}
 
 
 def keepalive_problem(keepalive_s, keepalive_timeout_s, names=("keepalive_s", "keepalive_timeout_s")):
@@ -84,15 +85,18 @@ def keepalive_problem(keepalive_s, keepalive_timeout_s, names=("keepalive_s", "k
 
 class FleetClient:
     """One channel to a fleet service and its three calls. Thread-safe, as a grpc channel is.
-    Raises ValueError for keepalive settings the service would refuse (see keepalive_problem)."""
+    Raises ValueError for keepalive settings the service would refuse (see keepalive_problem).
+    requirements: what a query needs (e.g. ["udf:geo_distance"]); every call's answer is the snapshot
+    narrowed to them. A malformed one is refused by the service (INVALID_ARGUMENT, naming it)."""
 
     def __init__(self, target, protocol, token=None, tls_ca=None, tls_cert=None, tls_key=None,
-                 keepalive_s=KEEPALIVE_S, keepalive_timeout_s=KEEPALIVE_TIMEOUT_S):
+                 keepalive_s=KEEPALIVE_S, keepalive_timeout_s=KEEPALIVE_TIMEOUT_S, requirements=()):
         problem = keepalive_problem(keepalive_s, keepalive_timeout_s)
         if problem is not None:
             raise ValueError(problem)
         self.target = target
         self.protocol = protocol
+        self.requirements = list(requirements)
         self.metadata = (("authorization", "Bearer " + token),) if token else ()
         # The channel's own reconnection follows our pace, not gRPC core's default (up to 120 s apart).
         options = [("grpc.initial_reconnect_backoff_ms", int(FIRST_BACKOFF_S * 1000)),
@@ -123,8 +127,9 @@ class FleetClient:
                                                p.HoldFleetResponse.FromString)
 
     def get(self, timeout=10.0):
-        """The current snapshot. Raises grpc.RpcError."""
-        return self._get(self.protocol.GetFleetRequest(), timeout=timeout, metadata=self.metadata)
+        """The current snapshot (narrowed to self.requirements). Raises grpc.RpcError."""
+        return self._get(self.protocol.GetFleetRequest(requirements=self.requirements), timeout=timeout,
+                         metadata=self.metadata)
 
     def watch(self, on_trouble=lambda line: None, stop=None):
         """Yields every snapshot the service sends, forever: when the stream ends or fails it waits
@@ -136,7 +141,7 @@ class FleetClient:
         while stop is None or not stop.is_set():
             # After a loss, the call waits for the channel to connect again rather than failing at
             # once while the channel is between its own attempts.
-            call = self._watch(self.protocol.WatchFleetRequest(), metadata=self.metadata,
+            call = self._watch(self.protocol.WatchFleetRequest(requirements=self.requirements), metadata=self.metadata,
                                wait_for_ready=lost_at is not None)
             try:
                 for snapshot in call:
@@ -164,7 +169,8 @@ class FleetClient:
     def hold(self, number=0, service_instance_id=""):
         """Opens a hold: returns (snapshot, call). The snapshot stays held until call.cancel() (or the
         process ends, taking its connection with it). Raises grpc.RpcError when refused."""
-        call = self._hold(self.protocol.HoldFleetRequest(number=number, service_instance_id=service_instance_id),
+        call = self._hold(self.protocol.HoldFleetRequest(number=number, service_instance_id=service_instance_id,
+                                                         requirements=self.requirements),
                           metadata=self.metadata)
         try:
             answer = next(call)
@@ -190,6 +196,12 @@ def snapshot_line(s):
     return f"snapshot {s.number} of {s.service_instance_id} compatible {len(s.workers)}: {pairs}"
 
 
+def left_out_lines(s, protocol):
+    """With requirements: one line per compatible worker the query would not get, and what it lacks."""
+    lacks = protocol.states_by_name["LACKS_REQUIREMENT"]
+    return [f"left out {w.url} {shown(w.version)}: {w.reason}" for w in s.excluded if w.state == lacks]
+
+
 def say(line):
     print(line, file=sys.stderr, flush=True)
 
@@ -206,6 +218,8 @@ def run_watch(client):
             say(f"watch: a new service instance {s.service_instance_id} (was {last[0]}): numbers start again")
         last = (s.service_instance_id, s.number)
         print(snapshot_line(s), flush=True)
+        for line in left_out_lines(s, client.protocol):
+            print(line, flush=True)
 
 
 def run_get(client):
@@ -271,6 +285,9 @@ def main(argv=None):
     parser.add_argument("--tls-cert", help="PEM certificate chain to present: the service asks for one (mutual TLS)")
     parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
     parser.add_argument("--seconds", type=float, help="query: how long the query runs")
+    parser.add_argument("--require", action="append", default=[], metavar="REQUIREMENT",
+                        help="only workers that have it, e.g. udf:geo_distance or plan-protocol>=3 (repeatable,"
+                             " or comma-separated); the service says what each other compatible worker lacks")
     parser.add_argument("--keepalive-seconds", type=float, default=KEEPALIVE_S,
                         help=f"while a call is open, ping the service this often (default {KEEPALIVE_S:g},"
                              f" at least {MIN_KEEPALIVE_S:g}: the service permits no more)")
@@ -289,7 +306,8 @@ def main(argv=None):
     token = Path(o.token_file).read_text().strip() if o.token_file else None
     client = FleetClient(o.target, Protocol(Path(o.protoset)), token=token, tls_ca=o.tls_ca, tls_cert=o.tls_cert,
                          tls_key=o.tls_key, keepalive_s=o.keepalive_seconds,
-                         keepalive_timeout_s=o.keepalive_timeout_seconds)
+                         keepalive_timeout_s=o.keepalive_timeout_seconds,
+                         requirements=[r.strip() for given in o.require for r in given.split(",") if r.strip()])
     try:
         if o.command == "watch":
             run_watch(client)

@@ -1,6 +1,7 @@
 package dev.rollcall.console;
 
 import dev.rollcall.api.PeerText;
+import dev.rollcall.api.Requirements;
 import dev.rollcall.api.registry.FleetSnapshot;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
@@ -19,6 +20,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleState;
@@ -243,7 +245,14 @@ final class ConsoleHandler extends ChannelInboundHandlerAdapter {
         if (page != null) {
             send(ctx, full(HttpResponseStatus.OK, page[1], site.resources().get(page[0]), head), keepAlive);
         } else if (path.equals("/api/fleet")) {
-            byte[] json = site.json().of(site.current().get()).json();
+            Requirements required;
+            try {
+                required = requirements(uri);
+            } catch (IllegalArgumentException e) {
+                text(ctx, HttpResponseStatus.BAD_REQUEST, "require: " + e.getMessage(), head, keepAlive);
+                return;
+            }
+            byte[] json = site.json().of(site.current().get().requiring(required)).json();
             send(ctx, full(HttpResponseStatus.OK, "application/json; charset=utf-8", json, head), keepAlive);
         } else if (path.equals("/api/events")) {
             if (head) {
@@ -285,6 +294,22 @@ final class ConsoleHandler extends ChannelInboundHandlerAdapter {
         }
         send(ctx, full(HttpResponseStatus.valueOf(answer.status()), answer.contentType(), answer.body(), head),
                 keepAlive);
+    }
+
+    /**
+     * The requirements a request's {@code require} parameters give (comma-separated, repeatable), as
+     * {@link Requirements#parse} reads them; none without any.
+     *
+     * @throws IllegalArgumentException naming the bad one, escaped
+     */
+    static Requirements requirements(String uri) {
+        List<String> given;
+        try {
+            given = new QueryStringDecoder(uri).parameters().getOrDefault("require", List.of());
+        } catch (IllegalArgumentException e) { // Netty's message quotes the raw query
+            throw new IllegalArgumentException("the query is not percent-encoded as a URL's must be");
+        }
+        return given.isEmpty() ? Requirements.none() : Requirements.parse(String.join(",", given));
     }
 
     /** The page's own paths: what {@code pageForRemotePeers} guards. */

@@ -1,5 +1,8 @@
 package dev.rollcall.console;
 
+import dev.rollcall.api.Capability;
+import dev.rollcall.api.Requirement;
+import dev.rollcall.api.Requirements;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetCounts;
 import dev.rollcall.api.registry.FleetSnapshot;
@@ -27,10 +30,15 @@ final class FleetJson {
     record Built(long snapshot, byte[] json, long buildNanos) {
     }
 
+    private record Narrowed(Requirements requirements, Built built) {
+    }
+
     private final String resolverName;
     private final Supplier<String> discovery;
     private final Timeline timeline;
     private volatile Built cached;
+    /** The last narrowed document built ({@code ?require=}): pages that ask the same of one snapshot share it. */
+    private volatile Narrowed narrowed;
     /**
      * Each worker's JSON in the last published document, by its status object: a snapshot shares the
      * status objects that did not change with the one before, so an update that touches 1 % of
@@ -45,10 +53,20 @@ final class FleetJson {
     }
 
     /**
-     * The document of {@code snapshot}: the one the sender published when it is of the same number,
-     * else a new one, not kept (the sender has not recorded that snapshot in the timeline yet).
+     * The document of {@code snapshot}: the one the sender published when it is of the same number
+     * and not narrowed, else a new one, not kept (the sender has not recorded that snapshot in the
+     * timeline yet, or it is one query's view of it: {@link FleetSnapshot#requiring}).
      */
     Built of(FleetSnapshot snapshot) {
+        if (!snapshot.requirements().isEmpty()) {
+            Narrowed n = narrowed;
+            if (n != null && n.built().snapshot() == snapshot.number() && n.requirements().equals(snapshot.requirements())) {
+                return n.built();
+            }
+            Built built = build(snapshot, false);
+            narrowed = new Narrowed(snapshot.requirements(), built);
+            return built;
+        }
         Built c = cached;
         if (c != null && c.snapshot() == snapshot.number()) {
             return c;
@@ -77,6 +95,11 @@ final class FleetJson {
         w.member("snapshot", s.number());
         w.member("publishedAt", s.publishedAt().toString());
         w.member("policy", s.policy());
+        w.name("requirements").beginArray();
+        for (Requirement r : s.requirements().asList()) {
+            w.value(r.toString());
+        }
+        w.endArray();
         SelectionReport selection = s.selection();
         w.name("selection").beginObject()
                 .member("cohort", selection.cohort().orElse(null))
@@ -97,6 +120,7 @@ final class FleetJson {
                 .member("rejected", c.rejected()).member("unreachable", c.unreachable())
                 .member("pending", c.pending()).member("draining", c.draining())
                 .member("notServing", c.notServing())
+                .member("lacksRequirement", c.lacksRequirement())
                 .endObject();
         writeVersions(w, statuses);
         w.name("workers").beginArray();
@@ -170,6 +194,13 @@ final class FleetJson {
         w.member("reason", status.reason());
         w.member("zone", zone(labels));
         w.member("labels", labels);
+        w.name("capabilities").beginArray();
+        if (info != null) {
+            for (Capability c : info.capabilities().asList()) {
+                w.value(c.toString());
+            }
+        }
+        w.endArray();
         Instant since = status.state() == WorkerStatus.State.DRAINING ? timeline.drainingSince(url) : null;
         w.member("drainingSince", since == null ? null : since.toString());
         if (status.holders().isPresent()) { // a draining worker's own count (exact drain); null for the others

@@ -1,12 +1,13 @@
 // The Rollcall console's page: renders /api/events (one fleet document per snapshot) into the DOM.
+// With requirements typed (or ?require= in the address), each event instead fetches
+// api/fleet?require=..., the snapshot narrowed to them, and the page shows what such a query gets.
 // Everything from the fleet is data from peers: it reaches the page through textContent and
 // attributes only, never as markup.
 'use strict';
 (function () {
   const MAX_ROWS = 1000;            // rows in the DOM at once; a filter narrows a larger fleet
-  const STATES = ['compatible', 'rejected', 'unreachable', 'pending', 'draining', 'not_serving'];
   const STATE_NAMES = { compatible: 'compatible', rejected: 'rejected', unreachable: 'unreachable',
-    pending: 'pending', draining: 'draining', not_serving: 'not serving' };
+    pending: 'pending', draining: 'draining', not_serving: 'not serving', lacks_requirement: 'lacks requirement' };
   const $ = (id) => document.getElementById(id);
   const tbody = document.querySelector('#workers tbody');
   const rows = new Map();           // endpoint → row {tr, cells, values}
@@ -14,6 +15,8 @@
   let sortKey = 'endpoint';
   let sortDir = 1;
   let source = null;
+  let required = (new URLSearchParams(location.search).get('require') || '').trim();
+  let asked = 0;                    // the latest narrowed fetch: older answers are dropped
   // Read back by the browser test and the scale measurement: how long each update took.
   const stats = window.rollcallConsole = { renders: [], snapshot: -1, updates: 0 };
 
@@ -37,8 +40,13 @@
     return s < 120 ? s + ' s' : s < 7200 ? Math.round(s / 60) + ' min' : Math.round(s / 3600) + ' h';
   }
 
+  function capabilitiesText(w) {
+    return (w.capabilities || []).join(', ');
+  }
+
   function sortValue(w, key) {
     if (key === 'labels') return labelsText(w.labels);
+    if (key === 'capabilities') return capabilitiesText(w);
     const v = w[key];
     return v === null || v === undefined ? '' : String(v);
   }
@@ -53,7 +61,7 @@
     if (state && w.state !== state) return false;
     if (!text) return true;
     const hay = (w.endpoint + ' ' + (w.version || '') + ' ' + w.state + ' ' + w.reason + ' ' + (w.zone || '')
-      + ' ' + labelsText(w.labels)).toLowerCase();
+      + ' ' + labelsText(w.labels) + ' ' + capabilitiesText(w)).toLowerCase();
     return hay.indexOf(text) >= 0;
   }
 
@@ -65,6 +73,7 @@
     const c = f.counts;
     const parts = [['candidates', c.candidates], ['compatible', c.compatible], ['rejected', c.rejected],
       ['unreachable', c.unreachable], ['pending', c.pending], ['draining', c.draining], ['not_serving', c.notServing]];
+    if (f.requirements && f.requirements.length) parts.push(['lacks_requirement', c.lacksRequirement]);
     for (const [name, n] of parts) {
       const d = el('div', 'count ' + name);
       d.appendChild(el('b', null, n));
@@ -92,6 +101,12 @@
       health.textContent = 'healthy';
     }
     $('discovery-problem').textContent = f.discovery.problem || '';
+    const reqs = f.requirements || [];
+    $('require-note').textContent = reqs.length === 0
+      ? 'every compatible worker: type what a query needs to see which workers it would get'
+      : 'a query that requires ' + reqs.join(', ') + ' gets ' + f.counts.compatible + ' worker'
+        + (f.counts.compatible === 1 ? '' : 's') + '; ' + f.counts.lacksRequirement + ' other compatible worker'
+        + (f.counts.lacksRequirement === 1 ? ' is' : 's are') + ' left out (the reason says what each lacks)';
   }
 
   function renderVersions(f) {
@@ -135,7 +150,7 @@
     if (!row) {
       const tr = el('tr');
       tr.dataset.endpoint = w.endpoint;
-      const names = ['endpoint', 'version', 'state', 'reason', 'zone', 'labels'];
+      const names = ['endpoint', 'version', 'state', 'reason', 'zone', 'labels', 'capabilities'];
       const cells = names.map((n) => {
         const td = el('td', n);
         tr.appendChild(td);
@@ -143,7 +158,7 @@
       });
       const badge = el('span', 'state');
       cells[2].appendChild(badge);
-      row = { tr, cells: [cells[0], cells[1], badge, cells[3], cells[4], cells[5]], values: [], state: '' };
+      row = { tr, cells: [cells[0], cells[1], badge, cells[3], cells[4], cells[5], cells[6]], values: [], state: '' };
       rows.set(w.endpoint, row);
     }
     setCell(row, 0, w.endpoint);
@@ -157,6 +172,7 @@
     setCell(row, 3, w.reason);
     setCell(row, 4, w.zone || '');
     setCell(row, 5, labelsText(w.labels));
+    setCell(row, 6, capabilitiesText(w));
     row.drainingSince = w.drainingSince;
     row.worker = w;
     return row;
@@ -238,16 +254,36 @@
     l.textContent = text;
   }
 
+  // The current snapshot narrowed to `required` (none: the whole), or the console's 400 naming what is wrong.
+  function fetchNarrowed() {
+    const mine = ++asked;
+    fetch('api/fleet?require=' + encodeURIComponent(required), { cache: 'no-store' })
+      .then((r) => r.text().then((t) => ({ ok: r.ok, t })))
+      .then(({ ok, t }) => {
+        if (mine !== asked) return;
+        $('require-problem').textContent = ok ? '' : t;
+        if (ok) show(t);
+      }).catch(() => {});
+  }
+
+  function applyRequirements(text) {
+    required = text.trim();
+    const url = new URL(location.href);
+    if (required) url.searchParams.set('require', required); else url.searchParams.delete('require');
+    history.replaceState(null, '', url);
+    fleet = null;                   // the same snapshot number, another view of it
+    fetchNarrowed();
+  }
+
   function connect() {
     source = new EventSource('api/events');
-    source.addEventListener('fleet', (e) => show(e.data));
+    source.addEventListener('fleet', (e) => { if (required) fetchNarrowed(); else show(e.data); });
     source.onopen = () => live('on', 'live');
     source.onerror = () => {
       if (source.readyState === EventSource.CLOSED) {
         // Refused (e.g. the console's stream limit) or gone: show the current state, try again later.
         live('off', 'not connected; retrying');
-        fetch('api/fleet', { cache: 'no-store' }).then((r) => r.ok ? r.text() : null)
-          .then((t) => { if (t) show(t); }).catch(() => {});
+        fetchNarrowed();
         setTimeout(connect, 5000);
       } else {
         live('connecting', 'reconnecting…');
@@ -255,6 +291,11 @@
     };
   }
 
+  $('require').value = required;
+  $('require-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    applyRequirements($('require').value);
+  });
   $('filter').addEventListener('input', renderTable);
   $('state-filter').addEventListener('change', renderTable);
   for (const th of document.querySelectorAll('#workers th')) {

@@ -107,6 +107,46 @@ class ConsoleBrowserTest {
         Files.copy(shot, Paths.get("target", "console.png"), StandardCopyOption.REPLACE_EXISTING);
     }
 
+    @Test
+    void aUserWhoTypesRequirementsSeesWhichWorkersAQueryWouldGetAndWhatTheOthersLack() throws Exception {
+        ConsoleFleet f = new ConsoleFleet(closer, RolloutPolicy.builder().range("^1").minWorkers(1).build(), "1.4.0");
+        dev.rollcall.worker.RollcallWorker geo = f.addCapable("1.4.0", "udf:geo_distance");
+        f.await(s -> s.counts().compatible() == 2);
+        RollcallConsole console = closer.add(RollcallConsole.serve(f.resolver,
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
+        HeadlessChromium chromium = closer.add(new HeadlessChromium(1400, 1100));
+        var driver = chromium.driver;
+        String plainUrl = f.worker(0).endpoint().url();
+        String geoUrl = geo.endpoint().url();
+
+        // Linked with ?require=: the table is that query's view.
+        driver.get(console.uri().resolve("/?require=udf:geo_distance").toString());
+        WebDriverWait load = new WebDriverWait(driver, LOAD);
+        load.until(d -> d.findElements(By.cssSelector("tr[data-state='lacks_requirement']")).size() == 1);
+        assertThat(cell(driver, plainUrl, "reason").getText()).isEqualTo("lacks udf:geo_distance");
+        assertThat(cell(driver, plainUrl, "state").getText()).isEqualTo("lacks requirement");
+        assertThat(cell(driver, geoUrl, "state").getText()).isEqualTo("compatible");
+        assertThat(cell(driver, geoUrl, "capabilities").getText()).isEqualTo("udf:geo_distance");
+        assertThat(driver.findElement(By.id("require")).getAttribute("value")).isEqualTo("udf:geo_distance");
+        assertThat(driver.findElement(By.id("require-note")).getText()).contains("requires udf:geo_distance gets 1 worker;")
+                .contains("1 other compatible worker is left out");
+
+        // Malformed or hostile: the console's message, as text, and the view stays.
+        WebElement input = driver.findElement(By.id("require"));
+        input.clear();
+        input.sendKeys("<img src=x onerror=\"window.__pwned=1\">\n");
+        load.until(d -> d.findElement(By.id("require-problem")).getText().startsWith("require: requirement '<img"));
+        assertThat(driver.executeScript("return window.__pwned === undefined")).isEqualTo(true);
+        assertThat(cell(driver, plainUrl, "reason").getText()).isEqualTo("lacks udf:geo_distance");
+
+        // Emptied: every compatible worker again, and the address without ?require=.
+        input.clear();
+        input.sendKeys("\n");
+        load.until(d -> d.findElements(By.cssSelector("tr[data-state='compatible']")).size() == 2);
+        assertThat(driver.findElement(By.id("require-problem")).getText()).isEmpty();
+        assertThat(driver.getCurrentUrl()).doesNotContain("require=");
+    }
+
     private static void labelZones(ConsoleFleet f, String hostile) {
         for (int i = 0; i < f.fleet.workers().size(); i++) {
             String zone = i == 0 ? hostile : (i % 2 == 0 ? "eu-1" : "eu-2");

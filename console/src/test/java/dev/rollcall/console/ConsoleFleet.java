@@ -10,6 +10,7 @@ import dev.rollcall.testkit.Closer;
 import dev.rollcall.local.FleetWorker;
 import dev.rollcall.testkit.PushDiscovery;
 import dev.rollcall.local.WorkerFleet;
+import dev.rollcall.worker.RollcallWorker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -59,6 +60,18 @@ final class ConsoleFleet {
         extra.add(nobody);
         push();
         return nobody;
+    }
+
+    /** Starts a worker of {@code version} that says it can do {@code capabilities}; discovery lists it from now on. */
+    RollcallWorker addCapable(String version, String... capabilities) {
+        try {
+            RollcallWorker w = closer.add(RollcallWorker.builder().version(version).capabilities(capabilities).start());
+            extra.add(w.endpoint());
+            push();
+            return w;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Worker {@code i} is reported by discovery with {@code labels} from now on; pushes the set. */

@@ -13,6 +13,7 @@ import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.policy.SemverRangePolicy;
 import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.PushDiscovery;
+import dev.rollcall.worker.RollcallWorker;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -36,6 +37,77 @@ class ConsoleFleetJsonTest {
 
     private RollcallConsole console(ConsoleFleet f) {
         return closer.add(RollcallConsole.serve(f.resolver, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
+    }
+
+    @Test
+    void fleetJsonWithRequireIsTheSnapshotAQueryWithThoseRequirementsGetsAndSaysWhatEachOtherWorkerLacks() {
+        ConsoleFleet f = new ConsoleFleet(closer, SemverRangePolicy.of("^1.4.0"), "1.4.0");
+        RollcallWorker geo = f.addCapable("1.4.0", "udf:geo_distance", "plan-protocol=3");
+        RollcallWorker old = f.addCapable("2.0.0", "udf:geo_distance");
+        f.await(s -> s.counts().compatible() == 2 && s.counts().rejected() == 1);
+        RollcallConsole console = console(f);
+        String plainUrl = f.worker(0).endpoint().url();
+
+        JsonNode narrowed = ConsoleFleet.parse(f.get(console, "/api/fleet?require=udf:geo_distance").body());
+        assertThat(narrowed.get("requirements").toString()).isEqualTo("[\"udf:geo_distance\"]");
+        assertThat(narrowed.get("snapshot").asLong()).isEqualTo(f.resolver.pin().number());
+        assertThat(narrowed.get("counts").get("compatible").asInt()).isEqualTo(1);
+        assertThat(narrowed.get("counts").get("lacksRequirement").asInt()).isEqualTo(1);
+        JsonNode plain = ConsoleFleet.workerIn(narrowed, plainUrl);
+        assertThat(plain.get("state").asText()).isEqualTo("lacks_requirement");
+        assertThat(plain.get("status").asText()).isEqualTo("lacks what the query requires");
+        assertThat(plain.get("reason").asText()).isEqualTo("lacks udf:geo_distance");
+        assertThat(ConsoleFleet.workerIn(narrowed, geo.endpoint().url()).get("capabilities").toString())
+                .isEqualTo("[\"plan-protocol=3\",\"udf:geo_distance\"]");
+        assertThat(ConsoleFleet.workerIn(narrowed, old.endpoint().url()).get("state").asText())
+                .as("the policy decides first").isEqualTo("rejected");
+
+        JsonNode ranged = ConsoleFleet.parse(f.get(console, "/api/fleet?require=plan-protocol%3E%3D3&require=udf:geo_distance")
+                .body());
+        assertThat(ranged.get("requirements").toString()).isEqualTo("[\"plan-protocol>=3\",\"udf:geo_distance\"]");
+        assertThat(ConsoleFleet.workerIn(ranged, plainUrl).get("reason").asText())
+                .isEqualTo("lacks plan-protocol>=3");
+
+        JsonNode whole = f.fleetJson(console);
+        assertThat(whole.get("requirements")).isEmpty();
+        assertThat(whole.get("counts").get("lacksRequirement").asInt()).isZero();
+        assertThat(ConsoleFleet.workerIn(whole, plainUrl).get("state").asText()).isEqualTo("compatible");
+        assertThat(ConsoleFleet.workerIn(whole, plainUrl).get("capabilities")).isEmpty();
+        assertThat(ConsoleFleet.workerIn(whole, geo.endpoint().url()).get("capabilities")).hasSize(2);
+    }
+
+    @Test
+    void aMalformedRequireIsA400NamingItEscapedAndTheNextRequestIsAnswered() throws Exception {
+        ConsoleFleet f = new ConsoleFleet(closer, SemverRangePolicy.of("^1.4.0"), "1.4.0");
+        f.await(s -> s.counts().compatible() == 1);
+        RollcallConsole console = console(f);
+
+        HttpResponse<String> banana = f.get(console, "/api/fleet?require=plan-protocol%3E%3Dbanana");
+        assertThat(banana.statusCode()).isEqualTo(400);
+        assertThat(banana.body()).startsWith("require: requirement 'plan-protocol>=banana'");
+
+        HttpResponse<String> hostile = f.get(console, "/api/fleet?require=udf:x%0A%5Bmain%5D%20INFO%20forged%1B%5B31m%00");
+        assertThat(hostile.statusCode()).isEqualTo(400);
+        assertThat(hostile.body()).startsWith("require: requirement 'udf:x").contains("\\u001b")
+                .doesNotContain("\u001b").doesNotContain("\n[main]").doesNotContain("\u0000");
+
+        HttpResponse<String> tooMany = f.get(console, "/api/fleet?require=" + "a,".repeat(32) + "a");
+        assertThat(tooMany.statusCode()).isEqualTo(400);
+        assertThat(tooMany.body()).contains("33 requirements (at most 32)");
+
+        try (Socket s = new Socket()) { // a request line no URI class would write
+            s.connect(console.address(), 5000);
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            out.write(("GET /api/fleet?require=%zz HTTP/1.1\r\nHost: " + ConsoleHandler.authority(console.address())
+                    + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(answer).startsWith("HTTP/1.1 400 Bad Request")
+                    .endsWith("\r\n\r\nrequire: the query is not percent-encoded as a URL's must be\n");
+        }
+
+        assertThat(f.fleetJson(console).get("workers")).hasSize(1);
     }
 
     @Test

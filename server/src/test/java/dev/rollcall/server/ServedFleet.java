@@ -76,6 +76,19 @@ final class ServedFleet implements AutoCloseable {
         return w;
     }
 
+    /** Starts a worker of {@code version} that says it can do {@code capabilities} (not yet listed). */
+    RollcallWorker capable(String version, String... capabilities) throws Exception {
+        return capable(version, Duration.ofMillis(200), capabilities);
+    }
+
+    /** As {@link #capable(String, String...)}, with a drain that waits {@code drainQuiet} for calls. */
+    RollcallWorker capable(String version, Duration drainQuiet, String... capabilities) throws Exception {
+        RollcallWorker w = RollcallWorker.builder().version(version).capabilities(capabilities)
+                .shutdownGrace(Duration.ofSeconds(30)).drainQuiet(drainQuiet).start();
+        workers.add(w);
+        return w;
+    }
+
     /** Makes discovery list exactly {@code listed}. */
     void list(RollcallWorker... listed) {
         List<WorkerEndpoint> endpoints = new ArrayList<>();

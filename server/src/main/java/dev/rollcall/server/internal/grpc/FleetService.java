@@ -1,6 +1,7 @@
 package dev.rollcall.server.internal.grpc;
 
 import dev.rollcall.api.PeerText;
+import dev.rollcall.api.Requirements;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.SnapshotListener;
 import dev.rollcall.core.WorkerResolver;
@@ -17,7 +18,9 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.ServiceDescriptor;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCalls;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,7 +34,10 @@ import org.slf4j.LoggerFactory;
  * the resolver's listener thread, whole and as a change message against the previous publish, and
  * the same bytes go to every client (the methods' responses are marshalled by {@link PreEncoded});
  * a watcher is a slot ({@link FleetWatch}), a hold a share of
- * a lease ({@link HeldSnapshots}). Streams over the limits are refused with
+ * a lease ({@link HeldSnapshots}). A request with requirements is answered with the snapshot
+ * narrowed to them, encoded once per publish for every stream that asks the same
+ * ({@link NarrowedFeeds}); a malformed one is refused with {@code INVALID_ARGUMENT} naming it before
+ * the stream joins anything. Streams over the limits are refused with
  * {@code RESOURCE_EXHAUSTED} naming the limit's key. Thread-safe.
  */
 final class FleetService implements AutoCloseable {
@@ -50,6 +56,9 @@ final class FleetService implements AutoCloseable {
     private final String instanceId;
     private final SnapshotEncoder encoder;
     private final AtomicReference<EncodedSnapshot> current = new AtomicReference<>();
+    /** The snapshot {@link #current} encodes, as published: what requests with requirements narrow. */
+    private final AtomicReference<FleetSnapshot> latest = new AtomicReference<>();
+    private final NarrowedFeeds narrowed;
     private final Set<FleetWatch> watches = ConcurrentHashMap.newKeySet();
     private final Set<OpenHold> openHolds = ConcurrentHashMap.newKeySet();
     private volatile boolean stopping;
@@ -77,9 +86,12 @@ final class FleetService implements AutoCloseable {
         this.encoder = new SnapshotEncoder(instanceId);
         this.watchLimit = watchLimit;
         this.holdLimit = holdLimit;
+        this.narrowed = new NarrowedFeeds(instanceId);
         this.held = new HeldSnapshots(resolver, this::encodingOf);
         // Before the listener's thread starts, so that the encoder's cache is handed over with it.
-        current.set(encoder.encode(resolver.pin()));
+        FleetSnapshot first = resolver.pin();
+        latest.set(first);
+        current.set(encoder.encode(first));
         this.following = resolver.addListener(this::publish);
     }
 
@@ -89,16 +101,42 @@ final class FleetService implements AutoCloseable {
             return;
         }
         EncodedSnapshot encoded = encoder.encode(snapshot);
+        // latest before current: a stream that reads current after joining finds latest as new.
+        latest.set(snapshot);
         current.set(encoded);
         for (FleetWatch watch : watches) {
             watch.offer(encoded);
         }
+        narrowed.publish(snapshot);
     }
 
-    /** The published encoding of {@code snapshot} when it is the current one, else one of its own. */
-    private EncodedSnapshot encodingOf(FleetSnapshot snapshot) {
+    /**
+     * {@code snapshot} (as published) narrowed to {@code requirements}, encoded: the published bytes
+     * when it is the current one without requirements, else shared or its own.
+     */
+    private EncodedSnapshot encodingOf(FleetSnapshot snapshot, Requirements requirements) {
+        if (!requirements.isEmpty()) {
+            return narrowed.of(snapshot, requirements);
+        }
         EncodedSnapshot now = current.get();
         return now.number() == snapshot.number() ? now : encoder.encodeAlone(snapshot);
+    }
+
+    /**
+     * A request's requirements, read as {@link Requirements#of} reads them.
+     *
+     * @throws StatusRuntimeException {@code INVALID_ARGUMENT} naming the one that is malformed or too
+     *         long (escaped by {@link Requirements}), or saying there are too many
+     */
+    private static Requirements requirementsOf(List<String> texts, String method) {
+        try {
+            return Requirements.of(texts);
+        } catch (IllegalArgumentException e) {
+            // The client's mistake, not the service's: a trace for whoever debugs that client.
+            log.debug("refused {}: requirements: {}", method, e.getMessage());
+            throw Status.INVALID_ARGUMENT.withDescription(method + "Request.requirements: " + e.getMessage())
+                    .asRuntimeException();
+        }
     }
 
     ServerServiceDefinition definition() {
@@ -108,7 +146,15 @@ final class FleetService implements AutoCloseable {
                 .addMethod(GET_FLEET).addMethod(WATCH_FLEET).addMethod(HOLD_FLEET).build();
         return ServerServiceDefinition.builder(descriptor)
                 .addMethod(GET_FLEET, ServerCalls.asyncUnaryCall((request, response) -> {
-                    response.onNext(current.get().bytes());
+                    Requirements requirements;
+                    try {
+                        requirements = requirementsOf(request.getRequirementsList(), "GetFleet");
+                    } catch (StatusRuntimeException e) {
+                        response.onError(e);
+                        return;
+                    }
+                    response.onNext(requirements.isEmpty() ? current.get().bytes()
+                            : narrowed.of(latest.get(), requirements).bytes());
                     response.onCompleted();
                 }))
                 .addMethod(WATCH_FLEET, new WatchHandler())
@@ -144,6 +190,7 @@ final class FleetService implements AutoCloseable {
         for (FleetWatch watch : watches) {
             watch.close(STOPPING);
         }
+        narrowed.close(STOPPING);
         for (OpenHold hold : openHolds) {
             hold.close(STOPPING);
         }
@@ -182,6 +229,14 @@ final class FleetService implements AutoCloseable {
         }
     }
 
+    private static void closeQuietly(ServerCall<?, ?> call, Status status) {
+        try {
+            call.close(status, new Metadata());
+        } catch (RuntimeException e) {
+            // cancelled meanwhile: the client has its status already
+        }
+    }
+
     private static <Q> ServerCall.Listener<Q> refuse(ServerCall<Q, ?> call, Status status) {
         call.close(status, new Metadata());
         return new ServerCall.Listener<>() {
@@ -203,9 +258,15 @@ final class FleetService implements AutoCloseable {
             }
             FleetWatch watch = new FleetWatch(call, tally);
             AtomicBoolean ended = new AtomicBoolean();
+            AtomicReference<NarrowedFeeds.Feed> feed = new AtomicReference<>();
             Runnable end = () -> {
                 if (ended.compareAndSet(false, true)) {
                     watches.remove(watch);
+                    NarrowedFeeds.Feed followed = feed.get();
+                    if (followed != null) {
+                        followed.remove(watch);
+                        narrowed.leave(followed);
+                    }
                     watch.end();
                     watchLimit.release(connection);
                 }
@@ -214,16 +275,31 @@ final class FleetService implements AutoCloseable {
             return new ServerCall.Listener<>() {
                 @Override
                 public void onMessage(WatchFleetRequest request) {
+                    Requirements requirements;
+                    try {
+                        requirements = requirementsOf(request.getRequirementsList(), "WatchFleet");
+                    } catch (StatusRuntimeException e) {
+                        closeQuietly(call, e.getStatus());
+                        end.run();
+                        return;
+                    }
                     if (request.getChangesOnly()) {
                         watch.sendChanges();
                     }
-                    watches.add(watch);
+                    NarrowedFeeds.Feed followed = null;
+                    if (requirements.isEmpty()) {
+                        watches.add(watch);
+                    } else {
+                        followed = narrowed.join(requirements);
+                        feed.set(followed);
+                        followed.add(watch);
+                    }
                     if (stopping) { // close() may have run before this watch joined
                         watch.close(STOPPING);
                         return;
                     }
-                    // After joining: a publish either finds this watch or has already set current.
-                    watch.offer(current.get());
+                    // After joining: a publish either finds this watch or has already set current (and latest).
+                    watch.offer(followed == null ? current.get() : followed.at(latest.get()));
                 }
 
                 @Override
@@ -280,6 +356,14 @@ final class FleetService implements AutoCloseable {
             return new ServerCall.Listener<>() {
                 @Override
                 public void onMessage(HoldFleetRequest request) {
+                    Requirements requirements;
+                    try {
+                        requirements = requirementsOf(request.getRequirementsList(), "HoldFleet");
+                    } catch (StatusRuntimeException e) {
+                        open.close(e.getStatus());
+                        end.run();
+                        return;
+                    }
                     String asked = request.getServiceInstanceId();
                     if (!asked.isEmpty() && !asked.equals(instanceId)) {
                         open.close(Status.FAILED_PRECONDITION.withDescription("service_instance_id '"
@@ -293,7 +377,8 @@ final class FleetService implements AutoCloseable {
                         return;
                     }
                     granted.set(grant.held());
-                    open.answer(grant.held().response());
+                    // The whole snapshot is held (every worker in it, for exact drain); the answer is narrowed.
+                    open.answer(grant.held().response(requirements));
                 }
 
                 @Override

@@ -1,17 +1,21 @@
 package dev.rollcall.server.internal.grpc;
 
+import dev.rollcall.api.Requirements;
+import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.SnapshotLease;
 import dev.rollcall.core.WorkerResolver;
 import io.grpc.Status;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.function.Function;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 
 /**
  * The snapshots that remote holds (HoldFleet) keep: one {@link SnapshotLease} per snapshot number,
  * shared by every hold of that number and closed when the last of them lets go. A number can be
  * held when it is the current snapshot's, or while another hold keeps it; any other number may
- * list workers already released, so it is refused.
+ * list workers already released, so it is refused. A hold with requirements holds the whole
+ * snapshot (every worker in it stays held, as exact drain counts) and is answered with it narrowed.
  *
  * <p>Thread-safe; the lock is held only for the table's own bookkeeping and for
  * {@link WorkerResolver#lease()}, which never blocks.
@@ -23,11 +27,15 @@ final class HeldSnapshots {
         private final SnapshotLease lease;
         private final EncodedSnapshot encoded;
         private final byte[] response;
+        private final BiFunction<FleetSnapshot, Requirements, EncodedSnapshot> encoding;
+        /** The answers to holds with requirements, by requirements: at most one per hold sharing this. */
+        private final Map<Requirements, byte[]> narrowed = new ConcurrentHashMap<>();
         private int holds; // guarded by the table
 
-        private Held(SnapshotLease lease, EncodedSnapshot encoded) {
+        private Held(SnapshotLease lease, BiFunction<FleetSnapshot, Requirements, EncodedSnapshot> encoding) {
             this.lease = lease;
-            this.encoded = encoded;
+            this.encoding = encoding;
+            this.encoded = encoding.apply(lease.snapshot(), Requirements.none());
             this.response = encoded.holdResponse();
         }
 
@@ -40,6 +48,15 @@ final class HeldSnapshots {
         byte[] response() {
             return response;
         }
+
+        /** The {@code HoldFleetResponse} for a hold of this snapshot with {@code requirements}: it narrowed. */
+        byte[] response(Requirements requirements) {
+            if (requirements.isEmpty()) {
+                return response;
+            }
+            return narrowed.computeIfAbsent(requirements,
+                    r -> encoding.apply(lease.snapshot(), r).holdResponse());
+        }
     }
 
     /** A hold granted, or why not. */
@@ -47,13 +64,15 @@ final class HeldSnapshots {
     }
 
     private final WorkerResolver resolver;
-    private final Function<dev.rollcall.api.registry.FleetSnapshot, EncodedSnapshot> encoding;
+    private final BiFunction<FleetSnapshot, Requirements, EncodedSnapshot> encoding;
     private final Map<Long, Held> byNumber = new HashMap<>();
     private boolean closed; // guarded by this
 
-    /** {@code encoding}: the bytes of a snapshot to hold (the published ones when it has them). */
-    HeldSnapshots(WorkerResolver resolver,
-                  Function<dev.rollcall.api.registry.FleetSnapshot, EncodedSnapshot> encoding) {
+    /**
+     * {@code encoding}: the bytes of a snapshot to hold (as published) narrowed to requirements (the
+     * published ones when it has them).
+     */
+    HeldSnapshots(WorkerResolver resolver, BiFunction<FleetSnapshot, Requirements, EncodedSnapshot> encoding) {
         this.resolver = resolver;
         this.encoding = encoding;
     }
@@ -86,7 +105,7 @@ final class HeldSnapshots {
         if (held != null) { // number 0, and another hold keeps the current one: share it
             lease.close();
         } else {
-            held = new Held(lease, encoding.apply(lease.snapshot()));
+            held = new Held(lease, encoding);
             byNumber.put(leased, held);
         }
         held.holds++;

@@ -1,7 +1,9 @@
 package dev.rollcall.server.internal.grpc;
 
 import com.google.protobuf.CodedOutputStream;
+import dev.rollcall.api.Capability;
 import dev.rollcall.api.PeerText;
+import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetCounts;
 import dev.rollcall.api.registry.FleetSnapshot;
@@ -27,9 +29,11 @@ import java.util.TreeMap;
  * snapshot hands the same object over again (the resolver reuses the statuses of workers that did
  * not change), so a publish encodes only what changed and copies the rest. The same pass makes the
  * publish's change message against the previous one ({@code base_number}): the entries that are new
- * objects with other bytes than the URL's previous entry, and the previous URLs now absent. Peer
- * text (versions, instance ids, labels, reasons) is escaped and bounded with {@link PeerText} on the
- * way out.
+ * objects with other bytes than the URL's previous entry, and the previous URLs now absent.
+ * A snapshot narrowed to requirements ({@link FleetSnapshot#requiring}) builds its
+ * {@code LACKS_REQUIREMENT} statuses anew each time, so those are matched by what they wrap instead. Peer
+ * text (versions, instance ids, labels, capabilities, reasons) is escaped and bounded with
+ * {@link PeerText} on the way out.
  *
  * <p>Not thread-safe: one thread (the resolver listener's) encodes; {@link #encodeAlone} may run
  * on any thread.
@@ -50,6 +54,8 @@ final class SnapshotEncoder {
     private final String instanceId;
     /** The last snapshot's entries, by status object: what the next one may reuse. */
     private IdentityHashMap<WorkerStatus, byte[]> entries = new IdentityHashMap<>();
+    /** The last snapshot's LACKS_REQUIREMENT entries, by what they encode: what a narrowed snapshot may reuse. */
+    private HashMap<Lacking, byte[]> lacking = new HashMap<>();
     /** The last snapshot's entries by (raw) URL: what its change message is computed against. */
     private HashMap<String, Listed> listed = new HashMap<>();
     /** The last snapshot's number; -1 before the first. */
@@ -69,18 +75,27 @@ final class SnapshotEncoder {
         List<WorkerStatus> statuses = snapshot.statuses();
         IdentityHashMap<WorkerStatus, byte[]> next = new IdentityHashMap<>(entries.size() + 16);
         HashMap<String, Listed> nextListed = new HashMap<>(listed.size() * 4 / 3 + 16);
+        HashMap<Lacking, byte[]> nextLacking = new HashMap<>(lacking.size() * 4 / 3 + 16);
         byte[][] parts = new byte[statuses.size()][];
         List<byte[]> changed = new ArrayList<>();
         int changedSize = 0;
         for (int i = 0; i < parts.length; i++) {
             WorkerStatus status = statuses.get(i);
             byte[] entry = entries.get(status);
+            if (entry == null && status.state() == WorkerStatus.State.LACKS_REQUIREMENT) {
+                // Narrowing makes these afresh each time: the same worker lacking the same thing is
+                // the same status by value, and must neither be encoded again nor count as changed.
+                entry = lacking.get(new Lacking(status));
+            }
             boolean reused = entry != null;
             if (!reused) {
                 entry = entry(status);
                 entriesEncoded++;
             }
             next.put(status, entry);
+            if (status.state() == WorkerStatus.State.LACKS_REQUIREMENT) {
+                nextLacking.put(new Lacking(status), entry);
+            }
             parts[i] = entry;
             String url = status.endpoint().url();
             Listed was = listed.get(url);
@@ -114,6 +129,7 @@ final class SnapshotEncoder {
             changes = concat(headAndRemoved, changed.toArray(new byte[0][]), changedSize);
         }
         entries = next;
+        lacking = nextLacking;
         listed = nextListed;
         lastNumber = snapshot.number();
         return new EncodedSnapshot(snapshot.number(), whole, Math.max(base, 0), changes);
@@ -132,6 +148,33 @@ final class SnapshotEncoder {
             parts[i] = entry(statuses.get(i));
         }
         return new EncodedSnapshot(snapshot.number(), concat(head(snapshot).toByteArray(), parts, sizeOf(parts)));
+    }
+
+    /**
+     * What a LACKS_REQUIREMENT entry encodes: the endpoint and the worker's answer (the same objects
+     * the published status holds, compared by identity: no deep hashing per publish) and the reason.
+     */
+    private static final class Lacking {
+        private final WorkerEndpoint endpoint;
+        private final WorkerInfo info;
+        private final String reason;
+
+        Lacking(WorkerStatus status) {
+            this.endpoint = status.endpoint();
+            this.info = status.info().orElse(null);
+            this.reason = status.reason();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Lacking other && endpoint == other.endpoint && info == other.info
+                    && reason.equals(other.reason);
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(endpoint) * 31 + reason.hashCode();
+        }
     }
 
     /** One URL's entry in the last snapshot, and the URL as a client sees it. */
@@ -204,7 +247,8 @@ final class SnapshotEncoder {
                 .setCounts(dev.rollcall.protocol.v1.FleetCounts.newBuilder()
                         .setCandidates(c.candidates()).setCompatible(c.compatible()).setRejected(c.rejected())
                         .setUnreachable(c.unreachable()).setPending(c.pending()).setDraining(c.draining())
-                        .setNotServing(c.notServing()).setOutsideSubset(c.outsideSubset()))
+                        .setNotServing(c.notServing()).setOutsideSubset(c.outsideSubset())
+                        .setLacksRequirement(c.lacksRequirement()))
                 .build();
     }
 
@@ -235,6 +279,11 @@ final class SnapshotEncoder {
             w.setVersion(PeerText.escape(info.version(), MAX_VERSION_CHARS))
                     .setInstanceId(PeerText.escape(info.instanceId(), MAX_INSTANCE_ID_CHARS));
             labels = merged(labels, info.labels());
+            for (Capability c : info.capabilities().asList()) {
+                w.addCapabilities(dev.rollcall.protocol.v1.Capability.newBuilder()
+                        .setName(PeerText.escape(c.name(), Capability.MAX_NAME_CHARS))
+                        .setVersion(PeerText.escape(c.version(), Capability.MAX_VERSION_CHARS)));
+            }
         }
         for (Map.Entry<String, String> label : labels.entrySet()) {
             w.putLabels(PeerText.escape(label.getKey(), MAX_LABEL_KEY_CHARS),

@@ -2,11 +2,14 @@ package dev.rollcall.server.internal.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rollcall.api.Capabilities;
+import dev.rollcall.api.Requirements;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.api.registry.WorkerStatus;
 import dev.rollcall.api.registry.WorkerStatus.State;
+import dev.rollcall.protocol.v1.FleetWorkerState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -94,6 +97,46 @@ class SnapshotEncoderTest {
                 .as("everything not per worker, whole").isEqualTo(whole.toBuilder().clearWorkers().clearExcluded().build());
         assertThat(whole.getBaseNumber()).isZero();
         assertThat(whole.getRemovedUrlsList()).isEmpty();
+    }
+
+    private static WorkerStatus capable(int i, String... capabilities) {
+        WorkerEndpoint e = new WorkerEndpoint("10.1." + (i / 250) + "." + (i % 250 + 1), 7000, false, Map.of());
+        return new WorkerStatus(e, State.COMPATIBLE, "", Optional.of(new WorkerInfo(e, "1.0.0", "instance-" + i,
+                Map.of(), List.of(), Capabilities.of(capabilities))));
+    }
+
+    @Test
+    void narrowedPublishesReuseTheEntriesOfLackingWorkersThatDidNotChangeAndCarryNoneOfThemAsChanged()
+            throws Exception {
+        Requirements geo = Requirements.of("udf:geo_distance");
+        List<WorkerStatus> statuses = new ArrayList<>();
+        for (int i = 0; i < WORKERS; i++) {
+            statuses.add(i % 10 == 0 ? capable(i, "udf:geo_distance") : capable(i));
+        }
+        SnapshotEncoder encoder = new SnapshotEncoder("service-1");
+        encoder.encode(FleetSnapshot.builder(1).statuses(statuses).build().requiring(geo));
+        assertThat(encoder.entriesEncoded()).isEqualTo(WORKERS);
+
+        statuses.set(501, capable(501, "udf:geo_distance")); // one worker gains it
+        FleetSnapshot second = FleetSnapshot.builder(2).statuses(statuses).build().requiring(geo);
+        EncodedSnapshot encoded = encoder.encode(second);
+
+        assertThat(encoder.entriesEncoded()).as("entries encoded by the second narrowed publish")
+                .isEqualTo(WORKERS + 1);
+        dev.rollcall.protocol.v1.FleetSnapshot changes = dev.rollcall.protocol.v1.FleetSnapshot
+                .parseFrom(encoded.changes());
+        assertThat(changes.getExcludedList()).as("no lacking worker changed").isEmpty();
+        assertThat(changes.getWorkersList()).singleElement()
+                .satisfies(w -> assertThat(w.getInstanceId()).isEqualTo("instance-501"));
+        dev.rollcall.protocol.v1.FleetSnapshot whole = parse(encoded);
+        assertThat(whole).isEqualTo(parse(new SnapshotEncoder("service-1").encodeAlone(second)));
+        assertThat(whole.getCounts().getLacksRequirement()).isEqualTo(WORKERS - WORKERS / 10 - 1);
+        assertThat(whole.getExcludedList()).allSatisfy(w -> {
+            assertThat(w.getState()).isEqualTo(FleetWorkerState.FLEET_WORKER_STATE_LACKS_REQUIREMENT);
+            assertThat(w.getReason()).isEqualTo("lacks udf:geo_distance");
+        });
+        assertThat(whole.getWorkersList()).allSatisfy(w -> assertThat(w.getCapabilitiesList())
+                .extracting(dev.rollcall.protocol.v1.Capability::getName).containsExactly("udf:geo_distance"));
     }
 
     @Test
