@@ -85,7 +85,7 @@ public final class RollcallMetrics implements MeterBinder, AutoCloseable {
         FunctionCounter.builder("rollcall.probes.failed", resolver, WorkerResolver::probesFailed)
                 .description("WorkerInfo probes that failed (refused, timed out, bad answer)").tags(tags)
                 .register(registry);
-        Gauge.builder("rollcall.probe.kept-channels", resolver, WorkerResolver::keptProbeChannels)
+        Gauge.builder("rollcall.probe.kept-channels", resolver, r -> r.probes().keptChannels())
                 .description("workers holding a kept probe channel and its stream").tags(tags).register(registry);
         Gauge.builder("rollcall.probe.over-kept-cap", resolver, r -> r.pin().counts().overKeptCap())
                 .description("workers tracked without a kept probe channel because rollcall.probe.max-kept-channels"
@@ -94,7 +94,7 @@ public final class RollcallMetrics implements MeterBinder, AutoCloseable {
                 .tags(tags).tag("outcome", "answered").register(registry);
         Timer failed = Timer.builder("rollcall.probe.latency").description("WorkerInfo probe round trip")
                 .tags(tags).tag("outcome", "failed").register(registry);
-        unhooks.add(resolver.addProbeObserver((nanos, ok) ->
+        unhooks.add(resolver.probes().addObserver((nanos, ok) ->
                 (ok ? answered : failed).record(nanos, TimeUnit.NANOSECONDS)));
         Counter differed = Counter.builder("rollcall.version.claims.differed")
                 .description("workers that answered another version than discovery claims (the answer wins)")

@@ -3,6 +3,7 @@ package dev.rollcall.core;
 import dev.rollcall.api.Requirements;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.internal.drain.LeaseTable;
+import dev.rollcall.core.internal.snapshot.SnapshotFanOut;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
@@ -53,9 +54,21 @@ public final class SnapshotLease implements AutoCloseable {
         this.slot = slot;
     }
 
-    /** This lease, showing its snapshot narrowed to {@code requirements}; the same hold (slot), handed over. */
+    /** A lease of the current snapshot: held in {@code table} under exact drain ({@code null}: off, it only pins). */
+    static SnapshotLease take(LeaseTable table, SnapshotFanOut snapshots) {
+        if (table == null) {
+            return new SnapshotLease(snapshots.current(), null);
+        }
+        LeaseTable.Slot slot = table.acquire();
+        return new SnapshotLease(slot.snapshot(), slot);
+    }
+
+    /**
+     * This lease, showing its snapshot narrowed to {@code requirements} (itself for none); the same
+     * hold (slot), handed over.
+     */
     SnapshotLease narrowedTo(Requirements requirements) {
-        return new SnapshotLease(snapshot.requiring(requirements), slot);
+        return requirements.isEmpty() ? this : new SnapshotLease(snapshot.requiring(requirements), slot);
     }
 
     /** The pinned snapshot: the same one for the lease's whole life, also after {@link #close()}. */

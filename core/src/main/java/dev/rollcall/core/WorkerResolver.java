@@ -17,7 +17,6 @@ import dev.rollcall.api.registry.ProtoSymbols;
 import dev.rollcall.api.registry.WorkerEndpoints;
 import dev.rollcall.api.registry.WorkerServices;
 import dev.rollcall.api.registry.WorkerVersions;
-import dev.rollcall.core.internal.drain.LeaseTable;
 import dev.rollcall.core.internal.lifecycle.ResolverLifecycle;
 import dev.rollcall.core.internal.probe.ProbeScheduler;
 import dev.rollcall.core.internal.settings.Plugins;
@@ -130,10 +129,7 @@ public final class WorkerResolver implements AutoCloseable {
         return snapshots.current().workers();
     }
 
-    /**
-     * The current snapshot: one consistent state that implements every read view, for all the work
-     * that must agree on the fleet. Lock-free.
-     */
+    /** The current snapshot: one consistent state with every read view, for all work that must agree. Lock-free. */
     public FleetSnapshot pin() {
         return snapshots.current();
     }
@@ -145,33 +141,18 @@ public final class WorkerResolver implements AutoCloseable {
      * otherwise it only pins, as {@link #pin()}. Lock-free, never blocks, any thread.
      */
     public SnapshotLease lease() {
-        LeaseTable table = rooms.leases();
-        if (table == null) {
-            return new SnapshotLease(snapshots.current(), null);
-        }
-        LeaseTable.Slot slot = table.acquire();
-        return new SnapshotLease(slot.snapshot(), slot);
+        return SnapshotLease.take(rooms.leases(), snapshots);
     }
 
     /**
      * As {@link #lease()}, for a query that needs certain capabilities: the lease's snapshot is the
-     * current one narrowed to {@code requirements} ({@link FleetSnapshot#requiring}), so its workers
-     * are the compatible ones that meet them all, and its statuses say, for each compatible worker
-     * left out, which requirement it lacks. The fleet's policy still decides what may be mixed at
-     * all. With exact drain the lease holds the whole snapshot it narrowed, as {@link #lease()} does.
-     *
-     * <pre>{@code
-     * try (SnapshotLease lease = resolver.lease(Requirements.of("udf:geo_distance"))) {
-     *     run(plan(lease.snapshot().workers()));   // only workers that registered the UDF
-     * }
-     * }</pre>
-     *
-     * Never blocks; costs about what the narrowed workers cost, not a pass over the fleet.
+     * current one narrowed to {@code requirements} ({@link FleetSnapshot#requiring}): only the
+     * compatible workers that meet them all, and for each other compatible worker what it lacks. With
+     * exact drain it holds the whole snapshot, as {@link #lease()} does. Never blocks; costs about what
+     * the narrowed workers cost, not a pass over the fleet.
      */
     public SnapshotLease lease(Requirements requirements) {
-        Objects.requireNonNull(requirements, "requirements");
-        SnapshotLease whole = lease();
-        return requirements.isEmpty() ? whole : whole.narrowedTo(requirements);
+        return lease().narrowedTo(Objects.requireNonNull(requirements, "requirements"));
     }
 
     /**
@@ -328,14 +309,9 @@ public final class WorkerResolver implements AutoCloseable {
         return rooms.probes().failed();
     }
 
-    /** Package-private hook for {@link RollcallMetrics}: the workers holding a kept probe channel now. */
-    int keptProbeChannels() {
-        return rooms.probes().keptChannels();
-    }
-
-    /** Package-private hook for {@link RollcallMetrics}: probe latencies as they happen. */
-    Runnable addProbeObserver(ProbeScheduler.Observer observer) {
-        return rooms.probes().addObserver(observer);
+    /** Package-private hook for {@link RollcallMetrics}: kept probe channels, probe latencies as they happen. */
+    ProbeScheduler<?> probes() {
+        return rooms.probes();
     }
 
     /** This resolver's name, used in its thread names and metric tags. */

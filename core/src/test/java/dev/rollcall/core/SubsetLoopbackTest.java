@@ -101,7 +101,7 @@ class SubsetLoopbackTest {
                 assertThat(fourth.openWatches()).as("the fourth, promoted, holds a stream").isEqualTo(1);
                 assertThat(fourth.openConnections()).isEqualTo(1);
             });
-            assertThat(resolver.keptProbeChannels()).isEqualTo(3);
+            assertThat(resolver.probes().keptChannels()).isEqualTo(3);
         }
     }
 }

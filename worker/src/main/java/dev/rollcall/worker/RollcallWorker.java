@@ -13,7 +13,6 @@ import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -226,10 +225,14 @@ public final class RollcallWorker implements AutoCloseable {
      * Configures a worker. Values set through methods win over {@link #config(RollcallConfig)}. Not
      * thread-safe; {@link #start()} validates and copies everything.
      */
-    public static final class Builder {
-        private final WorkerOptions o = new WorkerOptions();
+    public static final class Builder extends WorkerLimitsBuilder {
 
         private Builder() {
+        }
+
+        @Override
+        Builder self() {
+            return this;
         }
 
         /**
@@ -390,64 +393,6 @@ public final class RollcallWorker implements AutoCloseable {
          */
         public Builder startNotServing() {
             o.info.state(ServingState.NOT_SERVING);
-            return this;
-        }
-
-        /**
-         * The largest request message of Rollcall's own calls ({@code WorkerInfo},
-         * {@code WatchWorkerInfo}) and of gRPC reflection, in bytes; overrides
-         * {@code rollcall.worker.max-request-bytes} (default 4096; their requests are a few bytes).
-         * A larger one is refused with {@code RESOURCE_EXHAUSTED} after that many bytes, never read
-         * whole. Arrow Flight and your services keep no limit of Rollcall's (record batches are big).
-         */
-        public Builder maxRequestBytes(int max) {
-            o.maxRequestBytes = WorkerOptions.atLeast("maxRequestBytes", max, 64);
-            return this;
-        }
-
-        /**
-         * The most {@code WatchWorkerInfo} streams served at once in all; overrides
-         * {@code rollcall.worker.max-watches} (default 1024). See {@link WorkerInfoService.Builder#maxWatches}.
-         */
-        public Builder maxWatches(int max) {
-            o.maxWatches = WorkerOptions.atLeast("maxWatches", max, 1);
-            return this;
-        }
-
-        /**
-         * The most {@code WatchWorkerInfo} streams served at once over one connection; overrides
-         * {@code rollcall.worker.max-watches-per-connection} (default 16).
-         */
-        public Builder maxWatchesPerConnection(int max) {
-            o.maxWatchesPerConnection = WorkerOptions.atLeast("maxWatchesPerConnection", max, 1);
-            return this;
-        }
-
-        /**
-         * The most calls of any kind (Flight, yours, Rollcall's) open at once on one connection, the
-         * HTTP/2 {@code SETTINGS_MAX_CONCURRENT_STREAMS} the server announces; overrides
-         * {@code rollcall.worker.max-calls-per-connection} (default 250, as Go's HTTP/2 server). A gRPC client holds a call
-         * past it until another ends; a client that ignores the setting has the stream refused.
-         */
-        public Builder maxCallsPerConnection(int max) {
-            o.maxCallsPerConnection = WorkerOptions.atLeast("maxCallsPerConnection", max, 1);
-            return this;
-        }
-
-        /**
-         * After draining, {@link RollcallWorker#close()} waits until none of the work in flight is left
-         * and neither a call started nor (when coordinators watch it) the drain was announced for this long, at most
-         * {@code shutdown-grace}: queries that planned on this worker just before it drained still reach
-         * it ({@code rollcall.worker.drain-quiet}, default 500 ms).
-         */
-        public Builder drainQuiet(Duration quiet) {
-            o.drainQuietMillis = WorkerOptions.millis("drainQuiet", quiet);
-            return this;
-        }
-
-        /** How long {@link RollcallWorker#close()} lets in-flight calls finish; default 5 s. */
-        public Builder shutdownGrace(Duration grace) {
-            o.shutdownGraceMillis = WorkerOptions.millis("shutdownGrace", grace);
             return this;
         }
 
