@@ -84,22 +84,7 @@ public final class Capabilities {
      * (a trailing or doubled comma) is refused, naming its place.
      */
     public static Capabilities parse(String commaSeparated) {
-        Objects.requireNonNull(commaSeparated, "capabilities");
-        if (commaSeparated.isBlank()) {
-            return NONE;
-        }
-        String[] parts = commaSeparated.split(",", -1);
-        if (parts.length > MAX_CAPABILITIES) {
-            throw new IllegalArgumentException(parts.length + " capabilities (at most " + MAX_CAPABILITIES + ")");
-        }
-        for (int i = 0; i < parts.length; i++) {
-            // Said here, with its place: the item alone would only say that a name is empty.
-            if (parts[i].isBlank()) {
-                throw new IllegalArgumentException("capabilities '" + PeerText.escape(commaSeparated, 80) + "': item " + (i + 1)
-                        + " of " + parts.length + " is empty");
-            }
-        }
-        return of(parts);
+        return of(CommaList.split(Objects.requireNonNull(commaSeparated, "capabilities"), "capabilities", MAX_CAPABILITIES));
     }
 
     /** The capability of this name, if there is one. */

@@ -64,22 +64,7 @@ public final class Requirements {
      * (a trailing or doubled comma) is refused, naming its place.
      */
     public static Requirements parse(String commaSeparated) {
-        Objects.requireNonNull(commaSeparated, "requirements");
-        if (commaSeparated.isBlank()) {
-            return NONE;
-        }
-        String[] parts = commaSeparated.split(",", -1);
-        if (parts.length > MAX_REQUIREMENTS) {
-            throw new IllegalArgumentException(parts.length + " requirements (at most " + MAX_REQUIREMENTS + ")");
-        }
-        for (int i = 0; i < parts.length; i++) {
-            // Said here, with its place: the item alone would only say that a name is empty.
-            if (parts[i].isBlank()) {
-                throw new IllegalArgumentException("requirements '" + PeerText.escape(commaSeparated, 80) + "': item " + (i + 1)
-                        + " of " + parts.length + " is empty");
-            }
-        }
-        return of(parts);
+        return of(CommaList.split(Objects.requireNonNull(commaSeparated, "requirements"), "requirements", MAX_REQUIREMENTS));
     }
 
     /** These and {@code more}: a worker must meet both. */

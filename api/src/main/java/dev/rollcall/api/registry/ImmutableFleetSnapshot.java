@@ -22,7 +22,7 @@ import java.util.SortedSet;
  * first use (racy but idempotent: two readers may both compute one, and both get equal answers).
  * {@link #requiring} hands out {@link RequiredSnapshot} views over it, not copies.
  */
-final class ImmutableFleetSnapshot implements FleetSnapshot {
+final class ImmutableFleetSnapshot implements FleetSnapshot, ServiceViews {
 
     /**
      * How many narrowed views a snapshot keeps: enough for the few requirement sets a coordinator's
@@ -191,7 +191,8 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
         return ids;
     }
 
-    private ServiceIndex serviceIndex() {
+    @Override
+    public ServiceIndex serviceIndex() {
         ServiceIndex index = services;
         if (index == null) {
             index = new ServiceIndex(statuses);
@@ -297,31 +298,6 @@ final class ImmutableFleetSnapshot implements FleetSnapshot {
     @Override
     public SortedMap<String, Integer> versionHistogram() {
         return histogram;
-    }
-
-    @Override
-    public List<WorkerEndpoint> latestEndpoints(String service) {
-        return serviceIndex().latestEndpoints(service);
-    }
-
-    @Override
-    public SortedSet<String> services() {
-        return serviceIndex().services();
-    }
-
-    @Override
-    public List<WorkerInfo> workersOffering(String service) {
-        return serviceIndex().workersOffering(service);
-    }
-
-    @Override
-    public List<InvocationTarget> targets() {
-        return serviceIndex().targets();
-    }
-
-    @Override
-    public InvocationTarget target(String service, String handler, Caller caller) {
-        return serviceIndex().target(service, handler, caller);
     }
 
     @Override

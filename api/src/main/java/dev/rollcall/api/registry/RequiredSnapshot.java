@@ -25,7 +25,7 @@ import java.util.TreeSet;
  *
  * <p>Immutable and thread-safe; no method blocks.
  */
-final class RequiredSnapshot implements FleetSnapshot {
+final class RequiredSnapshot implements FleetSnapshot, ServiceViews {
 
     private final ImmutableFleetSnapshot base;
     private final Requirements requirements;
@@ -185,38 +185,14 @@ final class RequiredSnapshot implements FleetSnapshot {
         return base.versionHistogram();
     }
 
-    private ServiceIndex serviceIndex() {
+    @Override
+    public ServiceIndex serviceIndex() {
         ServiceIndex index = services;
         if (index == null) {
             index = new ServiceIndex(statuses());
             services = index;
         }
         return index;
-    }
-
-    @Override
-    public List<WorkerEndpoint> latestEndpoints(String service) {
-        return serviceIndex().latestEndpoints(service);
-    }
-
-    @Override
-    public SortedSet<String> services() {
-        return serviceIndex().services();
-    }
-
-    @Override
-    public List<WorkerInfo> workersOffering(String service) {
-        return serviceIndex().workersOffering(service);
-    }
-
-    @Override
-    public List<InvocationTarget> targets() {
-        return serviceIndex().targets();
-    }
-
-    @Override
-    public InvocationTarget target(String service, String handler, Caller caller) {
-        return serviceIndex().target(service, handler, caller);
     }
 
     @Override
