@@ -63,9 +63,8 @@ final class CapabilityLookups {
         Cost indexed = measure(lookups, warmUpNanos, i -> snapshot.workersWith(REQUIRED).size());
         Cost filter = measure(Math.max(50, lookups / 100), warmUpNanos,
                 i -> snapshot.workers().stream().filter(REQUIRED::isMetBy).toList().size());
-        report.add(new Report.Row("16. capability lookup, " + MEETING + " of " + Report.count(FLEET)
-                + " workers meet it: workersWith (index built), CPU / allocated per lookup (baseline: a filter"
-                + " over workers())", perOp(indexed), perOp(filter), Report.lessIsBetter(indexed.cpuNanos(),
+        report.add(new Report.Row("16. `workersWith(r)`, " + MEETING + " of " + Report.count(FLEET)
+                + " meet r, CPU / allocated per lookup (baseline: a filter over workers())", perOp(indexed), perOp(filter), Report.lessIsBetter(indexed.cpuNanos(),
                 filter.cpuNanos()), "≤ 10 µs", Report.met(indexed.cpuNanos() <= 10_000)));
 
         // A lease with requirements narrows the snapshot: the first on a new snapshot finds its workers
@@ -75,14 +74,12 @@ final class CapabilityLookups {
             return null;
         }, s -> s.requiring(REQUIRED).workers().size());
         Cost repeatLease = measure(lookups, warmUpNanos, i -> snapshot.requiring(REQUIRED).workers().size());
-        report.add(new Report.Row("16. lease-equivalent requiring(r).workers(), " + MEETING + " of "
-                + Report.count(FLEET) + ": the first on a new snapshot / again (a kept view), CPU / allocated"
+        report.add(new Report.Row("16. `lease(r)`'s narrowing, first on a new snapshot / again, CPU / allocated"
                 + " (baseline: the filter)", perOp(firstLease) + " / " + perOp(repeatLease), perOp(filter),
                 Report.lessIsBetter(firstLease.cpuNanos(), filter.cpuNanos()), "measured", "—"));
 
         Cost indexBuild = perSnapshot(fleet, snapshots, warmUpNanos, s -> null, s -> s.workersWith(REQUIRED).size());
-        report.add(new Report.Row("16. … the capability index, built by a snapshot's first lookup ("
-                + Report.count(FLEET) + " workers, 2 or 3 capabilities each), CPU / allocated",
+        report.add(new Report.Row("16. … the capability index, built by a snapshot's first lookup, CPU / allocated",
                 perOp(indexBuild), "—", "—", "once per snapshot asked", "—"));
 
         List<WorkerStatus> plain = fleet(false);
@@ -96,8 +93,8 @@ final class CapabilityLookups {
             previous[0] = next;
             return next.counts().compatible();
         });
-        report.add(new Report.Row("16. building a snapshot of " + Report.count(FLEET) + " workers without"
-                + " capabilities: from scratch / after 1 % changed, CPU / allocated per build",
+        report.add(new Report.Row("16. a " + Report.count(FLEET) + "-worker snapshot without capabilities, built from scratch / after"
+                + " 1 % changed, CPU / allocated",
                 perOp(scratch) + " / " + perOp(after), "—", "—", "as before capabilities", "—"));
         report.note(String.format(Locale.ROOT, "Capability lookups (16): %,d compatible workers in one snapshot,"
                 + " each with datafusion=55.0.1 or 56.0.0 and plan-protocol=2 or 3, every %d-th with udf:geo_distance"
