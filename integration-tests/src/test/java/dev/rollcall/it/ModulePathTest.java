@@ -33,9 +33,11 @@ class ModulePathTest {
     void aPolicyInANamedModuleIsFoundThroughProvidesAndEveryJarHasItsModuleName(@TempDir Path dir) throws Exception {
         Path api = location(WorkerInfo.class);
         Path protobuf = location(com.google.protobuf.Message.class);
-        Path policy = PinnedPolicyPlugin.namedModule(dir, List.of(api, protobuf));
+        Path semver = location(org.semver4j.Semver.class); // api requires org.semver4j (a requirement's npm range)
+        Path policy = PinnedPolicyPlugin.namedModule(dir, List.of(api, protobuf, semver));
 
-        // Named: api, protobuf (read by api's "requires static"), the policy. Automatic, when they are
+        // Named: api, protobuf (read by api's "requires static"), the policy; semver4j is automatic
+        // (org.semver4j, which api requires). Automatic, when they are
         // jars (they are in a full build; a reactor run up to "test" has class directories instead):
         // core, the protocol, the static backend and the stock policies. Core reaches api's internal
         // package through api's qualified export to dev.rollcall.core.
@@ -45,7 +47,7 @@ class ModulePathTest {
         automatic.put("static", location(StaticWorkerDiscoveryProvider.class));
         automatic.put("version-policy", location(SemverRangePolicyProvider.class));
         automatic.values().removeIf(p -> !p.toString().endsWith(".jar"));
-        List<Path> modulePath = new ArrayList<>(List.of(api, protobuf, policy));
+        List<Path> modulePath = new ArrayList<>(List.of(api, protobuf, semver, policy));
         modulePath.addAll(automatic.values());
         String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
                 .map(Path::of)
