@@ -164,7 +164,7 @@ final class BackendPropagation {
             await(clocks, "zookeeper");
             org.awaitility.Awaitility.await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(100)).until(clocks::readsDone);
         }
-        rows(report, "6. ZooKeeper create → snapshot listing the worker", "a bare persistent recursive watch",
+        rows(report, "6. ZooKeeper create → snapshot listing the worker", "a bare recursive watch",
                 clocks, warmUp, writes);
         long[] r = Propagation.since(clocks.written, clocks.rollcall, warmUp);
         long[] f = Propagation.since(clocks.written, clocks.floorRead, warmUp);
@@ -217,7 +217,7 @@ final class BackendPropagation {
             }
         }
         rows(report, "6. DNS A record added → snapshot listing the worker (TTL 0, min-interval "
-                + DNS_INTERVAL.toMillis() + " ms)", "a bare dnsjava lookup loop at the same interval", clocks, warmUp, writes);
+                + DNS_INTERVAL.toMillis() + " ms)", "a dnsjava loop at that interval", clocks, warmUp, writes);
     }
 
     /** The floor for DNS: the same question, at the same interval, noting each address the first time it is seen. */
@@ -265,7 +265,7 @@ final class BackendPropagation {
             long rv = Latencies.percentile(r, p);
             long fv = Latencies.percentile(f, p);
             report.add(new Report.Row(scenario + ", " + (p == 50 ? "median" : "p99") + " of " + n
-                    + " (baseline column: " + floorName + ", the floor)",
+                    + " (baseline: the floor, " + floorName + ")",
                     Report.duration(rv), Report.duration(fv), Report.lessIsBetter(rv, fv), "—", "—"));
         }
     }

@@ -247,8 +247,8 @@ final class Convergence {
         long fclosed99 = floorP99(PlainGrpcFloor.Call.UNARY_CLOSED, large);
         long rcc = ConvergenceRun.medianChurn(rClosed);
         String ofClosed = repsClosed > 1 ? " (median of " + repsClosed + ")" : " (one run)";
-        report.add(new Report.Row("2. converge on 10,000 fresh workers, `keepProbeChannels(false)`, against plain grpc-java"
-                + " shutting each channel down at its answer (the floor)" + ofClosed,
+        report.add(new Report.Row("2. converge on 10,000 fresh workers, `keepProbeChannels(false)`, against the floor closing"
+                + " each channel at its answer" + ofClosed,
                 Report.duration(rc.nanos()) + " (" + Report.times(rc.nanos() / (double) fclosed) + " the floor)", "—",
                 "floor " + Report.duration(fclosed), "≤ ×1.25 the floor", Report.met(rc.nanos() <= 1.25 * fclosed)));
         // Each mode against the floor doing that mode's work, as its fresh convergence and its probe p99 are: with
@@ -257,8 +257,7 @@ final class Convergence {
         // channel down at its answer; the floor keeping its channels open is in the row after.
         long fccl = Latencies.median(fccLarge.stream().mapToLong(Long::longValue).toArray());
         report.add(new Report.Row("2. churn of 10,000 (100 replaced) against the floor, channels kept / closed (median of "
-                + plan.repsLarge() * Plan.CHURNS + " / " + repsClosed * Plan.CHURNS + "; closed: against plain grpc-java"
-                + " shutting each newcomer's channel down at its answer)",
+                + plan.repsLarge() * Plan.CHURNS + " / " + repsClosed * Plan.CHURNS + "; closed: the floor closing each newcomer's channel)",
                 Report.duration(rcl) + " / " + Report.duration(rcc) + " (" + Report.times(rcl / (double) fcl) + " / "
                         + Report.times(rcc / (double) fccl) + " the floor)", "—",
                 "floor " + Report.duration(fcl) + " / " + Report.duration(fccl),

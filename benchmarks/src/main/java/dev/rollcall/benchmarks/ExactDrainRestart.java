@@ -71,7 +71,7 @@ final class ExactDrainRestart {
                         + Report.duration(quiet.drainToClose().percentile(99)),
                 Report.lessIsBetter(exact.drainToClose().percentile(99), quiet.drainToClose().percentile(99)),
                 "last release + ≤ 10 ms p99", "see below"));
-        report.add(new Report.Row(what + "could stop (last lease closed, or close() called if later) → close() returned, median / p99",
+        report.add(new Report.Row(what + "could stop → close() returned, median / p99",
                 Report.duration(exact.leaseToClose().percentile(50)) + " / "
                         + Report.duration(exact.leaseToClose().percentile(99)),
                 Report.duration(quiet.leaseToClose().percentile(50)) + " / "

@@ -112,7 +112,7 @@ final class FleetService {
             double[] bigChanges = cpuPerDelivery(BIG_FLEET, steps / 2, service, watchers, true);
             report.add(new Report.Row("14. service CPU per delivered snapshot, " + CPU_WATCHERS + " watchers, one"
                     + " worker changing among " + SMALL_FLEET + " / among " + Report.count(BIG_FLEET)
-                    + " (the service's threads; the whole service JVM, resolver included, in brackets)",
+                    + " (service threads; [whole JVM])",
                     Report.duration(small[0]) + " / " + Report.duration(big[0]) + " (" + Report.duration(small[1])
                             + " / " + Report.duration(big[1]) + ")", "—", "—",
                     "flat: at " + Report.count(BIG_FLEET) + " ≤ 2 × at " + SMALL_FLEET,
@@ -122,7 +122,7 @@ final class FleetService {
                     + " / " + Report.bytes(messageBytes.getOrDefault(BIG_FLEET, 0L)), "—", "—", "measured", "—"));
             report.add(new Report.Row("14. service CPU per delivered snapshot, change messages (changes_only), "
                     + CPU_WATCHERS + " watchers, one worker changing among " + SMALL_FLEET + " / among "
-                    + Report.count(BIG_FLEET) + " (the service's threads; the whole service JVM in brackets)",
+                    + Report.count(BIG_FLEET) + " (service threads; [whole JVM])",
                     Report.duration(smallChanges[0]) + " / " + Report.duration(bigChanges[0]) + " ("
                             + Report.duration(smallChanges[1]) + " / " + Report.duration(bigChanges[1]) + ")", "—", "—",
                     "flat: at " + Report.count(BIG_FLEET) + " ≤ 2 × at " + SMALL_FLEET,
@@ -187,7 +187,7 @@ final class FleetService {
         long l99 = Latencies.percentile(local, 99);
         String of = Report.count(local.length) + " publishes × " + Report.count(n);
         report.add(new Report.Row("14. publish → seen by " + who + ", median / p99 of " + of
-                        + " (baseline: the in-process listener, same publishes)",
+                        + " (baseline: the in-process listener)",
                 Report.duration(p50) + " / " + Report.duration(p99)
                         + (skipped > 0 ? " (" + Report.count(skipped) + " skipped: latest wins)" : ""),
                 Report.duration(l50) + " / " + Report.duration(l99), Report.lessIsBetter(p99, l99),

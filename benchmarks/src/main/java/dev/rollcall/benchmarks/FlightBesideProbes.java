@@ -106,7 +106,7 @@ final class FlightBesideProbes {
             long s99 = p(s.during(), 99);
             long b99 = p(b.during(), 99);
             report.add(new Report.Row("10. probe p50 / p99 of 96 workers while 4 others stream Flight (256 MiB each,"
-                    + " 1 MiB batches): the Flight clients on `resolver.channel(e)` / a Flight client per worker",
+                    + " 1 MiB batches): Flight on `resolver.channel(e)` / a client per worker",
                     Report.duration(p(s.during(), 50)) + " / " + Report.duration(s99),
                     Report.duration(p(b.during(), 50)) + " / " + Report.duration(b99),
                     Report.lessIsBetter(s99, b99), "—", "—"));

@@ -44,7 +44,7 @@ final class SharedChannels {
             Map<String, Long> separate = measure("separate", urls, logs);
             Map<String, Long> shared = sharing.join();
             report.add(new Report.Row("8. coordinator calling 1,000 workers over Flight: open file descriptors"
-                    + " (Flight clients on `resolver.channel(e)` / a Flight client per worker beside the probe channels)",
+                    + " (Flight on `resolver.channel(e)` / a client per worker beside the probe channels)",
                     Report.count(shared.get("fds")), Report.count(separate.get("fds")),
                     Report.lessIsBetter(shared.get("fds"), separate.get("fds")), "—", "—"));
             report.add(new Report.Row("8. … its heap after GC, resolver and clients included (the same two ways)",
