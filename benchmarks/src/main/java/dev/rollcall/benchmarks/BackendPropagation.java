@@ -172,8 +172,7 @@ final class BackendPropagation {
         long r99 = Latencies.percentile(r, 99);
         long f50 = Latencies.percentile(f, 50);
         long f99 = Latencies.percentile(f, 99);
-        report.add(new Report.Row("6. … listing against a bare watch that also reads each created node's data (the"
-                + " floor of a listing that knows the URL: median / p99)",
+        report.add(new Report.Row("6. … listing against a bare watch reading each new node's data (the floor: median / p99)",
                 String.format(java.util.Locale.ROOT, "×%.2f / ×%.2f the floor", (double) r50 / Math.max(1, f50),
                         (double) r99 / Math.max(1, f99)),
                 "—", "floor " + Report.duration(f50) + " / " + Report.duration(f99), "≤ ×1.25", Report.met(

@@ -210,8 +210,8 @@ final class Convergence {
         long fss = Latencies.median(fsSmall);
         long fsl = Latencies.median(fsLarge);
         boolean streamLarge = plan != Plan.QUICK;
-        report.add(new Report.Row("2. … the same against plain grpc-java making Rollcall's call, its stream"
-                + " (WatchWorkerInfo, first answer, kept open; the floor: 1,000 / 10,000"
+        report.add(new Report.Row("2. … against plain grpc-java opening Rollcall's stream (WatchWorkerInfo, kept open; the floor:"
+                + " 1,000 / 10,000"
                 + (streamLarge ? ")" : ", the full run only)"),
                 Report.times(rs.nanos() / (double) fss) + (streamLarge ? " / " + Report.times(rl.nanos() / (double) fsl) : "")
                         + " the floor",
@@ -273,8 +273,7 @@ final class Convergence {
                     Report.duration(rcl) + " (" + Report.times(rcl / (double) fcsl) + ")", "—",
                     "floor " + Report.duration(fcsl), "—", "—"));
         }
-        report.add(new Report.Row("2. … the same churn, channels closed, against the floor above keeping the newcomers'"
-                + " channels open (the kept mode's; informational)",
+        report.add(new Report.Row("2. … the same churn, channels closed, against the kept mode's floor (informational)",
                 Report.duration(rcc) + " (" + Report.times(rcc / (double) fcl) + ")", "—",
                 "floor " + Report.duration(fcl), "—", "—"));
         report.add(new Report.Row("2. probe p99 while converging on 10,000 against the floor's, channels kept / closed",
@@ -341,8 +340,7 @@ final class Convergence {
     private static Report.Row allocationRow(List<ConvergenceRun> rollcall, List<ConvergenceRun> floor) {
         long rMb = ConvergenceRun.medianOf(rollcall, "(allocated MB)");
         long fMb = ConvergenceRun.medianOf(floor, "(allocated MB)");
-        return new Report.Row("2. … heap allocated while converging on 10,000, channels kept, and the GC's pauses"
-                + " and collections meanwhile (median of " + rollcall.size() + " / " + floor.size() + "; informational)",
+        return new Report.Row("2. … heap allocated converging on 10,000, channels kept; GC pauses and collections (median of " + rollcall.size() + " / " + floor.size() + "; informational)",
                 rMb + " MB (" + Report.times(rMb / (double) Math.max(1, fMb)) + "), pauses " + ConvergenceRun.medianOf(rollcall, "(gc pauses)")
                         + " ms in " + ConvergenceRun.medianOf(rollcall, "(gc count)"), "—",
                 "floor " + fMb + " MB, pauses " + ConvergenceRun.medianOf(floor, "(gc pauses)") + " ms in " + ConvergenceRun.medianOf(floor, "(gc count)"),

@@ -60,7 +60,7 @@ final class ExactDrainRestart {
             killed(killed, killedDrain);
         }
         String what = "7. exact drain, rolling restart of " + workers() + " workers, " + COORDINATORS
-                + " coordinators, a leased Flight job every 20 ms each: ";
+                + " coordinators leasing a Flight job every 20 ms: ";
         report.add(new Report.Row(what + "failed jobs", exact.failed() + " of " + exact.jobs(),
                 quiet.failed() + " of " + quiet.jobs(), "—", "0", Report.met(exact.failed() == 0
                         && exact.failed() <= quiet.failed())));

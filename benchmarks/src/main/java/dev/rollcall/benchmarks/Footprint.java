@@ -85,8 +85,7 @@ final class Footprint {
         double keptPer = kept.get("heap") / (double) Plan.LARGE;
         double barePer = bare.get("heap") / (double) Plan.LARGE;
         double extra = keptPer - barePer;
-        report.add(new Report.Row("5. … retained heap per kept worker beyond a bare grpc-java channel with its"
-                + " WatchWorkerInfo stream open (the floor, same JVM and run: " + Report.bytes(barePer) + ")",
+        report.add(new Report.Row("5. … retained heap per kept worker beyond a bare channel with its stream open (the floor: " + Report.bytes(barePer) + ")",
                 Report.bytes(extra) + " (" + Report.bytes(keptPer) + " − " + Report.bytes(barePer) + ")", "—", "—",
                 "≤ 2 KiB", Report.met(extra <= 2048)));
     }

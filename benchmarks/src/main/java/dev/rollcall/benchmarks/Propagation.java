@@ -136,8 +136,7 @@ final class Propagation {
         long watch99 = Latencies.percentile(watch, 99);
         long r50 = Latencies.percentile(rl, 50);
         long r99 = Latencies.percentile(rl, 99);
-        report.add(new Report.Row("4. … listing against a bare etcd watch of the prefix in this run (the floor: median / p99;"
-                + " each side beside its own)",
+        report.add(new Report.Row("4. … listing against a bare etcd watch of the prefix (the floor: median / p99)",
                 "×" + ratio(r50, watch50) + " / ×" + ratio(r99, watch99) + " the floor",
                 "×" + ratio(Latencies.percentile(bl, 50), Latencies.percentile(watchB, 50)) + " / ×"
                         + ratio(Latencies.percentile(bl, 99), Latencies.percentile(watchB, 99)) + " the floor",
