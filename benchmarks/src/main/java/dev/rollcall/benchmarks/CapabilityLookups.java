@@ -64,7 +64,7 @@ final class CapabilityLookups {
         Cost filter = measure(Math.max(50, lookups / 100), warmUpNanos,
                 i -> snapshot.workers().stream().filter(REQUIRED::isMetBy).toList().size());
         report.add(new Report.Row("16. `workersWith(r)`, " + MEETING + " of " + Report.count(FLEET)
-                + " meet r, CPU / allocated per lookup (baseline: a filter over workers())", perOp(indexed), perOp(filter), Report.lessIsBetter(indexed.cpuNanos(),
+                + " meeting r, CPU / allocated (baseline: filtering workers())", perOp(indexed), perOp(filter), Report.lessIsBetter(indexed.cpuNanos(),
                 filter.cpuNanos()), "≤ 10 µs", Report.met(indexed.cpuNanos() <= 10_000)));
 
         // A lease with requirements narrows the snapshot: the first on a new snapshot finds its workers
@@ -93,8 +93,8 @@ final class CapabilityLookups {
             previous[0] = next;
             return next.counts().compatible();
         });
-        report.add(new Report.Row("16. a " + Report.count(FLEET) + "-worker snapshot without capabilities, built from scratch / after"
-                + " 1 % changed, CPU / allocated",
+        report.add(new Report.Row("16. a " + Report.count(FLEET) + "-worker snapshot without capabilities, from scratch / after 1 %"
+                + " changed, CPU / allocated",
                 perOp(scratch) + " / " + perOp(after), "—", "—", "as before capabilities", "—"));
         report.note(String.format(Locale.ROOT, "Capability lookups (16): %,d compatible workers in one snapshot,"
                 + " each with datafusion=55.0.1 or 56.0.0 and plan-protocol=2 or 3, every %d-th with udf:geo_distance"
