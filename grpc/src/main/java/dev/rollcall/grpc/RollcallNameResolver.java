@@ -94,17 +94,12 @@ final class RollcallNameResolver extends NameResolver {
         if (shutdown) {
             return;
         }
-        List<WorkerInfo> offering = service == null ? snapshot.workers() : snapshot.workersOffering(service);
-        List<WorkerInfo> workers = offering;
-        if (!required.isEmpty()) {
-            workers = new ArrayList<>(offering.size());
-            for (WorkerInfo w : offering) {
-                if (required.isMetBy(w)) {
-                    workers.add(w);
-                }
-            }
-        }
+        // The snapshot's own narrowing (its capability index), not a filter of our own: one reading of
+        // requirements, and a lookup that costs what its answer costs.
+        FleetSnapshot narrowed = snapshot.requiring(required);
+        List<WorkerInfo> workers = service == null ? narrowed.workers() : narrowed.workersOffering(service);
         if (workers.isEmpty()) {
+            List<WorkerInfo> offering = service == null ? snapshot.workers() : snapshot.workersOffering(service);
             sent = null;
             sentCapabilities = null;
             String why = offering.isEmpty() ? (service == null ? handle.whyNone(snapshot)
