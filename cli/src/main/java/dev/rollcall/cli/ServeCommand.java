@@ -4,6 +4,7 @@ import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.PeerText;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.WorkerResolver;
+import dev.rollcall.kubernetes.gate.KubernetesGate;
 import dev.rollcall.server.FleetServer;
 import dev.rollcall.server.ServerKeys;
 import java.io.IOException;
@@ -119,8 +120,19 @@ public final class ServeCommand implements Callable<Integer> {
                 err.println("rollcall serve: " + PeerText.escape(String.valueOf(e.getMessage()), 512));
                 return 1;
             }
-            try (server) {
+            KubernetesGate gate;
+            try {
+                gate = KubernetesGate.start(resolver, cfg).orElse(null);
+            } catch (ConfigurationException e) {
+                server.close();
+                err.println("rollcall serve: " + withOrigin(e, cfg));
+                return 2;
+            }
+            try (server; gate) {
                 out.println("fleet api grpc://" + hostPort(server.grpcAddress()));
+                if (gate != null) {
+                    out.println("readiness gate " + gate.gate() + " on the worker pods");
+                }
                 server.xdsFleet().ifPresent(name ->
                         out.println("xds xds:///" + name + " on grpc://" + hostPort(server.grpcAddress())));
                 server.httpAddress().ifPresent(http ->

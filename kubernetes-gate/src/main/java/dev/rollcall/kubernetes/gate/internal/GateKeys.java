@@ -1,0 +1,52 @@
+package dev.rollcall.kubernetes.gate.internal;
+
+import dev.rollcall.api.SettingKey;
+import dev.rollcall.api.SettingType;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Where each {@code rollcall.kubernetes.*} key is defined, once: the gate's internals read these, and
+ * the public {@link dev.rollcall.kubernetes.gate.KubernetesGateKeys} hands out the same objects.
+ * Stateless.
+ */
+public final class GateKeys {
+
+    private static final String MODULE = "rollcall-kubernetes-gate";
+    private static final String SCOPE = "rollcall.kubernetes.";
+
+    public static final SettingKey<String> READINESS_GATE = SettingKey.define(MODULE, SCOPE + "readiness-gate",
+            SettingType.TEXT, "the pod condition rollcall serve sets from its verdict on each worker pod (the"
+                    + " conditionType of the pods' spec.readinessGates, e.g. rollcall.dev/compatible); unset: none");
+    public static final SettingKey<Boolean> POD_DELETION_COST = SettingKey.define(MODULE,
+            SCOPE + "pod-deletion-cost", SettingType.BOOLEAN, "also set controller.kubernetes.io/pod-deletion-cost"
+                    + " lower on pods outside the chosen cohort and on draining pods, so that a scale-down takes"
+                    + " them first").byDefault(false);
+    public static final SettingKey<Integer> WRITES_PER_SECOND = SettingKey.define(MODULE,
+            SCOPE + "writes-per-second", SettingType.WHOLE_NUMBER, "most pod patches the gate sends per second,"
+                    + " all pods together (changes wait, coalesced, beyond it)").byDefault(20).atLeast(1)
+            .atMost(10_000);
+    public static final SettingKey<String> LEASE_NAME = SettingKey.define(MODULE, SCOPE + "lease.name",
+            SettingType.TEXT, "the coordination.k8s.io Lease in the service's namespace by which replicas of"
+                    + " rollcall serve elect the one that writes").byDefault("rollcall-gate");
+    public static final SettingKey<Duration> LEASE_DURATION = SettingKey.define(MODULE, SCOPE + "lease.duration",
+            SettingType.DURATION, "how long a writer's lease lasts unrenewed: the longest a dead writer's"
+                    + " successor waits").byDefault(Duration.ofSeconds(15)).above(Duration.ZERO);
+    public static final SettingKey<Duration> LEASE_RENEW_DEADLINE = SettingKey.define(MODULE,
+            SCOPE + "lease.renew-deadline", SettingType.DURATION, "how long the writer keeps trying to renew"
+                    + " before it stops writing; below lease.duration").byDefault(Duration.ofSeconds(10))
+            .above(Duration.ZERO);
+    public static final SettingKey<Duration> LEASE_RETRY_PERIOD = SettingKey.define(MODULE,
+            SCOPE + "lease.retry-period", SettingType.DURATION, "how often a replica tries to take or renew the"
+                    + " lease").byDefault(Duration.ofSeconds(2)).above(Duration.ZERO);
+    public static final SettingKey<String> IDENTITY = SettingKey.define(MODULE, SCOPE + "identity",
+            SettingType.TEXT, "this replica's name in the lease's holderIdentity")
+            .derivedDefault("the HOSTNAME environment variable (the pod's name), else a random id");
+
+    /** Every key, in the order of docs/configuration.md's table. */
+    public static final List<SettingKey<?>> ALL = List.of(READINESS_GATE, POD_DELETION_COST, WRITES_PER_SECOND,
+            LEASE_NAME, LEASE_DURATION, LEASE_RENEW_DEADLINE, LEASE_RETRY_PERIOD, IDENTITY);
+
+    private GateKeys() {
+    }
+}
