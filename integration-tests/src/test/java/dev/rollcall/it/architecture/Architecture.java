@@ -44,7 +44,7 @@ final class Architecture {
                     "dev.rollcall.testkit", "dev.rollcall.console", "dev.rollcall.server",
                     "dev.rollcall.discovery.staticlist",
                     "dev.rollcall.discovery.etcd", "dev.rollcall.discovery.consul", "dev.rollcall.discovery.k8s",
-                    "dev.rollcall.discovery.dns", "dev.rollcall.discovery.zookeeper"),
+                    "dev.rollcall.discovery.dns", "dev.rollcall.discovery.zookeeper", "dev.rollcall.kubernetes"),
             "dev.rollcall.protocol.internal", Set.of("dev.rollcall.core", "dev.rollcall.worker", "dev.rollcall.grpc",
                     "dev.rollcall.conformance", "dev.rollcall.server"),
             "dev.rollcall.core.internal", Set.of("dev.rollcall.grpc"),
