@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -26,8 +27,8 @@ final class ClassPathVersions {
             new Family("gRPC", "/io/grpc/", false),
             new Family("protobuf", "/com/google/protobuf/", false),
             new Family("Arrow", "/org/apache/arrow/", false),
-            new Family("Jackson 2", "/com/fasterxml/jackson/", true),
-            new Family("Jackson 3", "/tools/jackson/", true));
+            new Family("Jackson2", "/com/fasterxml/jackson/", true),
+            new Family("Jackson3", "/tools/jackson/", true));
 
     /** Netty artifacts versioned on their own (the native TLS bindings), not with Netty itself. */
     private static boolean versionedApart(String artifactId) {
@@ -76,6 +77,29 @@ final class ClassPathVersions {
             }
         });
         return mixed;
+    }
+
+    /**
+     * One line per family whose version is not the one expected ({@code family=version}, comma
+     * separated, e.g. {@code Netty=4.2.18.Final,gRPC=1.85.1}); a family absent from the class path is one.
+     */
+    List<String> differingFrom(String expected) {
+        List<String> differing = new ArrayList<>();
+        for (String pair : expected.split(",")) {
+            String[] nameAndVersion = pair.trim().split("=", 2);
+            if (nameAndVersion.length != 2) {
+                continue;
+            }
+            String name = nameAndVersion[0].trim();
+            Family family = FAMILIES.stream().filter(f -> f.name().equals(name)).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("no library family '" + name + "' in " + FAMILIES));
+            String want = family.majorMinorOnly() ? majorMinor(nameAndVersion[1].trim()) : nameAndVersion[1].trim();
+            Map<String, TreeSet<String>> byVersion = found.getOrDefault(name, Map.of());
+            if (!byVersion.keySet().equals(Set.of(want))) {
+                differing.add(name + ": expected " + want + ", found " + byVersion.values());
+            }
+        }
+        return differing;
     }
 
     @Override

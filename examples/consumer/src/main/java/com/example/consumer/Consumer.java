@@ -34,6 +34,11 @@ public final class Consumer {
         if (!mixed.isEmpty()) {
             fail("the class path mixes versions of one library:\n  " + String.join("\n  ", mixed));
         }
+        // The suite passes the versions its build tested (consumer-check); a user's run checks one each.
+        List<String> differing = versions.differingFrom(System.getProperty("consumer.expected-versions", ""));
+        if (!differing.isEmpty()) {
+            fail("the class path is not the set the build tested:\n  " + String.join("\n  ", differing));
+        }
         System.out.println("one version per library: " + versions);
         try (BufferAllocator allocator = new RootAllocator();
              GreetingProducer producer = new GreetingProducer(VERSION, allocator.newChildAllocator("worker", 0, Long.MAX_VALUE));
