@@ -24,8 +24,8 @@ class PublishingTest {
 
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     /** Built but never published (the distribution's tarball is a download, not a Maven artifact). */
-    private static final Set<String> UNPUBLISHED = Set.of("bom", "integration-tests", "benchmarks",
-            "examples/spring-boot", "distribution");
+    private static final Set<String> UNPUBLISHED = Set.of("bom", "dependencies", "integration-tests", "benchmarks",
+            "examples/spring-boot", "distribution", "consumer-check");
 
     private static String read(String path) throws IOException {
         return Files.readString(ROOT.resolve(path), StandardCharsets.UTF_8);
@@ -54,6 +54,31 @@ class PublishingTest {
         assertThat(all(Pattern.compile("<artifactId>(rollcall-[^<]+)</artifactId>"), bom))
                 .containsExactlyInAnyOrderElementsOf(append(published, "rollcall-bom"));
         assertThat(bom).doesNotContain("<parent>").contains("<groupId>dev.rollcall</groupId>");
+    }
+
+    /**
+     * rollcall-dependencies hands users the set the build tests only if it takes each version from
+     * the parent's properties: a version written here would stay behind at the parent's next bump.
+     */
+    @Test
+    void theDependenciesBomTakesEveryVersionFromTheParentsProperties() throws IOException {
+        String dependencies = read("dependencies/pom.xml");
+        String parent = read("pom.xml");
+        String managed = dependencies.substring(dependencies.indexOf("<dependencyManagement>"),
+                dependencies.indexOf("</dependencyManagement>"));
+        Set<String> versions = all(Pattern.compile("<version>([^<]+)</version>"), managed);
+        assertThat(versions).as("dependencies/pom.xml's managed versions").allSatisfy(v -> assertThat(v).matches("\\$\\{[^}]+}"));
+        for (String version : versions) {
+            String property = version.substring(2, version.length() - 1);
+            if (!property.equals("project.version")) {
+                assertThat(parent).as("the parent declares " + property).contains("<" + property + ">");
+            }
+        }
+        assertThat(all(Pattern.compile("<artifactId>([^<]+)</artifactId>"), managed)).containsExactly(
+                "arrow-bom", "grpc-bom", "guava", "jackson-bom", "netty-bom", "protobuf-bom", "rollcall-bom");
+        assertThat(managed).contains("<groupId>tools.jackson</groupId>", "<groupId>com.fasterxml.jackson</groupId>");
+        // Published without the parent: importing it must not also pin the build's test libraries.
+        assertThat(dependencies).contains("<artifactId>flatten-maven-plugin</artifactId>", "<parent>remove</parent>");
     }
 
     /**
