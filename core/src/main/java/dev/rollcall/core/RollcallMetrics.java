@@ -28,9 +28,10 @@ import java.util.function.ToIntFunction;
  *
  * <p>Meters, each tagged {@code resolver=<name>}:
  * <ul>
- *   <li>{@code rollcall.workers} (gauge, tag {@code state}: {@code candidate}, {@code compatible},
- *       {@code rejected} (by version), {@code unreachable}, {@code pending}, {@code draining},
- *       {@code not_serving}, {@code outside_subset}) — from the current snapshot;
+ *   <li>{@code rollcall.workers} (gauge, tag {@code state}: {@code compatible}, {@code rejected} (by
+ *       version), {@code unreachable}, {@code pending}, {@code draining}, {@code not_serving},
+ *       {@code outside_subset}) — from the current snapshot. The states partition the candidates: each
+ *       worker is in exactly one, so a read summed over {@code state} is the number of candidates;
  *   <li>{@code rollcall.snapshot.number} (gauge) — the current snapshot's number;
  *   <li>{@code rollcall.discovery.staleness} (gauge, seconds) — how long discovery has been failing,
  *       0 while it is healthy;
@@ -67,7 +68,7 @@ public final class RollcallMetrics implements MeterBinder, AutoCloseable {
     @Override
     public void bindTo(MeterRegistry registry) {
         Tags tags = Tags.of("resolver", resolver.name());
-        workers(registry, tags, "candidate", FleetCounts::candidates);
+        // No "candidate" total beside the states: it would count every worker twice in any sum over state.
         workers(registry, tags, "compatible", FleetCounts::compatible);
         workers(registry, tags, "rejected", FleetCounts::rejected);
         workers(registry, tags, "unreachable", FleetCounts::unreachable);

@@ -8,6 +8,7 @@ import dev.rollcall.api.discovery.WorkerDiscovery;
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.policy.VersionPolicy;
 import dev.rollcall.worker.RollcallWorker;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.ServerSocket;
@@ -69,7 +70,6 @@ class RollcallMetricsTest {
             discovery.get().onCandidates(Set.of(a.endpoint(), b.endpoint(), c.endpoint(), nobody));
             var snap = resolver.await(s -> s.counts().pending() == 0 && s.counts().candidates() == 4, WAIT);
 
-            assertThat(gauge(registry, "rollcall.workers", "candidate")).isEqualTo(4);
             assertThat(gauge(registry, "rollcall.workers", "compatible")).isEqualTo(2);
             assertThat(gauge(registry, "rollcall.workers", "rejected")).isEqualTo(1);
             assertThat(gauge(registry, "rollcall.workers", "unreachable")).isEqualTo(1);
@@ -94,6 +94,28 @@ class RollcallMetricsTest {
     }
 
     @Test
+    void theWorkerStatesPartitionTheCandidatesSoAnUntaggedReadIsTheFleetSize() throws Exception {
+        Handle discovery = new Handle();
+        try (RollcallWorker a = RollcallWorker.builder().version("1.0.0").start();
+             RollcallWorker b = RollcallWorker.builder().version("1.0.0").start();
+             RollcallWorker c = RollcallWorker.builder().version("1.0.0").start();
+             WorkerResolver resolver = WorkerResolver.builder().name("metrics-test").discovery(discovery)
+                     .policy(w -> Verdict.accept()).probeTimeout(Duration.ofSeconds(30)).build()) {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            new RollcallMetrics(resolver).bindTo(registry);
+
+            discovery.get().onCandidates(Set.of(a.endpoint(), b.endpoint(), c.endpoint()));
+            resolver.await(s -> s.counts().compatible() == 3, WAIT);
+
+            // What a dashboard's sum(rollcall_workers) or an untagged Micrometer read adds up.
+            double untagged = registry.find("rollcall.workers").tag("resolver", "metrics-test").gauges().stream()
+                    .mapToDouble(Gauge::value).sum();
+            assertThat(untagged).as("rollcall.workers summed over its states, a fleet of 3").isEqualTo(3);
+            assertThat(gauge(registry, "rollcall.workers", "compatible")).isEqualTo(3);
+        }
+    }
+
+    @Test
     void metersListedInTheJavadocAreTheOnesRegistered() throws Exception {
         Handle discovery = new Handle();
         try (WorkerResolver resolver = WorkerResolver.builder().name("metrics-test").discovery(discovery)
@@ -105,7 +127,7 @@ class RollcallMetricsTest {
                     "rollcall.probes.sent", "rollcall.probes.failed", "rollcall.probe.latency",
                     "rollcall.version.claims.differed", "rollcall.probe.kept-channels", "rollcall.probe.over-kept-cap",
                     "rollcall.workers.damped");
-            assertThat(registry.getMeters()).hasSize(18); // rollcall.workers has 8 states (outside_subset too), the latency 2 outcomes
+            assertThat(registry.getMeters()).hasSize(17); // rollcall.workers has 7 states (outside_subset too), the latency 2 outcomes
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.rollcall.spring.autoconfigure;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.rollcall.api.ServiceInfo;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
@@ -20,7 +21,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  * {@code /actuator/rollcall}: the resolver's current snapshot as JSON — every candidate with its
  * state, version and reason, the counts, the policy, discovery and its staleness, readiness — and
  * {@code /actuator/rollcall/{host:port}}: one candidate in detail (instance id, labels, services),
- * or 404 when it is not a candidate. Each answer is one snapshot, read without blocking.
+ * or 404 when it is not a candidate. Each answer is one snapshot, read without blocking. Every
+ * field is sent, {@code null} included, although the actuator's JSON leaves nulls out: a client that
+ * checks for {@code staleSince} reads "healthy" from a null, not from a field that is sometimes there.
  */
 @Endpoint(id = "rollcall")
 public final class RollcallEndpoint {
@@ -75,6 +78,7 @@ public final class RollcallEndpoint {
      * @param readiness        {@code rollcall.readiness.*}'s verdict
      * @param candidates       every candidate, by URL
      */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
     public record Fleet(long snapshot, String publishedAt, String policy, String discovery, String staleSince,
                         String discoveryProblem, FleetCounts counts, Readiness readiness, List<Candidate> candidates)
             implements OperationResponseBody {
@@ -89,6 +93,7 @@ public final class RollcallEndpoint {
      * @param version  what it reported, or null before it answered
      * @param reason   why it is not compatible, {@code ""} when it is
      */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
     public record Candidate(String endpoint, String state, String version, String reason) {
     }
 
@@ -104,6 +109,7 @@ public final class RollcallEndpoint {
      * @param labels         the labels it reported
      * @param services       the services it offers
      */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
     public record CandidateDetail(String endpoint, String state, String version, String reason, String instanceId,
                                   Map<String, String> discoveryLabels, Map<String, String> labels,
                                   List<String> services) implements OperationResponseBody {

@@ -116,6 +116,22 @@ class ReadinessOverHttpTest {
     }
 
     @Test
+    void theRollcallEndpointSendsEveryDocumentedFieldWithNullForDiscoveryProblemsWhileHealthy() throws Exception {
+        resolver.await(s -> s.counts().candidates() == 4 && s.counts().pending() == 0, WAIT);
+        JsonNode fleet = json(get("/actuator/rollcall"));
+        assertThat(fleet.propertyNames()).as(fleet.toString()).contains("snapshot", "publishedAt", "policy", "discovery",
+                "staleSince", "discoveryProblem", "counts", "readiness", "candidates");
+        assertThat(fleet.get("staleSince").isNull()).as("staleSince while discovery is healthy").isTrue();
+        assertThat(fleet.get("discoveryProblem").isNull()).as("discoveryProblem while discovery is healthy").isTrue();
+        for (JsonNode c : fleet.path("candidates")) {
+            assertThat(c.propertyNames()).as(c.toString()).contains("endpoint", "state", "version", "reason");
+        }
+        JsonNode late = JSON.readTree(get("/actuator/rollcall/" + LATE.host() + ":" + LATE.port()).body());
+        assertThat(late.propertyNames()).as(late.toString()).contains("endpoint", "state", "version", "reason",
+                "instanceId", "discoveryLabels", "labels", "services");
+    }
+
+    @Test
     void theRollcallEndpointListsEveryCandidateWithItsStateVersionAndReason() throws Exception {
         resolver.await(s -> s.counts().candidates() == 4 && s.counts().rejected() == 1
                 && s.counts().compatible() >= 2 && s.counts().pending() == 0, WAIT);
