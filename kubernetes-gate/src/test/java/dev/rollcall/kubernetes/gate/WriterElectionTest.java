@@ -113,11 +113,14 @@ class WriterElectionTest {
         WriterElection b = election("b", cluster.url(), Optional.of("coordinator"), SHORT);
 
         // Two lease durations: neither takes the stale holder's lease for its own.
-        await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(9)).until(() -> writers.get() == 0);
+        await("no replica writes while the stale holder renews").during(Duration.ofSeconds(6))
+                .atMost(Duration.ofSeconds(9)).until(() -> writers.get() == 0);
 
         renewing.shutdownNow();     // the stale holder dies
-        await().atMost(OneWriterTest.TAKE_OVER.plus(SHORT.retryPeriod())).until(() -> writers.get() == 1);
-        await().during(SHORT.duration()).atMost(SHORT.duration().multipliedBy(2)).until(() -> writers.get() == 1);
+        await("one replica writes once the stale holder's lease ran out")
+                .atMost(OneWriterTest.TAKE_OVER.plus(SHORT.retryPeriod())).until(() -> writers.get() == 1);
+        await("still exactly one writer").during(SHORT.duration()).atMost(SHORT.duration().multipliedBy(2))
+                .until(() -> writers.get() == 1);
         assertThat(mostWriters).hasValue(1);
         assertThat(cluster.holder(LEASE).orElseThrow()).isIn(a.identity(), b.identity());
         assertThat(a.identity()).startsWith("coordinator_").isNotEqualTo(b.identity());
