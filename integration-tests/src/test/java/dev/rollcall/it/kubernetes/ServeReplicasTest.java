@@ -91,7 +91,7 @@ class ServeReplicasTest {
         addPod("w-1", 1);       // only the successor can admit it
 
         // The promise: the lease's duration, a try with fabric8's jitter (1.2 retry periods), slack.
-        await().atMost(Duration.ofMillis(3000 + 1100 + 3000))
+        await("serve-b holds the lease of the killed serve-a").atMost(Duration.ofMillis(3000 + 1100 + 3000))
                 .until(() -> holder().orElse("").startsWith("serve-b_"));
         awaitCompatible("w-1");
     }
@@ -110,7 +110,8 @@ class ServeReplicasTest {
         assertThat(a.waitFor(30, TimeUnit.SECONDS)).isTrue();
 
         // At b's next try (a retry period and its jitter, slack), not after the 15s lease ran out.
-        await().atMost(Duration.ofMillis(1100 + 3000)).until(() -> holder().orElse("").startsWith("serve-b_"));
+        await("serve-b holds the lease serve-a released").atMost(Duration.ofMillis(1100 + 3000))
+                .until(() -> holder().orElse("").startsWith("serve-b_"));
     }
 
     private Process serve(String identity, String duration, String renewDeadline, String retry) throws IOException {

@@ -92,6 +92,7 @@ public final class WriterElection implements AutoCloseable {
         this.leading = Objects.requireNonNull(leading, "leading");
         this.timer = Executors.newSingleThreadScheduledExecutor(NamedThreads.daemon("rollcall-k8s-gate-lease"));
         this.writableUntil = System.nanoTime();
+        this.forbiddenUntil = writableUntil;    // nanoTime may be negative: 0 is no "long ago"
     }
 
     /**
