@@ -13,12 +13,9 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
-import io.fabric8.mockwebserver.http.MockResponse;
-import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.net.InetAddress;
 import java.util.HashMap;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * fabric8's Kubernetes mock API server in CRUD mode on loopback, holding what a cluster holds for a
@@ -33,12 +30,12 @@ final class MockCluster implements AutoCloseable {
     static final String GATE = "rollcall.dev/compatible";
 
     private final KubernetesMockServer server;
-    private final LeaseRights rights;
+    private final LeaseRights leases;
     private final KubernetesClient client;
 
-    private MockCluster(KubernetesMockServer server, LeaseRights rights) {
+    private MockCluster(KubernetesMockServer server, LeaseRights leases) {
         this.server = server;
-        this.rights = rights;
+        this.leases = leases;
         this.client = server.createClient();
     }
 
@@ -46,39 +43,26 @@ final class MockCluster implements AutoCloseable {
     static MockCluster start() {
         MockWebServer web = new MockWebServer();
         web.setHttp2ClearTextEnabled(false);
-        LeaseRights rights = new LeaseRights();
+        LeaseRights leases = new LeaseRights(new KubernetesCrudDispatcher());
         KubernetesMockServer server = new KubernetesMockServer(new Context(Serialization.jsonMapper()), web,
-                new HashMap<>(), rights, false);
+                new HashMap<>(), leases, false);
         server.start(InetAddress.getLoopbackAddress(), 0);
-        return new MockCluster(server, rights);
+        return new MockCluster(server, leases);
     }
 
-    /** The API server's port, for a fault proxy in front of it. */
+    /** The API server's port (for a fault proxy in front of it). */
     int port() {
         return server.getPort();
     }
 
-    /**
-     * From now on every request on {@code coordination.k8s.io} (leases) is refused 403 Forbidden, as
-     * the API server refuses a service account whose Role lacks them; the rest is served as before.
-     */
-    void forbidLeases() {
-        rights.forbidden = true;
-    }
-
-    /** Requests on {@code coordination.k8s.io} so far, refused or not. */
-    int leaseRequests() {
-        return rights.requests.get();
-    }
-
-    /** The Lease {@code name} in the namespace, or null. */
-    Lease lease(String name) {
-        return client.leases().inNamespace(NS).withName(name).get();
+    /** The Role's rights on leases, which a test may take away. */
+    LeaseRights leases() {
+        return leases;
     }
 
     /** The holder of Lease {@code name}, or empty when there is none or it was released. */
     Optional<String> holder(String name) {
-        Lease lease = lease(name);
+        Lease lease = client.leases().inNamespace(NS).withName(name).get();
         return lease == null || lease.getSpec() == null ? Optional.empty()
                 : Optional.ofNullable(lease.getSpec().getHolderIdentity());
     }
@@ -148,44 +132,5 @@ final class MockCluster implements AutoCloseable {
     public void close() {
         client.close();
         server.destroy();
-    }
-
-    /** The CRUD API server with a Role the test can take the leases out of. */
-    private static final class LeaseRights extends KubernetesCrudDispatcher {
-
-        private final AtomicInteger requests = new AtomicInteger();
-        private volatile boolean forbidden;
-
-        @Override
-        public MockResponse dispatch(RecordedRequest request) {
-            String path = String.valueOf(request.getPath());
-            if (path.startsWith("/apis/coordination.k8s.io/")) {
-                requests.incrementAndGet();
-                if (forbidden) {
-                    // The API server's own wording for a missing RBAC rule.
-                    return new MockResponse().setResponseCode(403).setHeader("Content-Type", "application/json")
-                            .setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
-                                    + "\"message\":\"leases.coordination.k8s.io is forbidden: User"
-                                    + " \\\"system:serviceaccount:compute:rollcall\\\" cannot "
-                                    + verb(request) + " resource \\\"leases\\\" in API group"
-                                    + " \\\"coordination.k8s.io\\\" in the namespace \\\"" + NS + "\\\"\","
-                                    + "\"reason\":\"Forbidden\",\"code\":403}");
-                }
-            }
-            return super.dispatch(request);
-        }
-
-        private static String verb(RecordedRequest request) {
-            switch (request.getMethod()) {
-                case "POST":
-                    return "create";
-                case "PATCH":
-                    return "patch";
-                case "PUT":
-                    return "update";
-                default:
-                    return "get";
-            }
-        }
     }
 }

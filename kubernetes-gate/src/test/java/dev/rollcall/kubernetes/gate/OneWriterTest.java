@@ -95,24 +95,23 @@ class OneWriterTest {
 
     @Test
     void withoutRightsOnLeasesOneErrorNamesVerbResourceAndNamespaceAndDiscoveryGoesOn() throws Exception {
-        cluster.forbidLeases();
+        cluster.leases().forbid();
         addPod("w-0", 0);
         try (ConsoleCapture console = new ConsoleCapture();
              Replica a = new Replica(config(cluster.url()))) {
             a.resolver.awaitWorkers(1, WITHIN);     // discovery and probing do not wait for the lease
-            int before = cluster.leaseRequests();
-            await().atMost(WITHIN).until(() -> cluster.leaseRequests() >= before + 4);   // several tries refused
+            int before = cluster.leases().requests();
+            await().atMost(WITHIN).until(() -> cluster.leases().requests() >= before + 4);   // several tries refused
 
             assertThat(a.resolver.workers()).hasSize(1);
             assertThat(a.gate.patches()).isZero();
             assertThat(cluster.gate("w-0")).isEmpty();
-            if (ConsoleCapture.seesLogs()) {
-                String log = console.text();
-                assertThat(count(log, "forbidden to get leases (coordination.k8s.io) in namespace compute"))
-                        .isEqualTo(1);
-                assertThat(log).contains("get, create and patch on leases")
-                        .doesNotContain("Exception occurred while acquiring lock");
-            }
+            assertThat(ConsoleCapture.seesLogs()).as("slf4j-simple writes this module's test log").isTrue();
+            String log = console.text();
+            assertThat(count(log, "forbidden to get leases (coordination.k8s.io) in namespace compute"))
+                    .isEqualTo(1);
+            assertThat(log).contains("get, create and patch on leases")
+                    .doesNotContain("Exception occurred while acquiring lock");
         }
     }
 

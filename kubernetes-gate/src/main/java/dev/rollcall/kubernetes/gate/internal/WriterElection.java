@@ -75,6 +75,8 @@ public final class WriterElection implements AutoCloseable {
     private long writableUntil;
     /** What {@link #leading} was last told; guarded. */
     private boolean writing;
+    /** Writing stopped for want of a renewal while still holding (logged); guarded. */
+    private boolean fenced;
     /** The running election (fabric8's elector runs once); guarded. */
     private CompletableFuture<?> term;
     private boolean closed;
@@ -205,9 +207,16 @@ public final class WriterElection implements AutoCloseable {
             writing = may;
             leading.accept(may);
             if (!may && holding && !closed) {
+                fenced = true;
                 LOG.warn("k8s gate: lease {}/{} not renewed within {}: this replica stopped writing before another"
                         + " may take the lease over", namespace, leaseName, timings.renewDeadline());
+            } else if (may && fenced) {
+                fenced = false;
+                LOG.info("k8s gate: lease {}/{} renewed again: this replica writes again", namespace, leaseName);
             }
+        }
+        if (!holding) {
+            fenced = false;
         }
     }
 
