@@ -8,14 +8,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * In front of the mock API server's dispatcher: a Role the test can take the leases out of. Once
  * {@link #forbid()} is called, every request on {@code coordination.k8s.io} is refused 403 with the
- * API server's own wording for a missing RBAC rule; everything else goes to {@code next}.
+ * API server's own wording for a missing RBAC rule ({@link #forbidWrites()}: every request but a
+ * read); everything else goes to {@code next}.
  * Thread-safe.
  */
 final class LeaseRights extends Dispatcher {
 
     private final Dispatcher next;
     private final AtomicInteger requests = new AtomicInteger();
+    private final AtomicInteger refused = new AtomicInteger();
     private volatile boolean forbidden;
+    private volatile boolean writesForbidden;
 
     LeaseRights(Dispatcher next) {
         this.next = next;
@@ -26,16 +29,27 @@ final class LeaseRights extends Dispatcher {
         forbidden = true;
     }
 
+    /** From now on leases may be read, not created or changed (a Role with only {@code get}). */
+    void forbidWrites() {
+        writesForbidden = true;
+    }
+
     /** Requests on {@code coordination.k8s.io} so far, refused or not. */
     int requests() {
         return requests.get();
+    }
+
+    /** Requests on {@code coordination.k8s.io} refused so far. */
+    int refused() {
+        return refused.get();
     }
 
     @Override
     public MockResponse dispatch(RecordedRequest request) {
         if (String.valueOf(request.getPath()).startsWith("/apis/coordination.k8s.io/")) {
             requests.incrementAndGet();
-            if (forbidden) {
+            if (forbidden || (writesForbidden && !"GET".equals(request.getMethod()))) {
+                refused.incrementAndGet();
                 return new MockResponse().setResponseCode(403).setHeader("Content-Type", "application/json")
                         .setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"message\":"
                                 + "\"leases.coordination.k8s.io is forbidden: User"

@@ -116,6 +116,25 @@ class OneWriterTest {
     }
 
     @Test
+    void withOnlyGetOnLeasesOneErrorNamesTheVerbRefusedAndNoReplicaWrites() throws Exception {
+        cluster.leases().forbidWrites();
+        addPod("w-0", 0);
+        try (ConsoleCapture console = new ConsoleCapture();
+             Replica a = new Replica(config(cluster.url()))) {
+            a.resolver.awaitWorkers(1, WITHIN);
+            // Past a lease duration: the refused create was tried again, and refused again.
+            await().atMost(WITHIN).until(() -> cluster.leases().refused() >= 2);
+
+            assertThat(a.gate.patches()).isZero();
+            assertThat(cluster.gate("w-0")).isEmpty();
+            assertThat(cluster.holder(LEASE)).isEmpty();
+            assertThat(ConsoleCapture.seesLogs()).as("slf4j-simple writes this module's test log").isTrue();
+            assertThat(count(console.text(), "forbidden to create leases (coordination.k8s.io) in namespace compute"))
+                    .isEqualTo(1);
+        }
+    }
+
+    @Test
     void leaseDurationsOutOfOrderAreRefusedNamingBothKeysAndValues() {
         Map<String, String> renewTooLong = new HashMap<>(baseConfig(cluster.url()));
         renewTooLong.put("rollcall.kubernetes.lease.duration", "3s");
