@@ -141,7 +141,7 @@ public final class ServeCommand implements Callable<Integer> {
                 log.info("serving the fleet of discovery {} and policy {} ({}; grpc {}{})",
                         resolver.discoveryDescription(), resolver.policy().description(), server.instanceId(),
                         server.grpcAddress(), server.httpAddress().map(a -> ", http " + a).orElse(""));
-                untilStopped(server, resolver);
+                untilStopped(server, resolver, gate);
             }
             return 0;
         } catch (InterruptedException e) {
@@ -156,15 +156,17 @@ public final class ServeCommand implements Callable<Integer> {
     /**
      * Waits for SIGTERM or SIGINT when this run owns the process, else (in-process) for an interrupt.
      * The shutdown hook covers every other way the JVM ends (SIGHUP, an exit elsewhere) and is taken
-     * back after an orderly stop, whose closing the caller does.
+     * back after an orderly stop, whose closing the caller does. It closes the gate first (null when
+     * none), so that the Lease is released and another replica writes at its next try.
      */
-    private void untilStopped(FleetServer server, WorkerResolver resolver) throws InterruptedException {
+    private void untilStopped(FleetServer server, WorkerResolver resolver, KubernetesGate gate)
+            throws InterruptedException {
         if (!RollcallCommand.ownsProcess(parent)) {
             new CountDownLatch(1).await();
             return;
         }
         Thread hook = new Thread(() -> {
-            try (resolver; server) {
+            try (resolver; server; gate) {
                 log.info("stopping: the JVM is shutting down");
             }
         }, "rollcall-serve-shutdown");

@@ -11,6 +11,7 @@ import dev.rollcall.discovery.k8s.KubernetesAccess;
 import dev.rollcall.kubernetes.gate.internal.GateKeys;
 import dev.rollcall.kubernetes.gate.internal.PodWrites;
 import dev.rollcall.kubernetes.gate.internal.Verdicts;
+import dev.rollcall.kubernetes.gate.internal.WriterElection;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.util.Objects;
@@ -48,14 +49,16 @@ public final class KubernetesGate implements AutoCloseable {
     private final KubernetesClient client;
     private final ExecutorService clientThreads;
     private final PodWrites writes;
+    private final WriterElection election;
     private final SnapshotListener.Registration listening;
 
     private KubernetesGate(String gate, KubernetesClient client, ExecutorService clientThreads, PodWrites writes,
-                           SnapshotListener.Registration listening) {
+                           WriterElection election, SnapshotListener.Registration listening) {
         this.gate = gate;
         this.client = client;
         this.clientThreads = clientThreads;
         this.writes = writes;
+        this.election = election;
         this.listening = listening;
     }
 
@@ -65,7 +68,8 @@ public final class KubernetesGate implements AutoCloseable {
      * ({@code rollcall.discovery.k8s.*}: the same cluster, namespace and account).
      *
      * @throws ConfigurationException naming the key and value at fault: a gate that is not a
-     *                                Kubernetes condition type, or discovery that is not {@code k8s}
+     *                                Kubernetes condition type, discovery that is not {@code k8s}, or
+     *                                lease durations out of order (naming both keys)
      */
     public static Optional<KubernetesGate> start(WorkerResolver resolver, RollcallConfig config) {
         Objects.requireNonNull(resolver, "resolver");
@@ -82,6 +86,9 @@ public final class KubernetesGate implements AutoCloseable {
         }
         boolean costs = settings.get(GateKeys.POD_DELETION_COST);
         int perSecond = settings.get(GateKeys.WRITES_PER_SECOND);
+        GateKeys.LeaseTimings timings = GateKeys.leaseTimings(settings);
+        String leaseName = settings.get(GateKeys.LEASE_NAME);
+        String identity = WriterElection.uniqueIdentity(settings.find(GateKeys.IDENTITY), System.getenv());
         KubernetesAccess access = KubernetesAccess.fromConfig(config);
         if (!access.watchesPods()) {
             // Without the pod informer, discovery cannot see a pod its gate holds back: none would ever be ready.
@@ -94,13 +101,14 @@ public final class KubernetesGate implements AutoCloseable {
         KubernetesClient client = access.newClient(threads);
         PodWrites writes = new PodWrites(client, access.namespace(), gate.get(), perSecond, Clock.systemUTC());
         writes.start();
-        // TODO(election slice): lead only while holding the Lease.
-        writes.lead(true);
+        WriterElection election = new WriterElection(client, access.namespace(), leaseName, identity, timings,
+                writes::lead);
+        election.start();
         SnapshotListener.Registration listening = resolver.addListener(snapshot ->
                 writes.offer(Verdicts.of(snapshot, resolver.policy(), costs)));
-        LOG.info("k8s gate: setting condition {} on the pods of {} ({})", gate.get(), access.service(),
-                access.describe());
-        return Optional.of(new KubernetesGate(gate.get(), client, threads, writes, listening));
+        LOG.info("k8s gate: setting condition {} on the pods of {} ({}) while {} holds lease {}", gate.get(),
+                access.service(), access.describe(), PeerText.escape(identity, 256), leaseName);
+        return Optional.of(new KubernetesGate(gate.get(), client, threads, writes, election, listening));
     }
 
     /** The condition type this gate sets, e.g. {@code rollcall.dev/compatible}. */
@@ -113,16 +121,33 @@ public final class KubernetesGate implements AutoCloseable {
         return writes.patches();
     }
 
+    /**
+     * This process's {@code holderIdentity} in the Lease: {@code rollcall.kubernetes.identity} (else
+     * {@code HOSTNAME}), {@code _} and a random suffix, unique to the process.
+     */
+    public String identity() {
+        return election.identity();
+    }
+
+    /**
+     * Stops writing, releases the Lease if this replica holds it (another replica takes it over at
+     * its next try), and closes the client. Blocks while the release is sent: at most the k8s
+     * backend's request timeout or two when the API server does not answer.
+     */
     @Override
     public void close() {
         try {
             listening.close();
         } finally {
             try {
-                writes.close();
+                election.close();
             } finally {
-                client.close();
-                clientThreads.shutdownNow();
+                try {
+                    writes.close();
+                } finally {
+                    client.close();
+                    clientThreads.shutdownNow();
+                }
             }
         }
     }

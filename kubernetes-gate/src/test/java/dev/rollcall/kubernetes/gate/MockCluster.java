@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
@@ -29,10 +30,12 @@ final class MockCluster implements AutoCloseable {
     static final String GATE = "rollcall.dev/compatible";
 
     private final KubernetesMockServer server;
+    private final LeaseRights leases;
     private final KubernetesClient client;
 
-    private MockCluster(KubernetesMockServer server) {
+    private MockCluster(KubernetesMockServer server, LeaseRights leases) {
         this.server = server;
+        this.leases = leases;
         this.client = server.createClient();
     }
 
@@ -40,10 +43,28 @@ final class MockCluster implements AutoCloseable {
     static MockCluster start() {
         MockWebServer web = new MockWebServer();
         web.setHttp2ClearTextEnabled(false);
+        LeaseRights leases = new LeaseRights(new KubernetesCrudDispatcher());
         KubernetesMockServer server = new KubernetesMockServer(new Context(Serialization.jsonMapper()), web,
-                new HashMap<>(), new KubernetesCrudDispatcher(), false);
+                new HashMap<>(), leases, false);
         server.start(InetAddress.getLoopbackAddress(), 0);
-        return new MockCluster(server);
+        return new MockCluster(server, leases);
+    }
+
+    /** The API server's port (for a fault proxy in front of it). */
+    int port() {
+        return server.getPort();
+    }
+
+    /** The Role's rights on leases, which a test may take away. */
+    LeaseRights leases() {
+        return leases;
+    }
+
+    /** The holder of Lease {@code name}, or empty when there is none or it was released. */
+    Optional<String> holder(String name) {
+        Lease lease = client.leases().inNamespace(NS).withName(name).get();
+        return lease == null || lease.getSpec() == null ? Optional.empty()
+                : Optional.ofNullable(lease.getSpec().getHolderIdentity());
     }
 
     /** The API server's URL, for {@code rollcall.discovery.k8s.master}. */

@@ -1,7 +1,10 @@
 package dev.rollcall.kubernetes.gate.internal;
 
+import dev.rollcall.api.ConfigurationException;
+import dev.rollcall.api.PeerText;
 import dev.rollcall.api.SettingKey;
 import dev.rollcall.api.SettingType;
+import dev.rollcall.api.Settings;
 import java.time.Duration;
 import java.util.List;
 
@@ -40,12 +43,56 @@ public final class GateKeys {
             SCOPE + "lease.retry-period", SettingType.DURATION, "how often a replica tries to take or renew the"
                     + " lease").byDefault(Duration.ofSeconds(2)).above(Duration.ZERO);
     public static final SettingKey<String> IDENTITY = SettingKey.define(MODULE, SCOPE + "identity",
-            SettingType.TEXT, "this replica's name in the lease's holderIdentity")
-            .derivedDefault("the HOSTNAME environment variable (the pod's name), else a random id");
+            SettingType.TEXT, "this replica's name in the lease's holderIdentity, which always adds _ and a random"
+                    + " suffix of its own: two processes never share an identity")
+            .derivedDefault("the HOSTNAME environment variable (the pod's name), else rollcall");
 
     /** Every key, in the order of docs/configuration.md's table. */
     public static final List<SettingKey<?>> ALL = List.of(READINESS_GATE, POD_DELETION_COST, WRITES_PER_SECOND,
             LEASE_NAME, LEASE_DURATION, LEASE_RENEW_DEADLINE, LEASE_RETRY_PERIOD, IDENTITY);
+
+    /**
+     * The lease's three durations from {@code settings}, checked together: the writer must give up
+     * before its lease can pass to another replica ({@code renew-deadline} below {@code duration}),
+     * and must be able to renew at least once within that ({@code retry-period} below
+     * {@code renew-deadline}).
+     *
+     * @throws ConfigurationException naming both keys and their values when they are out of order
+     */
+    public static LeaseTimings leaseTimings(Settings settings) {
+        Duration duration = settings.get(LEASE_DURATION);
+        Duration renewDeadline = settings.get(LEASE_RENEW_DEADLINE);
+        Duration retryPeriod = settings.get(LEASE_RETRY_PERIOD);
+        requireBelow(settings, LEASE_RENEW_DEADLINE, renewDeadline, LEASE_DURATION, duration,
+                "a writer that could not renew would still write after another replica took the lease over");
+        requireBelow(settings, LEASE_RETRY_PERIOD, retryPeriod, LEASE_RENEW_DEADLINE, renewDeadline,
+                "the writer would give up before its first try to renew");
+        return new LeaseTimings(duration, renewDeadline, retryPeriod);
+    }
+
+    private static void requireBelow(Settings settings, SettingKey<Duration> low, Duration lowValue,
+                                     SettingKey<Duration> high, Duration highValue, String otherwise) {
+        if (lowValue.compareTo(highValue) >= 0) {
+            throw new ConfigurationException(low.name(), low.name() + "=" + asWritten(settings, low, lowValue)
+                    + " must be below " + high.name() + "=" + asWritten(settings, high, highValue) + ": otherwise "
+                    + otherwise);
+        }
+    }
+
+    /** The value as the user wrote it ({@code 2s}), or the default's ISO form when unset. */
+    private static String asWritten(Settings settings, SettingKey<Duration> key, Duration value) {
+        return settings.raw(key.name()).map(raw -> PeerText.escape(raw.strip(), 64)).orElse(value.toString());
+    }
+
+    /**
+     * The lease's durations, in order: {@code retryPeriod < renewDeadline < duration}.
+     *
+     * @param duration      how long a lease lasts unrenewed
+     * @param renewDeadline how long the writer keeps writing without a successful renewal
+     * @param retryPeriod   how often a replica tries to take or renew the lease
+     */
+    public record LeaseTimings(Duration duration, Duration renewDeadline, Duration retryPeriod) {
+    }
 
     private GateKeys() {
     }
