@@ -1,9 +1,13 @@
 package dev.rollcall.kubernetes.gate.internal;
 
+import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.SettingKey;
 import dev.rollcall.api.SettingType;
+import dev.rollcall.api.Settings;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * Where each {@code rollcall.kubernetes.*} key is defined, once: the gate's internals read these, and
@@ -47,6 +51,27 @@ public final class GateKeys {
     public static final List<SettingKey<?>> ALL = List.of(READINESS_GATE, POD_DELETION_COST, WRITES_PER_SECOND,
             LEASE_NAME, LEASE_DURATION, LEASE_RENEW_DEADLINE, LEASE_RETRY_PERIOD, IDENTITY);
 
+    /** A condition type as Kubernetes checks it: a qualified name, {@code [DNS subdomain/]name}. */
+    private static final Pattern QUALIFIED_NAME = Pattern.compile(
+            "(?:(?=[^/]{1,253}/)[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*/)?"
+                    + "(?=[^/]{1,63}$)[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?");
+
     private GateKeys() {
+    }
+
+    /**
+     * The condition type {@link #READINESS_GATE} names, or empty when it is unset.
+     *
+     * @throws ConfigurationException naming the key and the escaped value when it is not a
+     *                                Kubernetes condition type (the API server would refuse every patch)
+     */
+    public static Optional<String> readinessGate(Settings settings) {
+        Optional<String> gate = settings.find(READINESS_GATE);
+        if (gate.isPresent() && !QUALIFIED_NAME.matcher(gate.get()).matches()) {
+            throw ConfigurationException.invalid(READINESS_GATE.name(), gate.get(), "a Kubernetes condition type:"
+                    + " an optional DNS subdomain prefix and '/', then a name of at most 63 characters that"
+                    + " matches [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?, e.g. rollcall.dev/compatible");
+        }
+        return gate;
     }
 }
