@@ -76,6 +76,8 @@ public final class PodWrites implements AutoCloseable {
     private final WriteDoors doors;
     private boolean leading;
     private boolean closed;
+    /** Whether the writer is on a pod's turn (between {@link #next} and the next call of it). */
+    private boolean busy;
 
     private final AtomicLong patches = new AtomicLong();
     private final Thread writer;
@@ -145,6 +147,17 @@ public final class PodWrites implements AutoCloseable {
         return patches.get();
     }
 
+    /**
+     * Whether the writer has nothing to do: the informer has listed the pods, and every pod's wish
+     * has been looked at since it last changed (written, found as wished, or not the writer's to
+     * write), none waiting for a shut door or a token.
+     */
+    public boolean idle() {
+        synchronized (lock) {
+            return pods.hasSynced() && dirty.isEmpty() && parked.isEmpty() && !busy;
+        }
+    }
+
     private void touch(String pod) {
         synchronized (lock) {
             if (wishes.containsKey(pod)) {
@@ -174,6 +187,7 @@ public final class PodWrites implements AutoCloseable {
     /** The next pod to look at, waiting until there is one and this replica leads; null once closed. */
     private String next() throws InterruptedException {
         synchronized (lock) {
+            busy = false;
             while (!closed) {
                 long now = System.nanoTime();
                 long opening = parked.isEmpty() ? Long.MAX_VALUE : doors.nextOpening(now);
@@ -185,6 +199,7 @@ public final class PodWrites implements AutoCloseable {
                     var it = dirty.iterator();
                     String pod = it.next();
                     it.remove();
+                    busy = true;
                     return pod;
                 }
                 if (opening == Long.MAX_VALUE) {
