@@ -49,12 +49,27 @@ final class ApiServerLog extends KubernetesCrudDispatcher {
             kubelet.accept(pod);
         }
         Integer code = failing.get(resource);
-        MockResponse response = code == null ? super.dispatch(request) : new MockResponse().setResponseCode(code)
+        MockResponse response = code == null ? apply(request) : new MockResponse().setResponseCode(code)
                 .setBody(status(code, failureText.getOrDefault(resource, "pods \"" + pod + "\" is forbidden: User"
                         + " \"system:serviceaccount:compute:rollcall\" cannot patch resource \"" + resource
                         + "\" in API group \"\" in the namespace \"compute\"")));
         patches.add(new Patch(System.nanoTime(), pod, resource, response.code()));
         return response;
+    }
+
+    /**
+     * The CRUD dispatcher's answer; a JSON Patch it cannot apply (a {@code test} that fails: the pod
+     * changed) gets 422 as kube-apiserver answers it. (The mock itself throws, and never answers.)
+     */
+    private MockResponse apply(RecordedRequest request) {
+        try {
+            return super.dispatch(request);
+        } catch (RuntimeException e) {
+            return new MockResponse().setResponseCode(422).setBody(Serialization.asJson(new StatusBuilder()
+                    .withStatus("Failure").withReason("Invalid").withCode(422)
+                    .withMessage("the server rejected our request due to an error in our request: " + e.getMessage())
+                    .build()));
+        }
     }
 
     /** Answers every PATCH of {@code resource} with {@code code} and a Status saying {@code text}. */
@@ -88,7 +103,7 @@ final class ApiServerLog extends KubernetesCrudDispatcher {
         MockResponse answer = super.dispatch(new RecordedRequest("PATCH " + path + " HTTP/1.1", HttpMethod.PATCH,
                 path, Headers.builder().add("Content-Type", "application/json-patch+json").build(),
                 new Buffer().writeUtf8(jsonPatch)));
-        if (answer.code() != 200) {
+        if (answer.code() / 100 != 2) {
             throw new IllegalStateException("the kubelet's patch of " + pod + " answered " + answer.code());
         }
     }
