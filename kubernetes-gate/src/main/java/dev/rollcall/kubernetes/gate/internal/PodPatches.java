@@ -102,7 +102,8 @@ public final class PodPatches {
             remove.put("op", "remove");
             remove.put("path", path);
             ops.add(remove);
-        } else if (annotations == null) {
+        } else if (annotations == null || annotations.isEmpty()) {
+            // The API server leaves an empty map out of the pod: "add" under a member it lacks fails.
             ops.add(op("add", "/metadata/annotations", Map.of(DELETION_COST, wished)));
         } else {
             ops.add(op("add", path, wished));
