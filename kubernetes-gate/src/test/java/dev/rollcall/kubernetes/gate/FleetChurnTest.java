@@ -140,6 +140,26 @@ class FleetChurnTest {
         assertThat(cluster.api().patches()).allSatisfy(p -> assertThat(p.code()).isBetween(200, 299));
     }
 
+    @Test
+    void podsWhoseConditionAndCostBothChangeGetTwoPatchesEachAndNoneIsSentAgainstAnOlderPod() {
+        List<Pod> pods = settledGatedPods(20, "1.4.0");
+        SyntheticFleet fleet = new SyntheticFleet();
+        pods.forEach(p -> fleet.run(p, "2.0.0"));
+        try (PodWrites writes = new PodWrites(client, MockCluster.NS, MockCluster.GATE, PER_SECOND, Clock.systemUTC())) {
+            writes.start();
+            writes.lead(true);
+            await().atMost(WITHIN).until(writes::idle);
+            writes.offer(fleet.wishes(true));
+            await().atMost(WITHIN).until(() -> writes.idle() && cluster.api().patches().size() >= 40);
+            assertConditions(pods.stream().map(p -> p.getMetadata().getName()).collect(Collectors.toSet()));
+        }
+        // Each pod: the condition, then the cost computed from the pod the first patch returned.
+        assertThat(cluster.api().patches()).hasSize(40).allSatisfy(p -> assertThat(p.code()).isBetween(200, 299));
+        assertThat(client.pods().inNamespace(MockCluster.NS).list().getItems()).allSatisfy(p ->
+                assertThat(p.getMetadata().getAnnotations()).containsEntry(
+                        dev.rollcall.kubernetes.gate.internal.PodPatches.DELETION_COST, "-100"));
+    }
+
     /** Every pod of the list is rejected ({@code False}, Incompatible), every other pod {@code True}. */
     private void assertConditions(Set<String> rejected) {
         for (Pod pod : client.pods().inNamespace(MockCluster.NS).list().getItems()) {
