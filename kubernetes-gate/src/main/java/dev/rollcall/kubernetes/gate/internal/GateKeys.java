@@ -28,7 +28,8 @@ public final class GateKeys {
                     + " them first").byDefault(false);
     public static final SettingKey<Integer> WRITES_PER_SECOND = SettingKey.define(MODULE,
             SCOPE + "writes-per-second", SettingType.WHOLE_NUMBER, "most pod patches the gate sends per second,"
-                    + " all pods together (changes wait, coalesced, beyond it)").byDefault(20).atLeast(1)
+                    + " all pods together, after a burst of one second's worth (changes wait, coalesced,"
+                    + " beyond it)").byDefault(20).atLeast(1)
             .atMost(10_000);
     public static final SettingKey<String> LEASE_NAME = SettingKey.define(MODULE, SCOPE + "lease.name",
             SettingType.TEXT, "the coordination.k8s.io Lease in the service's namespace by which replicas of"

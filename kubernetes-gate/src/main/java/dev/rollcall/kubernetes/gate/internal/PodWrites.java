@@ -82,6 +82,11 @@ public final class PodWrites implements AutoCloseable {
     private final AtomicLong patches = new AtomicLong();
     private final Thread writer;
 
+    /**
+     * A writer of condition {@code gate} on the pods of {@code namespace}, through {@code client} (whose
+     * request timeout bounds each patch), at most {@code writesPerSecond} patches a second; nothing
+     * happens before {@link #start()}, and nothing is written before {@link #lead lead(true)}.
+     */
     public PodWrites(KubernetesClient client, String namespace, String gate, int writesPerSecond, Clock clock) {
         this.client = Objects.requireNonNull(client, "client");
         this.namespace = Objects.requireNonNull(namespace, "namespace");
@@ -289,8 +294,9 @@ public final class PodWrites implements AutoCloseable {
         patches.incrementAndGet();
         PodResource resource = client.pods().inNamespace(namespace).withName(name);
         try {
-            Pod result = door == Door.STATUS ? resource.subresource("status").patch(PatchContext.of(PatchType.JSON), patch)
-                    : resource.patch(PatchContext.of(PatchType.JSON), patch);
+            PatchContext json = PatchContext.of(PatchType.JSON);
+            Pod result = door == Door.STATUS ? resource.subresource("status").patch(json, patch)
+                    : resource.patch(json, patch);
             synchronized (lock) {
                 doors.succeeded(door);
                 written.put(name, new Written(Set.copyOf(superseded), result));
