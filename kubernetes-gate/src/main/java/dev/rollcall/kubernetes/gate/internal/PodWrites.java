@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.time.Clock;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -70,7 +71,8 @@ public final class PodWrites implements AutoCloseable {
     // Guarded by lock:
     private final Map<String, PodVerdict> wishes = new HashMap<>();
     private final Set<String> dirty = new LinkedHashSet<>();
-    private final Set<String> parked = new LinkedHashSet<>();
+    /** Pods whose patch waits for a shut door, by door. */
+    private final Map<Door, Set<String>> parked = new EnumMap<>(Door.class);
     private final Map<String, Written> written = new HashMap<>();
     private final WriteBudget budget;
     private final WriteDoors doors;
@@ -159,7 +161,8 @@ public final class PodWrites implements AutoCloseable {
      */
     public boolean idle() {
         synchronized (lock) {
-            return pods.hasSynced() && dirty.isEmpty() && parked.isEmpty() && !busy;
+            return pods.hasSynced() && dirty.isEmpty() && !busy
+                    && parked.values().stream().allMatch(Set::isEmpty);
         }
     }
 
@@ -195,10 +198,15 @@ public final class PodWrites implements AutoCloseable {
             busy = false;
             while (!closed) {
                 long now = System.nanoTime();
-                long opening = parked.isEmpty() ? Long.MAX_VALUE : doors.nextOpening(now);
-                if (opening == 0) {
-                    dirty.addAll(parked);
-                    parked.clear();
+                long opening = Long.MAX_VALUE;
+                for (Map.Entry<Door, Set<String>> waiting : parked.entrySet()) {
+                    long shut = doors.shutFor(waiting.getKey(), now);
+                    if (shut == 0) {
+                        dirty.addAll(waiting.getValue());
+                        waiting.getValue().clear();
+                    } else if (!waiting.getValue().isEmpty()) {
+                        opening = Math.min(opening, shut);
+                    }
                 }
                 if (leading && !dirty.isEmpty()) {
                     var it = dirty.iterator();
@@ -209,7 +217,7 @@ public final class PodWrites implements AutoCloseable {
                 }
                 if (opening == Long.MAX_VALUE) {
                     lock.wait();
-                } else if (opening > 0) {
+                } else {
                     TimeUnit.NANOSECONDS.timedWait(lock, opening);
                 }
             }
@@ -274,9 +282,8 @@ public final class PodWrites implements AutoCloseable {
                 if (closed || !leading || !wish.equals(wishes.get(name))) {
                     return false;
                 }
-                long now = System.nanoTime();
-                if (doors.isShut(door, now)) {
-                    parked.add(name);
+                if (doors.shutFor(door, System.nanoTime()) > 0) {
+                    park(door, name);
                     return false;
                 }
                 long wait = budget.nanosUntilToken();
@@ -309,19 +316,24 @@ public final class PodWrites implements AutoCloseable {
                     case 404 -> written.remove(name);
                     case 403 -> {
                         doors.refused(door, System.nanoTime());
-                        parked.add(name);
+                        park(door, name);
                     }
                     default -> {
                         if (closed) {
                             return null;
                         }
                         doors.failed(door, name, describe(e), System.nanoTime());
-                        parked.add(name);
+                        park(door, name);
                     }
                 }
             }
             return null;
         }
+    }
+
+    /** Guarded by {@link #lock}. */
+    private void park(Door door, String pod) {
+        parked.computeIfAbsent(door, d -> new LinkedHashSet<>()).add(pod);
     }
 
     private static String describe(KubernetesClientException e) {

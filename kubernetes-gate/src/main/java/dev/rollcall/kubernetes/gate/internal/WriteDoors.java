@@ -48,24 +48,15 @@ final class WriteDoors {
         this.namespace = namespace;
     }
 
-    /** Whether {@code door} is shut at {@code now} (a {@link System#nanoTime()}). */
-    boolean isShut(Door door, long now) {
+    /** Nanoseconds from {@code now} (a {@link System#nanoTime()}) until {@code door} opens again; 0: open. */
+    long shutFor(Door door, long now) {
         Shut s = shut.get(door);
-        return s != null && now - s.until < 0;
-    }
-
-    /** When the first shut door opens again to one patch, or {@code Long.MAX_VALUE} past none. */
-    long nextOpening(long now) {
-        long next = Long.MAX_VALUE;
-        for (Shut s : shut.values()) {
-            next = Math.min(next, Math.max(0, s.until - now));
-        }
-        return next;
+        return s == null ? 0 : Math.max(0, s.until - now);
     }
 
     /** The API server answered 403: the Role lacks the right. */
     void refused(Door door, long now) {
-        Shut s = shutFor(door, now);
+        Shut s = shutNow(door, now);
         if (!"refused".equals(s.said)) {
             s.said = "refused";
             LOG.error("k8s gate: forbidden to patch {} in namespace {}: the Role needs verb \"patch\" on resource"
@@ -76,7 +67,7 @@ final class WriteDoors {
 
     /** The API server did not answer, or failed: the patch of pod {@code pod} waits for a backoff. */
     void failed(Door door, String pod, String cause, long now) {
-        Shut s = shutFor(door, now);
+        Shut s = shutNow(door, now);
         if (!"failed".equals(s.said)) {
             s.said = "failed";
             LOG.warn("k8s gate: cannot patch {} of pod {}/{}: {}; trying again with backoff (up to {}s), discovery"
@@ -93,7 +84,7 @@ final class WriteDoors {
         }
     }
 
-    private Shut shutFor(Door door, long now) {
+    private Shut shutNow(Door door, long now) {
         Shut s = shut.computeIfAbsent(door, d -> new Shut());
         s.backoff = s.backoff == 0 ? FIRST_BACKOFF
                 : Math.min(s.backoff * 2, TimeUnit.SECONDS.toNanos(MAX_BACKOFF_SECONDS));
