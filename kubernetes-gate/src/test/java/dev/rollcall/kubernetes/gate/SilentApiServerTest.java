@@ -63,8 +63,9 @@ class SilentApiServerTest {
                     "rollcall.kubernetes.pod-deletion-cost", "true"));
             try (WorkerResolver resolver = WorkerResolver.fromConfig(config);
                  KubernetesGate gate = KubernetesGate.start(resolver, config).orElseThrow()) {
+                // Verified: True, and the cost it had while not verified yet (-100) cleared.
                 await().atMost(WITHIN).until(() -> cluster.gate("w-0").map(c -> c.getStatus()).orElse("")
-                        .equals("True"));
+                        .equals("True") && cost(cluster.pod("w-0")) == null);
                 // Listens after the gate: were the gate's listener stuck, this one would hear nothing.
                 List<WorkerStatus.State> heard = new CopyOnWriteArrayList<>();
                 resolver.addListener(snapshot -> heard.add(state(snapshot)));
