@@ -74,14 +74,14 @@ public final class KubernetesGate implements AutoCloseable {
     public static Optional<KubernetesGate> start(WorkerResolver resolver, RollcallConfig config) {
         Objects.requireNonNull(resolver, "resolver");
         Settings settings = config.settings();
-        Optional<String> gate = settings.find(GateKeys.READINESS_GATE);
+        Optional<String> gate = GateKeys.readinessGate(settings);
         if (gate.isEmpty()) {
             return Optional.empty();
         }
         String discovery = settings.raw("rollcall.discovery.type").orElse("");
         if (!"k8s".equals(discovery)) {
             throw new ConfigurationException(GateKeys.READINESS_GATE.name(), GateKeys.READINESS_GATE.name() + "="
-                    + gate.get() + " needs rollcall.discovery.type=k8s (the gate is set on the pods of the service's"
+                    + PeerText.escape(gate.get(), 64) + " needs rollcall.discovery.type=k8s (the gate is set on the pods of the service's"
                     + " EndpointSlices), not '" + PeerText.escape(discovery, 64) + "'");
         }
         boolean costs = settings.get(GateKeys.POD_DELETION_COST);

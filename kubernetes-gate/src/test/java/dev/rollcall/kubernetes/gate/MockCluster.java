@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
@@ -31,11 +30,13 @@ final class MockCluster implements AutoCloseable {
 
     private final KubernetesMockServer server;
     private final LeaseRights leases;
+    private final ApiServerLog api;
     private final KubernetesClient client;
 
-    private MockCluster(KubernetesMockServer server, LeaseRights leases) {
+    private MockCluster(KubernetesMockServer server, LeaseRights leases, ApiServerLog api) {
         this.server = server;
         this.leases = leases;
+        this.api = api;
         this.client = server.createClient();
     }
 
@@ -43,11 +44,12 @@ final class MockCluster implements AutoCloseable {
     static MockCluster start() {
         MockWebServer web = new MockWebServer();
         web.setHttp2ClearTextEnabled(false);
-        LeaseRights leases = new LeaseRights(new KubernetesCrudDispatcher());
+        ApiServerLog api = new ApiServerLog();
+        LeaseRights leases = new LeaseRights(api);
         KubernetesMockServer server = new KubernetesMockServer(new Context(Serialization.jsonMapper()), web,
                 new HashMap<>(), leases, false);
         server.start(InetAddress.getLoopbackAddress(), 0);
-        return new MockCluster(server, leases);
+        return new MockCluster(server, leases, api);
     }
 
     /** The API server's port (for a fault proxy in front of it). */
@@ -65,6 +67,16 @@ final class MockCluster implements AutoCloseable {
         Lease lease = client.leases().inNamespace(NS).withName(name).get();
         return lease == null || lease.getSpec() == null ? Optional.empty()
                 : Optional.ofNullable(lease.getSpec().getHolderIdentity());
+    }
+
+    /** What the API server was asked to patch, and its lies. */
+    ApiServerLog api() {
+        return api;
+    }
+
+    /** A new client of the API server (the caller closes it). */
+    KubernetesClient newClient() {
+        return server.createClient();
     }
 
     /** The API server's URL, for {@code rollcall.discovery.k8s.master}. */
@@ -96,6 +108,41 @@ final class MockCluster implements AutoCloseable {
                 .endStatus()
                 .build()).create();
         slice(name, port, false);
+    }
+
+    /**
+     * A pod that does not declare the gate (a database of the same namespace, say): Rollcall must never
+     * write to it, whatever an EndpointSlice says.
+     */
+    void addPlainPod(String name) {
+        client.pods().inNamespace(NS).resource(new PodBuilder()
+                .withNewMetadata().withName(name).withNamespace(NS).addToLabels("app.kubernetes.io/name", "db")
+                .endMetadata()
+                .withNewSpec().addNewContainer().withName("db").withImage("db:1").endContainer().endSpec()
+                .withNewStatus().withPhase("Running")
+                    .addNewCondition().withType("ContainersReady").withStatus("True").endCondition()
+                    .addNewCondition().withType("Ready").withStatus("True").endCondition()
+                .endStatus()
+                .build()).create();
+    }
+
+    /**
+     * An EndpointSlice written by hand, not by the controller: its endpoint at {@code port} names pod
+     * {@code pod} in its {@code targetRef}, with {@code uid} (null: none).
+     */
+    void forgedSlice(String name, String pod, String uid, int port) {
+        EndpointSlice slice = new EndpointSliceBuilder()
+                .withNewMetadata().withName(name).withNamespace(NS)
+                    .addToLabels("kubernetes.io/service-name", SERVICE).endMetadata()
+                .withAddressType("IPv4")
+                .addNewPort().withName("grpc").withPort(port).withProtocol("TCP").endPort()
+                .withEndpoints(new EndpointBuilder().withAddresses("127.0.0.1")
+                        .withNewConditions().withReady(true).withServing(true).withTerminating(false)
+                        .endConditions()
+                        .withNewTargetRef().withKind("Pod").withName(pod).withNamespace(NS).withUid(uid)
+                        .endTargetRef().build())
+                .build();
+        client.discovery().v1().endpointSlices().inNamespace(NS).resource(slice).create();
     }
 
     /** Writes the pod's endpoint as the EndpointSlice controller would. */

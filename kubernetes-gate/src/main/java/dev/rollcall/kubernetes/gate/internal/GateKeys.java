@@ -7,6 +7,8 @@ import dev.rollcall.api.SettingType;
 import dev.rollcall.api.Settings;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * Where each {@code rollcall.kubernetes.*} key is defined, once: the gate's internals read these, and
@@ -27,7 +29,8 @@ public final class GateKeys {
                     + " them first").byDefault(false);
     public static final SettingKey<Integer> WRITES_PER_SECOND = SettingKey.define(MODULE,
             SCOPE + "writes-per-second", SettingType.WHOLE_NUMBER, "most pod patches the gate sends per second,"
-                    + " all pods together (changes wait, coalesced, beyond it)").byDefault(20).atLeast(1)
+                    + " all pods together, after a burst of one second's worth (changes wait, coalesced,"
+                    + " beyond it)").byDefault(20).atLeast(1)
             .atMost(10_000);
     public static final SettingKey<String> LEASE_NAME = SettingKey.define(MODULE, SCOPE + "lease.name",
             SettingType.TEXT, "the coordination.k8s.io Lease in the service's namespace by which replicas of"
@@ -93,7 +96,27 @@ public final class GateKeys {
      */
     public record LeaseTimings(Duration duration, Duration renewDeadline, Duration retryPeriod) {
     }
+    /** A condition type as Kubernetes checks it: a qualified name, {@code [DNS subdomain/]name}. */
+    private static final Pattern QUALIFIED_NAME = Pattern.compile(
+            "(?:(?=[^/]{1,253}/)[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*/)?"
+                    + "(?=[^/]{1,63}$)[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?");
 
     private GateKeys() {
+    }
+
+    /**
+     * The condition type {@link #READINESS_GATE} names, or empty when it is unset.
+     *
+     * @throws ConfigurationException naming the key and the escaped value when it is not a
+     *                                Kubernetes condition type (the API server would refuse every patch)
+     */
+    public static Optional<String> readinessGate(Settings settings) {
+        Optional<String> gate = settings.find(READINESS_GATE);
+        if (gate.isPresent() && !QUALIFIED_NAME.matcher(gate.get()).matches()) {
+            throw ConfigurationException.invalid(READINESS_GATE.name(), gate.get(), "a Kubernetes condition type:"
+                    + " an optional DNS subdomain prefix and '/', then a name of at most 63 characters that"
+                    + " matches [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?, e.g. rollcall.dev/compatible");
+        }
+        return gate;
     }
 }

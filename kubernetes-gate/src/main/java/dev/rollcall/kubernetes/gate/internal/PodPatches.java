@@ -19,7 +19,8 @@ import java.util.Objects;
  * pod's {@code resourceVersion}: the API server applies it only to the pod this patch was computed
  * from, so the kubelet's own condition writes are never overwritten, and a pod that changed meanwhile
  * answers 422 (the gate computes again from the newer pod). The deletion cost goes to the pod as a
- * JSON merge patch of one annotation (maps merge; nothing else is touched).
+ * JSON Patch of one annotation, testing the {@code resourceVersion} the same way (nothing else is
+ * touched). Neither is ever made for a pod that does not declare the gate.
  */
 public final class PodPatches {
 
@@ -78,21 +79,36 @@ public final class PodPatches {
         return Serialization.asJson(ops);
     }
 
-    /** The JSON merge patch that sets or removes the deletion cost, or null when it is as wished. */
-    public static String deletionCost(Pod pod, PodVerdict wish) {
-        if (wish.cost() == PodVerdict.Cost.UNCHANGED) {
+    /**
+     * The JSON Patch for the pod that sets or removes the deletion cost as {@code wish} says, testing
+     * the pod's {@code resourceVersion} first as {@link #condition} does; or null when the cost is as
+     * wished or the pod does not declare the gate (a pod that does not ask is never touched).
+     */
+    public static String deletionCost(Pod pod, String gate, PodVerdict wish) {
+        if (wish.cost() == PodVerdict.Cost.UNCHANGED || !declares(pod, gate)) {
             return null;
         }
         Map<String, String> annotations = pod.getMetadata().getAnnotations();
         String current = annotations == null ? null : annotations.get(DELETION_COST);
-        if (Objects.equals(current, wish.cost().value())) {
+        String wished = wish.cost().value();
+        if (Objects.equals(current, wished)) {
             return null;
         }
-        Map<String, Object> patch = new LinkedHashMap<>();
-        Map<String, Object> annotation = new LinkedHashMap<>();
-        annotation.put(DELETION_COST, wish.cost().value());
-        patch.put("metadata", Map.of("annotations", annotation));
-        return Serialization.asJson(patch);
+        List<Map<String, Object>> ops = new ArrayList<>();
+        ops.add(op("test", "/metadata/resourceVersion", pod.getMetadata().getResourceVersion()));
+        String path = "/metadata/annotations/" + DELETION_COST.replace("~", "~0").replace("/", "~1");
+        if (wished == null) {
+            Map<String, Object> remove = new LinkedHashMap<>();
+            remove.put("op", "remove");
+            remove.put("path", path);
+            ops.add(remove);
+        } else if (annotations == null || annotations.isEmpty()) {
+            // The API server leaves an empty map out of the pod: "add" under a member it lacks fails.
+            ops.add(op("add", "/metadata/annotations", Map.of(DELETION_COST, wished)));
+        } else {
+            ops.add(op("add", path, wished));
+        }
+        return Serialization.asJson(ops);
     }
 
     /** Whether {@code pod} waits for condition {@code gate} ({@code spec.readinessGates}). */
