@@ -56,7 +56,8 @@ final class DeploymentSimulator implements AutoCloseable {
     static final String DEPLOYMENT = "workers";
 
     /** One state of one pod as the kubelet saw it. */
-    record PodState(String pod, String version, String gate, String ready, Optional<String> deletionCost) {
+    record PodState(String pod, String version, String gate, String gateReason, String ready,
+                    Optional<String> deletionCost) {
     }
 
     private final MockCluster cluster;
@@ -246,8 +247,10 @@ final class DeploymentSimulator implements AutoCloseable {
         Map<String, String> annotations = pod.getMetadata().getAnnotations();
         Optional<String> cost = Optional.ofNullable(annotations == null ? null
                 : annotations.get("controller.kubernetes.io/pod-deletion-cost"));
+        String reason = pod.getStatus().getConditions().stream().filter(c -> MockCluster.GATE.equals(c.getType()))
+                .map(PodCondition::getReason).findFirst().orElse("");
         PodState state = new PodState(pod.getMetadata().getName(),
-                pod.getMetadata().getLabels().get("app.kubernetes.io/version"), gate, ready, cost);
+                pod.getMetadata().getLabels().get("app.kubernetes.io/version"), gate, reason, ready, cost);
         if (!state.equals(lastSeen.put(state.pod(), state))) {
             seen.add(state);
         }

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -161,6 +162,47 @@ class RolloutStoriesTest {
                     "  rollcall.dev/compatible   False "));
             assertThat(KubectlView.gateColumn(cluster.pod(first))).isEqualTo("0/1");
             assertThat(KubectlView.gateColumn(cluster.pod(old.get(0)))).isEqualTo("1/1");
+        }
+    }
+
+    /**
+     * Under {@code rollout} a new version's cohort is chosen only once it has enough workers, and with
+     * {@code maxUnavailable: 0} it gets them only if its pods are let in first: they count toward the
+     * next cohort ({@code True}, {@code CountsTowardCohort}), so the rollout cannot wait for itself (the
+     * deadlock of datafusion-ballista#2071). Once the new cohort is chosen, the old cohort's pods are the
+     * ones a scale-down takes first.
+     */
+    @Test
+    void underRolloutTheNewCohortsPodsCountTowardItSoTheRolloutNeverWaitsForItselfAndTheOldCohortGoesFirst()
+            throws Exception {
+        RollcallConfig config = config(Map.of("rollcall.policy.type", "rollout", "rollcall.policy.rollout.range",
+                "^1.0.0", "rollcall.policy.rollout.min-fraction", "0.5", "rollcall.kubernetes.pod-deletion-cost", "true"));
+        try (WorkerResolver resolver = WorkerResolver.fromConfig(config);
+             KubernetesGate gate = KubernetesGate.start(resolver, config).orElseThrow()) {
+            deployment.deploy("1.4.0", REPLICAS);
+            List<String> old = deployment.live();
+
+            deployment.rollout("1.5.0").get(WITHIN.toSeconds(), TimeUnit.SECONDS);
+
+            List<DeploymentSimulator.PodState> seen = deployment.seen();
+            String first = "workers-150-" + REPLICAS;
+            assertThat(seen).as("the first new pod let in before its cohort is chosen")
+                    .anyMatch(s -> s.pod().equals(first) && s.gate().equals("True")
+                            && s.gateReason().equals("CountsTowardCohort") && s.ready().equals("True"));
+            assertThat(seen).as("an old pod, once the new cohort is chosen, still in but first to go")
+                    .anyMatch(s -> old.contains(s.pod()) && s.gate().equals("True")
+                            && s.gateReason().equals("CountsTowardCohort") && s.deletionCost().equals(Optional.of("-100")));
+            assertThat(deployment.deleted()).containsExactlyElementsOf(old);
+            assertThat(deployment.live()).hasSize(REPLICAS).allMatch(pod -> pod.startsWith("workers-150-"));
+            await().atMost(WITHIN).untilAsserted(() -> {
+                assertThat(resolver.pin().workers()).hasSize(REPLICAS).allMatch(w -> w.version().equals("1.5.0"));
+                for (String pod : deployment.live()) {
+                    assertThat(cluster.gate(pod).orElseThrow().getReason()).isEqualTo("Compatible");
+                    // The merge patch's null removes the annotation; the mock keeps the key with no value.
+                    assertThat(cluster.pod(pod).getMetadata().getAnnotations())
+                            .extractingByKey("controller.kubernetes.io/pod-deletion-cost").isNull();
+                }
+            });
         }
     }
 
