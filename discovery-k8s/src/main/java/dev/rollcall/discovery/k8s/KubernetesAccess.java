@@ -62,6 +62,14 @@ public final class KubernetesAccess {
                 .build();
     }
 
+    /**
+     * Whether the backend watches the namespace's pods ({@code version-label} is not {@code none}):
+     * only then does it see pods that wait for their readiness gates, and take them as candidates.
+     */
+    public boolean watchesPods() {
+        return settings.versionLabel() != null;
+    }
+
     /** For logs; never contains credentials. */
     public String describe() {
         return settings.access().describe() + ", namespace " + settings.namespace();

@@ -21,10 +21,19 @@ import java.util.concurrent.CompletionStage;
  * {@code app.kubernetes.io/version} by default): a fabric8 informer on the namespace's pods (only
  * those matching {@code pod-selector} when it is set), listed in pages of {@value #PAGE} pods.
  *
+ * <p><b>Pods held back only by readiness gates.</b> A pod that lists {@code spec.readinessGates}
+ * is Ready, and so its endpoint serving, only once an outside controller sets those conditions
+ * {@code True}; Rollcall's own gate ({@code rollcall-kubernetes-gate}) sets one from the resolver's
+ * verdict, which needs the pod to be a candidate first. {@link #heldOnlyByGates} says which pods wait
+ * for nothing but their gates: containers ready ({@code ContainersReady=True}), not being deleted,
+ * and a readiness gate whose condition is not {@code True}, exactly what the kubelet reports as
+ * {@code Ready=False} with reason {@code ReadinessGatesNotReady}. Their endpoints are candidates
+ * ({@link SliceCandidates}): the resolver probes every candidate itself before any coordinator uses it.
+ *
  * <p><b>What it keeps.</b> Its store keeps of each pod only its name, namespace, UID, resource
- * version and that one label, never the spec or status: what watching pods costs in heap is a few
- * hundred bytes per pod, not the several kilobytes a whole pod takes ({@code PodWatchCostMeasurement}
- * in the tests shows it).
+ * version, that one label and whether it is held only by gates, never the spec or status: what
+ * watching pods costs in heap is a few hundred bytes per pod, not the several kilobytes a whole pod
+ * takes ({@code PodWatchCostMeasurement} in the tests shows it).
  *
  * <p><b>Threads.</b> fabric8 calls the event handler and fills the store on the client's threads;
  * {@link #claimed} reads the store from any thread (fabric8's store is thread-safe).
@@ -33,6 +42,11 @@ final class PodVersions {
 
     /** Pods per list page: bounds what a list of a big namespace holds at once. */
     static final long PAGE = 500;
+    /**
+     * Where the stripped store marks a pod held back only by its readiness gates: an annotation of
+     * the kept copy only, never written to the API server.
+     */
+    static final String HELD_BY_GATES = "rollcall.dev/held-only-by-readiness-gates";
 
     private final String label;
     private final SharedIndexInformer<Pod> informer;
@@ -63,8 +77,9 @@ final class PodVersions {
 
             @Override
             public void onUpdate(Pod before, Pod after) {
-                // Pods change their status all the time; only the label matters here.
-                if (!Objects.equals(labelOf(before, label), labelOf(after, label))) {
+                // Pods change their status all the time; only the label and being held by gates matter here.
+                if (!Objects.equals(labelOf(before, label), labelOf(after, label))
+                        || heldOnlyByGates(before) != heldOnlyByGates(after)) {
                     onChange.run();
                 }
             }
@@ -86,7 +101,7 @@ final class PodVersions {
         informer.stop();
     }
 
-    /** The label read, e.g. {@code app.kubernetes.io/version}. */
+    /** The label read, e.g. {@code app.kubernetes.io/version}; null when versions are not read. */
     String label() {
         return label;
     }
@@ -97,6 +112,22 @@ final class PodVersions {
      * pod of the same name that replaced it), or it has no such label.
      */
     String claimed(ObjectReference ref) {
+        Pod pod = known(ref);
+        return label == null ? null : labelOf(pod, label);
+    }
+
+    /**
+     * Whether the pod {@code ref} names waits for nothing but its readiness gates (see the class
+     * comment); false when the pod is not (yet) known or has another UID.
+     */
+    boolean heldOnlyByGates(ObjectReference ref) {
+        Pod pod = known(ref);
+        return pod != null && pod.getMetadata().getAnnotations() != null
+                && pod.getMetadata().getAnnotations().containsKey(HELD_BY_GATES);
+    }
+
+    /** The kept pod {@code ref} names, or null when unknown or of another UID (a successor of the same name). */
+    private Pod known(ObjectReference ref) {
         if (ref == null || !"Pod".equals(ref.getKind()) || ref.getName() == null) {
             return null;
         }
@@ -109,7 +140,42 @@ final class PodVersions {
         if (uid != null && !uid.isBlank() && !uid.equals(pod.getMetadata().getUid())) {
             return null;
         }
-        return labelOf(pod, label);
+        return pod;
+    }
+
+    /**
+     * Containers ready, not being deleted, and a readiness gate whose condition is not {@code True}:
+     * the pod waits for its gates alone (the kubelet's {@code ReadinessGatesNotReady}).
+     */
+    static boolean heldOnlyByGates(Pod pod) {
+        if (pod == null || pod.getMetadata() == null) {
+            return false;
+        }
+        if (pod.getMetadata().getAnnotations() != null
+                && pod.getMetadata().getAnnotations().containsKey(HELD_BY_GATES)
+                && pod.getSpec() == null && pod.getStatus() == null) {
+            return true;    // a kept copy (a pod from the API server always has a spec and a status)
+        }
+        if (pod.getMetadata().getDeletionTimestamp() != null || pod.getSpec() == null
+                || pod.getSpec().getReadinessGates() == null || pod.getSpec().getReadinessGates().isEmpty()
+                || pod.getStatus() == null || pod.getStatus().getConditions() == null) {
+            return false;
+        }
+        Map<String, String> conditions = new java.util.HashMap<>();
+        for (var condition : pod.getStatus().getConditions()) {
+            if (condition != null && condition.getType() != null) {
+                conditions.put(condition.getType(), condition.getStatus());
+            }
+        }
+        if (!"True".equals(conditions.get("ContainersReady"))) {
+            return false;
+        }
+        for (var gate : pod.getSpec().getReadinessGates()) {
+            if (gate != null && !"True".equals(conditions.get(gate.getConditionType()))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** What the store holds of each pod; for tests. */
@@ -118,7 +184,7 @@ final class PodVersions {
     }
 
     private static String labelOf(Pod pod, String label) {
-        if (pod == null || pod.getMetadata() == null || pod.getMetadata().getLabels() == null) {
+        if (label == null || pod == null || pod.getMetadata() == null || pod.getMetadata().getLabels() == null) {
             return null;
         }
         return pod.getMetadata().getLabels().get(label);
@@ -152,9 +218,12 @@ final class PodVersions {
             kept.setNamespace(full.getNamespace());
             kept.setUid(full.getUid());
             kept.setResourceVersion(full.getResourceVersion());
-            String value = labelOf(pod, label);
+            String value = label == null ? null : labelOf(pod, label);
             if (value != null) {
                 kept.setLabels(Map.of(label, value));
+            }
+            if (heldOnlyByGates(pod)) {
+                kept.setAnnotations(Map.of(HELD_BY_GATES, "true"));
             }
             Pod small = new Pod();
             small.setMetadata(kept);

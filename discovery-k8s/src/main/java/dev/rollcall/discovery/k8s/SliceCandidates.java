@@ -29,7 +29,9 @@ import java.util.stream.Collectors;
  * or, when that is unset, {@code conditions.ready} is true or unset ("nil should be interpreted as
  * true"). {@code serving} matters for services with {@code publishNotReadyAddresses}, whose
  * endpoints stay "ready" whatever the pod's readiness. A serving endpoint that is not terminating
- * is a plain candidate; one that is terminating (its pod is shutting down but still answers) is a
+ * is a plain candidate, and so is one that does not serve only because its pod waits for its readiness
+ * gates ({@link PodVersions#heldOnlyByGates}: a gate such as Rollcall's own, which needs the pod probed
+ * first); one that is terminating (its pod is shutting down but still answers) is a
  * candidate labelled {@value #STATE}={@value #DRAINING}, so that the resolver keeps it out of new
  * work but can say why (when every endpoint is terminating, every candidate carries the label). An
  * endpoint that is not serving is no candidate.
@@ -132,6 +134,9 @@ final class SliceCandidates {
             int port = ((PortSelector.Chosen) choice).port();
             for (Endpoint endpoint : endpoints) {
                 State state = endpoint == null ? State.NONE : state(endpoint.getConditions());
+                if (state == State.NONE && versions != null && heldOnlyByGates(endpoint, versions)) {
+                    state = State.SERVING;  // waits for a gate, maybe Rollcall's own: the resolver verifies it
+                }
                 if (state == State.NONE) {
                     continue;
                 }
@@ -167,6 +172,13 @@ final class SliceCandidates {
         Map<String, WorkerEndpoint> byUrl = new LinkedHashMap<>();
         byPod.values().forEach(f -> byUrl.putIfAbsent(f.candidate().url(), f.candidate()));
         return new Result(Collections.unmodifiableSet(new LinkedHashSet<>(byUrl.values())), List.copyOf(problems));
+    }
+
+    /** A not-serving endpoint, not terminating, whose pod waits for nothing but its readiness gates. */
+    private static boolean heldOnlyByGates(Endpoint endpoint, PodVersions versions) {
+        EndpointConditions conditions = endpoint.getConditions();
+        return (conditions == null || !Boolean.TRUE.equals(conditions.getTerminating()))
+                && versions.heldOnlyByGates(endpoint.getTargetRef());
     }
 
     /** Serving (unset: ready, unset: true) and not terminating; serving and terminating is draining. */

@@ -83,6 +83,13 @@ public final class KubernetesGate implements AutoCloseable {
         boolean costs = settings.get(GateKeys.POD_DELETION_COST);
         int perSecond = settings.get(GateKeys.WRITES_PER_SECOND);
         KubernetesAccess access = KubernetesAccess.fromConfig(config);
+        if (!access.watchesPods()) {
+            // Without the pod informer, discovery cannot see a pod its gate holds back: none would ever be ready.
+            throw new ConfigurationException(GateKeys.READINESS_GATE.name(), GateKeys.READINESS_GATE.name() + "="
+                    + gate.get() + " needs the k8s backend to watch pods (rollcall.discovery.k8s.version-label is"
+                    + " none): a pod its gate holds back does not serve, and only the pod tells discovery it is a"
+                    + " candidate waiting for its gate");
+        }
         ExecutorService threads = Executors.newCachedThreadPool(NamedThreads.daemon("rollcall-k8s-gate-client"));
         KubernetesClient client = access.newClient(threads);
         PodWrites writes = new PodWrites(client, access.namespace(), gate.get(), perSecond, Clock.systemUTC());
