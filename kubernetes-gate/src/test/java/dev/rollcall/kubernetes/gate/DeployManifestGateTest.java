@@ -151,9 +151,7 @@ class DeployManifestGateTest {
             String namespace = MockCluster.NS;
             cluster.addGatedPod("w-good", "1.4.0", fleet.worker(0).endpoint().port());
             cluster.addGatedPod("w-bad", "2.0.0", fleet.worker(1).endpoint().port());
-            // TODO(gated slice): not serving, once discovery takes pods held back only by readiness gates.
-            cluster.slice("w-good", fleet.worker(0).endpoint().port(), true);
-            cluster.slice("w-bad", fleet.worker(1).endpoint().port(), true);
+            // Their endpoints do not serve: the pods wait for the gate, as Kubernetes holds them.
             Map<String, String> run = new HashMap<>(keys);
             // Instead of the pod's service account (the mock takes no credentials); the requests are the same.
             run.put("rollcall.discovery.k8s.master", cluster.url());

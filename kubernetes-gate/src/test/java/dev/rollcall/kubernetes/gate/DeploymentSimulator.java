@@ -62,7 +62,6 @@ final class DeploymentSimulator implements AutoCloseable {
 
     private final MockCluster cluster;
     private final WorkerFleet fleet;
-    private final boolean gatedEndpointsServing;
     private final Map<String, FleetWorker> workers = new ConcurrentHashMap<>();
     private final Map<String, CompletableFuture<Void>> readyOnce = new ConcurrentHashMap<>();
     private final List<String> live = new CopyOnWriteArrayList<>();
@@ -76,15 +75,9 @@ final class DeploymentSimulator implements AutoCloseable {
     private volatile String status = "";
     private int created;
 
-    /**
-     * @param gatedEndpointsServing write the endpoint of a pod held back only by its gate as serving:
-     *                              not what Kubernetes does (it is neither ready nor serving), for a
-     *                              discovery that takes only serving endpoints
-     */
-    DeploymentSimulator(MockCluster cluster, WorkerFleet fleet, boolean gatedEndpointsServing) {
+    DeploymentSimulator(MockCluster cluster, WorkerFleet fleet) {
         this.cluster = cluster;
         this.fleet = fleet;
-        this.gatedEndpointsServing = gatedEndpointsServing;
         this.pods = cluster.client().pods().inNamespace(MockCluster.NS).inform(new ResourceEventHandler<>() {
             @Override
             public void onAdd(Pod pod) {
@@ -172,9 +165,6 @@ final class DeploymentSimulator implements AutoCloseable {
         readyOnce.put(name, ready);
         live.add(name);
         cluster.addGatedPod(name, version, worker.endpoint().port());
-        if (gatedEndpointsServing) {
-            cluster.slice(name, worker.endpoint().port(), true);
-        }
         return ready;
     }
 
@@ -232,7 +222,7 @@ final class DeploymentSimulator implements AutoCloseable {
             }
             FleetWorker worker = workers.get(name);
             if (worker != null) {
-                cluster.slice(name, worker.endpoint().port(), ready || gatedEndpointsServing);
+                cluster.slice(name, worker.endpoint().port(), ready);
             }
             if (ready) {
                 readyOnce.get(name).complete(null);
