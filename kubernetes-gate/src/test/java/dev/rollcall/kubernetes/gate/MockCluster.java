@@ -26,7 +26,9 @@ import java.util.concurrent.TimeUnit;
  * fabric8's Kubernetes mock API server in CRUD mode on loopback, holding what a cluster holds for a
  * Deployment of workers: pods (with the readiness gate in their spec) and the service's
  * EndpointSlices, one per pod (each loopback worker listens on its own port). The test plays the
- * kubelet and the EndpointSlice controller through {@link #client()}.
+ * kubelet and the EndpointSlice controller through {@link #client()} (or {@link DeploymentSimulator}
+ * does); {@link #requests()} lists what every other client asked for, i.e. Rollcall. A JSON Patch
+ * whose {@code test} fails is answered 422, as by the API server.
  */
 final class MockCluster implements AutoCloseable {
 
