@@ -26,9 +26,12 @@ import java.util.concurrent.CompletionStage;
  * {@code True}; Rollcall's own gate ({@code rollcall-kubernetes-gate}) sets one from the resolver's
  * verdict, which needs the pod to be a candidate first. {@link #heldOnlyByGates} says which pods wait
  * for nothing but their gates: containers ready ({@code ContainersReady=True}), not being deleted,
- * and a readiness gate whose condition is not {@code True}, exactly what the kubelet reports as
- * {@code Ready=False} with reason {@code ReadinessGatesNotReady}. Their endpoints are candidates
- * ({@link SliceCandidates}): the resolver probes every candidate itself before any coordinator uses it.
+ * and readiness gates declared: what the kubelet reports as {@code Ready=False} with reason
+ * {@code ReadinessGatesNotReady} while a gate is not {@code True}, and, once the gates are all
+ * {@code True}, until the kubelet's {@code Ready=True} and the EndpointSlice controller's
+ * {@code serving} have caught up (without that, the gate's own write would drop the pod it lets
+ * in). Their endpoints are candidates ({@link SliceCandidates}): the resolver probes every
+ * candidate itself before any coordinator uses it.
  *
  * <p><b>What it keeps.</b> Its store keeps of each pod only its name, namespace, UID, resource
  * version, that one label and whether it is held only by gates, never the spec or status: what
@@ -144,8 +147,9 @@ final class PodVersions {
     }
 
     /**
-     * Containers ready, not being deleted, and a readiness gate whose condition is not {@code True}:
-     * the pod waits for its gates alone (the kubelet's {@code ReadinessGatesNotReady}).
+     * Containers ready, not being deleted, and readiness gates declared: the pod waits for its gates
+     * alone (the kubelet's {@code ReadinessGatesNotReady}), or for its endpoint to catch up with
+     * gates that have just turned {@code True}.
      */
     static boolean heldOnlyByGates(Pod pod) {
         if (pod == null || pod.getMetadata() == null) {
@@ -170,12 +174,10 @@ final class PodVersions {
         if (!"True".equals(conditions.get("ContainersReady"))) {
             return false;
         }
-        for (var gate : pod.getSpec().getReadinessGates()) {
-            if (gate != null && !"True".equals(conditions.get(gate.getConditionType()))) {
-                return true;
-            }
-        }
-        return false;
+        // Gates all True too: the kubelet has yet to write Ready=True, then the EndpointSlice controller
+        // serving=true. Dropping the pod meanwhile would take a worker the gate has just let in out of
+        // the fleet until both have caught up (every pod at once in a new Deployment).
+        return true;
     }
 
     /** What the store holds of each pod; for tests. */

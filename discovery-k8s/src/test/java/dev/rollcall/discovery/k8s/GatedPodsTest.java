@@ -81,6 +81,35 @@ class GatedPodsTest {
         assertThat(listener.errors()).isEmpty();
     }
 
+    /**
+     * The gate's own write turns the pod's gate True; the kubelet then writes Ready=True and only after
+     * that does the EndpointSlice controller mark the endpoint serving. Meanwhile the pod must stay a
+     * candidate, or the worker the gate has just let in leaves the fleet until both have caught up.
+     */
+    @Test
+    void aGatedPodLetInStaysACandidateWhileItsEndpointHasNotCaughtUp() {
+        createPod(gated("w-1", "True", null));
+        createSlice(notServing("w-1"));
+        CandidateRecorder listener = start();
+        await().atMost(WITHIN).until(() -> Set.of(URL).equals(urls(listener.latest())));
+
+        setConditions("w-1", "True", "True");     // gate True and Ready=True; the endpoint still not serving
+        // A later pod of the same informer: once it is a candidate, w-1's update has been handled.
+        createPod(gated("w-2", "True", null));
+        updateSlice(ipv4("workers-a", "compute", 7001, notServingEndpoint("127.0.0.2", "w-1"),
+                notServingEndpoint("127.0.0.3", "w-2")));
+        await().atMost(WITHIN).until(() -> urls(listener.latest()).contains("grpc://127.0.0.3:7001"));
+
+        List<Set<WorkerEndpoint>> sets = listener.sets();
+        int first = 0;
+        while (!urls(sets.get(first)).contains(URL)) {
+            first++;
+        }
+        assertThat(sets.subList(first, sets.size())).as("every set published since w-1 was first a candidate")
+                .allMatch(set -> urls(set).contains(URL));
+        assertThat(urls(listener.latest())).contains(URL);
+    }
+
     @Test
     void aGatedPodWhoseContainersAreNotReadyIsNoCandidateUntilTheyAre() {
         createPod(gated("w-1", "False", null));

@@ -101,8 +101,9 @@ class DeployManifestTest {
     @Test
     void theManifestIsAServiceAccountItsRoleAConfigMapADeploymentAndAServiceInOneNamespace() throws IOException {
         List<HasMetadata> objects = objects();
+        // Two Roles: the discovery backend's, and the readiness gate's (kubernetes-gate's DeployManifestGateTest).
         assertThat(objects).extracting(HasMetadata::getKind).containsExactly("ServiceAccount", "Role", "RoleBinding",
-                "ConfigMap", "Deployment", "Service");
+                "Role", "RoleBinding", "ConfigMap", "Deployment", "Service");
         assertThat(objects).extracting(o -> o.getMetadata().getNamespace()).as("one namespace, the workers'")
                 .containsOnly(one(objects, Deployment.class).getMetadata().getNamespace()).doesNotContainNull();
 
@@ -110,12 +111,17 @@ class DeployManifestTest {
         Deployment deployment = one(objects, Deployment.class);
         assertThat(deployment.getSpec().getTemplate().getSpec().getServiceAccountName())
                 .isEqualTo(account.getMetadata().getName());
-        RoleBinding binding = one(objects, RoleBinding.class);
-        assertThat(binding.getRoleRef().getKind()).isEqualTo("Role");
-        assertThat(binding.getRoleRef().getName()).isEqualTo(one(objects, Role.class).getMetadata().getName());
-        assertThat(binding.getSubjects()).extracting(Subject::getKind, Subject::getName, Subject::getNamespace)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("ServiceAccount", account.getMetadata().getName(),
-                        account.getMetadata().getNamespace()));
+        List<String> roles = objects.stream().filter(Role.class::isInstance).map(o -> o.getMetadata().getName()).toList();
+        List<RoleBinding> bindings = objects.stream().filter(RoleBinding.class::isInstance).map(RoleBinding.class::cast)
+                .toList();
+        assertThat(bindings).extracting(b -> b.getRoleRef().getName()).as("each Role bound once")
+                .containsExactlyElementsOf(roles);
+        for (RoleBinding binding : bindings) {
+            assertThat(binding.getRoleRef().getKind()).isEqualTo("Role");
+            assertThat(binding.getSubjects()).extracting(Subject::getKind, Subject::getName, Subject::getNamespace)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("ServiceAccount", account.getMetadata().getName(),
+                            account.getMetadata().getNamespace()));
+        }
         assertThat(deployment.getSpec().getSelector().getMatchLabels())
                 .isEqualTo(deployment.getSpec().getTemplate().getMetadata().getLabels());
         assertThat(one(objects, Service.class).getSpec().getSelector())

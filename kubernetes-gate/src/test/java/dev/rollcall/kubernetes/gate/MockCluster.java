@@ -12,15 +12,23 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.net.InetAddress;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 /**
  * fabric8's Kubernetes mock API server in CRUD mode on loopback, holding what a cluster holds for a
  * Deployment of workers: pods (with the readiness gate in their spec) and the service's
  * EndpointSlices, one per pod (each loopback worker listens on its own port). The test plays the
- * kubelet and the EndpointSlice controller through {@link #client()}.
+ * kubelet and the EndpointSlice controller through {@link #client()} (or {@link DeploymentSimulator}
+ * does); {@link #requests()} lists what every other client asked for, i.e. Rollcall. A JSON Patch
+ * whose {@code test} fails is answered 422, as by the API server.
  */
 final class MockCluster implements AutoCloseable {
 
@@ -33,11 +41,16 @@ final class MockCluster implements AutoCloseable {
     private final ApiServerLog api;
     private final KubernetesClient client;
 
+    /** The User-Agent of the test's own client (the kubelet, the controllers): Rollcall's requests are the others. */
+    static final String TEST_AGENT = "rollcall-test-cluster";
+
+    private final List<String> requests = new ArrayList<>();
+
     private MockCluster(KubernetesMockServer server, LeaseRights leases, ApiServerLog api) {
         this.server = server;
         this.leases = leases;
         this.api = api;
-        this.client = server.createClient();
+        this.client = server.createClient(b -> b.editOrNewConfig().withUserAgent(TEST_AGENT).endConfig());
     }
 
     @SuppressWarnings("deprecation")    // the mock's own JUnit extension builds its context with this mapper
@@ -147,6 +160,11 @@ final class MockCluster implements AutoCloseable {
 
     /** Writes the pod's endpoint as the EndpointSlice controller would. */
     void slice(String pod, int port, boolean serving) {
+        slice(pod, port, serving, serving, false);
+    }
+
+    /** Writes the pod's endpoint with these conditions, as the EndpointSlice controller would. */
+    void slice(String pod, int port, boolean ready, boolean serving, boolean terminating) {
         String uid = pod(pod).getMetadata().getUid();     // the API server's, as the controller copies it
         EndpointSlice slice = new EndpointSliceBuilder()
                 .withNewMetadata().withName(SERVICE + "-" + pod).withNamespace(NS)
@@ -154,12 +172,32 @@ final class MockCluster implements AutoCloseable {
                 .withAddressType("IPv4")
                 .addNewPort().withName("grpc").withPort(port).withProtocol("TCP").endPort()
                 .withEndpoints(new EndpointBuilder().withAddresses("127.0.0.1")
-                        .withNewConditions().withReady(serving).withServing(serving).withTerminating(false)
+                        .withNewConditions().withReady(ready).withServing(serving).withTerminating(terminating)
                         .endConditions()
                         .withNewTargetRef().withKind("Pod").withName(pod).withNamespace(NS).withUid(uid)
                         .endTargetRef().build())
                 .build();
         client.discovery().v1().endpointSlices().inNamespace(NS).resource(slice).createOr(op -> op.update());
+    }
+
+    /** Removes the pod's endpoint (its slice), as the EndpointSlice controller does once the pod is gone. */
+    void removeSlice(String pod) {
+        client.discovery().v1().endpointSlices().inNamespace(NS).withName(SERVICE + "-" + pod).delete();
+    }
+
+    /**
+     * Every request made to the API server so far by a client other than {@link #client()}'s, as
+     * {@code "METHOD /path?query"}, in order: what Rollcall asked for.
+     */
+    synchronized List<String> requests() throws InterruptedException {
+        RecordedRequest request;
+        while ((request = server.takeRequest(0, TimeUnit.MILLISECONDS)) != null) {
+            String agent = request.getHeader("User-Agent");
+            if (!TEST_AGENT.equals(agent)) {
+                requests.add(request.getMethod() + " " + request.getPath());
+            }
+        }
+        return List.copyOf(requests);
     }
 
     Pod pod(String name) {
@@ -173,6 +211,15 @@ final class MockCluster implements AutoCloseable {
             return Optional.empty();
         }
         return pod.getStatus().getConditions().stream().filter(c -> GATE.equals(c.getType())).findFirst();
+    }
+
+    /** The status of {@code pod}'s condition {@code type}, if it has one. */
+    static Optional<String> conditionStatus(Pod pod, String type) {
+        if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
+            return Optional.empty();
+        }
+        return pod.getStatus().getConditions().stream().filter(c -> type.equals(c.getType()))
+                .map(PodCondition::getStatus).findFirst();
     }
 
     @Override
