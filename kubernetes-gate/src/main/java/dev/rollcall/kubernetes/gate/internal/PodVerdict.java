@@ -11,7 +11,8 @@ import java.util.Objects;
  *                  written to another pod that took the same name
  * @param condition what to do with the condition
  * @param reason    the condition's {@code reason}: one CamelCase word ({@code Compatible},
- *                  {@code CountsTowardCohort}, {@code Incompatible}, {@code NotVerified})
+ *                  {@code CountsTowardCohort}, {@code VersionAccepted}, {@code Incompatible},
+ *                  {@code NotVerified})
  * @param message   the condition's {@code message}: the resolver's words, escaped and bounded
  * @param cost      what to do with the deletion cost annotation
  */

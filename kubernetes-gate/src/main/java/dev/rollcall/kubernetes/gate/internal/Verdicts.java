@@ -38,19 +38,25 @@ public final class Verdicts {
                 continue;
             }
             String uid = endpoint.labels().getOrDefault(WorkerEndpoint.INSTANCE_ID_LABEL, "");
-            wishes.put(pod, wish(pod, uid, status, policy, costs));
+            wishes.put(pod, wish(pod, uid, status, policy, costs, snapshot.selection().cohort().isPresent()));
         }
         return wishes;
     }
 
-    private static PodVerdict wish(String pod, String uid, WorkerStatus status, VersionPolicy policy, boolean costs) {
+    /**
+     * @param cohorts whether the policy chooses a cohort ({@code rollout}): a worker left out only by
+     *                that choice counts toward the next cohort; under another policy the same case is a
+     *                fleet-level hold of a version the policy accepts (a worker damped for flapping)
+     */
+    private static PodVerdict wish(String pod, String uid, WorkerStatus status, VersionPolicy policy, boolean costs,
+                                   boolean cohorts) {
         String version = status.info().map(i -> "version '" + PeerText.escape(i.version(), 64) + "'").orElse("");
         return switch (status.state()) {
             case COMPATIBLE, OUTSIDE_SUBSET, LACKS_REQUIREMENT -> new PodVerdict(pod, uid, PodVerdict.Condition.TRUE,
                     "Compatible", message(version + " accepted by " + policy.description()),
                     costs ? PodVerdict.Cost.CLEAR : PodVerdict.Cost.UNCHANGED);
             case REJECTED -> status.info().isPresent() && policy.check(status.info().get()).accepted()
-                    ? new PodVerdict(pod, uid, PodVerdict.Condition.TRUE, "CountsTowardCohort",
+                    ? new PodVerdict(pod, uid, PodVerdict.Condition.TRUE, cohorts ? "CountsTowardCohort" : "VersionAccepted",
                             message(status.reason()), costs ? PodVerdict.Cost.OUTSIDE : PodVerdict.Cost.UNCHANGED)
                     : new PodVerdict(pod, uid, PodVerdict.Condition.FALSE, "Incompatible", message(status.reason()),
                             costs ? PodVerdict.Cost.OUTSIDE : PodVerdict.Cost.UNCHANGED);
