@@ -31,7 +31,7 @@ public final class CallKeys implements KeyCatalog {
             .byDefault(Duration.ofSeconds(30)).above(Duration.ZERO);
     public static final SettingKey<Duration> MAX_EJECTION_TIME = SettingKey.define(GRPC, OD + "max-ejection-time",
             SettingType.DURATION, "the longest ejection (or base-ejection-time, if longer)")
-            .byDefault(Duration.ofSeconds(300)).above(Duration.ZERO);
+            .byDefault(Duration.ofMinutes(5)).above(Duration.ZERO);
     public static final SettingKey<Integer> MAX_EJECTION_PERCENT = SettingKey.define(GRPC,
             OD + "max-ejection-percent", SettingType.WHOLE_NUMBER,
             "no further ejection while at least this percentage of the channel's workers is ejected; 0: none").byDefault(10).atLeast(0)
