@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * One channel's view of a resolver: pushes the compatible workers of each snapshot (only those
  * offering {@code service}, when set, and meeting the target's {@code ?require=}) to the channel,
  * with the {@link VerifiedLoadBalancer} as its policy (gRPC's outlier detection beneath it when
- * {@code rollcall.calls.outlier-detection.enabled}). Snapshots arrive on the resolver's listener
+ * {@code rollcall.calls.outlier-detection.enabled}, unless the picking policy is
+ * {@code pick_first} or {@code rollcall_key_affinity}). Snapshots arrive on the resolver's listener
  * thread and are handed to the channel on its synchronization context; an unchanged address list is
  * not sent again unless its workers' capabilities changed (calls waiting for a capability are then
  * picked again).
@@ -169,7 +170,12 @@ final class RollcallNameResolver extends NameResolver {
     }
 
     private ConfigOrError serviceConfig() {
-        Map<String, ?> gate = outliers.enabled()
+        // Only under a policy that spreads calls. Under key affinity an ejected owner's keys do not move
+        // (only snapshots move them): ejection would turn an owner's partial failure into a total one.
+        // pick_first sends every call to one worker, so there are never minimum-hosts workers to compare.
+        boolean detect = outliers.enabled() && !KeyAffinityLoadBalancerProvider.POLICY.equals(childPolicy)
+                && !"pick_first".equals(childPolicy);
+        Map<String, ?> gate = detect
                 ? Map.of("childPolicy", childPolicy, "outlierDetection", outliers.json())
                 : Map.of("childPolicy", childPolicy);
         Map<String, ?> config = Map.of("loadBalancingConfig", List.of(Map.of(VerifiedLoadBalancerProvider.POLICY,

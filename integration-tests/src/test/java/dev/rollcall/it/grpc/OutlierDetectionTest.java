@@ -8,8 +8,10 @@ import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.policy.Verdict;
+import dev.rollcall.api.registry.KeyRouting;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.grpc.CallKeys;
+import dev.rollcall.grpc.KeyAffinityLoadBalancerProvider;
 import dev.rollcall.testkit.Closer;
 import dev.rollcall.testkit.PushDiscovery;
 import dev.rollcall.worker.RollcallWorker;
@@ -215,6 +217,51 @@ class OutlierDetectionTest {
         await().atMost(WAIT).until(() -> workersReached(window(channel, 60, all)) < all.length);
         await().during(Duration.ofSeconds(3)).atMost(WAIT)
                 .until(() -> workersReached(window(channel, 60, all)) >= 3);
+    }
+
+    @Test
+    void underKeyAffinityAHalfFailingOwnerKeepsItsKeysCallsForOnlySnapshotsMoveKeys() throws Exception {
+        Worker bad = worker(call -> call % 2 == 0);
+        Worker[] all = fleet(bad, worker(call -> false), worker(call -> false), worker(call -> false),
+                worker(call -> false));
+        WorkerResolver r = resolver(eager(Map.of()), all);
+        ManagedChannel channel = ManagedChannelBuilder.forTarget(r.grpcTarget() + "?lb="
+                + KeyAffinityLoadBalancerProvider.POLICY).usePlaintext().build();
+        open.add(() -> channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS));
+        String key = ownedBy(bad, all);
+        HealthGrpc.HealthBlockingStub keyed = HealthGrpc.newBlockingStub(channel)
+                .withOption(KeyAffinityLoadBalancerProvider.KEY, key);
+
+        // Unkeyed calls give every worker the statistics that would eject the half-failing one; its keys stay.
+        await().during(Duration.ofSeconds(3)).atMost(WAIT).until(() -> {
+            window(channel, 50, all);
+            long before = bad.calls();
+            for (int i = 0; i < 10; i++) {
+                try {
+                    keyed.withDeadlineAfter(10, TimeUnit.SECONDS).check(HealthCheckRequest.getDefaultInstance());
+                } catch (StatusRuntimeException failed) {
+                    // its made-up failure, or (were it ejected) the owner unreachable
+                }
+            }
+            return bad.calls() - before == 10;
+        });
+    }
+
+    /** A key whose rendezvous owner among {@code all} is {@code owner}. */
+    private static String ownedBy(Worker owner, Worker... all) {
+        for (int k = 0; ; k++) {
+            String key = "key-" + k;
+            Worker best = all[0];
+            for (Worker w : all) {
+                if (Long.compareUnsigned(KeyRouting.weight(key, w.endpoint().url()),
+                        KeyRouting.weight(key, best.endpoint().url())) > 0) {
+                    best = w;
+                }
+            }
+            if (best == owner) {
+                return key;
+            }
+        }
     }
 
     @Test
