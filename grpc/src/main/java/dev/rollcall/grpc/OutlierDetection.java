@@ -4,7 +4,6 @@ import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Settings;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -52,13 +51,6 @@ record OutlierDetection(Map<String, ?> json) {
 
     boolean enabled() {
         return json != null;
-    }
-
-    /** gRPC's config of the policy with {@code childPolicy} (its name, default config) beneath it. */
-    Map<String, ?> withChild(String childPolicy) {
-        Map<String, Object> config = new LinkedHashMap<>(json);
-        config.put("childPolicy", List.of(Map.of(childPolicy, Map.of())));
-        return config;
     }
 
     /** A protobuf JSON duration, as gRPC's parser reads it: {@code 1.500000000s}. */
