@@ -53,7 +53,7 @@ abstract class AbstractResolverBuilder {
     abstract WorkerResolver.Builder self();
 
     /** What {@code build()} starts a resolver with, read and checked. */
-    record Parts(ResolverSettings settings, ReadinessRule readiness, Plugins chosen) {
+    record Parts(ResolverSettings settings, ReadinessRule readiness, Plugins chosen, Settings config) {
     }
 
     /**
@@ -74,7 +74,7 @@ abstract class AbstractResolverBuilder {
                     policy != null ? null : root.raw(CoreKeys.POLICY_TYPE.name()).orElse(null));
             ResolverSettings settings = ResolverSettings.read(cfg, keyPaths);
             ReadinessRule readiness = ReadinessRule.read(root);
-            return new Parts(settings, readiness, Plugins.chooseFor(settings, cfg, discovery, policy, null, loader));
+            return new Parts(settings, readiness, Plugins.chooseFor(settings, cfg, discovery, policy, null, loader), root);
         } catch (ConfigurationException e) {
             throw ConfigOrigins.named(e, cfg);
         }

@@ -4,6 +4,7 @@ import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Requirements;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Scheduler;
+import dev.rollcall.api.Settings;
 import dev.rollcall.api.Ticker;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
@@ -98,7 +99,8 @@ public final class WorkerResolver implements AutoCloseable {
     /** The clock of the snapshots' times: how long the current one has been stale, for {@link #ready()}. */
     private final Clock clock;
 
-    private WorkerResolver(Builder b, Plugins chosen, ResolverSettings settings, ReadinessRule readiness) {
+    private WorkerResolver(Builder b, Plugins chosen, ResolverSettings settings, ReadinessRule readiness,
+                           Settings config) {
         this.readiness = readiness.forProtocol(
                 chosen.protocol().protocol().capabilities().version() == ProbeCapabilities.Source.DISCOVERY);
         this.clock = b.clock;
@@ -106,7 +108,7 @@ public final class WorkerResolver implements AutoCloseable {
         this.discovery = chosen.discovery();
         this.policy = chosen.policy();
         this.rooms = new ResolverLifecycle(new ResolverLifecycle.Given(name, RESOLVERS.incrementAndGet(), discovery,
-                policy, settings, b.clock, b.ticker, b.scheduler, chosen.protocol()));
+                policy, settings, b.clock, b.ticker, b.scheduler, chosen.protocol(), config));
         this.snapshots = rooms.fanOut();
     }
 
@@ -440,7 +442,8 @@ public final class WorkerResolver implements AutoCloseable {
          */
         public WorkerResolver build() {
             Parts parts = parts();
-            WorkerResolver resolver = new WorkerResolver(this, parts.chosen(), parts.settings(), parts.readiness());
+            WorkerResolver resolver = new WorkerResolver(this, parts.chosen(), parts.settings(), parts.readiness(),
+                    parts.config());
             resolver.rooms.start(); // closes the resolver again when a part fails to start
             return resolver;
         }

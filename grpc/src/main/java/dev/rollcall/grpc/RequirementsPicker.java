@@ -132,6 +132,9 @@ final class RequirementsPicker extends SubchannelPicker {
      * ({@code pick_first} keeps one connection), and nothing here would.
      */
     private PickResult waitOrFail(Choice choice, Requirements call) {
+        if (choice.meetingMembers.isEmpty()) {
+            return PickResult.withNoResult(); // coming up (see choose): the next picker has the subchannels
+        }
         Member failed = null;
         for (Member m : choice.meetingMembers) {
             if (m.state == ConnectivityState.CONNECTING
@@ -189,13 +192,22 @@ final class RequirementsPicker extends SubchannelPicker {
         if (meetingWorkers.isEmpty()) {
             none = Status.UNAVAILABLE.withDescription(target + ": no worker meets " + shown(all) + ": "
                     + lacking(snapshot, all));
-        } else if (meetingMembers.isEmpty()) {
+        } else if (meetingMembers.isEmpty() && !comingUp()) {
             none = Status.UNAVAILABLE.withDescription(target + ": no worker of this channel meets " + shown(all)
                     + ": the " + meetingWorkers.size() + " compatible that do have no connection on it (another"
                     + " service, or a policy that connects only some workers, as pick_first does; round_robin"
                     + " connects all)");
         }
         return new Choice(snapshot, Set.copyOf(meeting), List.copyOf(ready), List.copyOf(meetingMembers), none);
+    }
+
+    /**
+     * Whether the channel is still coming up: a picker published before the child started its
+     * subchannels (outlier detection's graceful switch publishes one) has no members yet, and its
+     * calls wait for the next picker rather than fail for want of a connection.
+     */
+    private boolean comingUp() {
+        return childState == null || childState == ConnectivityState.CONNECTING || childState == ConnectivityState.IDLE;
     }
 
     /** E.g. {@code 3 compatible workers lack it (grpc://127.0.0.1:4711: lacks udf:geo_distance)}. */

@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One channel's view of a resolver: pushes the compatible workers of each snapshot (only those
  * offering {@code service}, when set, and meeting the target's {@code ?require=}) to the channel,
- * with the {@link VerifiedLoadBalancer} as its policy. Snapshots arrive on the resolver's listener
+ * with the {@link VerifiedLoadBalancer} as its policy (gRPC's outlier detection beneath it when
+ * {@code rollcall.calls.outlier-detection.enabled}, unless the picking policy is
+ * {@code pick_first} or {@code rollcall_key_affinity}). Snapshots arrive on the resolver's listener
  * thread and are handed to the channel on its synchronization context; an unchanged address list is
  * not sent again unless its workers' capabilities changed (calls waiting for a capability are then
  * picked again).
@@ -43,6 +45,8 @@ final class RollcallNameResolver extends NameResolver {
     private final String service;
     private final Requirements required;
     private final String childPolicy;
+    /** gRPC's outlier detection beneath the gate, or off. */
+    private final OutlierDetection outliers;
     private final SynchronizationContext sync;
     private final Args args;
     private Listener2 listener;           // on sync
@@ -53,13 +57,14 @@ final class RollcallNameResolver extends NameResolver {
     private boolean shutdown;             // on sync
 
     RollcallNameResolver(String target, String authority, RollcallNameResolverProvider.Source source, String service,
-                         Requirements required, String childPolicy, Args args) {
+                         Requirements required, String childPolicy, OutlierDetection outliers, Args args) {
         this.target = target;
         this.authority = authority;
         this.source = source;
         this.service = service;
         this.required = required;
         this.childPolicy = childPolicy;
+        this.outliers = outliers;
         this.sync = args.getSynchronizationContext();
         this.args = args;
     }
@@ -165,8 +170,16 @@ final class RollcallNameResolver extends NameResolver {
     }
 
     private ConfigOrError serviceConfig() {
+        // Only under a policy that spreads calls. Under key affinity an ejected owner's keys do not move
+        // (only snapshots move them): ejection would turn an owner's partial failure into a total one.
+        // pick_first sends every call to one worker, so there are never minimum-hosts workers to compare.
+        boolean detect = outliers.enabled() && !KeyAffinityLoadBalancerProvider.POLICY.equals(childPolicy)
+                && !"pick_first".equals(childPolicy);
+        Map<String, ?> gate = detect
+                ? Map.of("childPolicy", childPolicy, "outlierDetection", outliers.json())
+                : Map.of("childPolicy", childPolicy);
         Map<String, ?> config = Map.of("loadBalancingConfig", List.of(Map.of(VerifiedLoadBalancerProvider.POLICY,
-                Map.of("childPolicy", childPolicy))));
+                gate)));
         return args.getServiceConfigParser().parseServiceConfig(config);
     }
 

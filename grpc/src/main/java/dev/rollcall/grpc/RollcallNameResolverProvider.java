@@ -2,6 +2,8 @@ package dev.rollcall.grpc;
 
 import dev.rollcall.api.PeerText;
 import dev.rollcall.api.Requirements;
+import dev.rollcall.api.RollcallConfig;
+import dev.rollcall.api.Settings;
 import dev.rollcall.core.internal.LiveResolvers;
 import io.grpc.NameResolver;
 import io.grpc.NameResolverProvider;
@@ -13,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The {@code rollcall:} scheme for grpc-java channels, found by {@link java.util.ServiceLoader}
@@ -41,6 +44,12 @@ import java.util.List;
  * that connection came up and answered as the instance the snapshot accepted. With no compatible
  * worker the channel gets {@code UNAVAILABLE} with the snapshot's counts, never an empty success.
  * An unknown id fails the channel's calls {@code UNAVAILABLE} naming it.
+ *
+ * <p>Between the gate and the picking policy sits gRPC's own outlier detection (gRFC A50) when
+ * {@code rollcall.calls.outlier-detection.enabled} (the default; {@link CallKeys}), configured from the
+ * resolver's configuration; a malformed or out-of-bounds value fails
+ * {@code ManagedChannelBuilder.build()} with a {@link dev.rollcall.api.ConfigurationException}
+ * naming the key and the value.
  */
 public final class RollcallNameResolverProvider extends NameResolverProvider {
 
@@ -98,7 +107,7 @@ public final class RollcallNameResolverProvider extends NameResolverProvider {
         }
         Source source = id.isEmpty() ? new Source.FromConfig() : new Source.Live(id);
         return new RollcallNameResolver(target.toString(), id.isEmpty() ? SCHEME : id, source,
-                service.isEmpty() ? null : service, required, lb, args);
+                service.isEmpty() ? null : service, required, lb, OutlierDetection.read(source.settings()), args);
     }
 
     /**
@@ -138,6 +147,12 @@ public final class RollcallNameResolverProvider extends NameResolverProvider {
 
         String describe();
 
+        /**
+         * The configuration the channel reads its {@code rollcall.calls.*} keys from: the resolver's
+         * own (defaults when it is gone: the channel fails its calls anyway).
+         */
+        Settings settings();
+
         /** A live resolver, by the id in the target. */
         record Live(String id) implements Source {
             @Override
@@ -147,6 +162,11 @@ public final class RollcallNameResolverProvider extends NameResolverProvider {
 
             @Override
             public void release() {
+            }
+
+            @Override
+            public Settings settings() {
+                return LiveResolvers.find(id).map(LiveResolvers.Handle::settings).orElse(Settings.of(Map.of()));
             }
 
             @Override
@@ -165,6 +185,12 @@ public final class RollcallNameResolverProvider extends NameResolverProvider {
             @Override
             public void release() {
                 ConfiguredResolver.release();
+            }
+
+            @Override
+            public Settings settings() {
+                // The chain ConfiguredResolver builds its resolver from.
+                return RollcallConfig.load().settings();
             }
 
             @Override

@@ -35,6 +35,9 @@ import org.slf4j.LoggerFactory;
  * call. Each new snapshot is checked against the answers of the connections open: a refused one
  * becomes READY once a snapshot accepts its process, a verified one is refused once none does. A
  * check that got no answer is asked again after {@link #RETRY_MILLIS} or with the next snapshot.
+ * With {@code rollcall.calls.outlier-detection.*} on, the child is grpc-java's outlier detection
+ * with the picking policy beneath it: it sees the gated subchannels, so it judges and ejects only
+ * verified connections, by gRPC's per-call statistics.
  * The child's picker is wrapped in a {@link RequirementsPicker}: a call with requirements (its own
  * {@link RollcallCallOptions#REQUIREMENTS} and the target's {@code ?require=}) goes only to a worker
  * that meets them in the current snapshot.
@@ -54,6 +57,8 @@ final class VerifiedLoadBalancer extends LoadBalancer {
     private LiveResolvers.Handle fleet;
     private LoadBalancer child;
     private String childPolicy;
+    /** The policy that picks (beneath outlier detection when that is on). */
+    private String picking;
     /** The target's {@code ?require=}: what every call needs on top of its own requirements. */
     private Requirements required = Requirements.none();
     /** The child's last state and picker: published again, wrapped, when the snapshot changes. */
@@ -81,6 +86,7 @@ final class VerifiedLoadBalancer extends LoadBalancer {
                 resolved.getLoadBalancingPolicyConfig();
         String wanted = config == null ? "round_robin" : config.childPolicy();
         Object childConfig = config == null ? null : config.childConfig();
+        picking = config == null ? wanted : config.picking();
         if (child == null || !wanted.equals(childPolicy)) {
             if (child != null) {
                 child.shutdown();
@@ -112,7 +118,7 @@ final class VerifiedLoadBalancer extends LoadBalancer {
             members.add(s.member());
         }
         return new RequirementsPicker(picker, state, members, fleet, required,
-                KeyAffinityLoadBalancerProvider.POLICY.equals(childPolicy), helper.getChannelTarget());
+                KeyAffinityLoadBalancerProvider.POLICY.equals(picking), helper.getChannelTarget());
     }
 
     /**

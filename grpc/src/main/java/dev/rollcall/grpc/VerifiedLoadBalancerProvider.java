@@ -4,6 +4,8 @@ import io.grpc.LoadBalancerProvider;
 import io.grpc.LoadBalancerRegistry;
 import io.grpc.NameResolver;
 import io.grpc.Status;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -22,14 +24,22 @@ import java.util.Map;
  * reason, which calls without wait-for-ready fail with when no other worker is ready. Found by
  * {@link java.util.ServiceLoader} through {@code META-INF/services/io.grpc.LoadBalancerProvider};
  * useful only behind a {@code rollcall:} target, whose addresses it needs.
+ *
+ * <p>With an {@code "outlierDetection"} object in its config (gRFC A50's fields, which the target
+ * writes from {@code rollcall.calls.outlier-detection.*}), the gate's child is grpc-java's
+ * {@code outlier_detection_experimental} with the picking policy beneath it: gRPC counts each
+ * verified worker's calls and ejects outliers from the picks.
  */
 public final class VerifiedLoadBalancerProvider extends RollcallLoadBalancerProvider {
 
     /** The policy's name in service configs. */
     public static final String POLICY = "rollcall_verified";
 
-    /** The parsed config: the child policy's name and its own parsed config. */
-    record Config(String childPolicy, Object childConfig) {
+    /**
+     * The parsed config: the policy that picks ({@code round_robin}, ...), the policy the gate runs as
+     * its child (that one, or gRPC's outlier detection with it beneath) and the child's parsed config.
+     */
+    record Config(String picking, String childPolicy, Object childConfig) {
     }
 
     /** The provider grpc's registry loads through {@code META-INF/services}. */
@@ -46,10 +56,28 @@ public final class VerifiedLoadBalancerProvider extends RollcallLoadBalancerProv
             return NameResolver.ConfigOrError.fromError(Status.INTERNAL.withDescription(
                     POLICY + ": no load-balancing policy '" + name + "' is registered (childPolicy)"));
         }
-        NameResolver.ConfigOrError childConfig = provider.parseLoadBalancingPolicyConfig(Map.of());
-        if (childConfig.getError() != null) {
-            return childConfig;
+        Object outliers = raw.get("outlierDetection");
+        if (outliers == null) {
+            NameResolver.ConfigOrError childConfig = provider.parseLoadBalancingPolicyConfig(Map.of());
+            if (childConfig.getError() != null) {
+                return childConfig;
+            }
+            return NameResolver.ConfigOrError.fromConfig(new Config(name, name, childConfig.getConfig()));
         }
-        return NameResolver.ConfigOrError.fromConfig(new Config(name, childConfig.getConfig()));
+        // gRPC's own outlier detection between the gate and the picking policy: its parser, its statistics.
+        LoadBalancerProvider detection = LoadBalancerRegistry.getDefaultRegistry().getProvider(OutlierDetection.POLICY);
+        if (detection == null || !(outliers instanceof Map<?, ?> json)) {
+            return NameResolver.ConfigOrError.fromError(Status.INTERNAL.withDescription(POLICY + ": "
+                    + (detection == null ? "grpc-util's " + OutlierDetection.POLICY + " is not registered"
+                    : "outlierDetection is not an object")));
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> config = new LinkedHashMap<>((Map<String, Object>) json);
+        config.put("childPolicy", List.of(Map.of(name, Map.of())));
+        NameResolver.ConfigOrError parsed = detection.parseLoadBalancingPolicyConfig(config);
+        if (parsed.getError() != null) {
+            return parsed;
+        }
+        return NameResolver.ConfigOrError.fromConfig(new Config(name, OutlierDetection.POLICY, parsed.getConfig()));
     }
 }

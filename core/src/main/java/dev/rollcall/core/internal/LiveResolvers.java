@@ -1,5 +1,6 @@
 package dev.rollcall.core.internal;
 
+import dev.rollcall.api.Settings;
 import dev.rollcall.api.registry.FleetSnapshot;
 import java.time.Duration;
 import java.util.Map;
@@ -51,6 +52,13 @@ public final class LiveResolvers {
 
         /** The largest {@code WorkerInfo} answer taken ({@code rollcall.probe.max-response-bytes}). */
         int maxAnswerBytes();
+
+        /**
+         * The resolver's configuration (what its builder was given on top): the {@code rollcall:}
+         * channels read their own keys ({@code rollcall.calls.*}) from it, so that one file configures
+         * a resolver and its targets.
+         */
+        Settings settings();
 
         /** A user's call to the worker at {@code url} failed as if it were gone. */
         void callFailed(String url, String why);

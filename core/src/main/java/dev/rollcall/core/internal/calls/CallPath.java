@@ -1,6 +1,7 @@
 package dev.rollcall.core.internal.calls;
 
 import dev.rollcall.api.PeerText;
+import dev.rollcall.api.Settings;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.internal.LiveResolvers;
@@ -46,6 +47,8 @@ public final class CallPath implements LiveResolvers.Handle {
     private final BooleanSupplier closed;
     private final Function<Consumer<FleetSnapshot>, Subscription> listeners;
     private final ProbeSettings probe;
+    /** The resolver's configuration: its rollcall: channels read their own keys from it. */
+    private final Settings config;
     /** Told when the resolver closes: the rollcall: channels, so that their calls fail at once. */
     private final List<Runnable> onClosed = new CopyOnWriteArrayList<>();
     /** Where the user's calls on shared channels take their callbacks: made with the first shared channel. */
@@ -53,7 +56,7 @@ public final class CallPath implements LiveResolvers.Handle {
 
     public CallPath(String resolver, int sequence, SerialContext context, UserCalls fleet, Supplier<FleetSnapshot> current,
              BooleanSupplier closed, Function<Consumer<FleetSnapshot>, Subscription> listeners,
-             ProbeSettings probe) {
+             ProbeSettings probe, Settings config) {
         this.id = resolver.replaceAll("[^A-Za-z0-9._~-]", "-") + "-" + sequence;
         this.resolver = resolver;
         this.context = context;
@@ -62,6 +65,7 @@ public final class CallPath implements LiveResolvers.Handle {
         this.closed = closed;
         this.listeners = listeners;
         this.probe = probe;
+        this.config = config;
     }
 
     public String grpcTarget() {
@@ -200,6 +204,11 @@ public final class CallPath implements LiveResolvers.Handle {
     @Override
     public int maxAnswerBytes() {
         return probe.maxResponseBytes();
+    }
+
+    @Override
+    public Settings settings() {
+        return config;
     }
 
     @Override

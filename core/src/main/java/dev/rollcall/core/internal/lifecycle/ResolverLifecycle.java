@@ -2,6 +2,7 @@ package dev.rollcall.core.internal.lifecycle;
 
 import dev.rollcall.api.Backoff;
 import dev.rollcall.api.Scheduler;
+import dev.rollcall.api.Settings;
 import dev.rollcall.api.Ticker;
 import dev.rollcall.api.discovery.WorkerDiscovery;
 import dev.rollcall.api.internal.NamedThreads;
@@ -73,11 +74,12 @@ public final class ResolverLifecycle {
     /**
      * What the facade's builder chose: the resolver's name and the sequence number of its
      * {@code rollcall:} target id, its backend and policy, its settings, and its time ({@code ticker}
-     * and {@code scheduler} null for real time).
+     * and {@code scheduler} null for real time), and its whole configuration (the builder's values its
+     * top layer), which the {@code rollcall:} channels read their own keys from.
      */
     public record Given(String name, int sequence, WorkerDiscovery discovery, VersionPolicy policy,
                         ResolverSettings settings, Clock clock, Ticker ticker, Scheduler scheduler,
-                        ProbeProtocols.Chosen protocol) {
+                        ProbeProtocols.Chosen protocol, Settings config) {
     }
 
     private final String name;
@@ -146,7 +148,7 @@ public final class ResolverLifecycle {
         fanOut.beforeEachPublish(tracker.drains()::published);
         // rollcall: name resolvers follow on a path of their own: never behind a user's listener.
         this.calls = new CallPath(name, given.sequence(), context, tracker.calls(), fanOut::current, () -> closed,
-                fanOut::addFollower, probe);
+                fanOut::addFollower, probe, given.config());
     }
 
     /** The tracker's parts for what the settings turn on; each a do-nothing part when off. */
