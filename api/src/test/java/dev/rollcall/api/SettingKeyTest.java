@@ -103,4 +103,17 @@ class SettingKeyTest {
                 "order.id"));
         UnknownKeys.checkDeclared(config, List.of(TIMEOUT, CONCURRENCY, RANGE), "etcd", "exact");
     }
+
+    @Test
+    void aMistypedSegmentUnderAnotherModulesPrefixIsRefusedThoughNoDeclaredKeyHasItsParent() {
+        // rollcall.calls.*, rollcall.serve.* and rollcall.kubernetes.* are read outside the resolver, so
+        // the read check leaves them alone: the declared check is the only one that can see this typo.
+        SettingKey<Boolean> enabled = SettingKey.define("test", "rollcall.calls.outlier-detection.enabled",
+                SettingType.BOOLEAN, "on").byDefault(true);
+        RollcallConfig config = RollcallConfig.of(Map.of("rollcall.calls.outlier-detectoin.enabled", "false"));
+        assertThatThrownBy(() -> UnknownKeys.checkDeclared(config, List.of(enabled), null, null))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("rollcall.calls.outlier-detectoin.enabled")
+                .hasMessageContaining("did you mean rollcall.calls.outlier-detection.enabled?");
+    }
 }

@@ -45,11 +45,19 @@ public final class UnknownKeys {
             names.add(key.name());
             parents.add(parent(key.name()));
         }
+        // The read check never looks under these prefixes (their modules read them outside the resolver):
+        // where such a module is present, its catalog is the only check, whatever the key's parent.
+        Set<String> owned = new HashSet<>();
+        for (String prefix : List.of(SERVE, GATE, CALLS)) {
+            if (names.stream().anyMatch(n -> n.startsWith(prefix))) {
+                owned.add(prefix);
+            }
+        }
         List<String> unknown = new ArrayList<>();
         for (String key : config.values().keySet()) {
             if (!key.startsWith("rollcall.") || names.contains(key) || isWorkerKey(key)
                     || key.startsWith("rollcall.keys.") || key.startsWith("rollcall.console.")
-                    || !parents.contains(parent(key))
+                    || (!parents.contains(parent(key)) && owned.stream().noneMatch(key::startsWith))
                     || inactiveScope(key, "rollcall.discovery.", discoveryType) != null
                     || inactiveScope(key, "rollcall.policy.", policyType) != null) {
                 continue;
