@@ -16,7 +16,8 @@ import java.util.function.Consumer;
  * side checks only its own keys: the coordinator leaves {@code rollcall.worker.*} and
  * {@code rollcall.discovery.<type>.registration.*} to the worker, the worker checks only those.
  * The server's {@code rollcall.serve.*} (and the readiness gate's {@code rollcall.kubernetes.*}) are
- * theirs to read, so one file also configures {@code rollcall serve}. Keys of a backend or policy that is not selected are reported to the caller's warnings sink, so that one file can keep settings
+ * theirs to read, so one file also configures {@code rollcall serve}; so is {@code rollcall.metrics.*},
+ * read by the host that exports the meters. Keys of a backend or policy that is not selected are reported to the caller's warnings sink, so that one file can keep settings
  * for several.
  */
 public final class UnknownKeys {
@@ -24,6 +25,8 @@ public final class UnknownKeys {
     private static final String WORKER = "rollcall.worker.";
     private static final String SERVE = "rollcall.serve.";
     private static final String GATE = "rollcall.kubernetes.";
+    /** Read by whoever exports the meters (core's OtlpMetrics, after the resolver is built). */
+    private static final String METRICS = "rollcall.metrics.";
 
     private UnknownKeys() {
     }
@@ -70,10 +73,11 @@ public final class UnknownKeys {
             // rollcall.keys.<service>.<method> names the user's own services: any is valid.
             // rollcall.console.* belongs to the console (rollcall-console), which checks its own keys;
             // rollcall.serve.* to the server (rollcall-server) and rollcall.kubernetes.* to the readiness
-            // gate (rollcall-kubernetes-gate), whose catalogs checkDeclared holds typos to.
+            // gate (rollcall-kubernetes-gate), whose catalogs checkDeclared holds typos to; so is
+            // rollcall.metrics.*, which the host reads once the resolver exists.
             if (!key.startsWith("rollcall.") || config.wasRead(key) || isWorkerKey(key)
                     || key.startsWith("rollcall.keys.") || key.startsWith("rollcall.console.")
-                    || key.startsWith(SERVE) || key.startsWith(GATE)) {
+                    || key.startsWith(SERVE) || key.startsWith(GATE) || key.startsWith(METRICS)) {
                 continue;
             }
             String inactive = inactiveScope(key, "rollcall.discovery.", discoveryType);
@@ -89,7 +93,7 @@ public final class UnknownKeys {
         for (String name : config.environment().keySet()) {
             if (name.startsWith("ROLLCALL_") && !name.equals(RollcallConfig.CONFIG_ENV)
                     && !name.startsWith("ROLLCALL_WORKER_") && !name.startsWith("ROLLCALL_SERVE_")
-                    && !name.startsWith("ROLLCALL_KUBERNETES_")
+                    && !name.startsWith("ROLLCALL_KUBERNETES_") && !name.startsWith("ROLLCALL_METRICS_")
                     && known.stream().noneMatch(k -> RollcallConfig.envName(k).equals(name))) {
                 warnings.accept("environment variable " + name + " matches no Rollcall key and is ignored");
             }
