@@ -214,6 +214,25 @@ class OtlpMetricsTest {
     }
 
     @Test
+    void theOtlpKeysBesideTheResolversAreLeftToTheHostAndAMisspeltOneIsRefusedNamingTheNearest() throws Exception {
+        // Core's own test providers: a backend that finds nothing, a policy that takes any version.
+        Map<String, String> fleet = Map.of("rollcall.discovery.type", "nothing", "rollcall.policy.type", "any");
+        Map<String, String> withOtlp = new HashMap<>(fleet);
+        withOtlp.put("rollcall.metrics.otlp.url", "http://127.0.0.1:4318/v1/metrics");
+        withOtlp.put("rollcall.metrics.otlp.step", "10s");
+        try (WorkerResolver resolver = WorkerResolver.fromConfig(RollcallConfig.of(withOtlp))) {
+            assertThat(resolver.name()).isNotBlank();
+        }
+
+        Map<String, String> misspelt = new HashMap<>(fleet);
+        misspelt.put("rollcall.metrics.otlp.ulr", "http://127.0.0.1:4318/v1/metrics");
+        assertThatThrownBy(() -> WorkerResolver.fromConfig(RollcallConfig.of(misspelt)).close())
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("rollcall.metrics.otlp.ulr")
+                .hasMessageContaining("rollcall.metrics.otlp.url");
+    }
+
+    @Test
     void withoutAUrlNothingIsExported() {
         assertThat(OtlpMetrics.start(RollcallConfig.of(Map.of()), "s", "1", "i")).isEmpty();
     }
