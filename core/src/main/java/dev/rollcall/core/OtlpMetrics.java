@@ -5,6 +5,7 @@ import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Settings;
 import dev.rollcall.api.internal.NamedThreads;
 import dev.rollcall.core.internal.catalog.CoreKeys;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.registry.otlp.OtlpConfig;
 import io.micrometer.registry.otlp.OtlpMeterRegistry;
 import java.net.URI;
@@ -25,7 +26,7 @@ import java.util.Optional;
  *
  * <pre>{@code
  * OtlpMetrics.start(config, "my-coordinator", "3.2.0", instanceId).ifPresent(otlp ->
- *         new RollcallMetrics(resolver).bindTo(otlp));
+ *         new RollcallMetrics(resolver).bindTo(otlp));   // otlp.close() when the coordinator stops
  * }</pre>
  *
  * <p>The registry exports every step from a daemon thread of its own and is closed by its owner
@@ -49,14 +50,16 @@ public final class OtlpMetrics {
     }
 
     /**
-     * A started OTLP registry exporting to {@code rollcall.metrics.otlp.url} every
-     * {@code rollcall.metrics.otlp.step}; empty when the URL is not set. The caller binds meters to
-     * it and closes it.
+     * A started OTLP registry (Micrometer's {@code OtlpMeterRegistry}) exporting to
+     * {@code rollcall.metrics.otlp.url} every {@code rollcall.metrics.otlp.step}; empty when the URL
+     * is not set, and then {@code micrometer-registry-otlp} need not be on the class path. The
+     * caller binds meters to it and closes it.
      *
      * @throws ConfigurationException naming the key and its value when the URL is not an
-     *                                {@code http://} or {@code https://} URL with a host, or the step is bad
+     *                                {@code http://} or {@code https://} URL with a host, or the step is bad;
+     *                                or when the URL is set and {@code micrometer-registry-otlp} is missing
      */
-    public static Optional<OtlpMeterRegistry> start(RollcallConfig config, String serviceName, String serviceVersion,
+    public static Optional<MeterRegistry> start(RollcallConfig config, String serviceName, String serviceVersion,
                                                     String serviceInstanceId) {
         Objects.requireNonNull(config, "config");
         Map<String, String> resource = new LinkedHashMap<>();
@@ -70,9 +73,22 @@ public final class OtlpMetrics {
         }
         String endpoint = checkedUrl(url.get());
         Duration step = settings.get(CoreKeys.METRICS_OTLP_STEP);
-        return Optional.of(OtlpMeterRegistry.builder(new RollcallOtlpConfig(endpoint, step, resource))
-                .threadFactory(NamedThreads.daemon("rollcall-otlp"))
-                .build());
+        try {
+            Class.forName("io.micrometer.registry.otlp.OtlpMeterRegistry", false, OtlpMetrics.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new ConfigurationException(CoreKeys.METRICS_OTLP_URL.name(), CoreKeys.METRICS_OTLP_URL.name()
+                    + " is set, but io.micrometer:micrometer-registry-otlp is not on the class path: add it");
+        }
+        return Optional.of(Registry.start(endpoint, step, resource));
+    }
+
+    /** The only class that names the OTLP registry's types: loaded once the URL is set and the jar is there. */
+    private static final class Registry {
+        static MeterRegistry start(String url, Duration step, Map<String, String> resource) {
+            return OtlpMeterRegistry.builder(new RollcallOtlpConfig(url, step, resource))
+                    .threadFactory(NamedThreads.daemon("rollcall-otlp"))
+                    .build();
+        }
     }
 
     private static String checkedUrl(String url) {

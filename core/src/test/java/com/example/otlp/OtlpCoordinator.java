@@ -4,7 +4,7 @@ import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.core.OtlpMetrics;
 import dev.rollcall.core.RollcallMetrics;
 import dev.rollcall.core.WorkerResolver;
-import io.micrometer.registry.otlp.OtlpMeterRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -16,13 +16,13 @@ public final class OtlpCoordinator {
         RollcallConfig config = RollcallConfig.load();
         try (WorkerResolver resolver = WorkerResolver.fromConfig(config);
              RollcallMetrics metrics = new RollcallMetrics(resolver)) {
-            Optional<OtlpMeterRegistry> otlp = OtlpMetrics.start(config,
+            Optional<MeterRegistry> otlp = OtlpMetrics.start(config,
                     "my-coordinator", "3.2.1", UUID.randomUUID().toString()); // service.name, .version, .instance.id
             otlp.ifPresent(metrics::bindTo);
             try {
                 // ... plan and run queries on resolver.workers() ...
             } finally {
-                otlp.ifPresent(OtlpMeterRegistry::close); // exports once more, then stops
+                otlp.ifPresent(MeterRegistry::close); // exports once more, then stops
             }
         }
     }

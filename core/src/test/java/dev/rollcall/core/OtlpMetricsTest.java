@@ -13,7 +13,7 @@ import dev.rollcall.api.discovery.CandidateListener;
 import dev.rollcall.api.discovery.WorkerDiscovery;
 import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.worker.RollcallWorker;
-import io.micrometer.registry.otlp.OtlpMeterRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.metrics.v1.Metric;
@@ -149,7 +149,7 @@ class OtlpMetricsTest {
                      .policy(w -> w.version().startsWith("1.") ? Verdict.accept() : Verdict.reject("not 1.x"))
                      .fetchSchemas(false).probeTimeout(Duration.ofSeconds(30)).build();
              RollcallMetrics metrics = new RollcallMetrics(resolver)) {
-            OtlpMeterRegistry otlp = OtlpMetrics.start(otlpConfig(url), "rollcall-coordinator", "3.2.1",
+            MeterRegistry otlp = OtlpMetrics.start(otlpConfig(url), "rollcall-coordinator", "3.2.1",
                     "coordinator-7").orElseThrow();
             try {
                 metrics.bindTo(otlp);
@@ -188,7 +188,7 @@ class OtlpMetricsTest {
              WorkerResolver resolver = WorkerResolver.builder().name("otlp-lie").discovery(discovery)
                      .policy(w -> Verdict.accept()).fetchSchemas(false).probeTimeout(Duration.ofSeconds(30))
                      .build()) {
-            OtlpMeterRegistry otlp = OtlpMetrics.start(otlpConfig(url), "rollcall-coordinator", "3.2.1", "c-1")
+            MeterRegistry otlp = OtlpMetrics.start(otlpConfig(url), "rollcall-coordinator", "3.2.1", "c-1")
                     .orElseThrow();
             new RollcallMetrics(resolver).bindTo(otlp);
             CandidateListener candidates = discovery.listener.get(5, TimeUnit.SECONDS);

@@ -13,7 +13,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.micrometer.registry.otlp.OtlpMeterRegistry;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.io.IOException;
@@ -127,7 +126,7 @@ public final class FleetServer implements AutoCloseable {
     }
 
     /** The OTLP registry and the resolver's meters bound to it; closing unhooks them, then exports once more. */
-    private record OtlpExport(OtlpMeterRegistry registry, RollcallMetrics resolverMeters) implements AutoCloseable {
+    private record OtlpExport(MeterRegistry registry, RollcallMetrics resolverMeters) implements AutoCloseable {
 
         /** Empty without {@code rollcall.metrics.otlp.url}; a bad value fails naming its key. */
         static Optional<OtlpExport> start(WorkerResolver resolver, RollcallConfig config, String instanceId) {
