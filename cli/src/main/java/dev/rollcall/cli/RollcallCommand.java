@@ -19,6 +19,7 @@ import picocli.CommandLine.Spec;
  * rollcall probe grpc://w1:7001 grpc://w2:7001 --expect ^1.4
  * rollcall conform grpc://w1:7001 [--expect-drain] [--expect-restart]
  * rollcall serve --config rollcall.properties   # the fleet API for coordinators in any language
+ * rollcall worker --version 1.4.0 [--port 7001] # a reference worker, drained by SIGTERM
  * rollcall --version
  * }</pre>
  *
@@ -35,7 +36,7 @@ import picocli.CommandLine.Spec;
         description = "Finds the workers of a distributed compute engine and keeps only those whose version"
                 + " can be mixed safely.",
         subcommands = {DemoCommand.class, WorkersCommand.class, ProbeCommand.class, ConformCommand.class,
-            ConsoleCommand.class, ServeCommand.class, CommandLine.HelpCommand.class})
+            ConsoleCommand.class, ServeCommand.class, WorkerCommand.class, CommandLine.HelpCommand.class})
 public final class RollcallCommand implements Callable<Integer> {
 
     @Spec

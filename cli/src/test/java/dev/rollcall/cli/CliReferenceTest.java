@@ -33,7 +33,7 @@ class CliReferenceTest {
         String page = Files.readString(Path.of("../docs/cli-reference.md"), StandardCharsets.UTF_8);
         CommandSpec root = RollcallCommand.commandLine(new RollcallCommand()).getCommandSpec();
         List<String> missing = new ArrayList<>();
-        for (String command : new String[] {"demo", "workers", "probe", "conform", "serve"}) {
+        for (String command : new String[] {"demo", "workers", "probe", "conform", "serve", "worker"}) {
             String section = section(page, command);
             CommandLine sub = root.subcommands().get(command);
             for (OptionSpec option : sub.getCommandSpec().options()) {

@@ -1,11 +1,14 @@
 package dev.rollcall.core;
 
+import dev.rollcall.api.PeerText;
+import dev.rollcall.api.WorkerInfo;
 import dev.rollcall.api.registry.FleetCounts;
 import dev.rollcall.api.registry.FleetEvent;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -13,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.SortedMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToIntFunction;
@@ -32,6 +36,10 @@ import java.util.function.ToIntFunction;
  *       version), {@code unreachable}, {@code pending}, {@code draining}, {@code not_serving},
  *       {@code outside_subset}) — from the current snapshot. The states partition the candidates: each
  *       worker is in exactly one, so a read summed over {@code state} is the number of candidates;
+ *   <li>{@code rollcall.workers.versions} (gauge, tag {@code version}) — the workers that answered,
+ *       by the version they report, compatible or not (how far a rolling upgrade has come); a
+ *       worker without a version counts as {@code (no version)}, a version's text is escaped as
+ *       {@link PeerText} does (a worker sent it), and a version nobody reports any more leaves;
  *   <li>{@code rollcall.snapshot.number} (gauge) — the current snapshot's number;
  *   <li>{@code rollcall.discovery.staleness} (gauge, seconds) — how long discovery has been failing,
  *       0 while it is healthy;
@@ -76,6 +84,7 @@ public final class RollcallMetrics implements MeterBinder, AutoCloseable {
         workers(registry, tags, "draining", FleetCounts::draining);
         workers(registry, tags, "not_serving", FleetCounts::notServing);
         workers(registry, tags, "outside_subset", FleetCounts::outsideSubset);
+        versions(registry, tags);
         Gauge.builder("rollcall.snapshot.number", resolver, r -> r.pin().number())
                 .description("the number of the current snapshot").tags(tags).register(registry);
         Gauge.builder("rollcall.discovery.staleness", resolver, RollcallMetrics::staleSeconds)
@@ -127,6 +136,24 @@ public final class RollcallMetrics implements MeterBinder, AutoCloseable {
         Gauge.builder("rollcall.workers", resolver, r -> count.applyAsInt(r.pin().counts()))
                 .description("candidate workers by state, in the current snapshot")
                 .tags(tags).tag("state", state).register(registry);
+    }
+
+    /** One row per reported version, replaced at each snapshot (rows of versions gone are removed). */
+    private void versions(MeterRegistry registry, Tags tags) {
+        MultiGauge versions = MultiGauge.builder("rollcall.workers.versions")
+                .description("workers that answered, by the version they report (compatible or not)")
+                .tags(tags).register(registry);
+        versions.register(rows(resolver.pin().versionHistogram()), true);
+        SnapshotListener.Registration snapshots = resolver.addListener(
+                snapshot -> versions.register(rows(snapshot.versionHistogram()), true));
+        unhooks.add(snapshots::close);
+    }
+
+    private static List<MultiGauge.Row<?>> rows(SortedMap<String, Integer> histogram) {
+        return histogram.entrySet().stream()
+                .<MultiGauge.Row<?>>map(e -> MultiGauge.Row.of(Tags.of("version", e.getKey().isEmpty()
+                        ? WorkerInfo.NO_VERSION : PeerText.escape(e.getKey(), 256)), e.getValue()))
+                .toList();
     }
 
     private static double staleSeconds(WorkerResolver r) {

@@ -73,6 +73,13 @@ class RollcallMetricsTest {
             assertThat(gauge(registry, "rollcall.workers", "compatible")).isEqualTo(2);
             assertThat(gauge(registry, "rollcall.workers", "rejected")).isEqualTo(1);
             assertThat(gauge(registry, "rollcall.workers", "unreachable")).isEqualTo(1);
+            // Listeners hear of a snapshot after it is published: wait for the rows, not for a time.
+            Awaitility.await().atMost(WAIT).untilAsserted(() -> {
+                assertThat(registry.find("rollcall.workers.versions").tag("version", "1.0.0").gauge().value())
+                        .isEqualTo(2);
+                assertThat(registry.find("rollcall.workers.versions").tag("version", "2.0.0").gauge().value())
+                        .isEqualTo(1);
+            });
             assertThat(gauge(registry, "rollcall.workers", "pending")).isZero();
             assertThat(gauge(registry, "rollcall.snapshot.number", null)).isEqualTo(snap.number());
             assertThat(gauge(registry, "rollcall.discovery.staleness", null)).isZero();

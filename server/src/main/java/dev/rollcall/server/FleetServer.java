@@ -3,18 +3,26 @@ package dev.rollcall.server;
 import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.internal.ConfigOrigins;
+import dev.rollcall.core.OtlpMetrics;
+import dev.rollcall.core.RollcallMetrics;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.server.internal.grpc.FleetGrpcDoor;
 import dev.rollcall.server.internal.http.FleetHttpDoor;
+import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.List;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 
@@ -32,6 +40,11 @@ import java.util.concurrent.CountDownLatch;
  * }
  * }</pre>
  *
+ * <p>With {@code rollcall.metrics.otlp.url} set, the same meters (the resolver's and the server's)
+ * are also pushed over OTLP ({@link OtlpMetrics}), the resource naming {@code service.name}
+ * {@code rollcall-serve}, {@code service.version} Rollcall's version and {@code service.instance.id}
+ * {@link #instanceId()}; {@link #close()} exports once more and stops that.
+ *
  * <p>The server never owns the resolver: closing the server leaves it running, and the resolver
  * must outlive the server. Thread-safe; {@link #close()} is idempotent, ends every watch and hold
  * (a hold's end lets go of its snapshot) and frees both ports.
@@ -41,12 +54,14 @@ public final class FleetServer implements AutoCloseable {
     private final String instanceId;
     private final FleetGrpcDoor grpc;
     private final FleetHttpDoor http;
+    private final OtlpExport otlp;
     private final CountDownLatch closed = new CountDownLatch(1);
 
-    private FleetServer(String instanceId, FleetGrpcDoor grpc, FleetHttpDoor http) {
+    private FleetServer(String instanceId, FleetGrpcDoor grpc, FleetHttpDoor http, OtlpExport otlp) {
         this.instanceId = instanceId;
         this.grpc = grpc;
         this.http = http;
+        this.otlp = otlp;
     }
 
     /** A builder for a server of {@code resolver}'s snapshots. */
@@ -99,8 +114,49 @@ public final class FleetServer implements AutoCloseable {
                 http.close();
             }
         } finally {
-            grpc.close();
-            closed.countDown();
+            try {
+                grpc.close();
+            } finally {
+                if (otlp != null) {
+                    otlp.close();
+                }
+                closed.countDown();
+            }
+        }
+    }
+
+    /** The OTLP registry and the resolver's meters bound to it; closing unhooks them, then exports once more. */
+    private record OtlpExport(MeterRegistry registry, RollcallMetrics resolverMeters) implements AutoCloseable {
+
+        /** Empty without {@code rollcall.metrics.otlp.url}; a bad value fails naming its key. */
+        static Optional<OtlpExport> start(WorkerResolver resolver, RollcallConfig config, String instanceId) {
+            return OtlpMetrics.start(config, "rollcall-serve", rollcallVersion(), instanceId).map(registry -> {
+                RollcallMetrics meters = new RollcallMetrics(resolver);
+                meters.bindTo(registry);
+                return new OtlpExport(registry, meters);
+            });
+        }
+
+        @Override
+        public void close() {
+            try {
+                resolverMeters.close();
+            } finally {
+                registry.close();
+            }
+        }
+
+        /** The version Maven built, from a filtered resource. */
+        private static String rollcallVersion() {
+            Properties p = new Properties();
+            try (InputStream in = FleetServer.class.getResourceAsStream("version.properties")) {
+                if (in != null) {
+                    p.load(in);
+                }
+            } catch (java.io.IOException e) {
+                throw new UncheckedIOException("cannot read the rollcall version", e);
+            }
+            return p.getProperty("version", "unknown");
         }
     }
 
@@ -186,20 +242,41 @@ public final class FleetServer implements AutoCloseable {
             }
         }
 
+        /** Where the server's own meters go besides /metrics: the host's registry, the OTLP one, both or none. */
+        private MeterRegistry extraMeters(OtlpExport otlp) {
+            if (otlp == null) {
+                return meters;
+            }
+            return meters == null ? otlp.registry()
+                    : new CompositeMeterRegistry(Clock.SYSTEM, List.of(meters, otlp.registry()));
+        }
+
         private FleetServer start(RollcallConfig effective) throws IOException {
             String instanceId = UUID.randomUUID().toString();
             PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-            FleetGrpcDoor grpc = FleetGrpcDoor.start(resolver, effective, instanceId, prometheus, meters);
+            OtlpExport otlp = OtlpExport.start(resolver, effective, instanceId).orElse(null);
+            FleetGrpcDoor grpc;
             FleetHttpDoor door = null;
+            try {
+                grpc = FleetGrpcDoor.start(resolver, effective, instanceId, prometheus, extraMeters(otlp));
+            } catch (IOException | RuntimeException e) {
+                if (otlp != null) {
+                    otlp.close();
+                }
+                throw e;
+            }
             if (http) {
                 try {
                     door = FleetHttpDoor.start(resolver, effective, prometheus);
                 } catch (IOException | RuntimeException e) {
                     grpc.close();
+                    if (otlp != null) {
+                        otlp.close();
+                    }
                     throw e;
                 }
             }
-            return new FleetServer(instanceId, grpc, door);
+            return new FleetServer(instanceId, grpc, door, otlp);
         }
     }
 }

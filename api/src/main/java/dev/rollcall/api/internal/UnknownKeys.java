@@ -16,7 +16,9 @@ import java.util.function.Consumer;
  * side checks only its own keys: the coordinator leaves {@code rollcall.worker.*} and
  * {@code rollcall.discovery.<type>.registration.*} to the worker, the worker checks only those.
  * The server's {@code rollcall.serve.*} (the readiness gate's {@code rollcall.kubernetes.*}, the
- * {@code rollcall:} channels' {@code rollcall.calls.*}) are theirs to read, so one file also configures {@code rollcall serve}. Keys of a backend or policy that is not selected are reported to the caller's warnings sink, so that one file can keep settings
+ * {@code rollcall:} channels' {@code rollcall.calls.*}) are theirs to read, so one file also configures
+ * {@code rollcall serve}; so is {@code rollcall.metrics.*}, read by the host that exports the meters.
+ * Keys of a backend or policy that is not selected are reported to the caller's warnings sink, so that one file can keep settings
  * for several.
  */
 public final class UnknownKeys {
@@ -26,6 +28,8 @@ public final class UnknownKeys {
     private static final String GATE = "rollcall.kubernetes.";
     /** The {@code rollcall:} channels' keys (rollcall-grpc), read when a channel is built, not by the resolver. */
     private static final String CALLS = "rollcall.calls.";
+    /** Read by whoever exports the meters (core's OtlpMetrics, after the resolver is built). */
+    private static final String METRICS = "rollcall.metrics.";
 
     private UnknownKeys() {
     }
@@ -48,7 +52,7 @@ public final class UnknownKeys {
         // The read check never looks under these prefixes (their modules read them outside the resolver):
         // where such a module is present, its catalog is the only check, whatever the key's parent.
         Set<String> owned = new HashSet<>();
-        for (String prefix : List.of(SERVE, GATE, CALLS)) {
+        for (String prefix : List.of(SERVE, GATE, CALLS, METRICS)) {
             if (names.stream().anyMatch(n -> n.startsWith(prefix))) {
                 owned.add(prefix);
             }
@@ -81,10 +85,12 @@ public final class UnknownKeys {
             // rollcall.console.* belongs to the console (rollcall-console), which checks its own keys;
             // rollcall.serve.* to the server (rollcall-server) and rollcall.kubernetes.* to the readiness
             // gate (rollcall-kubernetes-gate), rollcall.calls.* to the rollcall: channels (rollcall-grpc),
-            // whose catalogs checkDeclared holds typos to.
+            // whose catalogs checkDeclared holds typos to; so is rollcall.metrics.*, which the host reads
+            // once the resolver exists.
             if (!key.startsWith("rollcall.") || config.wasRead(key) || isWorkerKey(key)
                     || key.startsWith("rollcall.keys.") || key.startsWith("rollcall.console.")
-                    || key.startsWith(SERVE) || key.startsWith(GATE) || key.startsWith(CALLS)) {
+                    || key.startsWith(SERVE) || key.startsWith(GATE) || key.startsWith(CALLS)
+                    || key.startsWith(METRICS)) {
                 continue;
             }
             String inactive = inactiveScope(key, "rollcall.discovery.", discoveryType);
@@ -101,6 +107,7 @@ public final class UnknownKeys {
             if (name.startsWith("ROLLCALL_") && !name.equals(RollcallConfig.CONFIG_ENV)
                     && !name.startsWith("ROLLCALL_WORKER_") && !name.startsWith("ROLLCALL_SERVE_")
                     && !name.startsWith("ROLLCALL_KUBERNETES_") && !name.startsWith("ROLLCALL_CALLS_")
+                    && !name.startsWith("ROLLCALL_METRICS_")
                     && known.stream().noneMatch(k -> RollcallConfig.envName(k).equals(name))) {
                 warnings.accept("environment variable " + name + " matches no Rollcall key and is ignored");
             }

@@ -140,13 +140,21 @@ public final class CoreKeys implements KeyCatalog {
             SettingType.WHOLE_NUMBER, "snapshots per second at most; changes in between join the next one")
             .byDefault(20).atLeast(1).atMost(1_000);
 
+    public static final SettingKey<String> METRICS_OTLP_URL = SettingKey.define(CORE, "rollcall.metrics.otlp.url",
+            SettingType.TEXT, "export Rollcall's meters over OTLP/HTTP to this URL, e.g."
+                    + " http://127.0.0.1:4318/v1/metrics; unset: no export");
+    public static final SettingKey<Duration> METRICS_OTLP_STEP = SettingKey.define(CORE,
+            "rollcall.metrics.otlp.step", SettingType.DURATION, "how often the meters are exported over OTLP")
+            .byDefault(Duration.ofMinutes(1)).above(Duration.ZERO);
+
     private static final List<SettingKey<?>> KEYS = List.of(DISCOVERY_TYPE, POLICY_TYPE, PROBE_TIMEOUT,
             PROBE_CONCURRENCY, BACKOFF_INITIAL, BACKOFF_MAX, REFRESH_INTERVAL, KEEP_CHANNELS, MAX_KEPT_CHANNELS,
             KEEPALIVE_TIME, KEEPALIVE_TIMEOUT, MAX_RESPONSE_BYTES, PROBE_PROTOCOL, GRPC_HEALTH_SERVICE, TLS_CA,
             TLS_CERT, TLS_KEY, TLS_AUTHORITY, SUBSET_SIZE, COORDINATOR_ID, EXACT_DRAIN, FETCH_SCHEMAS,
             SCHEMAS_MAX_RESPONSE_BYTES, MAX_CANDIDATES, CACHE_FILE, CACHE_MAX_WAIT, CACHE_MAX_BYTES,
             CACHE_REQUIRE_TLS, CACHE_MAX_AGE, SELECTOR, PREFER_LABELS, PREFER_MIN_WORKERS, PREFER_HOLD,
-            READINESS_MIN_WORKERS, READINESS_VERSION, READINESS_MAX_STALE, PUBLISH_MAX_RATE);
+            READINESS_MIN_WORKERS, READINESS_VERSION, READINESS_MAX_STALE, PUBLISH_MAX_RATE, METRICS_OTLP_URL,
+            METRICS_OTLP_STEP);
 
     @Override
     public List<SettingKey<?>> keys() {
