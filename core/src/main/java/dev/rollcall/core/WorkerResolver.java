@@ -4,7 +4,6 @@ import dev.rollcall.api.ConfigurationException;
 import dev.rollcall.api.Requirements;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.Scheduler;
-import dev.rollcall.api.Settings;
 import dev.rollcall.api.Ticker;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.WorkerInfo;
@@ -99,16 +98,16 @@ public final class WorkerResolver implements AutoCloseable {
     /** The clock of the snapshots' times: how long the current one has been stale, for {@link #ready()}. */
     private final Clock clock;
 
-    private WorkerResolver(Builder b, Plugins chosen, ResolverSettings settings, ReadinessRule readiness,
-                           Settings config) {
-        this.readiness = readiness.forProtocol(
+    private WorkerResolver(Builder b, AbstractResolverBuilder.Parts parts) {
+        Plugins chosen = parts.chosen();
+        this.readiness = parts.readiness().forProtocol(
                 chosen.protocol().protocol().capabilities().version() == ProbeCapabilities.Source.DISCOVERY);
         this.clock = b.clock;
         this.name = b.name != null ? b.name : String.valueOf(RESOLVERS.incrementAndGet());
         this.discovery = chosen.discovery();
         this.policy = chosen.policy();
         this.rooms = new ResolverLifecycle(new ResolverLifecycle.Given(name, RESOLVERS.incrementAndGet(), discovery,
-                policy, settings, b.clock, b.ticker, b.scheduler, chosen.protocol(), config));
+                policy, parts.settings(), b.clock, b.ticker, b.scheduler, chosen.protocol(), parts.config()));
         this.snapshots = rooms.fanOut();
     }
 
@@ -441,9 +440,7 @@ public final class WorkerResolver implements AutoCloseable {
          *                                module provides (with the ones found)
          */
         public WorkerResolver build() {
-            Parts parts = parts();
-            WorkerResolver resolver = new WorkerResolver(this, parts.chosen(), parts.settings(), parts.readiness(),
-                    parts.config());
+            WorkerResolver resolver = new WorkerResolver(this, parts());
             resolver.rooms.start(); // closes the resolver again when a part fails to start
             return resolver;
         }
