@@ -36,15 +36,7 @@ class FlappingWorkerGateTest {
             FleetWorker worker = fleet.worker(0);
             cluster.addGatedPod("w-0", "1.4.0", worker.endpoint().port());
             cluster.slice("w-0", worker.endpoint().port(), true);
-            RollcallConfig config = RollcallConfig.of(Map.of(
-                    "rollcall.discovery.type", "k8s",
-                    "rollcall.discovery.k8s.service", MockCluster.SERVICE,
-                    "rollcall.discovery.k8s.namespace", MockCluster.NS,
-                    "rollcall.discovery.k8s.master", cluster.url(),
-                    "rollcall.policy.type", "semver",
-                    "rollcall.policy.semver.range", "^1.0.0",
-                    "rollcall.kubernetes.readiness-gate", MockCluster.GATE,
-                    "rollcall.kubernetes.pod-deletion-cost", "true",
+            RollcallConfig config = cluster.gateConfig(Map.of("rollcall.kubernetes.pod-deletion-cost", "true",
                     "rollcall.kubernetes.writes-per-second", String.valueOf(PER_SECOND)));
             try (WorkerResolver resolver = WorkerResolver.fromConfig(config);
                  KubernetesGate gate = KubernetesGate.start(resolver, config).orElseThrow()) {

@@ -1,5 +1,6 @@
 package dev.rollcall.kubernetes.gate;
 
+import dev.rollcall.api.RollcallConfig;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
@@ -90,6 +91,29 @@ final class MockCluster implements AutoCloseable {
     /** A new client of the API server (the caller closes it). */
     KubernetesClient newClient() {
         return server.createClient();
+    }
+
+    /**
+     * The keys of a resolver and gate on {@code master} (this cluster's {@link #url()}, or a fault
+     * proxy in front of it): discovery of {@link #SERVICE}, policy semver {@code ^1.0.0}, the gate
+     * {@link #GATE}; then {@code more} (which may replace any of them).
+     */
+    static RollcallConfig gateConfig(String master, Map<String, String> more) {
+        Map<String, String> keys = new java.util.HashMap<>(Map.of(
+                "rollcall.discovery.type", "k8s",
+                "rollcall.discovery.k8s.service", SERVICE,
+                "rollcall.discovery.k8s.namespace", NS,
+                "rollcall.discovery.k8s.master", master,
+                "rollcall.policy.type", "semver",
+                "rollcall.policy.semver.range", "^1.0.0",
+                "rollcall.kubernetes.readiness-gate", GATE));
+        keys.putAll(more);
+        return RollcallConfig.of(keys);
+    }
+
+    /** {@link #gateConfig(String, Map)} on this cluster. */
+    RollcallConfig gateConfig(Map<String, String> more) {
+        return gateConfig(url(), more);
     }
 
     /** The API server's URL, for {@code rollcall.discovery.k8s.master}. */

@@ -179,15 +179,9 @@ class OneWriterTest {
     }
 
     static Map<String, String> baseConfig(String master) {
-        return Map.of(
-                "rollcall.discovery.type", "k8s",
-                "rollcall.discovery.k8s.service", MockCluster.SERVICE,
-                "rollcall.discovery.k8s.namespace", MockCluster.NS,
-                "rollcall.discovery.k8s.master", master,
-                "rollcall.discovery.k8s.request-timeout", "2s",
-                "rollcall.policy.type", "semver",
-                "rollcall.policy.semver.range", "^1.0.0",
-                "rollcall.kubernetes.readiness-gate", MockCluster.GATE);
+        Map<String, String> keys = new HashMap<>(MockCluster.gateConfig(master, Map.of()).values());
+        keys.put("rollcall.discovery.k8s.request-timeout", "2s");
+        return keys;
     }
 
     private static RollcallConfig config(String master) {

@@ -121,14 +121,6 @@ class OnlyPodsThatAskTest {
     }
 
     private RollcallConfig config(boolean costs) {
-        return RollcallConfig.of(Map.of(
-                "rollcall.discovery.type", "k8s",
-                "rollcall.discovery.k8s.service", MockCluster.SERVICE,
-                "rollcall.discovery.k8s.namespace", MockCluster.NS,
-                "rollcall.discovery.k8s.master", cluster.url(),
-                "rollcall.policy.type", "semver",
-                "rollcall.policy.semver.range", "^1.0.0",
-                "rollcall.kubernetes.readiness-gate", MockCluster.GATE,
-                "rollcall.kubernetes.pod-deletion-cost", String.valueOf(costs)));
+        return cluster.gateConfig(Map.of("rollcall.kubernetes.pod-deletion-cost", String.valueOf(costs)));
     }
 }

@@ -57,13 +57,6 @@ class ReadinessGateTest {
     }
 
     private RollcallConfig config() {
-        return RollcallConfig.of(Map.of(
-                "rollcall.discovery.type", "k8s",
-                "rollcall.discovery.k8s.service", MockCluster.SERVICE,
-                "rollcall.discovery.k8s.namespace", MockCluster.NS,
-                "rollcall.discovery.k8s.master", cluster.url(),
-                "rollcall.policy.type", "semver",
-                "rollcall.policy.semver.range", "^1.0.0",
-                "rollcall.kubernetes.readiness-gate", MockCluster.GATE));
+        return cluster.gateConfig(Map.of());
     }
 }

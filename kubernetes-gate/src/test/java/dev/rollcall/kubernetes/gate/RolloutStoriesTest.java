@@ -224,12 +224,6 @@ class RolloutStoriesTest {
     }
 
     private RollcallConfig config(Map<String, String> policy) {
-        Map<String, String> keys = new HashMap<>(policy);
-        keys.put("rollcall.discovery.type", "k8s");
-        keys.put("rollcall.discovery.k8s.service", MockCluster.SERVICE);
-        keys.put("rollcall.discovery.k8s.namespace", MockCluster.NS);
-        keys.put("rollcall.discovery.k8s.master", cluster.url());
-        keys.put("rollcall.kubernetes.readiness-gate", MockCluster.GATE);
-        return RollcallConfig.of(keys);
+        return cluster.gateConfig(policy);
     }
 }
