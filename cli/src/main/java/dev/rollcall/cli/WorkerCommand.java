@@ -5,7 +5,10 @@ import dev.rollcall.api.PeerText;
 import dev.rollcall.api.RollcallConfig;
 import dev.rollcall.api.WorkerEndpoint;
 import dev.rollcall.api.registration.RegistrationException;
+import dev.rollcall.core.OtlpMetrics;
 import dev.rollcall.worker.RollcallWorker;
+import dev.rollcall.worker.WorkerMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -28,7 +31,12 @@ import picocli.CommandLine.Spec;
  * answers {@code WorkerInfo} and its watch stream with the version and capabilities it was given,
  * serves Arrow Flight (nothing implemented) and, when {@code rollcall.worker.register=true} in the
  * configuration, registers with the backend {@code rollcall.discovery.type} names. Prints one line
- * once it listens: {@code worker grpc://HOST:PORT version=VERSION instance=ID}.
+ * once it listens: {@code worker grpc://HOST:PORT version=VERSION instance=ID}. With
+ * {@code rollcall.metrics.otlp.url} set, it pushes its {@link WorkerMetrics} over OTLP
+ * ({@link OtlpMetrics}) every {@code rollcall.metrics.otlp.step}, on a resource naming
+ * {@code service.name=rollcall-worker}, {@code service.version} the version given and
+ * {@code service.instance.id} the printed instance id; the registry is closed after the worker's
+ * orderly stop, so its last export reads the worker drained.
  *
  * <p>Run as the process's command, SIGTERM and SIGINT drain it (watching coordinators see
  * {@code DRAINING} at once), wait as {@link RollcallWorker#close()} does, and exit 0; a shutdown hook
@@ -46,7 +54,10 @@ import picocli.CommandLine.Spec;
             "Reads the worker's keys of the configuration (rollcall.worker.*; with rollcall.worker.register=true it"
                     + " registers with the backend of rollcall.discovery.type); --config FILE stands for"
                     + " -Drollcall.config=FILE. Prints one line once it listens:"
-                    + " worker grpc://HOST:PORT version=VERSION instance=ID."
+                    + " worker grpc://HOST:PORT version=VERSION instance=ID.",
+            "With rollcall.metrics.otlp.url set, pushes its meters (rollcall.worker.*) over OTLP/HTTP every"
+                    + " rollcall.metrics.otlp.step, on a resource naming service.name=rollcall-worker, service.version"
+                    + " and service.instance.id (the printed instance id)."
         },
         footerHeading = "%nExamples:%n",
         footer = {
@@ -61,6 +72,9 @@ import picocli.CommandLine.Spec;
             "2:usage or configuration error"
         })
 public final class WorkerCommand implements Callable<Integer> {
+
+    /** {@code service.name} on the OTLP resource of its meters. */
+    static final String SERVICE_NAME = "rollcall-worker";
 
     @Spec
     private CommandSpec spec;
@@ -110,10 +124,11 @@ public final class WorkerCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         RollcallWorker.Builder builder = builder();
+        RollcallConfig cfg;
         RollcallWorker worker;
         try {
             // Inside the try: the file ROLLCALL_CONFIG or -Drollcall.config names may be missing too.
-            RollcallConfig cfg = WorkersCommand.loadConfig(spec.commandLine(), config);
+            cfg = WorkersCommand.loadConfig(spec.commandLine(), config);
             worker = builder.config(cfg).start();
         } catch (ConfigurationException e) {
             err.println("rollcall worker: " + e.getMessage() + WorkersCommand.hint(e, config));
@@ -125,23 +140,58 @@ public final class WorkerCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
+        MeterRegistry otlp;
+        try {
+            otlp = exportMeters(cfg, worker);
+        } catch (ConfigurationException e) {
+            worker.close(); // nobody saw it yet: the instance id it would be exported under came with the start
+            err.println("rollcall worker: " + e.getMessage() + WorkersCommand.hint(e, config));
+            err.flush();
+            return 2;
+        }
+        Runnable stop = () -> stop(worker, otlp);
         try {
             out.println("worker " + worker.endpoint().url() + " version=" + worker.version()
                     + " instance=" + worker.instanceId());
             out.flush();
             log().info("worker {} version '{}' instance {} serving{}", worker.endpoint().url(), worker.version(),
                     worker.instanceId(), worker.registration().map(r -> ", registered").orElse(""));
-            untilStopped(worker);
+            untilStopped(worker, stop);
             return 0;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return 0;
         } finally {
-            // Drains, waits for holders and calls, leaves discovery, stops: RollcallWorker's orderly stop.
-            worker.close();
+            stop.run();
             log().info("worker {} stopped", worker.endpoint().url());
             out.flush();
             err.flush();
+        }
+    }
+
+    /**
+     * The worker's meters ({@link WorkerMetrics}) pushed over OTLP when {@code rollcall.metrics.otlp.url}
+     * is set, on a resource naming {@code rollcall-worker}, its version and its instance id; else null.
+     */
+    private static MeterRegistry exportMeters(RollcallConfig cfg, RollcallWorker worker) {
+        return OtlpMetrics.start(cfg, SERVICE_NAME, worker.version(), worker.instanceId()).map(registry -> {
+            new WorkerMetrics(worker).bindTo(registry);
+            log().info("worker {} pushes its meters over OTLP (rollcall.metrics.otlp.url)", worker.endpoint().url());
+            return registry;
+        }).orElse(null);
+    }
+
+    /**
+     * Drains, waits for holders and calls, leaves discovery, stops (RollcallWorker's orderly stop);
+     * then closes the OTLP registry, whose last export reads the worker after its drain.
+     */
+    private static void stop(RollcallWorker worker, MeterRegistry otlp) {
+        try {
+            worker.close();
+        } finally {
+            if (otlp != null) {
+                otlp.close();
+            }
         }
     }
 
@@ -175,12 +225,12 @@ public final class WorkerCommand implements Callable<Integer> {
      * The shutdown hook covers every other way the JVM ends and is taken back after an orderly stop,
      * whose closing the caller does.
      */
-    private void untilStopped(RollcallWorker worker) throws InterruptedException {
+    private void untilStopped(RollcallWorker worker, Runnable stop) throws InterruptedException {
         if (!RollcallCommand.ownsProcess(parent)) {
             new CountDownLatch(1).await();
             return;
         }
-        Thread hook = new Thread(worker::close, "rollcall-worker-shutdown");
+        Thread hook = new Thread(stop, "rollcall-worker-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         StopSignals signals;
         try {

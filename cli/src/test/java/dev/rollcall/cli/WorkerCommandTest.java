@@ -11,6 +11,7 @@ import dev.rollcall.api.policy.Verdict;
 import dev.rollcall.api.registry.FleetSnapshot;
 import dev.rollcall.core.WorkerResolver;
 import dev.rollcall.testkit.PushDiscovery;
+import dev.rollcall.testkit.otlp.OtlpReceiver;
 import dev.rollcall.testkit.zookeeper.ZooKeeperServer;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -23,6 +24,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -73,6 +75,53 @@ class WorkerCommandTest {
         } finally {
             process.destroyForcibly();
         }
+    }
+
+    @Test
+    void withAnOtlpUrlItPushesItsStateOnAResourceNamingItsVersionAndInstanceAndItsLastExportSaysDraining()
+            throws Exception {
+        try (OtlpReceiver receiver = OtlpReceiver.start()) {
+            Path file = dir.resolve("rollcall.properties");
+            Files.write(file, List.of("rollcall.metrics.otlp.url=" + receiver.url(),
+                    "rollcall.metrics.otlp.step=1s"), StandardCharsets.UTF_8);
+            Process process = javaRollcall("worker", "--version", "1.4.0", "--config", file.toString());
+            List<String> lines = new ArrayList<>();
+            CompletableFuture<Matcher> listening = read(process, lines);
+            try {
+                String instance = listening.get(WAIT.toSeconds(), TimeUnit.SECONDS).group(3);
+                await().atMost(WAIT).until(() -> receiver.latestGauge("rollcall.worker.state",
+                        Map.of("state", "serving")).isPresent());
+                OtlpReceiver.GaugePoint serving = receiver.latestGauge("rollcall.worker.state",
+                        Map.of("state", "serving")).orElseThrow();
+                assertThat(serving.value()).isEqualTo(1.0);
+                assertThat(serving.resource()).containsEntry("service.name", "rollcall-worker")
+                        .containsEntry("service.version", "1.4.0")
+                        .containsEntry("service.instance.id", instance);
+                assertThat(receiver.latestGauge("rollcall.worker.coordinators.watching", Map.of()))
+                        .map(OtlpReceiver.GaugePoint::value).contains(0.0);
+
+                process.destroy(); // SIGTERM: drains, stops, then the registry's closing export
+                assertThat(process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).as(transcript(lines)).isTrue();
+                assertThat(process.exitValue()).as(transcript(lines)).isZero();
+                assertThat(receiver.latestGauge("rollcall.worker.state", Map.of("state", "draining")))
+                        .as("the last export, after the drain").map(OtlpReceiver.GaugePoint::value).contains(1.0);
+                assertThat(receiver.latestGauge("rollcall.worker.state", Map.of("state", "serving")))
+                        .map(OtlpReceiver.GaugePoint::value).contains(0.0);
+            } finally {
+                process.destroyForcibly();
+            }
+        }
+    }
+
+    @Test
+    void anOtlpUrlThatIsNotHttpExitsTwoNamingTheKeyAndTheValue() throws Exception {
+        Path file = dir.resolve("rollcall.properties");
+        Files.write(file, List.of("rollcall.metrics.otlp.url=grpc://127.0.0.1:4317"), StandardCharsets.UTF_8);
+        CommandRun.Finished run = CommandRun.run("worker", "--version", "1.4.0", "--config", file.toString());
+
+        assertThat(run.exit()).as(run.transcript()).isEqualTo(2);
+        assertThat(run.err()).contains("rollcall.metrics.otlp.url", "grpc://127.0.0.1:4317");
+        assertThat(run.err()).doesNotContain("\tat ");
     }
 
     @Test
