@@ -54,6 +54,8 @@ class ServeReplicasTest {
     private KubernetesClient client;
     private WorkerFleet fleet;
     private final List<Process> replicas = new ArrayList<>();
+    /** What each replica printed (stdout and stderr), for a failure's message. */
+    private final java.util.Map<Process, List<String>> outputs = new java.util.concurrent.ConcurrentHashMap<>();
 
     @BeforeEach
     @SuppressWarnings("deprecation")    // the mock's own JUnit extension builds its context with this mapper
@@ -107,7 +109,8 @@ class ServeReplicasTest {
         // SIGHUP: not one of the signals serve takes itself; the JVM's shutdown hook closes it.
         Process hup = new ProcessBuilder("kill", "-HUP", Long.toString(a.pid())).inheritIO().start();
         assertThat(hup.waitFor(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(a.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(a.waitFor(30, TimeUnit.SECONDS)).as(() -> "serve-a ended after SIGHUP; its output:\n"
+                + output(a)).isTrue();
 
         // At b's next try (a retry period and its jitter, slack), not after the 15s lease ran out.
         await("serve-b holds the lease serve-a released").atMost(Duration.ofMillis(1100 + 3000))
@@ -136,6 +139,7 @@ class ServeReplicasTest {
         replicas.add(p);
         CompletableFuture<Void> gated = new CompletableFuture<>();
         List<String> lines = new ArrayList<>();
+        outputs.put(p, lines);
         Thread reader = new Thread(() -> {
             try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(),
                     StandardCharsets.UTF_8))) {
@@ -164,6 +168,13 @@ class ServeReplicasTest {
             }
         }
         return p;
+    }
+
+    private String output(Process p) {
+        List<String> lines = outputs.getOrDefault(p, List.of());
+        synchronized (lines) {
+            return String.join("\n", lines);
+        }
     }
 
     private Optional<String> holder() {
