@@ -132,7 +132,13 @@ class ServeReplicasTest {
                 "rollcall.kubernetes.lease.duration=" + duration,
                 "rollcall.kubernetes.lease.renew-deadline=" + renewDeadline,
                 "rollcall.kubernetes.lease.retry-period=" + retry), StandardCharsets.UTF_8);
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        // Through python3, which sets SIGHUP back to its default before it becomes the JVM: a test run
+        // under nohup (or any parent that ignores SIGHUP) hands the ignore down, and a JVM that starts
+        // with SIGHUP ignored never runs its shutdown hooks on it, so the hook this test is about would
+        // never be reached.
+        List<String> command = List.of("python3", "-c",
+                "import os, signal, sys; signal.signal(signal.SIGHUP, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), "dev.rollcall.cli.RollcallCommand",
                 "serve", "--config", config.toString(), "--port", "0", "--http-port", "0");
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
