@@ -189,7 +189,7 @@ class ServeReplicasTest {
                 : Optional.ofNullable(lease.getSpec().getHolderIdentity());
     }
 
-    /** A pod declaring the gate, held back by it, and its endpoint (serving, until discovery takes gated pods). */
+    /** A pod declaring the gate, held back by it, and its endpoint, not serving until the gate is True. */
     private void addPod(String name, int worker) {
         int port = fleet.worker(worker).endpoint().port();
         client.pods().inNamespace(NS).resource(new PodBuilder()
@@ -211,7 +211,7 @@ class ServeReplicasTest {
                 .withAddressType("IPv4")
                 .addNewPort().withName("grpc").withPort(port).withProtocol("TCP").endPort()
                 .withEndpoints(new EndpointBuilder().withAddresses("127.0.0.1")
-                        .withNewConditions().withReady(true).withServing(true).withTerminating(false)
+                        .withNewConditions().withReady(false).withServing(false).withTerminating(false)
                         .endConditions()
                         .withNewTargetRef().withKind("Pod").withName(name).withNamespace(NS).withUid(uid)
                         .endTargetRef().build())
