@@ -98,17 +98,32 @@ public final class KubernetesGate implements AutoCloseable {
                     + " candidate waiting for its gate");
         }
         ExecutorService threads = Executors.newCachedThreadPool(NamedThreads.daemon("rollcall-k8s-gate-client"));
-        KubernetesClient client = access.newClient(threads);
-        PodWrites writes = new PodWrites(client, access.namespace(), gate.get(), perSecond, Clock.systemUTC());
-        writes.start();
-        WriterElection election = new WriterElection(client, access.namespace(), leaseName, identity, timings,
-                writes::lead);
-        election.start();
+        KubernetesClient client = null;
+        PodWrites writes = null;
+        WriterElection election;
+        try {
+            client = access.newClient(threads);
+            writes = new PodWrites(client, access.namespace(), gate.get(), perSecond, Clock.systemUTC());
+            writes.start();
+            election = new WriterElection(client, access.namespace(), leaseName, identity, timings, writes::lead);
+            election.start();
+        } catch (RuntimeException e) {
+            // Nothing started here outlives a start that failed: no writer thread, no client threads.
+            if (writes != null) {
+                writes.close();
+            }
+            if (client != null) {
+                client.close();
+            }
+            threads.shutdownNow();
+            throw e;
+        }
+        PodWrites started = writes;
         SnapshotListener.Registration listening = resolver.addListener(snapshot ->
-                writes.offer(Verdicts.of(snapshot, resolver.policy(), costs)));
+                started.offer(Verdicts.of(snapshot, resolver.policy(), costs)));
         LOG.info("k8s gate: setting condition {} on the pods of {} ({}) while {} holds lease {}", gate.get(),
                 access.service(), access.describe(), PeerText.escape(identity, 256), leaseName);
-        return Optional.of(new KubernetesGate(gate.get(), client, threads, writes, election, listening));
+        return Optional.of(new KubernetesGate(gate.get(), client, threads, started, election, listening));
     }
 
     /** The condition type this gate sets, e.g. {@code rollcall.dev/compatible}. */
